@@ -1,0 +1,11 @@
+# Dependencies, all from Debian 12 packages (see README.md and .ci/install-deps).
+find_package(Threads REQUIRED)
+find_package(Protobuf REQUIRED)
+find_package(gRPC CONFIG REQUIRED)
+find_package(absl CONFIG REQUIRED)
+find_package(spdlog CONFIG REQUIRED)
+find_package(Gloo CONFIG REQUIRED)
+find_package(CLI11 CONFIG REQUIRED)
+find_package(nlohmann_json CONFIG REQUIRED)
+find_program(EB_PROTOC protoc REQUIRED)
+find_program(EB_GRPC_CPP_PLUGIN grpc_cpp_plugin REQUIRED)

@@ -1,0 +1,27 @@
+# eb_generate_protos(TARGET <lib> PROTO_ROOT <dir> PROTOS <files...>)
+# Runs protoc with the gRPC C++ plugin and builds the sources into a static
+# library that carries its include directory and link dependencies.
+function(eb_generate_protos)
+  cmake_parse_arguments(ARG "" "TARGET;PROTO_ROOT" "PROTOS" ${ARGN})
+  set(out_dir ${CMAKE_BINARY_DIR}/generated/proto)
+  file(MAKE_DIRECTORY ${out_dir})
+  set(srcs)
+  foreach(proto ${ARG_PROTOS})
+    get_filename_component(abs ${proto} ABSOLUTE)
+    file(RELATIVE_PATH rel ${ARG_PROTO_ROOT} ${abs})
+    string(REGEX REPLACE "\\.proto$" "" stem ${rel})
+    set(gen ${out_dir}/${stem}.pb.cc ${out_dir}/${stem}.pb.h
+            ${out_dir}/${stem}.grpc.pb.cc ${out_dir}/${stem}.grpc.pb.h)
+    add_custom_command(
+      OUTPUT ${gen}
+      COMMAND ${EB_PROTOC} --proto_path=${ARG_PROTO_ROOT}
+              --cpp_out=${out_dir} --grpc_out=${out_dir}
+              --plugin=protoc-gen-grpc=${EB_GRPC_CPP_PLUGIN} ${abs}
+      DEPENDS ${abs} ${EB_PROTOC} ${EB_GRPC_CPP_PLUGIN}
+      COMMENT "protoc ${rel}")
+    list(APPEND srcs ${out_dir}/${stem}.pb.cc ${out_dir}/${stem}.grpc.pb.cc)
+  endforeach()
+  add_library(${ARG_TARGET} STATIC ${srcs})
+  target_include_directories(${ARG_TARGET} SYSTEM PUBLIC ${out_dir})
+  target_link_libraries(${ARG_TARGET} PUBLIC protobuf::libprotobuf gRPC::grpc++)
+endfunction()

@@ -1,0 +1,28 @@
+#pragma once
+
+// Parsing of "host:port" arguments (--listen, --coordinator) with errors that
+// name the flag.
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace eb::common {
+
+struct HostPort {
+  // Host name, IPv4 address, or IPv6 address without brackets.
+  std::string host;
+  int port = 0;
+  // "host:port", with brackets around IPv6 hosts: a gRPC target.
+  std::string ToString() const;
+};
+
+// Parses "host:port", "[v6]:port", "host" (default_port), or ":port"
+// (host "0.0.0.0"). `field` names the flag in errors, e.g. "--listen".
+// INVALID_ARGUMENT when the port is not in 1..65535 (0 allowed when
+// allow_port_zero) or the host is empty where a host is required.
+absl::StatusOr<HostPort> ParseHostPort(absl::string_view text, int default_port,
+                                       absl::string_view field, bool allow_port_zero = false);
+
+}  // namespace eb::common

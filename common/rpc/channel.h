@@ -1,0 +1,23 @@
+#pragma once
+
+// Client channels with keepalive matching RpcServer's settings, and the
+// deadline helper every client call uses (STYLE.md rule 9).
+
+#include <memory>
+#include <string>
+
+#include "absl/time/time.h"
+#include "grpcpp/channel.h"
+#include "grpcpp/client_context.h"
+
+namespace eb::common {
+
+// Insecure channel to "host:port" or "unix:/path" with keepalive pings every
+// `keepalive_time`, also without active calls, so a dead peer is noticed.
+std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target,
+                                           absl::Duration keepalive_time = absl::Seconds(10));
+
+// Sets `context`'s deadline to now + timeout.
+void SetTimeout(grpc::ClientContext& context, absl::Duration timeout);
+
+}  // namespace eb::common

@@ -1,0 +1,49 @@
+#pragma once
+
+// A gRPC server with the settings every ebnccl daemon needs (STYLE.md
+// rule 10): keepalive on both ends, the standard health service, server
+// reflection, and port 0 resolved to the port the kernel picked.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "grpcpp/server.h"
+
+namespace eb::common {
+
+struct RpcServerOptions {
+  // "host:port" (port 0 = any free port) or "unix:/path/to.sock".
+  std::string listen_address;
+  // Services to register; not owned, must outlive the server.
+  std::vector<grpc::Service*> services;
+  // Interval between keepalive pings on idle connections.
+  absl::Duration keepalive_time = absl::Seconds(10);
+  // Time to wait for a ping ack before closing the connection.
+  absl::Duration keepalive_timeout = absl::Seconds(5);
+};
+
+class RpcServer {
+ public:
+  // Builds and starts the server. UNAVAILABLE when the address cannot be
+  // bound (the message names it).
+  static absl::StatusOr<std::unique_ptr<RpcServer>> Start(const RpcServerOptions& options);
+  ~RpcServer();
+
+  // TCP port actually bound (0 for a Unix socket).
+  int port() const { return port_; }
+  // Flips the health service's overall status (false while draining).
+  void SetServing(bool serving);
+  // Stops accepting calls; cancels calls still running after `grace`.
+  void Shutdown(absl::Duration grace);
+
+ private:
+  RpcServer(std::unique_ptr<grpc::Server> server, int port);
+  std::unique_ptr<grpc::Server> server_;
+  int port_;
+  bool shut_down_ = false;
+};
+
+}  // namespace eb::common

@@ -1,0 +1,94 @@
+#pragma once
+
+// The one Communicator interface (STYLE.md rule 18) with two backends:
+// GlooCommunicator (CPU buffers, TCP; always built, what CI runs) and
+// NcclCommunicator (GPU buffers; built when CUDA and NCCL are found).
+//
+// A communicator is used by one thread (the worker's benchmark loop), except
+// Abort, which may be called from any thread.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "common/transport/types.h"
+
+namespace eb::transport {
+
+// Memory in the communicator's address space (host for Gloo, device for
+// NCCL). Freed on destruction.
+class Buffer {
+ public:
+  virtual ~Buffer() = default;
+  virtual void* data() = 0;
+  virtual size_t size_bytes() const = 0;
+};
+
+// One collective call, as nccl-tests issues it.
+struct CollectiveCall {
+  Collective collective = Collective::kAllReduce;
+  DataType type = DataType::kFloat;
+  ReduceOp op = ReduceOp::kSum;
+  int root = 0;
+  // Elements per rank as passed to the collective (nccl-tests "paramcount"):
+  // all_gather/reduce_scatter/alltoall: the per-peer chunk; others: the
+  // whole buffer.
+  size_t count = 0;
+  // Send and receive pointers inside buffers from Allocate. In-place calls
+  // pass overlapping pointers exactly as nccl-tests does (all_gather: send =
+  // recv + rank*count; reduce_scatter: recv = send + rank*count; others:
+  // send == recv).
+  const void* send = nullptr;
+  void* recv = nullptr;
+};
+
+// The data a rank's buffers hold, for filling and verifying. `seed` differs
+// per check iteration so that a stale buffer never passes.
+struct DataPattern {
+  CollectiveCall call;
+  int world_size = 1;
+  uint32_t seed = 0;
+};
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+
+  virtual int Rank() const = 0;
+  virtual int WorldSize() const = 0;
+  // "gloo" or "nccl".
+  virtual const char* TransportName() const = 0;
+
+  // Allocates `bytes` (at least 1) of communicator memory. RESOURCE_EXHAUSTED
+  // when it cannot (the message gives the size).
+  virtual absl::StatusOr<std::unique_ptr<Buffer>> Allocate(size_t bytes) = 0;
+
+  // Writes this rank's input for `pattern` into the call's send elements
+  // (pattern.call.send, the number of elements the collective reads from it).
+  virtual absl::Status FillInput(const DataPattern& pattern) = 0;
+
+  // Counts the elements of the call's receive buffer that differ from the
+  // exactly predictable expected result (0 where the collective defines no
+  // output on this rank, e.g. reduce on a non-root).
+  virtual absl::StatusOr<int64_t> CountWrong(const DataPattern& pattern) = 0;
+
+  // Issues `iterations` back-to-back calls and waits until all complete.
+  // Returns the elapsed time of the whole batch measured with the
+  // backend's best timer (steady clock for Gloo, CUDA events for NCCL).
+  // DEADLINE_EXCEEDED when one call exceeds the communicator's op timeout;
+  // ABORTED after Abort; UNAVAILABLE when a peer is gone.
+  virtual absl::StatusOr<absl::Duration> Run(const CollectiveCall& call, int iterations) = 0;
+
+  // Blocks until every rank reached the barrier (same errors as Run).
+  virtual absl::Status Barrier() = 0;
+
+  // Stops the communicator: pending and later calls fail with ABORTED.
+  // Idempotent; the first reason is kept. Thread-safe.
+  virtual void Abort(absl::string_view reason) = 0;
+};
+
+}  // namespace eb::transport
