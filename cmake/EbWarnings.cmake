@@ -3,7 +3,7 @@
 function(eb_target_warnings target)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
-      -Wcast-align -Wunused -Woverloaded-virtual -Wnull-dereference -Wimplicit-fallthrough
+      -Wcast-align -Wunused -Woverloaded-virtual -Wimplicit-fallthrough
       -Wno-missing-field-initializers>)
   if(EB_WERROR)
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Werror>)

@@ -15,10 +15,12 @@
 #define EB_STATUS_CONCAT_(a, b) EB_STATUS_CONCAT_INNER_(a, b)
 
 // Returns the status from the enclosing function when `expr` is not OK.
-#define EB_RETURN_IF_ERROR(expr)                    \
-  do {                                              \
-    ::absl::Status eb_status_ = (expr);             \
-    if (!eb_status_.ok()) return eb_status_;        \
+#define EB_RETURN_IF_ERROR(expr) \
+  EB_RETURN_IF_ERROR_IMPL_(EB_STATUS_CONCAT_(eb_status_, __LINE__), expr)
+#define EB_RETURN_IF_ERROR_IMPL_(var, expr) \
+  do {                                      \
+    ::absl::Status var = (expr);            \
+    if (!var.ok()) return var;              \
   } while (0)
 
 // `EB_ASSIGN_OR_RETURN(auto x, F());` assigns the value of a StatusOr or

@@ -69,6 +69,12 @@ class Communicator {
 
   // Writes this rank's input for `pattern` into the call's send elements
   // (pattern.call.send, the number of elements the collective reads from it).
+  // It first overwrites the receive elements with a poison value (0xFF
+  // bytes; NaN for floats), so that an element the collective fails to write
+  // is counted as wrong rather than passing with a stale value; the poison
+  // goes first because in-place calls overlap the two regions.
+  // INVALID_ARGUMENT for a pattern that does not fit the communicator;
+  // UNIMPLEMENTED for a type the backend cannot fill.
   virtual absl::Status FillInput(const DataPattern& pattern) = 0;
 
   // Counts the elements of the call's receive buffer that differ from the

@@ -8,48 +8,28 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/transport/enums.h"
 
 namespace eb::transport {
 
-enum class Collective {
-  kAllReduce,
-  kAllGather,
-  kReduceScatter,
-  kBroadcast,
-  kReduce,
-  kAllToAll,
-  kSendRecv,  // ring shift: send to rank+1, receive from rank-1
-};
+// Collective, DataType and ReduceOp are defined in enums.h (no Abseil, so
+// that .cu files can include them).
 
-enum class DataType {
-  kInt8,
-  kUint8,
-  kInt32,
-  kUint32,
-  kInt64,
-  kUint64,
-  kHalf,
-  kFloat,
-  kDouble,
-  kBfloat16,
-  kFp8E4M3,
-  kFp8E5M2,
-};
-
-enum class ReduceOp { kSum, kProd, kMax, kMin, kAvg };
-
-// Bytes per element.
+// Bytes per element (1, 2, 4 or 8). Pure; thread-safe.
 size_t DataTypeSize(DataType type);
 
 // nccl-tests names: "all_reduce", ..., "sendrecv"; "float", "int8", "half",
-// "bfloat16", "f8e4m3", ...; "sum", "prod", "max", "min", "avg".
+// "bfloat16", "f8e4m3", ...; "sum", "prod", "max", "min", "avg". Returns a
+// static string ("unknown" for a value outside the enum). Thread-safe.
 const char* Name(Collective collective);
 const char* Name(DataType type);
 const char* Name(ReduceOp op);
 
 // Inverse of Name (also accepting common aliases such as "allreduce",
 // "alltoall", "fp32", "int"). INVALID_ARGUMENT naming `field` and listing the
-// accepted names otherwise.
+// accepted names otherwise, e.g. "collective: unknown collective 'foo'
+// (expected one of: all_reduce, all_gather, ...)". Matching ignores ASCII
+// case and surrounding whitespace. Thread-safe.
 absl::StatusOr<Collective> ParseCollective(absl::string_view text, absl::string_view field);
 absl::StatusOr<DataType> ParseDataType(absl::string_view text, absl::string_view field);
 absl::StatusOr<ReduceOp> ParseReduceOp(absl::string_view text, absl::string_view field);

@@ -1,0 +1,157 @@
+#include "agent/agent_server.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "absl/random/random.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/synchronization/notification.h"
+#include "agent/core/gpu_discovery.h"
+#include "agent/core/inventory.h"
+#include "common/process/posix_process_launcher.h"
+#include "common/rpc/channel.h"
+#include "spdlog/spdlog.h"
+
+namespace eb::agent {
+namespace v1 = ebnccl::v1;
+
+namespace {
+
+std::string RandomToken() {
+  static absl::BitGen bitgen;
+  return absl::StrFormat("%016x%016x", absl::Uniform<uint64_t>(bitgen),
+                         absl::Uniform<uint64_t>(bitgen));
+}
+
+}  // namespace
+
+AgentServer::AgentServer(const AgentConfig& config) : config_(config), loop_("eb-agent-loop") {}
+
+absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(const AgentConfig& config,
+                                                                std::vector<std::string> agent_env) {
+  std::unique_ptr<AgentServer> agent(new AgentServer(config));
+  auto launcher = common::PosixProcessLauncher::Create();
+  if (!launcher.ok()) return launcher.status();
+  agent->launcher_ = *std::move(launcher);
+
+  std::error_code error;
+  std::filesystem::create_directories(config.run_dir, error);
+  if (error) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("--run-dir: cannot create '", config.run_dir, "': ", error.message()));
+  }
+  const std::string socket_path = absl::StrCat(config.run_dir, "/agent.sock");
+  std::filesystem::remove(socket_path, error);
+  const std::string socket_target = absl::StrCat("unix:", socket_path);
+
+  auto coordinator_channel = common::MakeChannel(config.coordinator_address);
+  AgentServer* self = agent.get();
+  CoordinatorSession::Callbacks callbacks;
+  callbacks.make_registration = [self] {
+    v1::RegisterAgent registration;
+    registration.set_node_name(self->config_.node_name);
+    *registration.mutable_inventory() = CollectInventory(self->config_, DiscoverGpus());
+    return registration;
+  };
+  callbacks.on_connected = [self](absl::Duration period) {
+    self->loop_.Post([self, period] { self->OnConnected(period); });
+  };
+  callbacks.on_command = [self](const v1::CoordinatorMessage& command) {
+    self->loop_.Post([self, command] { self->OnCommand(command); });
+  };
+  callbacks.on_disconnected = [self](const absl::Status& status) {
+    self->loop_.Post([self, status] {
+      ++self->session_generation_;
+      // Without the coordinator no test can complete or be reported: stop
+      // the workers rather than leave them running unsupervised.
+      self->supervisor_->StopAll(absl::StrCat("lost the coordinator: ", status.message()));
+    });
+  };
+  agent->session_ = std::make_unique<CoordinatorSession>(
+      coordinator_channel, std::move(callbacks), config.reconnect_initial, config.reconnect_max);
+
+  SupervisorEnvironment environment{static_cast<int>(getpid()), socket_target,
+                                    std::move(agent_env), RandomToken};
+  agent->supervisor_ = std::make_unique<WorkerSupervisor>(config, std::move(environment),
+                                                          common::RealClock::Get(), agent->loop_,
+                                                          *agent->launcher_, *agent->session_);
+  agent->worker_service_ = std::make_unique<WorkerControlService>(
+      agent->loop_, *agent->supervisor_, coordinator_channel);
+  common::RpcServerOptions options;
+  options.listen_address = socket_target;
+  options.services = {agent->worker_service_.get()};
+  auto server = common::RpcServer::Start(options);
+  if (!server.ok()) return server.status();
+  agent->worker_server_ = *std::move(server);
+  agent->session_->Start();
+  return agent;
+}
+
+AgentServer::~AgentServer() { Shutdown(); }
+
+void AgentServer::OnConnected(absl::Duration heartbeat_period) {
+  heartbeat_period_ = heartbeat_period;
+  heartbeat_sequence_ = 0;
+  const uint64_t generation = ++session_generation_;
+  SendHeartbeat(generation);
+}
+
+void AgentServer::SendHeartbeat(uint64_t generation) {
+  if (generation != session_generation_ || shut_down_) return;
+  v1::AgentMessage message;
+  v1::AgentHeartbeat& heartbeat = *message.mutable_heartbeat();
+  heartbeat.set_sequence(++heartbeat_sequence_);
+  for (const std::string& id : supervisor_->RunningTests()) heartbeat.add_running_test_ids(id);
+  session_->SendToCoordinator(message);
+  loop_.PostAfter(heartbeat_period_, [this, generation] { SendHeartbeat(generation); });
+}
+
+void AgentServer::OnCommand(const v1::CoordinatorMessage& command) {
+  switch (command.message_case()) {
+    case v1::CoordinatorMessage::kLaunch:
+      supervisor_->Launch(command.launch());
+      break;
+    case v1::CoordinatorMessage::kStop:
+      supervisor_->Stop(command.stop().test_id(), command.stop().reason());
+      break;
+    default:
+      spdlog::warn("unknown command {} from the coordinator; ignored",
+                   static_cast<int>(command.message_case()));
+  }
+}
+
+void AgentServer::Shutdown() {
+  if (shutdown_started_) return;
+  shutdown_started_ = true;
+  if (supervisor_ == nullptr || session_ == nullptr) {
+    // Start failed part-way: nothing was launched.
+    if (session_) session_->Stop();
+    loop_.Stop();
+    return;
+  }
+  // Stop the workers first and wait (bounded) until they are reaped, so
+  // that no worker outlives the agent.
+  loop_.Post([this] { supervisor_->StopAll("the agent is shutting down"); });
+  const absl::Time deadline = absl::Now() + config_.worker_grace + absl::Seconds(3);
+  while (absl::Now() < deadline) {
+    absl::Notification checked;
+    int live = 0;
+    loop_.Post([this, &checked, &live] {
+      live = supervisor_->LiveWorkers();
+      checked.Notify();
+    });
+    checked.WaitForNotification();
+    if (live == 0) break;
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  loop_.Post([this] { shut_down_ = true; });
+  session_->Stop();
+  if (worker_server_) worker_server_->Shutdown(absl::Seconds(1));
+  loop_.Stop();
+  launcher_.reset();
+}
+
+}  // namespace eb::agent

@@ -1,0 +1,54 @@
+#pragma once
+
+// Composition root of eb-agent: one executor owning the supervisor's state,
+// the process launcher (the only reaper), the coordinator session, and the
+// WorkerControl server on a Unix socket for this node's workers.
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "agent/config.h"
+#include "agent/core/worker_supervisor.h"
+#include "agent/grpc/coordinator_session.h"
+#include "agent/grpc/worker_control_service.h"
+#include "common/exec/event_loop.h"
+#include "common/process/process_launcher.h"
+#include "common/rpc/server.h"
+
+namespace eb::agent {
+
+class AgentServer {
+ public:
+  // Starts serving workers and dialling the coordinator. UNAVAILABLE when
+  // the socket cannot be bound; INTERNAL when the reaper cannot start.
+  static absl::StatusOr<std::unique_ptr<AgentServer>> Start(const AgentConfig& config,
+                                                            std::vector<std::string> agent_env);
+  ~AgentServer();
+
+  // Stops every test's workers (waiting up to the grace period plus a
+  // margin for them to be reaped), ends the session, stops serving.
+  void Shutdown();
+
+ private:
+  explicit AgentServer(const AgentConfig& config);
+  void OnConnected(absl::Duration heartbeat_period);
+  void SendHeartbeat(uint64_t session_generation);
+  void OnCommand(const ebnccl::v1::CoordinatorMessage& command);
+
+  const AgentConfig config_;
+  common::EventLoop loop_;
+  std::unique_ptr<common::ProcessLauncher> launcher_;
+  std::unique_ptr<CoordinatorSession> session_;
+  std::unique_ptr<WorkerSupervisor> supervisor_;
+  std::unique_ptr<WorkerControlService> worker_service_;
+  std::unique_ptr<common::RpcServer> worker_server_;
+  // Executor state: a new generation per connection ends the old heartbeat
+  // chain.
+  uint64_t session_generation_ = 0;
+  int64_t heartbeat_sequence_ = 0;
+  absl::Duration heartbeat_period_ = absl::Seconds(2);
+  bool shut_down_ = false;  // executor state
+  bool shutdown_started_ = false;  // caller's thread
+};
+
+}  // namespace eb::agent

@@ -1,0 +1,46 @@
+#pragma once
+
+// Everything that tunes eb-agent, with production defaults. Filled from
+// flags in main.cc and passed by value (STYLE.md rule 21).
+
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+
+namespace eb::agent {
+
+struct AgentConfig {
+  // Coordinator to dial, "host:port".
+  std::string coordinator_address;
+  // Unique name of this node in the fleet.
+  std::string node_name;
+  // Worker slots offered (ranks per test on this node); GPU count on GPU
+  // nodes.
+  int worker_slots = 1;
+  // NIC the workers use for bootstrap and Gloo traffic (NCCL_SOCKET_IFNAME);
+  // empty = let the worker pick by bootstrap_address or host name.
+  std::string bootstrap_interface;
+  // Address the workers bind for Gloo when no interface is given.
+  std::string bootstrap_address;
+  // Transports offered: "auto" (every one this node can run), "gloo" or
+  // "nccl".
+  std::string transport = "auto";
+  // Path of the eb-worker executable.
+  std::string worker_binary;
+  // Directory for the workers' Unix socket and per-test logs.
+  std::string run_dir;
+  // Extra environment for every worker ("KEY=VALUE"), e.g. NCCL settings.
+  std::vector<std::string> worker_env;
+  // How long a stopped worker gets between SIGTERM and SIGKILL.
+  absl::Duration worker_grace = absl::Seconds(5);
+  // Period of the workers' heartbeats to the agent.
+  absl::Duration worker_heartbeat_period = absl::Seconds(1);
+  // A registered worker silent for this long is killed as hung.
+  absl::Duration worker_hang_timeout = absl::Seconds(30);
+  // Reconnect backoff towards the coordinator.
+  absl::Duration reconnect_initial = absl::Milliseconds(100);
+  absl::Duration reconnect_max = absl::Seconds(5);
+};
+
+}  // namespace eb::agent

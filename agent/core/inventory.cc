@@ -1,0 +1,37 @@
+#include "agent/core/inventory.h"
+
+#include <unistd.h>
+
+#include "agent/core/gpu_discovery.h"
+#include "common/net/interfaces.h"
+#include "common/version/version.h"
+
+namespace eb::agent {
+
+ebnccl::v1::NodeInventory CollectInventory(const AgentConfig& config,
+                                           const std::vector<ebnccl::v1::GpuInfo>& gpus) {
+  ebnccl::v1::NodeInventory inventory;
+  char hostname[256] = {};
+  if (gethostname(hostname, sizeof(hostname) - 1) == 0) inventory.set_hostname(hostname);
+  inventory.set_worker_slots(config.worker_slots);
+  for (const ebnccl::v1::GpuInfo& gpu : gpus) *inventory.add_gpus() = gpu;
+  if (auto interfaces = common::ListInterfaces(); interfaces.ok()) {
+    for (const common::InterfaceInfo& info : *interfaces) {
+      ebnccl::v1::NetworkInterface& out = *inventory.add_interfaces();
+      out.set_name(info.name);
+      for (const std::string& address : info.addresses) out.add_addresses(address);
+      out.set_up(info.up);
+      out.set_mtu_bytes(info.mtu_bytes);
+      out.set_speed_mbps(info.speed_mbps);
+    }
+  }
+  inventory.set_bootstrap_interface(config.bootstrap_interface);
+  if (config.transport == "auto" || config.transport == "gloo") {
+    inventory.add_transports(ebnccl::v1::TRANSPORT_GLOO);
+  }
+  inventory.set_driver_version(DriverVersion());
+  inventory.set_agent_version(kVersion);
+  return inventory;
+}
+
+}  // namespace eb::agent

@@ -1,0 +1,67 @@
+#include "agent/core/worker_spec.h"
+
+#include <map>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+namespace eb::agent {
+
+bool IsPassedThrough(const std::string& env_entry) {
+  static const char* const kExact[] = {"PATH=", "LD_LIBRARY_PATH=", "HOME=", "TMPDIR=", "LANG=",
+                                       "TZ="};
+  for (const char* prefix : kExact) {
+    if (absl::StartsWith(env_entry, prefix)) return true;
+  }
+  return absl::StartsWith(env_entry, "NCCL_") || absl::StartsWith(env_entry, "CUDA_") ||
+         absl::StartsWith(env_entry, "NVIDIA_");
+}
+
+std::string WorkerLogPath(const std::string& run_dir, const std::string& test_id, int rank) {
+  return absl::StrCat(run_dir, "/logs/", test_id, "/rank-", rank, ".log");
+}
+
+common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunch& worker) {
+  const ebnccl::v1::LaunchTest& launch = *worker.launch;
+  const ebnccl::v1::RankAssignment& rank = *worker.assignment;
+  common::ProcessSpec spec;
+  spec.executable = config.worker_binary;
+  spec.argv = {config.worker_binary,
+               absl::StrCat("--agent=", worker.agent_target),
+               absl::StrCat("--agent-pid=", worker.agent_pid),
+               absl::StrCat("--test-id=", launch.test_id()),
+               absl::StrCat("--rank=", rank.rank()),
+               absl::StrCat("--worker-token=", worker.token),
+               absl::StrCat("--heartbeat-period-ms=",
+                            absl::ToInt64Milliseconds(config.worker_heartbeat_period)),
+               absl::StrCat("--init-timeout-ms=", launch.init_timeout_ms()),
+               absl::StrCat("--op-timeout-ms=", launch.op_timeout_ms())};
+  if (rank.device_index() >= 0) spec.argv.push_back(absl::StrCat("--cuda-device=", rank.device_index()));
+  if (!config.bootstrap_interface.empty()) {
+    spec.argv.push_back(absl::StrCat("--bootstrap-interface=", config.bootstrap_interface));
+  }
+  if (!config.bootstrap_address.empty()) {
+    spec.argv.push_back(absl::StrCat("--bootstrap-address=", config.bootstrap_address));
+  }
+
+  // Later entries win: the operator's --worker-env overrides the agent's
+  // own environment.
+  std::map<std::string, std::string> env;
+  auto add = [&env](const std::string& entry) {
+    const size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) return;
+    env[entry.substr(0, eq)] = entry.substr(eq + 1);
+  };
+  for (const std::string& entry : worker.agent_env) {
+    if (IsPassedThrough(entry)) add(entry);
+  }
+  for (const std::string& entry : config.worker_env) add(entry);
+  if (!config.bootstrap_interface.empty() && !env.contains("NCCL_SOCKET_IFNAME")) {
+    env["NCCL_SOCKET_IFNAME"] = "=" + config.bootstrap_interface;
+  }
+  for (const auto& [key, value] : env) spec.env.push_back(absl::StrCat(key, "=", value));
+  spec.log_path = worker.log_path;
+  return spec;
+}
+
+}  // namespace eb::agent

@@ -1,0 +1,45 @@
+#pragma once
+
+// How the agent starts one worker: its exact argv and environment (STYLE.md
+// rules 13, 15, 19). Pure.
+
+#include <string>
+#include <vector>
+
+#include "common/process/process_launcher.h"
+#include "agent/config.h"
+#include "ebnccl/v1/agent.pb.h"
+
+namespace eb::agent {
+
+struct WorkerLaunch {
+  // The test's launch command and the rank to start.
+  const ebnccl::v1::LaunchTest* launch = nullptr;
+  const ebnccl::v1::RankAssignment* assignment = nullptr;
+  // Random token the worker presents when it registers.
+  std::string token;
+  // The agent's pid: the worker exits if its parent is not this process.
+  int agent_pid = 0;
+  // gRPC target of the agent's WorkerControl service ("unix:/...").
+  std::string agent_target;
+  // Log file of this rank.
+  std::string log_path;
+  // The agent's own environment, from which a few variables are passed on.
+  std::vector<std::string> agent_env;
+};
+
+// Variables of the agent's environment handed to workers as they are: the
+// search paths, and the NCCL/CUDA settings an operator may put on the
+// service (STYLE.md rule 21's exception).
+bool IsPassedThrough(const std::string& env_entry);
+
+// The worker's argv and environment. The environment is the passed-through
+// part of the agent's, then config.worker_env (which wins). For NCCL the
+// GPU is chosen by --cuda-device; CUDA_VISIBLE_DEVICES is never narrowed
+// (it would disable CUDA IPC between local ranks, NVIDIA/nccl#129).
+common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunch& worker);
+
+// Log file of a rank: <run_dir>/logs/<test_id>/rank-<rank>.log.
+std::string WorkerLogPath(const std::string& run_dir, const std::string& test_id, int rank);
+
+}  // namespace eb::agent

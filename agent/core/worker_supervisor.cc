@@ -1,0 +1,402 @@
+#include "agent/core/worker_supervisor.h"
+
+#include <signal.h>
+
+#include <filesystem>
+#include <set>
+#include <system_error>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "agent/core/worker_spec.h"
+#include "spdlog/spdlog.h"
+
+namespace eb::agent {
+namespace v1 = ebnccl::v1;
+
+namespace {
+
+std::string Seconds(absl::Duration d) { return absl::StrFormat("%.3gs", absl::ToDoubleSeconds(d)); }
+
+}  // namespace
+
+WorkerSupervisor::WorkerSupervisor(const AgentConfig& config, SupervisorEnvironment environment,
+                                   common::Clock& clock, common::Executor& executor,
+                                   common::ProcessLauncher& launcher, CoordinatorSink& sink)
+    : config_(config),
+      environment_(std::move(environment)),
+      clock_(clock),
+      executor_(executor),
+      launcher_(launcher),
+      sink_(sink) {}
+
+WorkerSupervisor::~WorkerSupervisor() {
+  for (auto& [id, test] : tests_) {
+    executor_.Cancel(test.register_timer);
+    executor_.Cancel(test.watchdog_timer);
+    executor_.Cancel(test.kill_timer);
+  }
+}
+
+void WorkerSupervisor::Launch(const v1::LaunchTest& launch) {
+  const std::string& test_id = launch.test_id();
+  if (tests_.contains(test_id)) {
+    spdlog::warn("test={} is already running on this node; duplicate launch ignored", test_id);
+    return;
+  }
+  Test& test = tests_[test_id];
+  test.launch = launch;
+  for (const v1::RankAssignment& assignment : launch.ranks()) {
+    Worker& worker = test.workers.emplace_back();
+    worker.assignment = assignment;
+    worker.token = environment_.make_token();
+    worker.log_path = WorkerLogPath(config_.run_dir, test_id, assignment.rank());
+  }
+  spdlog::info("test={} node={}: launching {} workers", test_id, config_.node_name,
+               test.workers.size());
+
+  // One rank per GPU per communicator (NCCL_FACTS "Duplicate GPU detected"):
+  // refuse before anything starts.
+  std::map<int, int> device_owner;
+  for (Worker& worker : test.workers) {
+    const int device = worker.assignment.device_index();
+    if (device < 0) continue;
+    auto [it, inserted] = device_owner.emplace(device, worker.assignment.rank());
+    if (!inserted) {
+      ReportFailure(test_id, worker, v1::WORKER_EVENT_KIND_EXITED, v1::FAILURE_KIND_LAUNCH_FAILED,
+                    absl::StrCat("GPU ", device, " is already used by rank ", it->second,
+                                 " of this test; refusing to start two ranks on one GPU"));
+    }
+  }
+  std::error_code error;
+  std::filesystem::create_directories(
+      std::filesystem::path(WorkerLogPath(config_.run_dir, test_id, 0)).parent_path(), error);
+  for (Worker& worker : test.workers) {
+    if (worker.reported) continue;
+    if (error) {
+      ReportFailure(test_id, worker, v1::WORKER_EVENT_KIND_EXITED, v1::FAILURE_KIND_LAUNCH_FAILED,
+                    absl::StrCat("cannot create the log directory under ", config_.run_dir, ": ",
+                                 error.message()));
+      continue;
+    }
+    WorkerLaunch worker_launch{&test.launch, &worker.assignment, worker.token,
+                               environment_.agent_pid, environment_.agent_target,
+                               worker.log_path, environment_.agent_env};
+    const int rank = worker.assignment.rank();
+    auto child = launcher_.Spawn(
+        BuildWorkerSpec(config_, worker_launch),
+        [this, test_id, rank](const common::ExitInfo& exit) {
+          executor_.Post([this, test_id, rank, exit] { OnExit(test_id, rank, exit); });
+        });
+    if (!child.ok()) {
+      ReportFailure(test_id, worker, v1::WORKER_EVENT_KIND_EXITED, v1::FAILURE_KIND_LAUNCH_FAILED,
+                    absl::StrCat("cannot start ", config_.worker_binary, ": ",
+                                 child.status().message()));
+      continue;
+    }
+    worker.child = *child;
+    worker.spawned = true;
+    spdlog::info("test={} rank={} node={} slot={}: started pid {} (log {})", test_id, rank,
+                 config_.node_name, worker.assignment.local_rank(), child->pid, worker.log_path);
+  }
+  for (const Worker& worker : test.workers) {
+    if (worker.reported) {
+      StopTest(test, "a rank could not be started");
+      break;
+    }
+  }
+  if (!test.stopping) {
+    test.register_timer = executor_.PostAfter(absl::Milliseconds(launch.register_timeout_ms()),
+                                              [this, test_id] { OnRegisterDeadline(test_id); });
+    test.watchdog_timer = executor_.PostAfter(
+        std::min(config_.worker_hang_timeout / 4, absl::Seconds(1)),
+        [this, test_id] { OnWatchdog(test_id); });
+  }
+  MaybeFinish(test_id);
+}
+
+void WorkerSupervisor::Stop(const std::string& test_id, const std::string& reason) {
+  auto it = tests_.find(test_id);
+  if (it == tests_.end()) {
+    // Nothing runs here for it (already reaped): confirm so the coordinator
+    // does not wait.
+    v1::AgentMessage message;
+    message.mutable_workers_stopped()->set_test_id(test_id);
+    sink_.SendToCoordinator(message);
+    return;
+  }
+  StopTest(it->second, reason);
+  MaybeFinish(test_id);
+}
+
+void WorkerSupervisor::StopAll(const std::string& reason) {
+  std::vector<std::string> ids;
+  for (auto& [id, test] : tests_) ids.push_back(id);
+  for (const std::string& id : ids) Stop(id, reason);
+}
+
+void WorkerSupervisor::StopTest(Test& test, const std::string& reason) {
+  if (test.stopping) return;
+  test.stopping = true;
+  const std::string& test_id = test.launch.test_id();
+  spdlog::info("test={} node={}: stopping workers: {}", test_id, config_.node_name, reason);
+  executor_.Cancel(test.register_timer);
+  executor_.Cancel(test.watchdog_timer);
+  // A worker that had already stopped heartbeating is the likely cause of
+  // the stop (a hang, SIGSTOP): say so before the stop hides it.
+  const absl::Time now = clock_.Now();
+  const absl::Duration stale = 3 * config_.worker_heartbeat_period;
+  for (Worker& worker : test.workers) {
+    if (worker.registered && !worker.finished && !worker.exited && !worker.reported &&
+        now - worker.last_heartbeat > stale) {
+      ReportFailure(test_id, worker, v1::WORKER_EVENT_KIND_FAILED, v1::FAILURE_KIND_WORKER_HUNG,
+                    absl::StrCat("had stopped heartbeating ", Seconds(now - worker.last_heartbeat),
+                                 " before the test was stopped"));
+    }
+  }
+  for (Worker& worker : test.workers) {
+    if (!worker.spawned || worker.exited) continue;
+    (void)launcher_.SignalGroup(worker.child, SIGTERM);
+    // A stopped (SIGSTOP) process only acts on SIGTERM once continued.
+    (void)launcher_.SignalGroup(worker.child, SIGCONT);
+  }
+  test.kill_timer = executor_.PostAfter(config_.worker_grace,
+                                        [this, test_id] { OnKillDeadline(test_id); });
+}
+
+void WorkerSupervisor::OnKillDeadline(const std::string& test_id) {
+  auto it = tests_.find(test_id);
+  if (it == tests_.end()) return;
+  for (Worker& worker : it->second.workers) {
+    if (worker.spawned && !worker.exited) {
+      spdlog::warn("test={} rank={}: still alive {} after SIGTERM; sending SIGKILL", test_id,
+                   worker.assignment.rank(), Seconds(config_.worker_grace));
+      KillWorker(worker);
+    }
+  }
+}
+
+void WorkerSupervisor::KillWorker(Worker& worker) {
+  if (worker.spawned && !worker.exited) (void)launcher_.SignalGroup(worker.child, SIGKILL);
+}
+
+void WorkerSupervisor::OnExit(const std::string& test_id, int rank, const common::ExitInfo& exit) {
+  auto it = tests_.find(test_id);
+  if (it == tests_.end()) return;
+  Test& test = it->second;
+  for (Worker& worker : test.workers) {
+    if (worker.assignment.rank() != rank) continue;
+    worker.exited = true;
+    spdlog::info("test={} rank={} node={}: pid {} {}", test_id, rank, config_.node_name, exit.pid,
+                 exit.Describe());
+    if (!test.stopping && !worker.finished && !worker.reported) {
+      ReportFailure(test_id, worker, v1::WORKER_EVENT_KIND_EXITED, v1::FAILURE_KIND_WORKER_EXITED,
+                    absl::StrCat("worker process ", exit.pid, " ", exit.Describe(),
+                                 " before finishing"),
+                    &exit);
+      StopTest(test, absl::StrCat("rank ", rank, " exited"));
+    } else if (worker.finished && (exit.exit_code != 0 || exit.signal != 0)) {
+      spdlog::warn("test={} rank={}: {} after finishing", test_id, rank, exit.Describe());
+    }
+    break;
+  }
+  MaybeFinish(test_id);
+}
+
+void WorkerSupervisor::OnRegisterDeadline(const std::string& test_id) {
+  auto it = tests_.find(test_id);
+  if (it == tests_.end() || it->second.stopping) return;
+  Test& test = it->second;
+  bool any = false;
+  for (Worker& worker : test.workers) {
+    if (!worker.spawned || worker.registered || worker.exited) continue;
+    any = true;
+    ReportFailure(test_id, worker, v1::WORKER_EVENT_KIND_EXITED,
+                  v1::FAILURE_KIND_WORKER_REGISTRATION_TIMEOUT,
+                  absl::StrCat("did not register with the agent within ",
+                               Seconds(absl::Milliseconds(test.launch.register_timeout_ms()))));
+  }
+  if (any) StopTest(test, "a worker did not register in time");
+}
+
+void WorkerSupervisor::OnWatchdog(const std::string& test_id) {
+  auto it = tests_.find(test_id);
+  if (it == tests_.end() || it->second.stopping) return;
+  Test& test = it->second;
+  const absl::Time now = clock_.Now();
+  bool hung = false;
+  for (Worker& worker : test.workers) {
+    if (!worker.registered || worker.finished || worker.exited || worker.reported) continue;
+    const absl::Duration silence = now - worker.last_heartbeat;
+    if (silence <= config_.worker_hang_timeout) continue;
+    hung = true;
+    ReportFailure(test_id, worker, v1::WORKER_EVENT_KIND_FAILED, v1::FAILURE_KIND_WORKER_HUNG,
+                  absl::StrCat("stopped heartbeating for ", Seconds(silence),
+                               "; killed as hung"));
+    KillWorker(worker);
+  }
+  if (hung) {
+    StopTest(test, "a worker hung");
+    return;
+  }
+  test.watchdog_timer = executor_.PostAfter(std::min(config_.worker_hang_timeout / 4, absl::Seconds(1)),
+                                            [this, test_id] { OnWatchdog(test_id); });
+}
+
+void WorkerSupervisor::ReportFailure(const std::string& test_id, Worker& worker,
+                                     v1::WorkerEventKind kind, v1::FailureKind failure_kind,
+                                     const std::string& message, const common::ExitInfo* exit) {
+  if (worker.reported) return;
+  worker.reported = true;
+  v1::AgentMessage out;
+  v1::WorkerEvent& event = *out.mutable_worker_event();
+  event.set_test_id(test_id);
+  event.set_rank(worker.assignment.rank());
+  event.set_kind(kind);
+  v1::Failure& failure = *event.mutable_failure();
+  failure.set_kind(failure_kind);
+  failure.set_rank(worker.assignment.rank());
+  failure.set_node_name(worker.assignment.node_name());
+  failure.set_local_rank(worker.assignment.local_rank());
+  failure.set_device_index(worker.assignment.device_index());
+  failure.set_message(absl::StrCat(message, " (log: ", worker.log_path, ")"));
+  if (exit != nullptr) {
+    failure.set_exit_code(exit->exit_code);
+    failure.set_signal(exit->signal);
+  }
+  spdlog::warn("test={} rank={} node={} slot={}: {}", test_id, worker.assignment.rank(),
+               config_.node_name, worker.assignment.local_rank(), failure.message());
+  sink_.SendToCoordinator(out);
+}
+
+WorkerSupervisor::Worker* WorkerSupervisor::FindWorker(const std::string& test_id, int rank,
+                                                       const std::string& token,
+                                                       absl::Status* error) {
+  auto it = tests_.find(test_id);
+  if (it != tests_.end()) {
+    for (Worker& worker : it->second.workers) {
+      if (worker.assignment.rank() == rank && worker.token == token && !token.empty()) {
+        if (it->second.stopping) {
+          *error = absl::FailedPreconditionError(absl::StrCat("test ", test_id, " is stopping"));
+          return nullptr;
+        }
+        return &worker;
+      }
+    }
+  }
+  *error = absl::PermissionDeniedError(
+      absl::StrCat("no worker of test ", test_id, " rank ", rank, " with this token"));
+  return nullptr;
+}
+
+absl::StatusOr<v1::RegisterWorkerReply> WorkerSupervisor::RegisterWorker(
+    const v1::RegisterWorkerRequest& request) {
+  absl::Status error;
+  Worker* worker = FindWorker(request.test_id(), request.rank(), request.worker_token(), &error);
+  if (worker == nullptr) return error;
+  worker->last_heartbeat = clock_.Now();
+  if (!worker->registered) {
+    worker->registered = true;
+    v1::AgentMessage out;
+    v1::WorkerEvent& event = *out.mutable_worker_event();
+    event.set_test_id(request.test_id());
+    event.set_rank(request.rank());
+    event.set_kind(v1::WORKER_EVENT_KIND_REGISTERED);
+    sink_.SendToCoordinator(out);
+  }
+  v1::RegisterWorkerReply reply;
+  *reply.mutable_assignment() = worker->assignment;
+  *reply.mutable_spec() = tests_.at(request.test_id()).launch.spec();
+  reply.set_heartbeat_period_ms(absl::ToInt64Milliseconds(config_.worker_heartbeat_period));
+  return reply;
+}
+
+absl::StatusOr<bool> WorkerSupervisor::Heartbeat(const v1::WorkerHeartbeatRequest& request) {
+  auto it = tests_.find(request.test_id());
+  if (it != tests_.end() && it->second.stopping) return true;
+  absl::Status error;
+  Worker* worker = FindWorker(request.test_id(), request.rank(), request.worker_token(), &error);
+  if (worker == nullptr) return error;
+  worker->last_heartbeat = clock_.Now();
+  return false;
+}
+
+absl::Status WorkerSupervisor::ReportEvent(const v1::ReportWorkerEventRequest& request) {
+  const v1::WorkerEvent& event = request.event();
+  absl::Status error;
+  Worker* worker = FindWorker(event.test_id(), event.rank(), request.worker_token(), &error);
+  if (worker == nullptr) return error;
+  worker->last_heartbeat = clock_.Now();
+  switch (event.kind()) {
+    case v1::WORKER_EVENT_KIND_JOINED:
+    case v1::WORKER_EVENT_KIND_SIZE_DONE:
+      break;
+    case v1::WORKER_EVENT_KIND_FINISHED:
+      worker->finished = true;
+      break;
+    case v1::WORKER_EVENT_KIND_FAILED:
+      if (worker->reported) return absl::OkStatus();
+      worker->reported = true;
+      break;
+    default:
+      return absl::InvalidArgumentError(absl::StrCat(
+          "event.kind: a worker may not report ", v1::WorkerEventKind_Name(event.kind())));
+  }
+  v1::AgentMessage out;
+  *out.mutable_worker_event() = event;
+  if (event.kind() == v1::WORKER_EVENT_KIND_FAILED) {
+    // The agent, not the worker, knows where the rank runs.
+    v1::Failure& failure = *out.mutable_worker_event()->mutable_failure();
+    failure.set_rank(worker->assignment.rank());
+    failure.set_node_name(worker->assignment.node_name());
+    failure.set_local_rank(worker->assignment.local_rank());
+    failure.set_device_index(worker->assignment.device_index());
+    failure.set_message(absl::StrCat(failure.message(), " (log: ", worker->log_path, ")"));
+  }
+  sink_.SendToCoordinator(out);
+  return absl::OkStatus();
+}
+
+absl::Status WorkerSupervisor::CheckToken(const std::string& token, const std::string& test_id) const {
+  auto it = tests_.find(test_id);
+  if (it != tests_.end() && !token.empty()) {
+    for (const Worker& worker : it->second.workers) {
+      if (worker.token == token && !worker.exited) return absl::OkStatus();
+    }
+  }
+  return absl::PermissionDeniedError(absl::StrCat("no live worker of test ", test_id,
+                                                  " with this token"));
+}
+
+std::vector<std::string> WorkerSupervisor::RunningTests() const {
+  std::vector<std::string> ids;
+  for (const auto& [id, test] : tests_) ids.push_back(id);
+  return ids;
+}
+
+int WorkerSupervisor::LiveWorkers() const {
+  int live = 0;
+  for (const auto& [id, test] : tests_) {
+    for (const Worker& worker : test.workers) live += worker.spawned && !worker.exited;
+  }
+  return live;
+}
+
+void WorkerSupervisor::MaybeFinish(const std::string& test_id) {
+  auto it = tests_.find(test_id);
+  if (it == tests_.end()) return;
+  for (const Worker& worker : it->second.workers) {
+    if (worker.spawned && !worker.exited) return;
+  }
+  Test& test = it->second;
+  executor_.Cancel(test.register_timer);
+  executor_.Cancel(test.watchdog_timer);
+  executor_.Cancel(test.kill_timer);
+  spdlog::info("test={} node={}: every worker has exited", test_id, config_.node_name);
+  tests_.erase(it);
+  v1::AgentMessage message;
+  message.mutable_workers_stopped()->set_test_id(test_id);
+  sink_.SendToCoordinator(message);
+}
+
+}  // namespace eb::agent

@@ -1,0 +1,123 @@
+#pragma once
+
+// Spawns and supervises one worker per rank of each test on this node
+// (STYLE.md rules 13-17): registration deadline, heartbeat watchdog, exit
+// classification, graduated stop (SIGTERM, SIGCONT, grace, SIGKILL to the
+// process group), and the reports that name rank, node and slot. Once every
+// worker of a test has been reaped it tells the coordinator WorkersStopped.
+//
+// Owned by the agent's executor: every method runs on it. Exit callbacks
+// from the launcher's reaper thread are posted onto it.
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "agent/config.h"
+#include "common/exec/executor.h"
+#include "common/process/process_launcher.h"
+#include "common/time/clock.h"
+#include "ebnccl/v1/agent.pb.h"
+#include "ebnccl/v1/worker.pb.h"
+
+namespace eb::agent {
+
+// Where the supervisor's reports go (the coordinator session).
+class CoordinatorSink {
+ public:
+  virtual ~CoordinatorSink() = default;
+  // Thread-safe, non-blocking; dropped when disconnected.
+  virtual void SendToCoordinator(const ebnccl::v1::AgentMessage& message) = 0;
+};
+
+struct SupervisorEnvironment {
+  int agent_pid = 0;
+  // gRPC target of the WorkerControl service the workers dial.
+  std::string agent_target;
+  // The agent's environment (some of it is passed to workers).
+  std::vector<std::string> agent_env;
+  // Makes a fresh secret token per worker.
+  std::function<std::string()> make_token;
+};
+
+class WorkerSupervisor {
+ public:
+  WorkerSupervisor(const AgentConfig& config, SupervisorEnvironment environment,
+                   common::Clock& clock, common::Executor& executor,
+                   common::ProcessLauncher& launcher, CoordinatorSink& sink);
+  ~WorkerSupervisor();
+
+  // Spawns the test's ranks. Problems (a rank on a GPU another rank of the
+  // test already uses, spawn failures, a test id already running) are
+  // reported to the coordinator as failures of the ranks concerned, and the
+  // test's other workers are stopped.
+  void Launch(const ebnccl::v1::LaunchTest& launch);
+  // Stops the test's workers (graduated); reports WorkersStopped when all
+  // are reaped. Exits caused by the stop are not reported as failures.
+  void Stop(const std::string& test_id, const std::string& reason);
+  // Stops every test (the coordinator went away, or shutdown).
+  void StopAll(const std::string& reason);
+
+  // WorkerControl calls. PERMISSION_DENIED for an unknown test, rank or a
+  // wrong token; FAILED_PRECONDITION once the worker's test is stopping.
+  absl::StatusOr<ebnccl::v1::RegisterWorkerReply> RegisterWorker(
+      const ebnccl::v1::RegisterWorkerRequest& request);
+  // Returns true when the worker must stop.
+  absl::StatusOr<bool> Heartbeat(const ebnccl::v1::WorkerHeartbeatRequest& request);
+  absl::Status ReportEvent(const ebnccl::v1::ReportWorkerEventRequest& request);
+  // OK when `token` belongs to a live worker of `test_id` (rendezvous relay).
+  absl::Status CheckToken(const std::string& token, const std::string& test_id) const;
+
+  // Tests with live workers.
+  std::vector<std::string> RunningTests() const;
+  // Live (unreaped) workers over all tests.
+  int LiveWorkers() const;
+
+ private:
+  struct Worker {
+    ebnccl::v1::RankAssignment assignment;
+    std::string token;
+    std::string log_path;
+    common::ChildHandle child;
+    bool spawned = false;
+    bool registered = false;
+    bool finished = false;
+    // A failure of this rank was already reported (no second report).
+    bool reported = false;
+    bool exited = false;
+    absl::Time last_heartbeat;
+  };
+  struct Test {
+    ebnccl::v1::LaunchTest launch;
+    std::vector<Worker> workers;
+    bool stopping = false;
+    common::TimerId register_timer = 0;
+    common::TimerId watchdog_timer = 0;
+    common::TimerId kill_timer = 0;
+  };
+
+  Worker* FindWorker(const std::string& test_id, int rank, const std::string& token,
+                     absl::Status* error);
+  void OnExit(const std::string& test_id, int rank, const common::ExitInfo& exit);
+  void OnRegisterDeadline(const std::string& test_id);
+  void OnWatchdog(const std::string& test_id);
+  void OnKillDeadline(const std::string& test_id);
+  void ReportFailure(const std::string& test_id, Worker& worker, ebnccl::v1::WorkerEventKind kind,
+                     ebnccl::v1::FailureKind failure_kind, const std::string& message,
+                     const common::ExitInfo* exit = nullptr);
+  void StopTest(Test& test, const std::string& reason);
+  void KillWorker(Worker& worker);
+  void MaybeFinish(const std::string& test_id);
+
+  const AgentConfig config_;
+  const SupervisorEnvironment environment_;
+  common::Clock& clock_;
+  common::Executor& executor_;
+  common::ProcessLauncher& launcher_;
+  CoordinatorSink& sink_;
+  std::map<std::string, Test> tests_;
+};
+
+}  // namespace eb::agent

@@ -1,0 +1,143 @@
+#include "agent/grpc/coordinator_session.h"
+
+#include "absl/random/random.h"
+#include "absl/strings/str_cat.h"
+#include "common/rpc/backoff.h"
+#include "common/status/grpc_status.h"
+#include "spdlog/spdlog.h"
+
+namespace eb::agent {
+namespace v1 = ebnccl::v1;
+
+CoordinatorSession::CoordinatorSession(std::shared_ptr<grpc::Channel> channel, Callbacks callbacks,
+                                       absl::Duration reconnect_initial,
+                                       absl::Duration reconnect_max)
+    : stub_(v1::AgentService::NewStub(channel)),
+      callbacks_(std::move(callbacks)),
+      reconnect_initial_(reconnect_initial),
+      reconnect_max_(reconnect_max) {}
+
+CoordinatorSession::~CoordinatorSession() { Stop(); }
+
+void CoordinatorSession::Start() { thread_ = std::thread([this] { RunLoop(); }); }
+
+void CoordinatorSession::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_ && !thread_.joinable()) return;
+    stopping_ = true;
+    if (context_ != nullptr) context_->TryCancel();
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+bool CoordinatorSession::connected() const {
+  absl::MutexLock lock(&mu_);
+  return connected_;
+}
+
+void CoordinatorSession::SendToCoordinator(const v1::AgentMessage& message) {
+  absl::MutexLock lock(&mu_);
+  if (!connected_) {
+    spdlog::debug("not connected to the coordinator; dropped a message");
+    return;
+  }
+  outbox_.push_back(message);
+}
+
+void CoordinatorSession::RunLoop() {
+  absl::BitGen bitgen;
+  common::Backoff backoff({reconnect_initial_, reconnect_max_, 2.0, 0.2},
+                          [&bitgen] { return absl::Uniform<double>(bitgen, 0.0, 1.0); });
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopping_) return;
+    }
+    const absl::Status status = RunOnce();
+    bool was_connected = false;
+    {
+      absl::MutexLock lock(&mu_);
+      was_connected = connected_;
+      connected_ = false;
+      outbox_.clear();
+      if (stopping_) return;
+    }
+    if (was_connected) {
+      backoff.Reset();
+      if (callbacks_.on_disconnected) callbacks_.on_disconnected(status);
+    }
+    const absl::Duration delay = backoff.Next();
+    spdlog::warn("coordinator session ended ({}); reconnecting in {}", status.ToString(),
+                 absl::FormatDuration(delay));
+    absl::MutexLock lock(&mu_);
+    mu_.AwaitWithTimeout(absl::Condition(&stopping_), delay);
+  }
+}
+
+absl::Status CoordinatorSession::RunOnce() {
+  grpc::ClientContext context;
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_) return absl::CancelledError("stopping");
+    context_ = &context;
+  }
+  auto stream = stub_->Session(&context);
+  absl::Status result;
+  v1::AgentMessage hello;
+  *hello.mutable_register_() = callbacks_.make_registration();
+  v1::CoordinatorMessage reply;
+  if (!stream->Write(hello) || !stream->Read(&reply) || !reply.has_register_reply()) {
+    stream->WritesDone();
+    result = common::FromGrpcStatus(stream->Finish());
+    if (result.ok()) result = absl::UnavailableError("the coordinator closed the session");
+  } else {
+    const absl::Duration period = absl::Milliseconds(reply.register_reply().heartbeat_period_ms());
+    {
+      absl::MutexLock lock(&mu_);
+      connected_ = true;
+      writer_done_ = false;
+    }
+    spdlog::info("registered with the coordinator (heartbeat every {})",
+                 absl::FormatDuration(period));
+    if (callbacks_.on_connected) callbacks_.on_connected(period);
+    std::thread writer([this, raw = stream.get()] { WriterLoop(raw); });
+    v1::CoordinatorMessage command;
+    while (stream->Read(&command)) {
+      if (callbacks_.on_command) callbacks_.on_command(command);
+    }
+    {
+      absl::MutexLock lock(&mu_);
+      connected_ = false;
+    }
+    // Reads ended: the stream is over; stop the writer and collect status.
+    context.TryCancel();
+    writer.join();
+    result = common::FromGrpcStatus(stream->Finish());
+    if (result.ok()) result = absl::UnavailableError("the coordinator ended the session");
+  }
+  absl::MutexLock lock(&mu_);
+  context_ = nullptr;
+  return result;
+}
+
+void CoordinatorSession::WriterLoop(
+    grpc::ClientReaderWriter<v1::AgentMessage, v1::CoordinatorMessage>* stream) {
+  while (true) {
+    v1::AgentMessage message;
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.Await(absl::Condition(
+          +[](CoordinatorSession* self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(self->mu_) {
+            return !self->outbox_.empty() || !self->connected_ || self->stopping_;
+          },
+          this));
+      if (outbox_.empty()) return;
+      message = std::move(outbox_.front());
+      outbox_.pop_front();
+    }
+    if (!stream->Write(message)) return;
+  }
+}
+
+}  // namespace eb::agent

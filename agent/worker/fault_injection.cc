@@ -1,0 +1,48 @@
+#include "agent/worker/fault_injection.h"
+
+#include <map>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace eb::worker {
+
+absl::StatusOr<FaultInjection> ParseFaultInjection(absl::string_view text) {
+  FaultInjection fault;
+  if (text.empty()) return fault;
+  auto error = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat("EB_WORKER_FAULT: '", text, "': ", why));
+  };
+  std::pair<absl::string_view, absl::string_view> parts = absl::StrSplit(text, absl::MaxSplits(':', 1));
+  if (!parts.second.empty()) {
+    absl::string_view rank = parts.second;
+    if (!absl::ConsumePrefix(&rank, "rank=") || !absl::SimpleAtoi(rank, &fault.rank) ||
+        fault.rank < 0) {
+      return error("expected ':rank=N' after the mode");
+    }
+  }
+  std::pair<absl::string_view, absl::string_view> mode = absl::StrSplit(parts.first, absl::MaxSplits('=', 1));
+  static const std::map<std::string, FaultInjection::Mode, std::less<>> kModes = {
+      {"hang_before_register", FaultInjection::Mode::kHangBeforeRegister},
+      {"hang_before_join", FaultInjection::Mode::kHangBeforeJoin},
+      {"exit_before_join", FaultInjection::Mode::kExitBeforeJoin},
+      {"crash_at_size", FaultInjection::Mode::kCrashAtSize},
+      {"corrupt_at_size", FaultInjection::Mode::kCorruptAtSize},
+  };
+  auto it = kModes.find(mode.first);
+  if (it == kModes.end()) return error("unknown mode");
+  fault.mode = it->second;
+  const bool needs_size = fault.mode == FaultInjection::Mode::kCrashAtSize ||
+                          fault.mode == FaultInjection::Mode::kCorruptAtSize;
+  if (needs_size != !mode.second.empty()) {
+    return error(needs_size ? "this mode needs '=SIZE_INDEX'" : "this mode takes no value");
+  }
+  if (needs_size && (!absl::SimpleAtoi(mode.second, &fault.size_index) || fault.size_index < 0)) {
+    return error("SIZE_INDEX must be a non-negative integer");
+  }
+  return fault;
+}
+
+}  // namespace eb::worker

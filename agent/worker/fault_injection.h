@@ -1,0 +1,43 @@
+#pragma once
+
+// Faults a worker can be told to simulate, so that the failure handling of
+// the whole system is tested with real processes. Set through the worker's
+// environment (EB_WORKER_FAULT, e.g. via the agent's --worker-env), never by
+// a test spec, so a production request cannot trigger one.
+//
+// Syntax: MODE[=SIZE_INDEX][:rank=R]; without `rank` every rank is affected.
+//   hang_before_register   never register with the agent
+//   hang_before_join       register, then never join the communicator
+//   exit_before_join       register, then exit with code 1
+//   crash_at_size=K        abort() when size index K starts
+//   corrupt_at_size=K      report one wrong element at size index K
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace eb::worker {
+
+struct FaultInjection {
+  enum class Mode {
+    kNone,
+    kHangBeforeRegister,
+    kHangBeforeJoin,
+    kExitBeforeJoin,
+    kCrashAtSize,
+    kCorruptAtSize,
+  };
+  Mode mode = Mode::kNone;
+  int size_index = 0;
+  // -1: every rank.
+  int rank = -1;
+
+  bool AppliesTo(int my_rank) const { return mode != Mode::kNone && (rank < 0 || rank == my_rank); }
+};
+
+// Parses the syntax above ("" is no fault). INVALID_ARGUMENT naming
+// EB_WORKER_FAULT otherwise.
+absl::StatusOr<FaultInjection> ParseFaultInjection(absl::string_view text);
+
+}  // namespace eb::worker

@@ -1,0 +1,208 @@
+#include "agent/worker/worker_runtime.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "agent/worker/agent_link.h"
+#include "common/rpc/channel.h"
+#include "common/spec/proto_enums.h"
+#include "common/transport/benchmark_runner.h"
+#include "common/transport/gloo/gloo_communicator.h"
+#include "spdlog/spdlog.h"
+
+namespace eb::worker {
+namespace v1 = ebnccl::v1;
+
+namespace {
+
+constexpr absl::Duration kRegisterTimeout = absl::Seconds(30);
+// Consecutive failed heartbeats after which the agent is presumed gone.
+constexpr int kMaxMissedHeartbeats = 5;
+
+// Heartbeats to the agent on its own thread while the worker runs; exits
+// the process when the agent says stop or is gone (a worker must never
+// outlive its agent or its test).
+class HeartbeatThread {
+ public:
+  HeartbeatThread(AgentLink& link, absl::Duration period) : link_(link), period_(period) {
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~HeartbeatThread() {
+    done_.Notify();
+    thread_.join();
+  }
+
+ private:
+  void Run() {
+    int missed = 0;
+    while (!done_.WaitForNotificationWithTimeout(period_)) {
+      absl::StatusOr<bool> stop = link_.Heartbeat(std::max(period_, absl::Seconds(2)));
+      if (stop.ok() && *stop) {
+        spdlog::warn("the agent asked this worker to stop");
+        std::_Exit(kExitStopped);
+      }
+      missed = stop.ok() ? 0 : missed + 1;
+      if (missed >= kMaxMissedHeartbeats) {
+        spdlog::error("lost the agent ({} heartbeats failed, last: {}); exiting", missed,
+                      stop.status().ToString());
+        std::_Exit(kExitStopped);
+      }
+    }
+  }
+
+  AgentLink& link_;
+  const absl::Duration period_;
+  absl::Notification done_;
+  std::thread thread_;
+};
+
+[[noreturn]] void HangForever(const char* what) {
+  spdlog::warn("fault injection: {}; hanging", what);
+  while (true) pause();
+}
+
+// Reports `status` as this rank's failure and returns the exit code.
+int Fail(AgentLink& link, const absl::Status& status, const std::string& context) {
+  const bool timeout = absl::IsDeadlineExceeded(status);
+  v1::WorkerEvent event;
+  event.set_kind(v1::WORKER_EVENT_KIND_FAILED);
+  v1::Failure& failure = *event.mutable_failure();
+  failure.set_kind(timeout ? v1::FAILURE_KIND_TIMEOUT : v1::FAILURE_KIND_COMMUNICATION_ERROR);
+  failure.set_message(absl::StrCat(context, ": ", status.ToString()));
+  spdlog::error("{}", failure.message());
+  if (absl::Status sent = link.Report(event); !sent.ok()) {
+    spdlog::error("could not report the failure to the agent: {}", sent.ToString());
+  }
+  return timeout ? kExitTimeout : kExitCommunication;
+}
+
+absl::StatusOr<transport::BenchmarkOptions> ToBenchmarkOptions(const v1::TestSpec& spec) {
+  transport::BenchmarkOptions options;
+  auto collective = spec::ToTransport(spec.collective());
+  if (!collective.ok()) return collective.status();
+  auto type = spec::ToTransport(spec.data_type());
+  if (!type.ok()) return type.status();
+  auto op = spec::ToTransport(spec.reduce_op());
+  if (!op.ok()) return op.status();
+  options.collective = *collective;
+  options.type = *type;
+  options.op = *op;
+  options.root = spec.root_rank();
+  options.min_bytes = spec.min_bytes();
+  options.max_bytes = spec.max_bytes();
+  options.step_factor = spec.step_factor();
+  options.step_bytes = spec.step_bytes();
+  options.iterations = spec.iterations();
+  options.warmup_iterations = spec.warmup_iterations();
+  options.check_iterations = spec.check_iterations();
+  return options;
+}
+
+}  // namespace
+
+int RunWorker(const WorkerOptions& options) {
+  const bool faulty = options.fault.AppliesTo(options.rank);
+  using Mode = FaultInjection::Mode;
+  if (faulty && options.fault.mode == Mode::kHangBeforeRegister) HangForever("hang_before_register");
+
+  AgentLink link(common::MakeChannel(options.agent_target), options.test_id, options.rank,
+                 options.token);
+  absl::StatusOr<v1::RegisterWorkerReply> registration = link.Register(kRegisterTimeout);
+  if (!registration.ok()) {
+    spdlog::error("test={} rank={}: cannot register with the agent at {}: {}", options.test_id,
+                  options.rank, options.agent_target, registration.status().ToString());
+    return kExitInternal;
+  }
+  const v1::RankAssignment& assignment = registration->assignment();
+  const v1::TestSpec& spec = registration->spec();
+  spdlog::info("test={} rank={}/{} node={} slot={}: registered; {} over {}", options.test_id,
+               assignment.rank(), assignment.world_size(), assignment.node_name(),
+               assignment.local_rank(), spec::DisplayName(spec.collective()),
+               spec::DisplayName(spec.transport()));
+  HeartbeatThread heartbeats(link, absl::Milliseconds(registration->heartbeat_period_ms()));
+
+  if (faulty && options.fault.mode == Mode::kHangBeforeJoin) HangForever("hang_before_join");
+  if (faulty && options.fault.mode == Mode::kExitBeforeJoin) {
+    spdlog::warn("fault injection: exit_before_join");
+    return kExitInternal;
+  }
+
+  absl::StatusOr<transport::BenchmarkOptions> benchmark = ToBenchmarkOptions(spec);
+  if (!benchmark.ok()) return Fail(link, benchmark.status(), "bad test spec");
+  if (spec.transport() != v1::TRANSPORT_GLOO) {
+    return Fail(link,
+                absl::UnimplementedError(absl::StrCat("transport ", spec::DisplayName(spec.transport()),
+                                                      " is not built into this worker")),
+                "cannot create the communicator");
+  }
+
+  transport::GlooOptions gloo;
+  gloo.rank = assignment.rank();
+  gloo.world_size = assignment.world_size();
+  gloo.interface_name = options.bootstrap_interface;
+  gloo.hostname = options.bootstrap_address;
+  if (gloo.interface_name.empty() && gloo.hostname.empty()) {
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    gloo.hostname = host;
+  }
+  gloo.connect_timeout = options.init_timeout;
+  gloo.op_timeout = options.op_timeout;
+  const absl::Time init_start = absl::Now();
+  absl::StatusOr<std::unique_ptr<transport::Communicator>> communicator =
+      transport::CreateGlooCommunicator(gloo, link);
+  if (!communicator.ok()) return Fail(link, communicator.status(), "joining the communicator");
+  spdlog::info("test={} rank={}: joined the gloo communicator in {}", options.test_id,
+               assignment.rank(), absl::FormatDuration(absl::Now() - init_start));
+
+  v1::WorkerEvent joined;
+  joined.set_kind(v1::WORKER_EVENT_KIND_JOINED);
+  if (absl::Status sent = link.Report(joined); !sent.ok()) {
+    return Fail(link, sent, "reporting to the agent");
+  }
+
+  int size_index = 0;
+  transport::BenchmarkRunner runner(**communicator, *benchmark);
+  absl::Status swept = runner.Run([&](const transport::SizeMeasurement& measurement) {
+    if (faulty && options.fault.mode == Mode::kCrashAtSize &&
+        size_index == options.fault.size_index) {
+      spdlog::warn("fault injection: crash_at_size={}", size_index);
+      std::abort();
+    }
+    v1::WorkerEvent event;
+    event.set_kind(v1::WORKER_EVENT_KIND_SIZE_DONE);
+    v1::RankSizeResult& result = *event.mutable_size_result();
+    result.set_size_bytes(measurement.size_bytes);
+    result.set_count(measurement.count);
+    result.mutable_out_of_place()->set_time_us(measurement.out_of_place.time_us);
+    result.mutable_out_of_place()->set_wrong_elements(measurement.out_of_place.wrong);
+    result.mutable_in_place()->set_time_us(measurement.in_place.time_us);
+    result.mutable_in_place()->set_wrong_elements(measurement.in_place.wrong);
+    if (faulty && options.fault.mode == Mode::kCorruptAtSize &&
+        size_index == options.fault.size_index) {
+      spdlog::warn("fault injection: corrupt_at_size={}", size_index);
+      result.mutable_out_of_place()->set_wrong_elements(measurement.out_of_place.wrong + 1);
+    }
+    ++size_index;
+    return link.Report(event);
+  });
+  if (!swept.ok()) {
+    (*communicator)->Abort(swept.message());
+    return Fail(link, swept, "running the sweep");
+  }
+  v1::WorkerEvent finished;
+  finished.set_kind(v1::WORKER_EVENT_KIND_FINISHED);
+  if (absl::Status sent = link.Report(finished); !sent.ok()) {
+    spdlog::error("could not report the end of the sweep: {}", sent.ToString());
+    return kExitInternal;
+  }
+  spdlog::info("test={} rank={}: finished {} sizes", options.test_id, assignment.rank(), size_index);
+  return kExitOk;
+}
+
+}  // namespace eb::worker

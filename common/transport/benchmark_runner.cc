@@ -1,0 +1,141 @@
+#include "common/transport/benchmark_runner.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/status/status_macros.h"
+#include "common/transport/collective_layout.h"
+#include "common/transport/types.h"
+
+namespace eb::transport {
+namespace {
+
+// nccl-tests fills the buffers with seed 99 before timing so that the timed
+// loop moves real data (BenchTime: initData(..., 99, ...)).
+constexpr uint32_t kTimedSeed = 99;
+
+absl::Status WithContext(const absl::Status& status, absl::string_view context) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(), absl::StrCat(context, ": ", status.message()));
+}
+
+absl::Status Validate(const BenchmarkOptions& o, int world_size) {
+  if (o.iterations < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("iterations: must be >= 1, got ", o.iterations));
+  }
+  if (o.warmup_iterations < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("warmup_iterations: must be >= 0, got ", o.warmup_iterations));
+  }
+  if (o.check_iterations < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("check_iterations: must be >= 0, got ", o.check_iterations));
+  }
+  if (IsRooted(o.collective) && (o.root < 0 || o.root >= world_size)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("root: ", o.root, " is outside [0, ", world_size, ")"));
+  }
+  return absl::OkStatus();
+}
+
+// The call nccl-tests issues for `layout` (startColl): out of place from the
+// send buffer into the receive buffer; in place both inside the receive
+// buffer at the rank's in-place offsets.
+CollectiveCall MakeCall(const BenchmarkOptions& o, const CollectiveLayout& layout, bool in_place,
+                        int rank, Buffer& send, Buffer& recv) {
+  CollectiveCall call;
+  call.collective = o.collective;
+  call.type = o.type;
+  call.op = o.op;
+  call.root = o.root;
+  call.count = static_cast<size_t>(layout.param_count);
+  auto* recv_base = static_cast<uint8_t*>(recv.data());
+  if (in_place) {
+    call.send = recv_base + layout.send_inplace_offset * rank * layout.element_size;
+    call.recv = recv_base + layout.recv_inplace_offset * rank * layout.element_size;
+  } else {
+    call.send = send.data();
+    call.recv = recv_base;
+  }
+  return call;
+}
+
+}  // namespace
+
+BenchmarkRunner::BenchmarkRunner(Communicator& comm, const BenchmarkOptions& options)
+    : comm_(comm), options_(options) {}
+
+absl::Status BenchmarkRunner::Measure(const CollectiveCall& call, PlacementResult& result) {
+  const int world_size = comm_.WorldSize();
+  // Untimed first call and barrier, so that the timed batch starts together
+  // on all ranks with connections and caches warm (BenchTime's "Sync").
+  EB_RETURN_IF_ERROR(comm_.FillInput(DataPattern{call, world_size, kTimedSeed}));
+  EB_RETURN_IF_ERROR(comm_.Run(call, 1).status());
+  EB_RETURN_IF_ERROR(comm_.Barrier());
+
+  EB_ASSIGN_OR_RETURN(absl::Duration batch, comm_.Run(call, options_.iterations));
+  result.time_us = absl::ToDoubleMicroseconds(batch) / options_.iterations;
+  EB_RETURN_IF_ERROR(comm_.Barrier());
+
+  // Checks run after timing with a fresh seed each, so a buffer left over
+  // from an earlier call never passes.
+  result.wrong = 0;
+  for (int c = 0; c < options_.check_iterations; ++c) {
+    uint32_t seed = next_check_seed_++;
+    if (seed == kTimedSeed) seed = next_check_seed_++;
+    const DataPattern pattern{call, world_size, seed};
+    EB_RETURN_IF_ERROR(comm_.FillInput(pattern));
+    EB_RETURN_IF_ERROR(comm_.Run(call, 1).status());
+    EB_ASSIGN_OR_RETURN(int64_t wrong, comm_.CountWrong(pattern));
+    result.wrong += wrong;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BenchmarkRunner::Run(const SizeCallback& on_size) {
+  const int rank = comm_.Rank();
+  const int world_size = comm_.WorldSize();
+  EB_RETURN_IF_ERROR(Validate(options_, world_size));
+  EB_ASSIGN_OR_RETURN(std::vector<int64_t> sizes,
+                      SweepSizes(options_.min_bytes, options_.max_bytes, options_.step_factor,
+                                 options_.step_bytes));
+  const size_t element_size = DataTypeSize(options_.type);
+
+  // Layouts grow with the size, so max_bytes bounds every call, warm-up
+  // included. The receive buffer also holds the in-place send region.
+  EB_ASSIGN_OR_RETURN(
+      CollectiveLayout largest,
+      ComputeLayout(options_.collective, options_.max_bytes, element_size, world_size));
+  EB_ASSIGN_OR_RETURN(std::unique_ptr<Buffer> send, comm_.Allocate(largest.send_bytes()));
+  EB_ASSIGN_OR_RETURN(std::unique_ptr<Buffer> recv, comm_.Allocate(largest.printed_size_bytes()));
+
+  if (options_.warmup_iterations > 0) {
+    for (int64_t size : WarmupSizes(options_.min_bytes, options_.max_bytes)) {
+      EB_ASSIGN_OR_RETURN(CollectiveLayout layout,
+                          ComputeLayout(options_.collective, size, element_size, world_size));
+      const CollectiveCall call = MakeCall(options_, layout, false, rank, *send, *recv);
+      EB_RETURN_IF_ERROR(WithContext(comm_.Run(call, options_.warmup_iterations).status(),
+                                     absl::StrCat("warm-up size ", size)));
+    }
+  }
+
+  for (int64_t size : sizes) {
+    EB_ASSIGN_OR_RETURN(CollectiveLayout layout,
+                        ComputeLayout(options_.collective, size, element_size, world_size));
+    SizeMeasurement m;
+    m.size_bytes = layout.printed_size_bytes();
+    m.count = layout.param_count;
+    for (const bool in_place : {false, true}) {
+      const CollectiveCall call = MakeCall(options_, layout, in_place, rank, *send, *recv);
+      EB_RETURN_IF_ERROR(
+          WithContext(Measure(call, in_place ? m.in_place : m.out_of_place),
+                      absl::StrCat("size ", size, in_place ? " in-place" : " out-of-place")));
+    }
+    EB_RETURN_IF_ERROR(on_size(m));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace eb::transport

@@ -1,0 +1,77 @@
+#pragma once
+
+// The worker's sweep loop over a Communicator, with nccl-tests semantics
+// (src/common.cu TimeTest and BenchTime): warm-up over doubling sizes, then
+// per size an out-of-place and an in-place measurement, each a filled
+// untimed call + barrier, a timed batch, and separate data checks.
+
+#include <cstdint>
+#include <functional>
+
+#include "absl/status/status.h"
+#include "common/transport/communicator.h"
+#include "common/transport/enums.h"
+
+namespace eb::transport {
+
+struct BenchmarkOptions {
+  Collective collective = Collective::kAllReduce;
+  DataType type = DataType::kFloat;
+  ReduceOp op = ReduceOp::kSum;  // ignored by non-reducing collectives
+  int root = 0;                  // used by broadcast and reduce only
+  // The sweep, as nccl-tests -b/-e/-f/-i (see SweepSizes).
+  int64_t min_bytes = 32 << 20;
+  int64_t max_bytes = 32 << 20;
+  int64_t step_factor = 1;
+  int64_t step_bytes = 1 << 20;
+  int iterations = 20;        // -n: timed calls per measurement (>= 1)
+  int warmup_iterations = 1;  // -w: calls per warm-up size (>= 0)
+  int check_iterations = 1;   // -c: data checks per measurement (>= 0)
+};
+
+// One placement's result on this rank.
+struct PlacementResult {
+  double time_us = 0;  // this rank's time per call (batch time / iterations)
+  int64_t wrong = 0;   // wrong elements on this rank, summed over the checks
+};
+
+// One row of the nccl-tests table, as seen by this rank. The coordinator
+// averages times and sums wrong counts over ranks.
+struct SizeMeasurement {
+  int64_t size_bytes = 0;  // the printed size: max(send bytes, recv bytes)
+  int64_t count = 0;       // the printed count (elements per call)
+  PlacementResult out_of_place;
+  PlacementResult in_place;
+};
+
+// Called after each size; a non-OK status stops the sweep and is returned
+// unchanged from Run.
+using SizeCallback = std::function<absl::Status(const SizeMeasurement&)>;
+
+class BenchmarkRunner {
+ public:
+  // `comm` must outlive the runner. Every rank runs the same options.
+  BenchmarkRunner(Communicator& comm, const BenchmarkOptions& options);
+
+  // Runs the whole sweep on the calling thread (the communicator's thread),
+  // calling `on_size` after each size. Buffers for max_bytes are allocated
+  // once. Timing covers only the timed batch (no filling or checking). A
+  // rank never skips a check iteration on its own: every rank must issue the
+  // same calls, or its peers would hang.
+  // Returns INVALID_ARGUMENT for bad options (naming the field), the
+  // callback's status, or the communicator's error with context, e.g.
+  // "size 1048576 out-of-place: ..." or "warm-up size 8: ..." (codes as
+  // Communicator: DEADLINE_EXCEEDED, UNAVAILABLE, ABORTED, UNIMPLEMENTED,
+  // RESOURCE_EXHAUSTED).
+  absl::Status Run(const SizeCallback& on_size);
+
+ private:
+  absl::Status Measure(const CollectiveCall& call, PlacementResult& result);
+
+  Communicator& comm_;
+  const BenchmarkOptions options_;
+  // Seeds of the check rounds; advanced identically on every rank.
+  uint32_t next_check_seed_ = 1;
+};
+
+}  // namespace eb::transport

@@ -1,0 +1,73 @@
+#pragma once
+
+// The collectives of the Gloo backend on host buffers, with nccl-tests
+// semantics (pointers exactly as nccl-tests passes them, see
+// CollectiveCall). Gloo's own algorithms are used where they exist; ring
+// reduce-scatter and the sendrecv ring shift are implemented here on Gloo
+// unbound buffers. Used by GlooCommunicator from its one benchmark thread.
+//
+// In-place behaviour (checked against the Gloo 2022-05-18 sources):
+//   all_reduce  send == recv: Gloo's in-place form (output only).
+//   all_gather  send == recv + rank*count: Gloo's in-place form (output
+//               only; Gloo expects this rank's chunk already in place).
+//   reduce_scatter  recv == send + rank*count: our ring reads this rank's
+//               own chunk only in its final step, element by element, so it
+//               may alias the output.
+//   broadcast   send == recv on the root: output only.
+//   reduce      send == recv on the root: output only. Gloo uses the output
+//               buffer as work space on every rank, so non-roots get a
+//               scratch output and never touch the caller's buffers.
+//   alltoall, sendrecv  send == recv: the send data is staged in scratch
+//               first (Gloo would receive over data still to be sent).
+// Any other partial overlap of send and receive regions is staged the same
+// way, so every placement gives the right answer.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/transport/communicator.h"
+#include "common/transport/host_memory.h"
+#include "gloo/context.h"
+
+namespace eb::transport {
+
+// Scratch memory reused across calls; grows, never shrinks. Not
+// thread-safe (owned by the communicator's benchmark thread).
+class GlooScratch {
+ public:
+  // At least `bytes` bytes; the pointer stays valid until the next Reserve
+  // with a larger size. RESOURCE_EXHAUSTED when memory runs out.
+  absl::StatusOr<uint8_t*> Reserve(size_t bytes);
+
+ private:
+  HostMemory memory_;
+};
+
+// OK when the Gloo backend can run `call` on a communicator of `world_size`
+// ranks: INVALID_ARGUMENT for a bad root or a null buffer with count > 0;
+// UNIMPLEMENTED for half, bfloat16, fp8 ("data_type: half is not supported
+// by the gloo transport") and for avg on a reducing collective.
+absl::Status CheckGlooCall(const CollectiveCall& call, int world_size);
+
+// The scratch bytes RunGlooCollective needs for `call` on `rank`.
+size_t GlooScratchBytes(const CollectiveCall& call, int rank, int world_size);
+
+// Runs one collective call (the caller has checked it with CheckGlooCall).
+// `scratch` holds at least GlooScratchBytes bytes. count == 0 returns at
+// once. Every wait is bounded by `timeout` (Gloo options' setTimeout; our
+// own ring steps share one deadline). Errors as CallGloo: DEADLINE_EXCEEDED
+// on a timeout, UNAVAILABLE when a peer is gone, INTERNAL on a broken Gloo
+// precondition. After an error the context's connections are unusable.
+absl::Status RunGlooCollective(const std::shared_ptr<gloo::Context>& context,
+                               const CollectiveCall& call, std::chrono::milliseconds timeout,
+                               uint8_t* scratch);
+
+// gloo::barrier bounded by `timeout`. Errors as RunGlooCollective.
+absl::Status RunGlooBarrier(const std::shared_ptr<gloo::Context>& context,
+                            std::chrono::milliseconds timeout);
+
+}  // namespace eb::transport

@@ -1,0 +1,135 @@
+#include "coordinator/core/node_registry.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "spdlog/spdlog.h"
+
+namespace eb::coordinator {
+namespace v1 = ebnccl::v1;
+
+NodeRegistry::NodeRegistry(common::Clock& clock, common::Executor& executor,
+                           const CoordinatorConfig& config, LostCallback on_lost)
+    : clock_(clock), executor_(executor), config_(config), on_lost_(std::move(on_lost)) {}
+
+NodeRegistry::~NodeRegistry() {
+  if (started_) executor_.Cancel(liveness_timer_);
+}
+
+void NodeRegistry::Start() {
+  started_ = true;
+  liveness_timer_ = executor_.PostAfter(config_.heartbeat_period, [this] { CheckLiveness(); });
+}
+
+absl::Status NodeRegistry::Register(uint64_t session_id, const v1::RegisterAgent& request,
+                                    std::shared_ptr<AgentChannel> channel) {
+  const std::string& name = request.node_name();
+  if (name.empty()) return absl::InvalidArgumentError("node_name: must not be empty");
+  if (request.inventory().worker_slots() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "inventory.worker_slots: must be >= 0, got ", request.inventory().worker_slots()));
+  }
+  auto it = nodes_.find(name);
+  if (it != nodes_.end() && it->second.state != v1::NODE_STATE_LOST &&
+      it->second.session_id != session_id) {
+    return absl::AlreadyExistsError(absl::StrCat("node name '", name,
+                                                 "' is already registered by a live agent at ",
+                                                 it->second.peer));
+  }
+  NodeRecord& node = nodes_[name];
+  node.name = name;
+  node.inventory = request.inventory();
+  node.peer = channel ? channel->Peer() : "";
+  node.channel = std::move(channel);
+  node.session_id = session_id;
+  node.state = v1::NODE_STATE_IDLE;
+  node.current_test_id.clear();
+  node.last_heartbeat = clock_.Now();
+  spdlog::info("node={} registered from {}: {} worker slots, {} GPUs, transports {}", name,
+               node.peer, node.inventory.worker_slots(), node.inventory.gpus_size(),
+               node.inventory.transports_size());
+  return absl::OkStatus();
+}
+
+absl::Status NodeRegistry::Heartbeat(uint64_t session_id) {
+  NodeRecord* node = FindBySession(session_id);
+  if (node == nullptr) return absl::NotFoundError("heartbeat from an unregistered session");
+  node->last_heartbeat = clock_.Now();
+  return absl::OkStatus();
+}
+
+void NodeRegistry::SessionClosed(uint64_t session_id) {
+  NodeRecord* node = FindBySession(session_id);
+  if (node != nullptr) MarkLost(*node, "agent disconnected");
+}
+
+NodeRecord* NodeRegistry::FindBySession(uint64_t session_id) {
+  for (auto& [name, node] : nodes_) {
+    if (node.session_id == session_id && node.state != v1::NODE_STATE_LOST) return &node;
+  }
+  return nullptr;
+}
+
+NodeRecord* NodeRegistry::Find(const std::string& name) {
+  auto it = nodes_.find(name);
+  return it == nodes_.end() ? nullptr : &it->second;
+}
+
+std::vector<const NodeRecord*> NodeRegistry::All() const {
+  std::vector<const NodeRecord*> result;
+  for (const auto& [name, node] : nodes_) result.push_back(&node);
+  return result;
+}
+
+void NodeRegistry::SetBusy(const std::string& name, const std::string& test_id) {
+  NodeRecord* node = Find(name);
+  if (node == nullptr || node->state == v1::NODE_STATE_LOST) return;
+  node->state = v1::NODE_STATE_BUSY;
+  node->current_test_id = test_id;
+}
+
+void NodeRegistry::SetIdle(const std::string& name, const std::string& test_id) {
+  NodeRecord* node = Find(name);
+  if (node == nullptr || node->current_test_id != test_id) return;
+  node->current_test_id.clear();
+  if (node->state == v1::NODE_STATE_BUSY) node->state = v1::NODE_STATE_IDLE;
+}
+
+v1::NodeStatus NodeRegistry::ToStatus(const NodeRecord& node) const {
+  v1::NodeStatus status;
+  status.set_node_name(node.name);
+  status.set_peer_address(node.peer);
+  status.set_state(node.state);
+  *status.mutable_inventory() = node.inventory;
+  status.set_heartbeat_age_ms(absl::ToInt64Milliseconds(clock_.Now() - node.last_heartbeat));
+  status.set_current_test_id(node.current_test_id);
+  return status;
+}
+
+void NodeRegistry::CheckLiveness() {
+  const absl::Duration limit = config_.heartbeat_period * config_.heartbeat_miss_limit;
+  const absl::Time now = clock_.Now();
+  for (auto& [name, node] : nodes_) {
+    if (node.state == v1::NODE_STATE_LOST) continue;
+    const absl::Duration age = now - node.last_heartbeat;
+    if (age > limit) {
+      MarkLost(node, absl::StrFormat("missed %d heartbeats (last one %.1fs ago)",
+                                     config_.heartbeat_miss_limit, absl::ToDoubleSeconds(age)));
+    }
+  }
+  liveness_timer_ = executor_.PostAfter(config_.heartbeat_period, [this] { CheckLiveness(); });
+}
+
+void NodeRegistry::MarkLost(NodeRecord& node, const std::string& reason) {
+  if (node.state == v1::NODE_STATE_LOST) return;
+  spdlog::warn("node={} lost: {}", node.name, reason);
+  node.state = v1::NODE_STATE_LOST;
+  if (node.channel) {
+    node.channel->Close(absl::UnavailableError("node declared lost: " + reason));
+    node.channel.reset();
+  }
+  // The test bookkeeping learns of the loss before the node is usable again.
+  if (on_lost_) on_lost_(node.name, reason);
+  node.current_test_id.clear();
+}
+
+}  // namespace eb::coordinator

@@ -1,0 +1,67 @@
+#pragma once
+
+// The per-test key/value rendezvous the coordinator relays between ranks
+// (Gloo pair addresses, the NCCL unique ID). The coordinator stores bytes and
+// never interprets them. Waiters are long-polls that complete when their keys
+// exist, when their timeout passes, or when the test's namespace closes.
+// Owned by the coordinator's executor: every method runs on it.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "common/exec/executor.h"
+
+namespace eb::coordinator {
+
+class RendezvousKv {
+ public:
+  // Receives the values in key order, or DEADLINE_EXCEEDED (naming the
+  // missing keys), or ABORTED/NOT_FOUND when the namespace closes or does not
+  // exist. Runs on the executor, exactly once.
+  using WaitCallback = std::function<void(absl::StatusOr<std::vector<std::string>>)>;
+
+  explicit RendezvousKv(common::Executor& executor);
+  ~RendezvousKv();
+
+  // Opens an empty namespace for a test.
+  void Open(const std::string& test_id);
+  // Closes it: pending waiters get ABORTED with `reason`; later calls get
+  // NOT_FOUND.
+  void Close(const std::string& test_id, const std::string& reason);
+
+  // NOT_FOUND for an unknown namespace; INVALID_ARGUMENT for an empty key.
+  absl::Status Set(const std::string& test_id, const std::string& key, std::string value);
+  // Completes `done` as described above. Keys may repeat.
+  void Wait(const std::string& test_id, std::vector<std::string> keys, absl::Duration timeout,
+            WaitCallback done);
+
+  // Number of pending waiters (for tests).
+  size_t pending_waiters() const;
+
+ private:
+  struct Waiter {
+    uint64_t id;
+    std::vector<std::string> keys;
+    WaitCallback done;
+    common::TimerId timer;
+  };
+  struct Namespace {
+    std::map<std::string, std::string> values;
+    std::map<uint64_t, Waiter> waiters;
+  };
+
+  // Completes the waiters of `ns` whose keys are now all present.
+  void WakeReady(Namespace& ns);
+  void ExpireWaiter(const std::string& test_id, uint64_t waiter_id);
+
+  common::Executor& executor_;
+  std::map<std::string, Namespace> namespaces_;
+  uint64_t next_waiter_id_ = 1;
+};
+
+}  // namespace eb::coordinator

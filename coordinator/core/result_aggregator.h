@@ -1,0 +1,18 @@
+#pragma once
+
+// Turns every rank's measurement of one size into one table row the
+// nccl-tests way: time averaged across ranks (-a 1), algbw/busbw from that
+// average, wrong elements summed; plus what nccl-tests never prints: each
+// rank's time, the fastest and slowest rank. Pure.
+
+#include <vector>
+
+#include "ebnccl/v1/common.pb.h"
+
+namespace eb::coordinator {
+
+// `per_rank[r]` is rank r's result for the size (non-null, rank order).
+ebnccl::v1::SizeResult AggregateSize(const ebnccl::v1::TestSpec& spec,
+                                     const std::vector<const ebnccl::v1::RankSizeResult*>& per_rank);
+
+}  // namespace eb::coordinator

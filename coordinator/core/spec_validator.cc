@@ -1,0 +1,106 @@
+#include "coordinator/core/spec_validator.h"
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "common/spec/proto_enums.h"
+#include "common/transport/collective_layout.h"
+
+namespace eb::coordinator {
+namespace v1 = ebnccl::v1;
+
+namespace {
+
+absl::Status Invalid(absl::string_view field, absl::string_view why) {
+  return absl::InvalidArgumentError(absl::StrCat(field, ": ", why));
+}
+
+absl::Status CheckDeadline(absl::string_view field, int64_t value_ms) {
+  if (value_ms < 0) return Invalid(field, absl::StrCat("must be >= 0 ms, got ", value_ms));
+  return absl::OkStatus();
+}
+
+int64_t OrDefault(int64_t value_ms, absl::Duration fallback) {
+  return value_ms != 0 ? value_ms : absl::ToInt64Milliseconds(fallback);
+}
+
+}  // namespace
+
+absl::StatusOr<v1::TestSpec> ValidateAndNormalize(const v1::TestSpec& input,
+                                                  const CoordinatorConfig& config) {
+  v1::TestSpec spec = input;
+  if (spec.collective() == v1::COLLECTIVE_UNSPECIFIED) {
+    return Invalid("collective", "must be set (all_reduce, all_gather, reduce_scatter, "
+                                 "broadcast, reduce, alltoall, sendrecv)");
+  }
+  if (auto status = spec::ToTransport(spec.collective()).status(); !status.ok()) return status;
+  if (spec.data_type() == v1::DATA_TYPE_UNSPECIFIED) spec.set_data_type(v1::DATA_TYPE_FLOAT);
+  if (auto status = spec::ToTransport(spec.data_type()).status(); !status.ok()) return status;
+  if (spec.reduce_op() == v1::REDUCE_OP_UNSPECIFIED) spec.set_reduce_op(v1::REDUCE_OP_SUM);
+  if (auto status = spec::ToTransport(spec.reduce_op()).status(); !status.ok()) return status;
+  if (spec.transport() == v1::TRANSPORT_UNSPECIFIED) spec.set_transport(v1::TRANSPORT_AUTO);
+  if (!v1::Transport_IsValid(spec.transport())) {
+    return Invalid("transport", absl::StrCat("unknown enum value ", spec.transport()));
+  }
+
+  if (spec.min_bytes() < 0) {
+    return Invalid("min_bytes", absl::StrCat("must be >= 0, got ", spec.min_bytes()));
+  }
+  if (spec.max_bytes() < 0) {
+    return Invalid("max_bytes", absl::StrCat("must be >= 0, got ", spec.max_bytes()));
+  }
+  if (spec.max_bytes() < spec.min_bytes()) {
+    return Invalid("max_bytes", absl::StrCat(spec.max_bytes(), " is smaller than min_bytes ",
+                                             spec.min_bytes()));
+  }
+  if (spec.step_factor() < 0) {
+    return Invalid("step_factor", absl::StrCat("must be >= 0, got ", spec.step_factor()));
+  }
+  if (spec.step_bytes() < 0) {
+    return Invalid("step_bytes", absl::StrCat("must be >= 0, got ", spec.step_bytes()));
+  }
+  // Rejects sweeps that never end or are absurdly long, naming the field.
+  if (auto sizes = transport::SweepSizes(spec.min_bytes(), spec.max_bytes(), spec.step_factor(),
+                                         spec.step_bytes());
+      !sizes.ok()) {
+    return sizes.status();
+  }
+  if (spec.iterations() < 1) {
+    return Invalid("iterations", absl::StrCat("must be >= 1, got ", spec.iterations()));
+  }
+  if (spec.warmup_iterations() < 0) {
+    return Invalid("warmup_iterations",
+                   absl::StrCat("must be >= 0, got ", spec.warmup_iterations()));
+  }
+  if (spec.check_iterations() < 0) {
+    return Invalid("check_iterations",
+                   absl::StrCat("must be >= 0, got ", spec.check_iterations()));
+  }
+  if (spec.root_rank() < 0) {
+    return Invalid("root_rank", absl::StrCat("must be >= 0, got ", spec.root_rank()));
+  }
+  if (spec.workers_per_node() < 0) {
+    return Invalid("workers_per_node", absl::StrCat("must be >= 0, got ", spec.workers_per_node()));
+  }
+  if (spec.min_busbw_gbps() < 0) {
+    return Invalid("min_busbw_gbps", absl::StrCat("must be >= 0, got ", spec.min_busbw_gbps()));
+  }
+  std::set<std::string> seen;
+  for (const std::string& node : spec.node_names()) {
+    if (node.empty()) return Invalid("node_names", "contains an empty name");
+    if (!seen.insert(node).second) return Invalid("node_names", absl::StrCat("'", node, "' is listed twice"));
+  }
+  for (auto [field, value] : {std::pair<const char*, int64_t>{"timeout_ms", spec.timeout_ms()},
+                              {"launch_timeout_ms", spec.launch_timeout_ms()},
+                              {"init_timeout_ms", spec.init_timeout_ms()},
+                              {"step_timeout_ms", spec.step_timeout_ms()}}) {
+    if (auto status = CheckDeadline(field, value); !status.ok()) return status;
+  }
+  spec.set_timeout_ms(OrDefault(spec.timeout_ms(), config.default_test_timeout));
+  spec.set_launch_timeout_ms(OrDefault(spec.launch_timeout_ms(), config.default_launch_timeout));
+  spec.set_init_timeout_ms(OrDefault(spec.init_timeout_ms(), config.default_init_timeout));
+  spec.set_step_timeout_ms(OrDefault(spec.step_timeout_ms(), config.default_step_timeout));
+  return spec;
+}
+
+}  // namespace eb::coordinator

@@ -1,0 +1,20 @@
+#pragma once
+
+// Validation of a TestSpec at the edge (ARCHITECTURE.md failure model: "bad
+// request: a clear error naming the field; nothing started"). Pure: no I/O,
+// no time.
+
+#include "absl/status/statusor.h"
+#include "coordinator/config.h"
+#include "ebnccl/v1/common.pb.h"
+
+namespace eb::coordinator {
+
+// Returns the spec with defaults filled in (float, sum, auto transport,
+// deadlines from `config`) or INVALID_ARGUMENT whose message starts with the
+// offending field, e.g. "max_bytes: 8 is smaller than min_bytes 64". Checks
+// that need the placement (root_rank < world size, slots) happen later.
+absl::StatusOr<ebnccl::v1::TestSpec> ValidateAndNormalize(const ebnccl::v1::TestSpec& spec,
+                                                          const CoordinatorConfig& config);
+
+}  // namespace eb::coordinator

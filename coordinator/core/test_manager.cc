@@ -1,0 +1,198 @@
+#include "coordinator/core/test_manager.h"
+
+#include "absl/random/random.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/transport/collective_layout.h"
+#include "coordinator/core/rank_assigner.h"
+#include "coordinator/core/spec_validator.h"
+#include "coordinator/core/transport_selection.h"
+#include "spdlog/spdlog.h"
+
+namespace eb::coordinator {
+namespace v1 = ebnccl::v1;
+
+TestManager::TestManager(common::Clock& clock, common::Executor& executor, NodeRegistry& registry,
+                         RendezvousKv& rendezvous, const CoordinatorConfig& config,
+                         IdGenerator id_generator)
+    : clock_(clock),
+      executor_(executor),
+      registry_(registry),
+      rendezvous_(rendezvous),
+      config_(config),
+      id_generator_(std::move(id_generator)) {}
+
+TestManager::~TestManager() = default;
+
+std::string TestManager::NewTestId() {
+  if (id_generator_) return id_generator_();
+  static absl::BitGen bitgen;
+  return absl::StrCat("t-", absl::FormatTime("%Y%m%d-%H%M%S", clock_.Now(), absl::UTCTimeZone()),
+                      "-", absl::StrFormat("%04x", absl::Uniform<uint32_t>(bitgen, 0, 0x10000)));
+}
+
+absl::StatusOr<std::vector<const NodeRecord*>> TestManager::SelectNodes(const v1::TestSpec& spec) {
+  std::vector<const NodeRecord*> nodes;
+  if (spec.node_names().empty()) {
+    for (const NodeRecord* node : registry_.All()) {
+      if (node->state == v1::NODE_STATE_IDLE) nodes.push_back(node);
+    }
+    if (nodes.empty()) {
+      return absl::FailedPreconditionError(
+          registry_.All().empty() ? "node_names: no agent is registered with the coordinator"
+                                  : "node_names: no registered node is idle");
+    }
+    return nodes;
+  }
+  for (const std::string& name : spec.node_names()) {
+    NodeRecord* node = registry_.Find(name);
+    if (node == nullptr) {
+      return absl::NotFoundError(
+          absl::StrCat("node_names: node '", name, "' is not registered with the coordinator"));
+    }
+    if (node->state == v1::NODE_STATE_LOST) {
+      return absl::UnavailableError(absl::StrCat("node_names: node '", name,
+                                                 "' is lost (its agent is not connected)"));
+    }
+    if (node->state == v1::NODE_STATE_BUSY) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "node_names: node '", name, "' is busy with test ", node->current_test_id));
+    }
+    nodes.push_back(node);
+  }
+  return nodes;
+}
+
+absl::StatusOr<std::string> TestManager::StartTest(const v1::TestSpec& request,
+                                                   std::shared_ptr<TestObserver> observer) {
+  absl::StatusOr<v1::TestSpec> normalized = ValidateAndNormalize(request, config_);
+  if (!normalized.ok()) return normalized.status();
+  v1::TestSpec spec = *std::move(normalized);
+
+  absl::StatusOr<std::vector<const NodeRecord*>> nodes = SelectNodes(spec);
+  if (!nodes.ok()) return nodes.status();
+  std::vector<std::string> names;
+  std::vector<v1::NodeInventory> inventories;
+  std::vector<PlacementNode> placement;
+  for (const NodeRecord* node : *nodes) {
+    names.push_back(node->name);
+    inventories.push_back(node->inventory);
+    placement.push_back({node->name, node->inventory.worker_slots()});
+  }
+
+  absl::StatusOr<v1::Transport> transport = SelectTransport(spec.transport(), names, inventories);
+  if (!transport.ok()) return transport.status();
+  spec.set_transport(*transport);
+  if (absl::Status status = CheckSupported(*transport, spec); !status.ok()) return status;
+
+  absl::StatusOr<std::vector<v1::RankAssignment>> ranks =
+      AssignRanks(placement, spec.workers_per_node(), *transport == v1::TRANSPORT_NCCL);
+  if (!ranks.ok()) return ranks.status();
+  const int world_size = static_cast<int>(ranks->size());
+  if (spec.root_rank() >= world_size) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("root_rank: ", spec.root_rank(), " is outside [0, ", world_size, ")"));
+  }
+  spec.set_workers_per_node(world_size / static_cast<int>(names.size()));
+  spec.clear_node_names();
+  for (const std::string& name : names) spec.add_node_names(name);
+
+  absl::StatusOr<std::vector<int64_t>> sizes = transport::SweepSizes(
+      spec.min_bytes(), spec.max_bytes(), spec.step_factor(), spec.step_bytes());
+  if (!sizes.ok()) return sizes.status();
+
+  std::string test_id = NewTestId();
+  while (running_.contains(test_id)) test_id = NewTestId();
+  const TestRunTimeouts timeouts{absl::Milliseconds(spec.timeout_ms()),
+                                 absl::Milliseconds(spec.launch_timeout_ms()),
+                                 absl::Milliseconds(spec.init_timeout_ms()),
+                                 absl::Milliseconds(spec.step_timeout_ms()), config_.stop_timeout};
+  auto run = std::make_unique<TestRun>(test_id, std::move(spec), *std::move(ranks),
+                                       *std::move(sizes), std::move(inventories), timeouts, clock_,
+                                       executor_, *this);
+  for (const std::string& name : names) registry_.SetBusy(name, test_id);
+  rendezvous_.Open(test_id);
+  TestRun* started = run.get();
+  running_[test_id] = Running{std::move(run), std::move(observer)};
+  started->Start();
+  return test_id;
+}
+
+absl::Status TestManager::CancelTest(const std::string& test_id, const std::string& reason) {
+  auto it = running_.find(test_id);
+  if (it == running_.end()) {
+    return absl::NotFoundError(absl::StrCat("test_id: no running test '", test_id, "'"));
+  }
+  it->second.run->Cancel(reason);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::TestReport> TestManager::GetTest(const std::string& test_id) const {
+  if (auto it = running_.find(test_id); it != running_.end()) return it->second.run->report();
+  for (const v1::TestReport& report : history_) {
+    if (report.test_id() == test_id) return report;
+  }
+  return absl::NotFoundError(absl::StrCat("test_id: no test '", test_id, "'"));
+}
+
+std::vector<v1::TestReport> TestManager::ListTests(int limit) const {
+  std::vector<v1::TestReport> result;
+  for (const auto& [id, running] : running_) result.push_back(running.run->report());
+  for (auto it = history_.rbegin(); it != history_.rend(); ++it) result.push_back(*it);
+  std::stable_sort(result.begin(), result.end(), [](const auto& a, const auto& b) {
+    return a.start_time_unix_ms() > b.start_time_unix_ms();
+  });
+  if (limit > 0 && static_cast<int>(result.size()) > limit) result.resize(limit);
+  for (v1::TestReport& report : result) report.clear_results();
+  return result;
+}
+
+void TestManager::OnWorkerEvent(const std::string& node, const v1::WorkerEvent& event) {
+  auto it = running_.find(event.test_id());
+  if (it == running_.end()) {
+    spdlog::debug("node={} sent an event for test {}, which is not running", node, event.test_id());
+    return;
+  }
+  it->second.run->OnWorkerEvent(node, event);
+}
+
+void TestManager::OnWorkersStopped(const std::string& node, const std::string& test_id) {
+  auto it = running_.find(test_id);
+  if (it != running_.end()) it->second.run->OnWorkersStopped(node);
+}
+
+void TestManager::OnNodeLost(const std::string& node, const std::string& reason) {
+  // Collect first: OnNodeLost may finish a run, which edits running_.
+  std::vector<TestRun*> affected;
+  for (auto& [id, running] : running_) affected.push_back(running.run.get());
+  for (TestRun* run : affected) run->OnNodeLost(node, reason);
+}
+
+void TestManager::SendToNode(const std::string& node, const v1::CoordinatorMessage& message) {
+  NodeRecord* record = registry_.Find(node);
+  if (record == nullptr || record->channel == nullptr) {
+    spdlog::warn("node={} is not connected; dropped a command", node);
+    return;
+  }
+  record->channel->Send(message);
+}
+
+void TestManager::Publish(const std::string& test_id, const v1::RunTestEvent& event) {
+  auto it = running_.find(test_id);
+  if (it != running_.end() && it->second.observer) it->second.observer->OnEvent(event);
+}
+
+void TestManager::Finished(const std::string& test_id) {
+  auto it = running_.find(test_id);
+  if (it == running_.end()) return;
+  TestRun& run = *it->second.run;
+  for (const std::string& node : run.nodes()) registry_.SetIdle(node, test_id);
+  rendezvous_.Close(test_id, v1::TestState_Name(run.report().state()));
+  history_.push_back(run.report());
+  while (static_cast<int>(history_.size()) > config_.history_limit) history_.pop_front();
+  graveyard_.push_back(std::move(it->second.run));
+  running_.erase(it);
+  executor_.Post([this] { graveyard_.clear(); });
+}
+
+}  // namespace eb::coordinator

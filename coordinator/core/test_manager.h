@@ -1,0 +1,89 @@
+#pragma once
+
+// Accepts tests, places them on nodes, and routes agents' events to the
+// running TestRuns; keeps finished reports as history. Owned by the
+// coordinator's executor: every method runs on it.
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/exec/executor.h"
+#include "common/time/clock.h"
+#include "coordinator/config.h"
+#include "coordinator/core/node_registry.h"
+#include "coordinator/core/rendezvous_kv.h"
+#include "coordinator/core/test_run.h"
+
+namespace eb::coordinator {
+
+// The client of one test (the RunTest stream). Thread-safe, non-blocking.
+class TestObserver {
+ public:
+  virtual ~TestObserver() = default;
+  // Called for every event; the last one is `finished`.
+  virtual void OnEvent(const ebnccl::v1::RunTestEvent& event) = 0;
+};
+
+class TestManager final : public TestRunHost {
+ public:
+  // Generates test ids; injectable so tests get stable ids.
+  using IdGenerator = std::function<std::string()>;
+
+  TestManager(common::Clock& clock, common::Executor& executor, NodeRegistry& registry,
+              RendezvousKv& rendezvous, const CoordinatorConfig& config,
+              IdGenerator id_generator = nullptr);
+  ~TestManager() override;
+
+  // Validates and places `spec`, then starts it. Nothing is started on
+  // error: INVALID_ARGUMENT naming the field; NOT_FOUND for an unknown node;
+  // UNAVAILABLE for a lost node; RESOURCE_EXHAUSTED for busy nodes or too
+  // few slots; FAILED_PRECONDITION when no node is registered or the nodes
+  // lack a common transport. Returns the test id; every event goes to
+  // `observer`, starting with `accepted`.
+  absl::StatusOr<std::string> StartTest(const ebnccl::v1::TestSpec& spec,
+                                        std::shared_ptr<TestObserver> observer);
+  // NOT_FOUND for an unknown or finished test.
+  absl::Status CancelTest(const std::string& test_id, const std::string& reason);
+  // A running or remembered test. NOT_FOUND otherwise.
+  absl::StatusOr<ebnccl::v1::TestReport> GetTest(const std::string& test_id) const;
+  // Running and remembered tests, newest first, without per-size results.
+  std::vector<ebnccl::v1::TestReport> ListTests(int limit) const;
+
+  // Routed from agent sessions.
+  void OnWorkerEvent(const std::string& node, const ebnccl::v1::WorkerEvent& event);
+  void OnWorkersStopped(const std::string& node, const std::string& test_id);
+  void OnNodeLost(const std::string& node, const std::string& reason);
+
+  // TestRunHost.
+  void SendToNode(const std::string& node, const ebnccl::v1::CoordinatorMessage& message) override;
+  void Publish(const std::string& test_id, const ebnccl::v1::RunTestEvent& event) override;
+  void Finished(const std::string& test_id) override;
+
+ private:
+  struct Running {
+    std::unique_ptr<TestRun> run;
+    std::shared_ptr<TestObserver> observer;
+  };
+
+  absl::StatusOr<std::vector<const NodeRecord*>> SelectNodes(const ebnccl::v1::TestSpec& spec);
+  std::string NewTestId();
+
+  common::Clock& clock_;
+  common::Executor& executor_;
+  NodeRegistry& registry_;
+  RendezvousKv& rendezvous_;
+  const CoordinatorConfig config_;
+  IdGenerator id_generator_;
+  std::map<std::string, Running> running_;
+  // Finished reports, oldest first, at most config_.history_limit.
+  std::deque<ebnccl::v1::TestReport> history_;
+  // Runs that finished, destroyed on a later executor turn (a run cannot be
+  // destroyed from inside its own callback).
+  std::vector<std::unique_ptr<TestRun>> graveyard_;
+};
+
+}  // namespace eb::coordinator

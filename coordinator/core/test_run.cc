@@ -1,0 +1,472 @@
+#include "coordinator/core/test_run.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "common/spec/proto_enums.h"
+#include "coordinator/core/result_aggregator.h"
+#include "spdlog/spdlog.h"
+
+namespace eb::coordinator {
+namespace v1 = ebnccl::v1;
+
+namespace {
+
+int64_t UnixMillis(absl::Time t) { return absl::ToUnixMillis(t); }
+
+std::string Seconds(absl::Duration d) { return absl::StrFormat("%.3gs", absl::ToDoubleSeconds(d)); }
+
+// Lower sorts first: the failure most likely to be the root cause leads.
+int Priority(v1::FailureKind kind) {
+  switch (kind) {
+    case v1::FAILURE_KIND_NODE_LOST: return 0;
+    case v1::FAILURE_KIND_WORKER_EXITED:
+    case v1::FAILURE_KIND_WORKER_HUNG: return 1;
+    case v1::FAILURE_KIND_LAUNCH_FAILED: return 2;
+    case v1::FAILURE_KIND_WORKER_REGISTRATION_TIMEOUT:
+    case v1::FAILURE_KIND_TIMEOUT: return 3;
+    case v1::FAILURE_KIND_COMMUNICATION_ERROR: return 4;
+    case v1::FAILURE_KIND_WRONG_DATA: return 5;
+    case v1::FAILURE_KIND_BELOW_MIN_BUSBW: return 6;
+    default: return 7;
+  }
+}
+
+}  // namespace
+
+TestRun::TestRun(std::string test_id, v1::TestSpec spec, std::vector<v1::RankAssignment> ranks,
+                 std::vector<int64_t> sizes, std::vector<v1::NodeInventory> inventories,
+                 TestRunTimeouts timeouts, common::Clock& clock, common::Executor& executor,
+                 TestRunHost& host)
+    : sizes_(std::move(sizes)),
+      timeouts_(timeouts),
+      clock_(clock),
+      executor_(executor),
+      host_(host),
+      progress_(ranks.size()) {
+  report_.set_schema_version(1);
+  report_.set_test_id(std::move(test_id));
+  report_.set_transport(spec.transport());
+  *report_.mutable_spec() = std::move(spec);
+  for (v1::RankAssignment& rank : ranks) {
+    if (nodes_.empty() || nodes_.back() != rank.node_name()) nodes_.push_back(rank.node_name());
+    *report_.add_ranks() = std::move(rank);
+  }
+  for (v1::NodeInventory& inventory : inventories) *report_.add_node_inventories() = std::move(inventory);
+}
+
+TestRun::~TestRun() {
+  executor_.Cancel(phase_timer_);
+  executor_.Cancel(total_timer_);
+  executor_.Cancel(stop_timer_);
+}
+
+void TestRun::Start() {
+  report_.set_state(v1::TEST_STATE_LAUNCHING);
+  report_.set_start_time_unix_ms(UnixMillis(clock_.Now()));
+  v1::RunTestEvent accepted;
+  *accepted.mutable_accepted() = report_;
+  host_.Publish(id(), accepted);
+
+  for (const std::string& node : nodes_) {
+    v1::CoordinatorMessage message;
+    v1::LaunchTest& launch = *message.mutable_launch();
+    launch.set_test_id(id());
+    *launch.mutable_spec() = report_.spec();
+    for (const v1::RankAssignment& rank : report_.ranks()) {
+      if (rank.node_name() == node) *launch.add_ranks() = rank;
+    }
+    launch.set_register_timeout_ms(absl::ToInt64Milliseconds(timeouts_.launch));
+    // The workers' own deadlines are backstops: the coordinator's deadlines
+    // fire first so that the verdict names the ranks that were missing.
+    launch.set_init_timeout_ms(
+        absl::ToInt64Milliseconds(timeouts_.launch + timeouts_.init + absl::Seconds(2)));
+    launch.set_op_timeout_ms(absl::ToInt64Milliseconds(timeouts_.step + absl::Seconds(2)));
+    host_.SendToNode(node, message);
+  }
+  spdlog::info("test={} launched: {} ranks on nodes {}", id(), progress_.size(),
+               absl::StrJoin(nodes_, ","));
+  ArmPhaseTimer(timeouts_.launch);
+  total_timer_ = executor_.PostAfter(timeouts_.total, [this] { OnTotalDeadline(); });
+}
+
+void TestRun::OnWorkerEvent(const std::string& node, const v1::WorkerEvent& event) {
+  if (finished_) return;
+  const int rank = event.rank();
+  if (rank < 0 || rank >= static_cast<int>(progress_.size()) ||
+      report_.ranks(rank).node_name() != node) {
+    spdlog::warn("test={} node={} sent an event for rank {}, which it does not run; ignored",
+                 id(), node, rank);
+    return;
+  }
+  RankProgress& progress = progress_[rank];
+  switch (event.kind()) {
+    case v1::WORKER_EVENT_KIND_REGISTERED:
+      Raise(rank, kRegistered);
+      break;
+    case v1::WORKER_EVENT_KIND_JOINED:
+      Raise(rank, kJoined);
+      break;
+    case v1::WORKER_EVENT_KIND_SIZE_DONE: {
+      if (progress.sizes.size() >= sizes_.size()) {
+        AddFailure(RankFailure(rank, v1::FAILURE_KIND_INTERNAL,
+                               "reported more sizes than the sweep has"));
+        break;
+      }
+      const v1::RankSizeResult& result = event.size_result();
+      progress.wrong_elements +=
+          result.out_of_place().wrong_elements() + result.in_place().wrong_elements();
+      progress.sizes.push_back(result);
+      Raise(rank, kJoined + static_cast<int>(progress.sizes.size()));
+      EmitReadyRows();
+      break;
+    }
+    case v1::WORKER_EVENT_KIND_FINISHED:
+      if (progress.sizes.size() != sizes_.size()) {
+        AddFailure(RankFailure(rank, v1::FAILURE_KIND_INTERNAL,
+                               absl::StrCat("finished after ", progress.sizes.size(), " of ",
+                                            sizes_.size(), " sizes")));
+        break;
+      }
+      progress.finished = true;
+      Raise(rank, FinishedLevel());
+      break;
+    case v1::WORKER_EVENT_KIND_FAILED:
+    case v1::WORKER_EVENT_KIND_EXITED: {
+      progress.failed = true;
+      v1::Failure failure = event.failure();
+      const std::string detail = failure.message();
+      v1::Failure attributed = RankFailure(rank, failure.kind(), detail);
+      attributed.set_exit_code(failure.exit_code());
+      attributed.set_signal(failure.signal());
+      AddFailure(std::move(attributed));
+      break;
+    }
+    default:
+      spdlog::warn("test={} rank={} node={}: unknown event kind {}", id(), rank, node,
+                   static_cast<int>(event.kind()));
+  }
+  UpdatePhase();
+}
+
+void TestRun::OnWorkersStopped(const std::string& node) {
+  if (finished_) return;
+  stopped_nodes_.insert(node);
+  bool node_finished = true;
+  for (const v1::RankAssignment& rank : report_.ranks()) {
+    if (rank.node_name() == node && !progress_[rank.rank()].finished) node_finished = false;
+  }
+  // A node whose ranks all finished may well be done before the others.
+  if (!stopping_ && !node_finished) {
+    // Every worker of the node is gone although the test is not over: the
+    // agent reported each exit before this, so this is only a backstop.
+    AddFailure([&] {
+      v1::Failure failure;
+      failure.set_kind(v1::FAILURE_KIND_WORKER_EXITED);
+      failure.set_rank(-1);
+      failure.set_node_name(node);
+      failure.set_local_rank(-1);
+      failure.set_device_index(-1);
+      failure.set_message(absl::StrCat("every worker on node ", node,
+                                       " exited before the test finished"));
+      return failure;
+    }());
+  }
+  MaybeFinalize();
+}
+
+void TestRun::OnNodeLost(const std::string& node, const std::string& reason) {
+  if (finished_ || std::find(nodes_.begin(), nodes_.end(), node) == nodes_.end()) return;
+  lost_nodes_.insert(node);
+  const bool all_finished = std::all_of(progress_.begin(), progress_.end(),
+                                        [](const RankProgress& p) { return p.finished; });
+  if (!all_finished) {
+    std::vector<int> ranks;
+    for (const v1::RankAssignment& rank : report_.ranks()) {
+      if (rank.node_name() == node) ranks.push_back(rank.rank());
+    }
+    v1::Failure failure;
+    failure.set_kind(v1::FAILURE_KIND_NODE_LOST);
+    failure.set_rank(-1);
+    failure.set_node_name(node);
+    failure.set_local_rank(-1);
+    failure.set_device_index(-1);
+    failure.set_message(absl::StrCat("node ", node, " (ranks ", absl::StrJoin(ranks, ","),
+                                     ") was lost: ", reason));
+    AddFailure(std::move(failure));
+  }
+  MaybeFinalize();
+}
+
+void TestRun::Cancel(const std::string& reason) {
+  if (finished_ || cancelled_) return;
+  cancelled_ = true;
+  cancel_reason_ = reason;
+  spdlog::info("test={} cancelled: {}", id(), reason);
+  if (!stopping_) BeginStopping();
+}
+
+void TestRun::Raise(int rank, int level) {
+  RankProgress& progress = progress_[rank];
+  if (level <= progress.level) return;
+  progress.level = level;
+  // In the sweep, any progress restarts the step deadline: a step that no
+  // rank finishes within step_timeout names the ranks that are behind.
+  if (!stopping_ && report_.state() == v1::TEST_STATE_RUNNING) ArmPhaseTimer(timeouts_.step);
+}
+
+void TestRun::UpdatePhase() {
+  if (stopping_ || finished_) return;
+  int min_level = FinishedLevel();
+  for (const RankProgress& progress : progress_) min_level = std::min(min_level, progress.level);
+  if (min_level >= FinishedLevel()) {
+    BeginStopping();
+    return;
+  }
+  v1::TestState target = v1::TEST_STATE_LAUNCHING;
+  if (min_level >= kJoined) {
+    target = v1::TEST_STATE_RUNNING;
+  } else if (min_level >= kRegistered) {
+    target = v1::TEST_STATE_INITIALIZING;
+  }
+  if (target == report_.state()) return;
+  SetState(target);
+  ArmPhaseTimer(target == v1::TEST_STATE_RUNNING ? timeouts_.step : timeouts_.init);
+}
+
+void TestRun::SetState(v1::TestState state) {
+  if (report_.state() == state) return;
+  report_.set_state(state);
+  spdlog::info("test={} state {}", id(), v1::TestState_Name(state));
+  v1::RunTestEvent event;
+  event.set_state_changed(state);
+  host_.Publish(id(), event);
+}
+
+void TestRun::ArmPhaseTimer(absl::Duration timeout) {
+  executor_.Cancel(phase_timer_);
+  phase_timer_ = executor_.PostAfter(timeout, [this] { OnPhaseDeadline(); });
+}
+
+void TestRun::OnPhaseDeadline() {
+  if (stopping_ || finished_) return;
+  const v1::TestState state = report_.state();
+  std::vector<v1::Failure> failures;
+  if (state == v1::TEST_STATE_LAUNCHING || state == v1::TEST_STATE_INITIALIZING) {
+    const bool launching = state == v1::TEST_STATE_LAUNCHING;
+    const int needed = launching ? kRegistered : kJoined;
+    for (int rank = 0; rank < static_cast<int>(progress_.size()); ++rank) {
+      if (progress_[rank].level >= needed) continue;
+      failures.push_back(RankFailure(
+          rank,
+          launching ? v1::FAILURE_KIND_WORKER_REGISTRATION_TIMEOUT : v1::FAILURE_KIND_TIMEOUT,
+          launching ? absl::StrCat("did not start and register within ", Seconds(timeouts_.launch))
+                    : absl::StrCat("did not join the communicator within ",
+                                   Seconds(timeouts_.init))));
+    }
+  } else {
+    int min_level = FinishedLevel();
+    for (const RankProgress& progress : progress_) min_level = std::min(min_level, progress.level);
+    for (int rank = 0; rank < static_cast<int>(progress_.size()); ++rank) {
+      if (progress_[rank].level != min_level) continue;
+      const size_t index = static_cast<size_t>(min_level - kJoined);
+      const std::string where =
+          index < sizes_.size() ? absl::StrCat("size ", sizes_[index]) : "finishing";
+      failures.push_back(RankFailure(
+          rank, v1::FAILURE_KIND_TIMEOUT,
+          absl::StrCat("made no progress for ", Seconds(timeouts_.step), " (stuck at ", where,
+                       ")")));
+    }
+  }
+  // Every missing rank is named, the first as the primary cause.
+  for (v1::Failure& failure : failures) AddFailure(std::move(failure));
+}
+
+void TestRun::OnTotalDeadline() {
+  if (stopping_ || finished_) return;
+  v1::Failure failure;
+  failure.set_kind(v1::FAILURE_KIND_TIMEOUT);
+  failure.set_rank(-1);
+  failure.set_local_rank(-1);
+  failure.set_device_index(-1);
+  failure.set_message(absl::StrCat("the test exceeded its deadline of ", Seconds(timeouts_.total),
+                                   "; ", DescribeLaggards("behind")));
+  AddFailure(std::move(failure));
+}
+
+void TestRun::EmitReadyRows() {
+  while (rows_emitted_ < sizes_.size()) {
+    std::vector<const v1::RankSizeResult*> per_rank;
+    for (const RankProgress& progress : progress_) {
+      if (progress.sizes.size() <= rows_emitted_) return;
+      per_rank.push_back(&progress.sizes[rows_emitted_]);
+    }
+    v1::SizeResult row = AggregateSize(report_.spec(), per_rank);
+    *report_.add_results() = row;
+    v1::RunTestEvent event;
+    *event.mutable_size_result() = std::move(row);
+    host_.Publish(id(), event);
+    ++rows_emitted_;
+  }
+}
+
+void TestRun::AddFailure(v1::Failure failure) {
+  spdlog::warn("test={} rank={} node={}: {}", id(), failure.rank(), failure.node_name(),
+               failure.message());
+  *report_.add_failures() = std::move(failure);
+  if (!stopping_) BeginStopping();
+}
+
+void TestRun::BeginStopping() {
+  stopping_ = true;
+  executor_.Cancel(phase_timer_);
+  executor_.Cancel(total_timer_);
+  SetState(v1::TEST_STATE_STOPPING);
+  if (report_.failures_size() > 0 || cancelled_) {
+    const std::string reason =
+        cancelled_ ? absl::StrCat("cancelled: ", cancel_reason_) : report_.failures(0).message();
+    for (const std::string& node : nodes_) {
+      if (lost_nodes_.contains(node) || stopped_nodes_.contains(node)) continue;
+      v1::CoordinatorMessage message;
+      message.mutable_stop()->set_test_id(id());
+      message.mutable_stop()->set_reason(reason);
+      host_.SendToNode(node, message);
+    }
+  }
+  stop_timer_ = executor_.PostAfter(timeouts_.stop, [this] { OnStopDeadline(); });
+  MaybeFinalize();
+}
+
+void TestRun::OnStopDeadline() {
+  if (finished_) return;
+  std::vector<std::string> silent;
+  for (const std::string& node : nodes_) {
+    if (!lost_nodes_.contains(node) && !stopped_nodes_.contains(node)) silent.push_back(node);
+  }
+  spdlog::warn("test={}: agents on {} did not confirm that the workers stopped within {}", id(),
+               absl::StrJoin(silent, ","), Seconds(timeouts_.stop));
+  for (const std::string& node : silent) {
+    v1::CoordinatorMessage message;
+    message.mutable_stop()->set_test_id(id());
+    message.mutable_stop()->set_reason("workers did not exit after the test");
+    host_.SendToNode(node, message);
+  }
+  Finalize();
+}
+
+void TestRun::MaybeFinalize() {
+  if (!stopping_ || finished_) return;
+  for (const std::string& node : nodes_) {
+    if (!lost_nodes_.contains(node) && !stopped_nodes_.contains(node)) return;
+  }
+  Finalize();
+}
+
+void TestRun::Finalize() {
+  executor_.Cancel(stop_timer_);
+  double busbw_sum = 0;
+  int busbw_count = 0;
+  int64_t wrong = 0;
+  for (const v1::SizeResult& row : report_.results()) {
+    for (const v1::VariantResult* variant : {&row.out_of_place(), &row.in_place()}) {
+      busbw_sum += variant->busbw_gbps();
+      ++busbw_count;
+      wrong += variant->wrong_elements();
+    }
+  }
+  // nccl-tests' footer: the mean over every size and both variants.
+  report_.set_avg_busbw_gbps(busbw_count > 0 ? busbw_sum / busbw_count : 0.0);
+  report_.set_wrong_elements(wrong);
+
+  const v1::TestSpec& spec = report_.spec();
+  if (!cancelled_ && report_.failures_size() == 0) {
+    for (int rank = 0; rank < static_cast<int>(progress_.size()); ++rank) {
+      if (progress_[rank].wrong_elements == 0) continue;
+      *report_.add_failures() = RankFailure(
+          rank, v1::FAILURE_KIND_WRONG_DATA,
+          absl::StrCat(progress_[rank].wrong_elements, " wrong elements in the data check"));
+    }
+    if (report_.failures_size() == 0 && spec.min_busbw_gbps() > 0 &&
+        report_.avg_busbw_gbps() < spec.min_busbw_gbps()) {
+      v1::Failure failure;
+      failure.set_kind(v1::FAILURE_KIND_BELOW_MIN_BUSBW);
+      failure.set_rank(-1);
+      failure.set_local_rank(-1);
+      failure.set_device_index(-1);
+      failure.set_message(absl::StrFormat("average bus bandwidth %.3f GB/s is below --min-busbw %.3f GB/s",
+                                          report_.avg_busbw_gbps(), spec.min_busbw_gbps()));
+      *report_.add_failures() = std::move(failure);
+    }
+  }
+  std::stable_sort(report_.mutable_failures()->begin(), report_.mutable_failures()->end(),
+                   [](const v1::Failure& a, const v1::Failure& b) {
+                     return Priority(a.kind()) < Priority(b.kind());
+                   });
+
+  v1::TestState state = v1::TEST_STATE_PASSED;
+  std::string summary;
+  if (cancelled_) {
+    state = v1::TEST_STATE_CANCELLED;
+    summary = absl::StrCat("cancelled: ", cancel_reason_);
+  } else if (report_.failures_size() > 0) {
+    const v1::Failure& primary = report_.failures(0);
+    const bool timeout = primary.kind() == v1::FAILURE_KIND_TIMEOUT ||
+                         primary.kind() == v1::FAILURE_KIND_WORKER_REGISTRATION_TIMEOUT;
+    state = timeout ? v1::TEST_STATE_TIMED_OUT : v1::TEST_STATE_FAILED;
+    summary = primary.rank() >= 0 ? absl::StrCat(DescribeRank(primary.rank()), ": ", primary.message())
+                                  : primary.message();
+    if (report_.failures_size() > 1) {
+      absl::StrAppend(&summary, " (", report_.failures_size() - 1, " more failure",
+                      report_.failures_size() == 2 ? "" : "s", ")");
+    }
+  } else {
+    summary = absl::StrFormat("%s over %d ranks on %d node%s: %d sizes, avg busbw %.3f GB/s, "
+                              "data verified",
+                              spec::DisplayName(spec.collective()), progress_.size(),
+                              nodes_.size(), nodes_.size() == 1 ? "" : "s", report_.results_size(),
+                              report_.avg_busbw_gbps());
+  }
+  report_.set_summary(summary);
+  report_.set_state(state);
+  report_.set_end_time_unix_ms(UnixMillis(clock_.Now()));
+  finished_ = true;
+  spdlog::info("test={} {}: {}", id(), v1::TestState_Name(state), summary);
+  v1::RunTestEvent event;
+  *event.mutable_finished() = report_;
+  host_.Publish(id(), event);
+  host_.Finished(id());
+}
+
+v1::Failure TestRun::RankFailure(int rank, v1::FailureKind kind, const std::string& message) const {
+  const v1::RankAssignment& assignment = report_.ranks(rank);
+  v1::Failure failure;
+  failure.set_kind(kind);
+  failure.set_rank(rank);
+  failure.set_node_name(assignment.node_name());
+  failure.set_local_rank(assignment.local_rank());
+  failure.set_device_index(assignment.device_index());
+  failure.set_message(message);
+  return failure;
+}
+
+std::string TestRun::DescribeRank(int rank) const {
+  const v1::RankAssignment& assignment = report_.ranks(rank);
+  std::string text = absl::StrCat("rank ", rank, " (node ", assignment.node_name(), ", slot ",
+                                  assignment.local_rank());
+  if (assignment.device_index() >= 0) absl::StrAppend(&text, ", GPU ", assignment.device_index());
+  return text + ")";
+}
+
+std::string TestRun::DescribeLaggards(const char* what) const {
+  int min_level = FinishedLevel();
+  for (const RankProgress& progress : progress_) min_level = std::min(min_level, progress.level);
+  std::vector<std::string> ranks;
+  for (int rank = 0; rank < static_cast<int>(progress_.size()); ++rank) {
+    if (progress_[rank].level == min_level) ranks.push_back(DescribeRank(rank));
+  }
+  return absl::StrCat(what, ": ", absl::StrJoin(ranks, ", "));
+}
+
+}  // namespace eb::coordinator

@@ -1,0 +1,135 @@
+#pragma once
+
+// One test on the coordinator, from launch to verdict. It tracks every
+// rank's progress (registered -> joined -> sizes done -> finished), enforces
+// a deadline on every phase (launch, init, each size step, the whole test,
+// and the final stop), aggregates per-size results as soon as every rank
+// reported a size, and attributes failures to rank, node and slot.
+//
+// Phases: LAUNCHING -> INITIALIZING -> RUNNING -> STOPPING -> terminal. The
+// phase is the slowest rank's progress, so events that arrive out of order
+// over different agents' streams are handled. Any failure moves the test to
+// STOPPING: every agent is told to stop its workers, and the test is
+// finalized once every live agent confirmed they are gone (or stop_timeout
+// passed), so that when the client sees the verdict no worker is left.
+//
+// Owned by the coordinator's executor: every method runs on it.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "common/exec/executor.h"
+#include "common/time/clock.h"
+#include "ebnccl/v1/agent.pb.h"
+#include "ebnccl/v1/control.pb.h"
+
+namespace eb::coordinator {
+
+// Side effects of a TestRun, implemented by the TestManager.
+class TestRunHost {
+ public:
+  virtual ~TestRunHost() = default;
+  // Sends a command to the agent of `node` (dropped if it is gone).
+  virtual void SendToNode(const std::string& node, const ebnccl::v1::CoordinatorMessage& message) = 0;
+  // Delivers a progress event to the test's client.
+  virtual void Publish(const std::string& test_id, const ebnccl::v1::RunTestEvent& event) = 0;
+  // The test reached a terminal state (called once; the final event has
+  // been published).
+  virtual void Finished(const std::string& test_id) = 0;
+};
+
+struct TestRunTimeouts {
+  absl::Duration total;
+  absl::Duration launch;
+  absl::Duration init;
+  absl::Duration step;
+  absl::Duration stop;
+};
+
+class TestRun {
+ public:
+  // `spec` is normalized and its transport resolved; `ranks` in rank order;
+  // `sizes` the sweep. `inventories` in node order, for the report.
+  TestRun(std::string test_id, ebnccl::v1::TestSpec spec,
+          std::vector<ebnccl::v1::RankAssignment> ranks, std::vector<int64_t> sizes,
+          std::vector<ebnccl::v1::NodeInventory> inventories, TestRunTimeouts timeouts,
+          common::Clock& clock, common::Executor& executor, TestRunHost& host);
+  ~TestRun();
+
+  TestRun(const TestRun&) = delete;
+  TestRun& operator=(const TestRun&) = delete;
+
+  // Publishes `accepted`, sends LaunchTest to every node, arms deadlines.
+  void Start();
+  // An event relayed by the agent of `node`. Events for ranks that `node`
+  // does not run are ignored (and logged).
+  void OnWorkerEvent(const std::string& node, const ebnccl::v1::WorkerEvent& event);
+  // The agent of `node` reaped every worker of this test.
+  void OnWorkersStopped(const std::string& node);
+  // The agent of `node` is gone.
+  void OnNodeLost(const std::string& node, const std::string& reason);
+  // The client cancelled.
+  void Cancel(const std::string& reason);
+
+  const std::string& id() const { return report_.test_id(); }
+  const ebnccl::v1::TestReport& report() const { return report_; }
+  bool finished() const { return finished_; }
+  // Node names in node order.
+  const std::vector<std::string>& nodes() const { return nodes_; }
+
+ private:
+  // Per-rank progress levels, in order.
+  enum Level : int { kLaunched = 0, kRegistered = 1, kJoined = 2 };
+  struct RankProgress {
+    int level = kLaunched;          // kJoined + sizes done, +1 more when finished
+    bool finished = false;
+    bool failed = false;
+    int64_t wrong_elements = 0;
+    std::vector<ebnccl::v1::RankSizeResult> sizes;
+  };
+
+  int FinishedLevel() const { return kJoined + static_cast<int>(sizes_.size()) + 1; }
+  void Raise(int rank, int level);
+  void UpdatePhase();
+  void SetState(ebnccl::v1::TestState state);
+  void ArmPhaseTimer(absl::Duration timeout);
+  void OnPhaseDeadline();
+  void OnTotalDeadline();
+  void EmitReadyRows();
+  void AddFailure(ebnccl::v1::Failure failure);
+  void BeginStopping();
+  void OnStopDeadline();
+  void MaybeFinalize();
+  void Finalize();
+  ebnccl::v1::Failure RankFailure(int rank, ebnccl::v1::FailureKind kind,
+                                  const std::string& message) const;
+  std::string DescribeRank(int rank) const;
+  std::string DescribeLaggards(const char* what) const;
+
+  ebnccl::v1::TestReport report_;
+  std::vector<int64_t> sizes_;
+  std::vector<std::string> nodes_;
+  TestRunTimeouts timeouts_;
+  common::Clock& clock_;
+  common::Executor& executor_;
+  TestRunHost& host_;
+
+  std::vector<RankProgress> progress_;
+  size_t rows_emitted_ = 0;
+  std::set<std::string> lost_nodes_;
+  std::set<std::string> stopped_nodes_;
+  bool stopping_ = false;
+  bool cancelled_ = false;
+  bool finished_ = false;
+  std::string cancel_reason_;
+  common::TimerId phase_timer_ = 0;
+  common::TimerId total_timer_ = 0;
+  common::TimerId stop_timer_ = 0;
+};
+
+}  // namespace eb::coordinator

@@ -1,0 +1,45 @@
+#include "coordinator/ebctl/command.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include "common/net/address.h"
+#include "common/rpc/channel.h"
+#include "common/status/grpc_status.h"
+#include "coordinator/ebctl/output/exit_codes.h"
+
+namespace eb::ebctl {
+
+namespace {
+constexpr int kDefaultPort = 29470;
+}  // namespace
+
+int Command::Run(const GlobalOptions& options) {
+  if (options.coordinator.empty()) {
+    std::fprintf(stderr, "ebctl: --coordinator: not set (pass HOST[:PORT] or set EBCTL_COORDINATOR)\n");
+    return kExitUsage;
+  }
+  auto address = common::ParseHostPort(options.coordinator, kDefaultPort, "--coordinator");
+  if (!address.ok()) {
+    std::fprintf(stderr, "ebctl: %s\n", std::string(address.status().message()).c_str());
+    return kExitUsage;
+  }
+  auto channel = common::MakeChannel(address->ToString());
+  const auto deadline = std::chrono::system_clock::now() +
+                        std::chrono::milliseconds(absl::ToInt64Milliseconds(options.connect_timeout));
+  if (!channel->WaitForConnected(deadline)) {
+    std::fprintf(stderr, "ebctl: cannot reach the coordinator at %s within %s\n",
+                 address->ToString().c_str(), absl::FormatDuration(options.connect_timeout).c_str());
+    return kExitUnreachable;
+  }
+  auto stub = ebnccl::v1::Control::NewStub(channel);
+  return Execute(*stub, options);
+}
+
+int Command::RpcFailed(const char* what, const grpc::Status& status, bool connected) {
+  const absl::Status converted = common::FromGrpcStatus(status);
+  std::fprintf(stderr, "ebctl: %s: %s\n", what, converted.ToString().c_str());
+  return ExitCodeForRpcError(converted, connected);
+}
+
+}  // namespace eb::ebctl

@@ -1,0 +1,38 @@
+#pragma once
+
+// Base of every ebctl subcommand (STYLE.md rule 23, after DCGM's dcgmi
+// Command): Run() connects to the coordinator and calls Execute(); the
+// exit code comes from the result (docs/EXIT_CODES.md).
+
+#include <memory>
+#include <string>
+
+#include "absl/time/time.h"
+#include "ebnccl/v1/control.grpc.pb.h"
+#include "grpcpp/channel.h"
+
+namespace eb::ebctl {
+
+struct GlobalOptions {
+  // Coordinator "host[:port]" (--coordinator or EBCTL_COORDINATOR).
+  std::string coordinator;
+  // How long to try to reach the coordinator.
+  absl::Duration connect_timeout = absl::Seconds(5);
+  // Print JSON instead of tables.
+  bool json = false;
+};
+
+class Command {
+ public:
+  virtual ~Command() = default;
+  // Connects, then Execute(). Returns the process exit code.
+  int Run(const GlobalOptions& options);
+
+ protected:
+  // Runs the subcommand against a connected coordinator.
+  virtual int Execute(ebnccl::v1::Control::Stub& stub, const GlobalOptions& options) = 0;
+  // Reports an RPC failure on stderr and returns its exit code.
+  static int RpcFailed(const char* what, const grpc::Status& status, bool connected);
+};
+
+}  // namespace eb::ebctl

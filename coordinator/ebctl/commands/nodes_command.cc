@@ -1,0 +1,26 @@
+#include "coordinator/ebctl/commands/nodes_command.h"
+
+#include <iostream>
+
+#include "common/rpc/channel.h"
+#include "coordinator/ebctl/output/exit_codes.h"
+#include "coordinator/ebctl/output/report_json.h"
+#include "coordinator/ebctl/output/report_table.h"
+
+namespace eb::ebctl {
+
+int NodesCommand::Execute(ebnccl::v1::Control::Stub& stub, const GlobalOptions& options) {
+  grpc::ClientContext context;
+  common::SetTimeout(context, absl::Seconds(10));
+  ebnccl::v1::ListNodesReply reply;
+  grpc::Status status = stub.ListNodes(&context, {}, &reply);
+  if (!status.ok()) return RpcFailed("listing nodes", status, true);
+  if (options.json) {
+    std::cout << NodesToJson(reply).dump(2) << std::endl;
+  } else {
+    std::cout << NodesTable(reply) << std::flush;
+  }
+  return kExitOk;
+}
+
+}  // namespace eb::ebctl

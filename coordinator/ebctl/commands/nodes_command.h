@@ -1,0 +1,13 @@
+#pragma once
+
+#include "coordinator/ebctl/command.h"
+
+namespace eb::ebctl {
+
+// `ebctl nodes`: the agents the coordinator knows, with state and inventory.
+class NodesCommand final : public Command {
+ protected:
+  int Execute(ebnccl::v1::Control::Stub& stub, const GlobalOptions& options) override;
+};
+
+}  // namespace eb::ebctl

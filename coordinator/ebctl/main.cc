@@ -1,0 +1,115 @@
+// ebctl: the command-line client of eb-coordinator.
+//
+//   ebctl --coordinator HOST:PORT nodes
+//   ebctl --coordinator HOST:PORT run-test --nodes a,b --collective all_reduce -b 8 -e 64M -f 2
+//   ebctl jobs | show TEST | cancel TEST
+//
+// Exit codes: docs/EXIT_CODES.md.
+
+#include <signal.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "common/version/version.h"
+#include "coordinator/ebctl/commands/nodes_command.h"
+#include "coordinator/ebctl/commands/run_test_command.h"
+#include "coordinator/ebctl/commands/test_commands.h"
+#include "coordinator/ebctl/output/exit_codes.h"
+
+namespace {
+
+void AddRunTestFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f) {
+  cmd.add_option("--collective", f.collective,
+                 "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv")
+      ->capture_default_str();
+  cmd.add_option("-b,--minbytes", f.min_bytes, "Smallest size (K/M/G suffixes)")->capture_default_str();
+  cmd.add_option("-e,--maxbytes", f.max_bytes, "Largest size")->capture_default_str();
+  cmd.add_option("-i,--stepbytes", f.step_bytes, "Additive step (without -f)")->capture_default_str();
+  cmd.add_option("-f,--stepfactor", f.step_factor, "Multiplicative step");
+  cmd.add_option("-n,--iters", f.iterations, "Timed iterations per size")->capture_default_str();
+  cmd.add_option("-w,--warmup_iters", f.warmup_iterations, "Warm-up iterations")->capture_default_str();
+  cmd.add_option("-c,--check", f.check_iterations, "Data-check iterations per size")
+      ->capture_default_str();
+  cmd.add_option("-d,--datatype", f.data_type, "int8, uint8, int32, uint32, int64, uint64, half, "
+                 "float, double, bfloat16, f8e4m3, f8e5m2")->capture_default_str();
+  cmd.add_option("-o,--op", f.reduce_op, "sum, prod, max, min, avg")->capture_default_str();
+  cmd.add_option("-r,--root", f.root, "Root rank of broadcast and reduce")->capture_default_str();
+  cmd.add_option("--nodes", f.nodes, "Comma-separated node names in rank order (default: all idle)");
+  cmd.add_option("--workers-per-node", f.workers_per_node,
+                 "Ranks per node (default: every slot of each node)");
+  cmd.add_option("--transport", f.transport, "auto, gloo or nccl")
+      ->check(CLI::IsMember({"auto", "gloo", "nccl"}))->capture_default_str();
+  cmd.add_option("--timeout", f.timeout, "Deadline of the whole test (90, 90s, 5m)");
+  cmd.add_option("--launch-timeout", f.launch_timeout, "Deadline for workers to start");
+  cmd.add_option("--init-timeout", f.init_timeout, "Deadline for ranks to join the communicator");
+  cmd.add_option("--step-timeout", f.step_timeout, "Deadline of one size step");
+  cmd.add_option("--min-busbw", f.min_busbw_gbps, "Fail below this average bus bandwidth (GB/s)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // SIGINT/SIGTERM are taken by the command's watcher thread (run-test
+  // cancels its test) instead of killing ebctl mid-call.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+
+  eb::ebctl::GlobalOptions options;
+  if (const char* env = std::getenv("EBCTL_COORDINATOR")) options.coordinator = env;
+  std::string format = "table";
+  double connect_timeout_s = 5;
+
+  CLI::App app{"ebctl: run and inspect ebnccl tests"};
+  app.set_version_flag("--version", std::string(eb::kVersion));
+  app.require_subcommand(1);
+  app.add_option("--coordinator", options.coordinator,
+                 "Coordinator HOST[:PORT] (default port 29470; env EBCTL_COORDINATOR)");
+  app.add_option("--connect-timeout", connect_timeout_s, "Seconds to try to reach the coordinator")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--format", format, "Output: table or json")->check(CLI::IsMember({"table", "json"}));
+  app.add_flag("--json", options.json, "Same as --format json");
+
+  eb::ebctl::NodesCommand nodes;
+  eb::ebctl::RunTestCommand run_test;
+  eb::ebctl::JobsCommand jobs;
+  eb::ebctl::ShowCommand show;
+  eb::ebctl::CancelCommand cancel;
+  CLI::App* nodes_cmd = app.add_subcommand("nodes", "List the agents and their inventory");
+  CLI::App* run_cmd = app.add_subcommand("run-test", "Run one test and print the nccl-tests table");
+  AddRunTestFlags(*run_cmd, run_test.flags);
+  run_cmd->add_option("--format", format, "Output: table or json")
+      ->check(CLI::IsMember({"table", "json"}));
+  run_cmd->add_flag("--json", options.json, "Same as --format json");
+  CLI::App* jobs_cmd = app.add_subcommand("jobs", "List recent tests");
+  jobs_cmd->add_option("--limit", jobs.limit, "At most this many")->check(CLI::PositiveNumber);
+  CLI::App* show_cmd = app.add_subcommand("show", "Print one test's report");
+  show_cmd->add_option("test_id", show.test_id, "Test id")->required();
+  CLI::App* cancel_cmd = app.add_subcommand("cancel", "Cancel a running test");
+  cancel_cmd->add_option("test_id", cancel.test_id, "Test id")->required();
+  for (CLI::App* sub : {nodes_cmd, jobs_cmd, show_cmd, cancel_cmd}) {
+    sub->add_flag("--json", options.json, "Print JSON");
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : eb::ebctl::kExitUsage;
+  }
+  if (format == "json") options.json = true;
+  options.connect_timeout = absl::Seconds(connect_timeout_s);
+
+  eb::ebctl::Command* command = nullptr;
+  if (nodes_cmd->parsed()) command = &nodes;
+  if (run_cmd->parsed()) command = &run_test;
+  if (jobs_cmd->parsed()) command = &jobs;
+  if (show_cmd->parsed()) command = &show;
+  if (cancel_cmd->parsed()) command = &cancel;
+  return command->Run(options);
+}

@@ -1,0 +1,101 @@
+#include "coordinator/ebctl/output/exit_codes.h"
+
+namespace eb::ebctl {
+namespace v1 = ebnccl::v1;
+namespace {
+
+int ExitCodeForFailure(v1::FailureKind kind) {
+  switch (kind) {
+    case v1::FAILURE_KIND_WRONG_DATA:
+    case v1::FAILURE_KIND_BELOW_MIN_BUSBW:
+      return kExitCheckFailed;
+    case v1::FAILURE_KIND_WORKER_EXITED:
+    case v1::FAILURE_KIND_WORKER_HUNG:
+    case v1::FAILURE_KIND_NODE_LOST:
+    case v1::FAILURE_KIND_COMMUNICATION_ERROR:
+    case v1::FAILURE_KIND_LAUNCH_FAILED:
+      return kExitCommunication;
+    case v1::FAILURE_KIND_WORKER_REGISTRATION_TIMEOUT:
+    case v1::FAILURE_KIND_TIMEOUT:
+      return kExitTimeout;
+    default:
+      return kExitInternal;
+  }
+}
+
+}  // namespace
+
+int ExitCodeForReport(const v1::TestReport& report) {
+  switch (report.state()) {
+    case v1::TEST_STATE_PASSED:
+      return kExitOk;
+    case v1::TEST_STATE_TIMED_OUT:
+      return kExitTimeout;
+    case v1::TEST_STATE_CANCELLED:
+      return kExitInterrupted;
+    case v1::TEST_STATE_FAILED:
+      // The coordinator orders failures by cause: the first one is what
+      // went wrong, later ones are usually consequences (peers of a dead
+      // rank time out). A FAILED report without a cause is a bug.
+      return report.failures().empty() ? kExitInternal
+                                       : ExitCodeForFailure(report.failures(0).kind());
+    case v1::TEST_STATE_LAUNCHING:
+    case v1::TEST_STATE_INITIALIZING:
+    case v1::TEST_STATE_RUNNING:
+    case v1::TEST_STATE_STOPPING:
+      return kExitOk;
+    default:
+      return kExitInternal;
+  }
+}
+
+int ExitCodeForRpcError(const absl::Status& status, bool connected) {
+  switch (status.code()) {
+    case absl::StatusCode::kOk:
+      return kExitOk;
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kAlreadyExists:
+      return kExitUsage;
+    case absl::StatusCode::kResourceExhausted:
+    case absl::StatusCode::kFailedPrecondition:
+      return kExitResources;
+    case absl::StatusCode::kUnavailable:
+      return kExitUnreachable;
+    case absl::StatusCode::kDeadlineExceeded:
+      return connected ? kExitTimeout : kExitUnreachable;
+    case absl::StatusCode::kCancelled:
+      return kExitInterrupted;
+    case absl::StatusCode::kAborted:
+      return kExitCommunication;
+    default:
+      return kExitInternal;
+  }
+}
+
+const char* ExitCodeMeaning(int code) {
+  switch (code) {
+    case kExitOk:
+      return "success";
+    case kExitInternal:
+      return "internal error";
+    case kExitUsage:
+      return "usage error or request rejected as invalid";
+    case kExitCommunication:
+      return "a worker, node or communicator failed";
+    case kExitTimeout:
+      return "timeout";
+    case kExitResources:
+      return "not enough free resources";
+    case kExitCheckFailed:
+      return "wrong data or average bus bandwidth below --min-busbw";
+    case kExitUnreachable:
+      return "coordinator unreachable";
+    case kExitInterrupted:
+      return "interrupted or cancelled";
+    default:
+      return "unknown exit code";
+  }
+}
+
+}  // namespace eb::ebctl

@@ -1,0 +1,84 @@
+#include "coordinator/ebctl/output/labels.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "common/spec/proto_enums.h"
+
+namespace eb::ebctl {
+namespace v1 = ebnccl::v1;
+namespace {
+
+// `generated_name` is the protoc name ("TEST_STATE_TIMED_OUT"); an unknown
+// value has an empty name.
+std::string ShortName(const std::string& generated_name, absl::string_view prefix, int value) {
+  if (value == 0) return "unspecified";
+  if (generated_name.empty() || !absl::StartsWith(generated_name, prefix)) {
+    return absl::StrCat("unknown(", value, ")");
+  }
+  return absl::AsciiStrToLower(absl::string_view(generated_name).substr(prefix.size()));
+}
+
+}  // namespace
+
+std::string StateName(v1::TestState state) {
+  return ShortName(v1::TestState_Name(state), "TEST_STATE_", state);
+}
+
+std::string FailureKindName(v1::FailureKind kind) {
+  return ShortName(v1::FailureKind_Name(kind), "FAILURE_KIND_", kind);
+}
+
+std::string NodeStateName(v1::NodeState state) {
+  return ShortName(v1::NodeState_Name(state), "NODE_STATE_", state);
+}
+
+bool IsTerminal(v1::TestState state) {
+  return state == v1::TEST_STATE_PASSED || state == v1::TEST_STATE_FAILED ||
+         state == v1::TEST_STATE_TIMED_OUT || state == v1::TEST_STATE_CANCELLED;
+}
+
+std::string RedopLabel(const v1::TestSpec& spec) {
+  auto collective = spec::ToTransport(spec.collective());
+  if (!collective.ok() || !transport::IsReducing(*collective)) return "none";
+  return spec::DisplayName(spec.reduce_op());
+}
+
+int32_t RootLabel(const v1::TestSpec& spec) {
+  auto collective = spec::ToTransport(spec.collective());
+  if (!collective.ok() || !transport::IsRooted(*collective)) return -1;
+  return spec.root_rank();
+}
+
+std::vector<std::string> TestNodeNames(const v1::TestReport& report) {
+  std::vector<std::string> names;
+  for (const v1::RankAssignment& rank : report.ranks()) {
+    // A node runs at least one rank, so a valid index is below the rank
+    // count; anything else is a corrupt report, not a reason to allocate.
+    if (rank.node_index() < 0 || rank.node_index() >= report.ranks_size()) continue;
+    const auto index = static_cast<size_t>(rank.node_index());
+    if (names.size() <= index) names.resize(index + 1);
+    if (names[index].empty()) names[index] = rank.node_name();
+  }
+  if (names.empty()) {
+    names.assign(report.spec().node_names().begin(), report.spec().node_names().end());
+  }
+  return names;
+}
+
+std::string RankHostname(const v1::TestReport& report, const v1::RankAssignment& rank) {
+  const int index = rank.node_index();
+  if (index >= 0 && index < report.node_inventories_size() &&
+      !report.node_inventories(index).hostname().empty()) {
+    return report.node_inventories(index).hostname();
+  }
+  return rank.node_name();
+}
+
+std::string FormatUtcTime(int64_t unix_ms) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::FromUnixMillis(unix_ms),
+                          absl::UTCTimeZone());
+}
+
+}  // namespace eb::ebctl

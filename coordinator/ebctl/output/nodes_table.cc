@@ -1,0 +1,95 @@
+// NodesTable of report_table.h: kept apart from the test table because it
+// shares nothing with the nccl-tests layout.
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "common/spec/proto_enums.h"
+#include "coordinator/ebctl/output/labels.h"
+#include "coordinator/ebctl/output/report_table.h"
+
+namespace eb::ebctl {
+namespace v1 = ebnccl::v1;
+namespace {
+
+using Row = std::vector<std::string>;
+
+// "0.4s", "59.9s", "3m20s", "2h05m": short enough for a column, precise
+// enough to tell a late heartbeat from a lost node.
+std::string FormatAge(int64_t age_ms) {
+  if (age_ms < 0) return "-";
+  if (age_ms < 60'000) return absl::StrFormat("%.1fs", static_cast<double>(age_ms) / 1000.0);
+  const int64_t seconds = age_ms / 1000;
+  if (seconds < 3600) return absl::StrFormat("%dm%02ds", seconds / 60, seconds % 60);
+  return absl::StrFormat("%dh%02dm", seconds / 3600, (seconds % 3600) / 60);
+}
+
+// "8x NVIDIA H200"; mixed nodes list each model in order of appearance.
+std::string FormatGpus(const v1::NodeInventory& inventory) {
+  std::vector<std::pair<std::string, int>> models;
+  for (const v1::GpuInfo& gpu : inventory.gpus()) {
+    auto it = std::find_if(models.begin(), models.end(),
+                           [&](const auto& model) { return model.first == gpu.name(); });
+    if (it == models.end()) {
+      models.emplace_back(gpu.name(), 1);
+    } else {
+      ++it->second;
+    }
+  }
+  if (models.empty()) return "-";
+  return absl::StrJoin(models, ", ", [](std::string* out, const auto& model) {
+    absl::StrAppend(out, model.second, "x ", model.first.empty() ? "GPU" : model.first);
+  });
+}
+
+std::string FormatTransports(const v1::NodeInventory& inventory) {
+  if (inventory.transports().empty()) return "-";
+  return absl::StrJoin(inventory.transports(), ",", [](std::string* out, int transport) {
+    out->append(spec::DisplayName(static_cast<v1::Transport>(transport)));
+  });
+}
+
+std::string OrDash(const std::string& text) { return text.empty() ? "-" : text; }
+
+// Left-aligned columns two blanks apart; the last column is not padded so
+// that lines carry no trailing blanks.
+std::string RenderColumns(const std::vector<Row>& rows) {
+  std::vector<size_t> widths;
+  for (const Row& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()));
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  std::string out;
+  for (const Row& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) {
+      out += row[i];
+      if (i + 1 < row.size()) out.append(widths[i] - row[i].size() + 2, ' ');
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string NodesTable(const v1::ListNodesReply& reply) {
+  if (reply.nodes().empty()) return "no agents are registered with the coordinator\n";
+  std::vector<Row> rows;
+  rows.push_back(
+      {"NODE", "ADDRESS", "STATE", "SLOTS", "HEARTBEAT", "TRANSPORTS", "GPUS", "IFACE", "TEST"});
+  for (const v1::NodeStatus& node : reply.nodes()) {
+    const v1::NodeInventory& inventory = node.inventory();
+    rows.push_back(
+        {node.node_name(), OrDash(node.peer_address()), NodeStateName(node.state()),
+         absl::StrCat(inventory.worker_slots()), FormatAge(node.heartbeat_age_ms()),
+         FormatTransports(inventory), FormatGpus(inventory),
+         inventory.bootstrap_interface().empty() ? "any" : inventory.bootstrap_interface(),
+         OrDash(node.current_test_id())});
+  }
+  return RenderColumns(rows);
+}
+
+}  // namespace eb::ebctl

@@ -1,0 +1,216 @@
+#include "coordinator/ebctl/output/report_json.h"
+
+#include <string>
+
+#include "common/spec/proto_enums.h"
+#include "coordinator/ebctl/output/exit_codes.h"
+#include "coordinator/ebctl/output/labels.h"
+#include "coordinator/ebctl/output/straggler.h"
+
+namespace eb::ebctl {
+namespace v1 = ebnccl::v1;
+using nlohmann::json;
+namespace {
+
+// Times not known yet (0 = unset in proto3) are null rather than 1970.
+json TimeOrNull(int64_t unix_ms) { return unix_ms > 0 ? json(FormatUtcTime(unix_ms)) : json(); }
+
+json VariantToJson(const v1::VariantResult& variant, bool report_errors) {
+  json rank_times = json::array();
+  for (double time : variant.rank_time_us()) rank_times.push_back(time);
+  return json{
+      {"time", variant.time_us()},
+      {"alg_bw", variant.algbw_gbps()},
+      {"bus_bw", variant.busbw_gbps()},
+      // nccl-tests writes null when it did not check (-c 0).
+      {"nwrong", report_errors ? json(variant.wrong_elements()) : json()},
+      {"min_time", variant.min_time_us()},
+      {"max_time", variant.max_time_us()},
+      {"slowest_rank", variant.slowest_rank()},
+      {"rank_times", std::move(rank_times)},
+  };
+}
+
+json ConfigToJson(const v1::TestReport& report) {
+  const v1::TestSpec& spec = report.spec();
+  json config{
+      {"minimum_bytes", spec.min_bytes()},
+      {"maximum_bytes", spec.max_bytes()},
+      {"warmup_iters", spec.warmup_iterations()},
+      {"iterations", spec.iterations()},
+      {"validation", spec.check_iterations()},
+      {"datatype", spec::DisplayName(spec.data_type())},
+      {"redop", RedopLabel(spec)},
+      {"root", RootLabel(spec)},
+      {"nranks", report.ranks_size()},
+      {"nodes", TestNodeNames(report)},
+      {"workers_per_node", spec.workers_per_node()},
+      {"timeout_ms", spec.timeout_ms()},
+      {"min_busbw_gbps", spec.min_busbw_gbps()},
+  };
+  // Exactly one of the two, as nccl-tests does.
+  if (spec.step_factor() > 1) {
+    config["step_factor"] = spec.step_factor();
+  } else {
+    config["step_bytes"] = spec.step_bytes();
+  }
+  return config;
+}
+
+json DevicesToJson(const v1::TestReport& report) {
+  json devices = json::array();
+  for (const v1::RankAssignment& rank : report.ranks()) {
+    devices.push_back(json{
+        {"rank", rank.rank()},
+        {"node", rank.node_name()},
+        {"node_index", rank.node_index()},
+        {"local_rank", rank.local_rank()},
+        {"device", rank.device_index()},
+        {"hostname", RankHostname(report, rank)},
+    });
+  }
+  return devices;
+}
+
+json FailureToJson(const v1::Failure& failure) {
+  return json{
+      {"kind", FailureKindName(failure.kind())},
+      {"rank", failure.rank()},
+      {"node", failure.node_name()},
+      {"local_rank", failure.local_rank()},
+      {"device", failure.device_index()},
+      {"message", failure.message()},
+      {"exit_code", failure.exit_code()},
+      {"signal", failure.signal()},
+  };
+}
+
+json SlowestRankToJson(const v1::TestReport& report) {
+  const std::optional<SlowestRank> slowest = FindSlowestRank(report);
+  if (!slowest.has_value()) return json();
+  json out{
+      {"rank", slowest->rank},
+      {"node", nullptr},
+      {"local_rank", nullptr},
+      {"slowest_count", slowest->slowest_count},
+      {"measurements", slowest->measurements},
+      {"mean_excess_pct", slowest->mean_excess_pct},
+  };
+  for (const v1::RankAssignment& rank : report.ranks()) {
+    if (rank.rank() != slowest->rank) continue;
+    out["node"] = rank.node_name();
+    out["local_rank"] = rank.local_rank();
+    break;
+  }
+  return out;
+}
+
+}  // namespace
+
+json SizeResultToJson(const v1::SizeResult& row, const v1::TestSpec& spec) {
+  const bool report_errors = spec.check_iterations() > 0;
+  return json{
+      {"size", row.size_bytes()},
+      {"count", row.count()},
+      {"type", spec::DisplayName(spec.data_type())},
+      {"redop", RedopLabel(spec)},
+      {"root", RootLabel(spec)},
+      {"out_of_place", VariantToJson(row.out_of_place(), report_errors)},
+      {"in_place", VariantToJson(row.in_place(), report_errors)},
+  };
+}
+
+json ReportToJson(const v1::TestReport& report, absl::string_view version) {
+  const v1::TestSpec& spec = report.spec();
+  json results = json::array();
+  for (const v1::SizeResult& row : report.results()) results.push_back(SizeResultToJson(row, spec));
+  json failures = json::array();
+  json errors = json::array();
+  for (const v1::Failure& failure : report.failures()) {
+    failures.push_back(FailureToJson(failure));
+    errors.push_back(failure.message());
+  }
+  const json busbw_okay = spec.min_busbw_gbps() > 0
+                              ? json(report.avg_busbw_gbps() >= spec.min_busbw_gbps())
+                              : json("unchecked");
+  return json{
+      {"schema", kTestReportSchema},
+      {"schema_version", kJsonSchemaVersion},
+      {"version", std::string(version)},
+      {"test_id", report.test_id()},
+      {"state", StateName(report.state())},
+      {"transport", spec::DisplayName(report.transport())},
+      {"collective", spec::DisplayName(spec.collective())},
+      {"start_time", TimeOrNull(report.start_time_unix_ms())},
+      {"end_time", TimeOrNull(report.end_time_unix_ms())},
+      {"config", ConfigToJson(report)},
+      {"devices", DevicesToJson(report)},
+      {"results", std::move(results)},
+      {"out_of_bounds",
+       json{{"count", report.wrong_elements()}, {"okay", report.wrong_elements() == 0}}},
+      {"average_bus_bandwidth", json{{"bandwidth", report.avg_busbw_gbps()}, {"okay", busbw_okay}}},
+      {"slowest_rank", SlowestRankToJson(report)},
+      {"failures", std::move(failures)},
+      {"errors", std::move(errors)},
+      {"summary", report.summary()},
+      {"exit_code", ExitCodeForReport(report)},
+  };
+}
+
+json NodesToJson(const v1::ListNodesReply& reply) {
+  json nodes = json::array();
+  for (const v1::NodeStatus& node : reply.nodes()) {
+    const v1::NodeInventory& inventory = node.inventory();
+    json gpus = json::array();
+    for (const v1::GpuInfo& gpu : inventory.gpus()) {
+      gpus.push_back(json{{"index", gpu.index()},
+                          {"name", gpu.name()},
+                          {"pci_bus_id", gpu.pci_bus_id()},
+                          {"memory_bytes", gpu.memory_bytes()}});
+    }
+    json hcas = json::array();
+    for (const v1::HcaInfo& hca : inventory.hcas()) {
+      hcas.push_back(json{{"name", hca.name()},
+                          {"port", hca.port()},
+                          {"state", hca.state()},
+                          {"link_layer", hca.link_layer()},
+                          {"rate_gbps", hca.rate_gbps()}});
+    }
+    json interfaces = json::array();
+    for (const v1::NetworkInterface& iface : inventory.interfaces()) {
+      interfaces.push_back(
+          json{{"name", iface.name()},
+               {"addresses",
+                json(std::vector<std::string>(iface.addresses().begin(), iface.addresses().end()))},
+               {"up", iface.up()},
+               {"mtu_bytes", iface.mtu_bytes()},
+               {"speed_mbps", iface.speed_mbps()}});
+    }
+    json transports = json::array();
+    for (int transport : inventory.transports()) {
+      transports.push_back(spec::DisplayName(static_cast<v1::Transport>(transport)));
+    }
+    nodes.push_back(json{
+        {"name", node.node_name()},
+        {"address", node.peer_address()},
+        {"state", NodeStateName(node.state())},
+        {"heartbeat_age_ms", node.heartbeat_age_ms()},
+        {"current_test", node.current_test_id().empty() ? json() : json(node.current_test_id())},
+        {"hostname", inventory.hostname()},
+        {"slots", inventory.worker_slots()},
+        {"gpus", std::move(gpus)},
+        {"hcas", std::move(hcas)},
+        {"interfaces", std::move(interfaces)},
+        {"bootstrap_interface", inventory.bootstrap_interface()},
+        {"transports", std::move(transports)},
+        {"nccl_version", inventory.nccl_version()},
+        {"driver_version", inventory.driver_version()},
+        {"agent_version", inventory.agent_version()},
+    });
+  }
+  return json{{"schema", kNodeListSchema},
+              {"schema_version", kJsonSchemaVersion},
+              {"nodes", std::move(nodes)}};
+}
+
+}  // namespace eb::ebctl

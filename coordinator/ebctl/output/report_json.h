@@ -1,0 +1,39 @@
+#pragma once
+
+// The --json output of ebctl: versioned documents whose field names follow
+// nccl-tests -J where the two overlap (docs/JSON_SCHEMA.md documents every
+// field and the differences). Pure functions, callable from any thread.
+
+#include "absl/strings/string_view.h"
+#include "common/version/version.h"
+#include "ebnccl/v1/control.pb.h"
+#include "nlohmann/json.hpp"
+
+namespace eb::ebctl {
+
+// "schema" values and the version of their layout: bumped on an
+// incompatible change (a field removed, renamed or retyped), not when a
+// field is added.
+inline constexpr char kTestReportSchema[] = "ebnccl.test_report";
+inline constexpr char kNodeListSchema[] = "ebnccl.node_list";
+inline constexpr int kJsonSchemaVersion = 1;
+
+// A test report: schema, version (`version`, the ebnccl version of the
+// caller), test_id, state, transport, collective, start_time, end_time,
+// config{}, devices[], results[], out_of_bounds{}, average_bus_bandwidth{},
+// slowest_rank{} or null, failures[], errors[], summary and exit_code (what
+// ebctl exits with for this report). Works on reports that are not final
+// yet (end_time null, results so far).
+nlohmann::json ReportToJson(const ebnccl::v1::TestReport& report,
+                            absl::string_view version = kVersion);
+
+// One result row (an element of ReportToJson's results[]), for streaming
+// rows as JSON lines while a test runs.
+nlohmann::json SizeResultToJson(const ebnccl::v1::SizeResult& row,
+                                const ebnccl::v1::TestSpec& spec);
+
+// The node list: schema, schema_version and nodes[] with every field of
+// NodeStatus and its inventory.
+nlohmann::json NodesToJson(const ebnccl::v1::ListNodesReply& reply);
+
+}  // namespace eb::ebctl

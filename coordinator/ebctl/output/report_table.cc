@@ -1,0 +1,154 @@
+#include "coordinator/ebctl/output/report_table.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/spec/proto_enums.h"
+#include "coordinator/ebctl/output/float_format.h"
+#include "coordinator/ebctl/output/labels.h"
+#include "coordinator/ebctl/output/straggler.h"
+
+namespace eb::ebctl {
+namespace v1 = ebnccl::v1;
+namespace {
+
+// "#  Rank %2d  node %-10s slot %2d device %2s", plus " [bus] name" when the
+// rank's node reported the GPU, as nccl-tests' device lines end.
+std::string RankLine(const v1::TestReport& report, const v1::RankAssignment& rank) {
+  const int device = rank.device_index();
+  std::string line =
+      absl::StrFormat("#  Rank %2d  node %-10s slot %2d device %2s", rank.rank(), rank.node_name(),
+                      rank.local_rank(), device < 0 ? std::string("cpu") : absl::StrCat(device));
+  const int node = rank.node_index();
+  if (device >= 0 && node >= 0 && node < report.node_inventories_size()) {
+    for (const v1::GpuInfo& gpu : report.node_inventories(node).gpus()) {
+      if (gpu.index() != device) continue;
+      if (!gpu.pci_bus_id().empty()) absl::StrAppend(&line, " [", gpu.pci_bus_id(), "]");
+      if (!gpu.name().empty()) absl::StrAppend(&line, " ", gpu.name());
+      break;
+    }
+  }
+  line += '\n';
+  return line;
+}
+
+// nccl-tests' step column: the factor when it multiplies, else the bytes.
+std::string StepText(const v1::TestSpec& spec) {
+  return spec.step_factor() > 1 ? absl::StrCat(spec.step_factor(), "(factor)")
+                                : absl::StrCat(spec.step_bytes(), "(bytes)");
+}
+
+// "  %7s  %6s  %6s  %6g" of nccl-tests' writeBenchmarkLineBody.
+std::string VariantColumns(const v1::VariantResult& variant, bool report_errors) {
+  const std::string wrong =
+      report_errors ? absl::StrFormat("  %6g", static_cast<double>(variant.wrong_elements()))
+                    : std::string("    N/A");
+  return absl::StrCat("  ", FormatFloatField(variant.time_us(), 7), "  ",
+                      FormatFloatField(variant.algbw_gbps(), 6), "  ",
+                      FormatFloatField(variant.busbw_gbps(), 6), wrong);
+}
+
+std::string FailureLine(const v1::Failure& failure) {
+  if (failure.rank() >= 0) {
+    return absl::StrFormat("# rank %d (node %s, slot %d, device %d): %s\n", failure.rank(),
+                           failure.node_name(), failure.local_rank(), failure.device_index(),
+                           failure.message());
+  }
+  if (!failure.node_name().empty()) {
+    return absl::StrFormat("# node %s: %s\n", failure.node_name(), failure.message());
+  }
+  return absl::StrFormat("# %s\n", failure.message());
+}
+
+std::string SlowestRankLine(const v1::TestReport& report) {
+  const std::optional<SlowestRank> slowest = FindSlowestRank(report);
+  if (!slowest.has_value()) return "";
+  std::string where;
+  for (const v1::RankAssignment& rank : report.ranks()) {
+    if (rank.rank() == slowest->rank) {
+      where = absl::StrFormat(" (node %s, slot %d)", rank.node_name(), rank.local_rank());
+      break;
+    }
+  }
+  return absl::StrFormat(
+      "# Slowest rank overall: rank %d%s, slowest in %d of %d measurements, "
+      "on average %.1f%% above the rank mean\n",
+      slowest->rank, where, slowest->slowest_count, slowest->measurements,
+      slowest->mean_excess_pct);
+}
+
+}  // namespace
+
+std::string TableHeader(const v1::TestReport& accepted, absl::string_view version) {
+  const v1::TestSpec& spec = accepted.spec();
+  std::string out = absl::StrFormat("# ebnccl %s test %s transport %s\n", version,
+                                    accepted.test_id(), spec::DisplayName(accepted.transport()));
+  absl::StrAppendFormat(
+      &out,
+      "# collective %s nranks %d nodes %d minBytes %d maxBytes %d step: %s warmup iters: %d "
+      "iters: %d validation: %d datatype %s redop %s root %d",
+      spec::DisplayName(spec.collective()), accepted.ranks_size(), TestNodeNames(accepted).size(),
+      spec.min_bytes(), spec.max_bytes(), StepText(spec), spec.warmup_iterations(),
+      spec.iterations(), spec.check_iterations(), spec::DisplayName(spec.data_type()),
+      RedopLabel(spec), RootLabel(spec));
+  if (spec.min_busbw_gbps() > 0) {
+    absl::StrAppendFormat(&out, " min busbw: %g", spec.min_busbw_gbps());
+  }
+  out += "\n#\n# Using devices\n";
+  for (const v1::RankAssignment& rank : accepted.ranks()) out += RankLine(accepted, rank);
+
+  // nccl-tests' writeResultHeader without -I and -S: the "%*s" timestamp
+  // column has width 0, which leaves one trailing blank on both lines.
+  out += "#\n";
+  absl::StrAppendFormat(&out,
+                        "# %10s  %12s  %8s  %6s  %6s           out-of-place                       "
+                        "in-place          \n",
+                        "", "", "", "", "");
+  absl::StrAppendFormat(&out,
+                        "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n",
+                        "size", "count", "type", "redop", "root", "time", "algbw", "busbw",
+                        "#wrong", "time", "algbw", "busbw", "#wrong");
+  absl::StrAppendFormat(
+      &out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n", "(B)",
+      "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+  return out;
+}
+
+std::string TableRow(const v1::SizeResult& row, const v1::TestSpec& spec) {
+  const bool report_errors = spec.check_iterations() > 0;
+  // nccl-tests formats the root with "%6i" into a string, then prints that
+  // string with "%6s"; for numbers the result is the same.
+  std::string line =
+      absl::StrFormat("%12d  %12d  %8s  %6s  %6d", row.size_bytes(), row.count(),
+                      spec::DisplayName(spec.data_type()), RedopLabel(spec), RootLabel(spec));
+  line += VariantColumns(row.out_of_place(), report_errors);
+  line += VariantColumns(row.in_place(), report_errors);
+  line += '\n';
+  return line;
+}
+
+std::string TableFooter(const v1::TestReport& finished) {
+  const v1::TestSpec& spec = finished.spec();
+  std::string out;
+  // nccl-tests: "# %-20s : %d %s\n" and "# %-20s : %g %s\n"; the verdict word
+  // is empty (one trailing blank) when the bandwidth is not checked.
+  absl::StrAppendFormat(&out, "# %-20s : %d %s\n", "Out of bounds values",
+                        finished.wrong_elements(),
+                        finished.wrong_elements() != 0 ? "FAILED" : "OK");
+  std::string verdict;
+  if (spec.min_busbw_gbps() > 0) {
+    verdict = finished.avg_busbw_gbps() >= spec.min_busbw_gbps() ? "OK" : "FAILED";
+  }
+  absl::StrAppendFormat(&out, "# %-20s : %g %s\n", "Avg bus bandwidth", finished.avg_busbw_gbps(),
+                        verdict);
+  out += "#\n";
+
+  absl::StrAppend(&out, "# Result: ", absl::AsciiStrToUpper(StateName(finished.state())));
+  if (!finished.summary().empty()) absl::StrAppend(&out, " — ", finished.summary());
+  out += '\n';
+  for (const v1::Failure& failure : finished.failures()) out += FailureLine(failure);
+  out += SlowestRankLine(finished);
+  return out;
+}
+
+}  // namespace eb::ebctl

@@ -1,0 +1,50 @@
+#pragma once
+
+// The text output of ebctl: the nccl-tests table for a test, streamable row
+// by row while the RunTest stream delivers it, and the node list. Every
+// function returns whole lines, each ending in '\n', ready for std::cout.
+// Pure functions, callable from any thread.
+//
+// The parts copied from nccl-tests (the column header, the rows, the
+// "Out of bounds" and "Avg bus bandwidth" footer lines) keep its exact
+// printf layout (src/util.cu), trailing blanks included, so that scripts that
+// parse nccl-tests output parse ours. Lines of our own start with "#" too.
+
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "common/version/version.h"
+#include "ebnccl/v1/common.pb.h"
+#include "ebnccl/v1/control.pb.h"
+
+namespace eb::ebctl {
+
+// The lines before the first row: "# ebnccl <version> test <id> transport
+// <t>", the configuration (as nccl-tests' "# nThread ... minBytes ..."
+// line, with our fields), one "#  Rank ..." line per rank (node, slot,
+// device, and the GPU's bus id and name when the node's inventory has them),
+// and the nccl-tests two-line column header. `accepted` is the report of the
+// RunTest "accepted" event (or any later one); only its id, spec, transport,
+// rank map and inventories are used.
+std::string TableHeader(const ebnccl::v1::TestReport& accepted,
+                        absl::string_view version = kVersion);
+
+// One row, as nccl-tests prints it: "%12li  %12li  %8s  %6s  %6s" (size,
+// count, type, redop or "none", root or -1) then, out-of-place and in-place,
+// "  %7s  %6s  %6s  %6g" (time in us, algbw, busbw, #wrong). #wrong is
+// "N/A" when the spec has no check iterations, as with nccl-tests -c 0.
+std::string TableRow(const ebnccl::v1::SizeResult& row, const ebnccl::v1::TestSpec& spec);
+
+// The lines after the last row: nccl-tests' "# Out of bounds values" and
+// "# Avg bus bandwidth" (OK/FAILED only when spec.min_busbw_gbps > 0,
+// compared with the exact threshold, not nccl-tests' 0.9 x), "#", then
+// "# Result: <STATE> — <summary>", one line per failure, and the rank that
+// was slowest most often when there is one.
+std::string TableFooter(const ebnccl::v1::TestReport& finished);
+
+// The node list: one line per node with name, address, state, slots,
+// heartbeat age, transports, GPUs, bootstrap interface and current test,
+// under an upper-case header; columns are as wide as their widest cell.
+std::string NodesTable(const ebnccl::v1::ListNodesReply& reply);
+
+}  // namespace eb::ebctl

@@ -1,0 +1,158 @@
+#include "coordinator/grpc/agent_service.h"
+
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "common/rpc/stream_outbox.h"
+#include "common/status/grpc_status.h"
+#include "spdlog/spdlog.h"
+
+namespace eb::coordinator {
+namespace v1 = ebnccl::v1;
+
+namespace {
+
+using SessionBase = grpc::ServerBidiReactor<v1::AgentMessage, v1::CoordinatorMessage>;
+
+class SessionReactor;
+using SessionOutbox = common::StreamOutbox<SessionReactor, v1::CoordinatorMessage>;
+
+// The AgentChannel the core holds: sends through the session's outbox.
+class SessionChannel final : public AgentChannel {
+ public:
+  SessionChannel(std::shared_ptr<SessionOutbox> outbox, std::string peer)
+      : outbox_(std::move(outbox)), peer_(std::move(peer)) {}
+  void Send(const v1::CoordinatorMessage& message) override { outbox_->Push(message); }
+  void Close(const absl::Status& status) override { outbox_->Finish(common::ToGrpcStatus(status)); }
+  std::string Peer() const override { return peer_; }
+
+ private:
+  std::shared_ptr<SessionOutbox> outbox_;
+  std::string peer_;
+};
+
+// One agent's session: reads are posted to the executor in order; writes
+// go through the outbox.
+class SessionReactor final : public SessionBase {
+ public:
+  SessionReactor(AgentServiceImpl& service, uint64_t session_id, std::string peer)
+      : service_(service),
+        session_id_(session_id),
+        outbox_(std::make_shared<SessionOutbox>(this)),
+        channel_(std::make_shared<SessionChannel>(outbox_, std::move(peer))) {
+    StartRead(&incoming_);
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {
+      // The agent closed its side or the connection broke.
+      const uint64_t id = session_id_;
+      AgentServiceImpl& service = service_;
+      service_.executor().Post([&service, id] { service.HandleClosed(id); });
+      outbox_->Finish(grpc::Status::OK);
+      return;
+    }
+    AgentServiceImpl& service = service_;
+    service_.executor().Post([&service, id = session_id_, message = incoming_, channel = channel_] {
+      service.HandleMessage(id, message, channel);
+    });
+    StartRead(&incoming_);
+  }
+
+  void OnWriteDone(bool ok) override { outbox_->OnWriteDone(ok); }
+
+  void OnDone() override {
+    outbox_->Detach();
+    delete this;
+  }
+
+ private:
+  AgentServiceImpl& service_;
+  const uint64_t session_id_;
+  std::shared_ptr<SessionOutbox> outbox_;
+  std::shared_ptr<AgentChannel> channel_;
+  v1::AgentMessage incoming_;
+};
+
+}  // namespace
+
+AgentServiceImpl::AgentServiceImpl(common::Executor& executor, NodeRegistry& registry,
+                                   TestManager& tests, RendezvousKv& rendezvous,
+                                   const CoordinatorConfig& config)
+    : executor_(executor),
+      registry_(registry),
+      tests_(tests),
+      rendezvous_(rendezvous),
+      config_(config) {}
+
+SessionBase* AgentServiceImpl::Session(grpc::CallbackServerContext* context) {
+  return new SessionReactor(*this, next_session_id_++, context->peer());
+}
+
+void AgentServiceImpl::HandleMessage(uint64_t session_id, const v1::AgentMessage& message,
+                                     const std::shared_ptr<AgentChannel>& channel) {
+  if (message.has_register_()) {
+    absl::Status status = registry_.Register(session_id, message.register_(), channel);
+    if (!status.ok()) {
+      spdlog::warn("refused agent registration from {}: {}", channel->Peer(), status.ToString());
+      channel->Close(status);
+      return;
+    }
+    v1::CoordinatorMessage reply;
+    reply.mutable_register_reply()->set_heartbeat_period_ms(
+        absl::ToInt64Milliseconds(config_.heartbeat_period));
+    channel->Send(reply);
+    return;
+  }
+  NodeRecord* node = registry_.FindBySession(session_id);
+  if (node == nullptr) {
+    channel->Close(absl::FailedPreconditionError("the first message of a session must be register"));
+    return;
+  }
+  switch (message.message_case()) {
+    case v1::AgentMessage::kHeartbeat:
+      (void)registry_.Heartbeat(session_id);
+      break;
+    case v1::AgentMessage::kWorkerEvent:
+      tests_.OnWorkerEvent(node->name, message.worker_event());
+      break;
+    case v1::AgentMessage::kWorkersStopped:
+      tests_.OnWorkersStopped(node->name, message.workers_stopped().test_id());
+      break;
+    default:
+      spdlog::warn("node={}: unknown session message {}; ignored", node->name,
+                   static_cast<int>(message.message_case()));
+  }
+}
+
+void AgentServiceImpl::HandleClosed(uint64_t session_id) { registry_.SessionClosed(session_id); }
+
+grpc::ServerUnaryReactor* AgentServiceImpl::RendezvousSet(grpc::CallbackServerContext* context,
+                                                          const v1::RendezvousSetRequest* request,
+                                                          v1::RendezvousSetReply* /*reply*/) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  executor_.Post([this, reactor, request] {
+    reactor->Finish(common::ToGrpcStatus(
+        rendezvous_.Set(request->test_id(), request->key(), request->value())));
+  });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* AgentServiceImpl::RendezvousWait(grpc::CallbackServerContext* context,
+                                                           const v1::RendezvousWaitRequest* request,
+                                                           v1::RendezvousWaitReply* reply) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  executor_.Post([this, reactor, request, reply] {
+    std::vector<std::string> keys(request->keys().begin(), request->keys().end());
+    rendezvous_.Wait(request->test_id(), std::move(keys), absl::Milliseconds(request->timeout_ms()),
+                     [reactor, reply](absl::StatusOr<std::vector<std::string>> values) {
+                       if (values.ok()) {
+                         for (std::string& value : *values) reply->add_values(std::move(value));
+                       }
+                       reactor->Finish(common::ToGrpcStatus(values.status()));
+                     });
+  });
+  return reactor;
+}
+
+}  // namespace eb::coordinator

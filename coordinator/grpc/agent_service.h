@@ -1,0 +1,51 @@
+#pragma once
+
+// gRPC glue for the AgentService (agent -> coordinator): the long-lived
+// Session stream of each agent and the rendezvous calls the agents relay for
+// their workers. Everything is posted onto the coordinator's executor.
+
+#include <atomic>
+#include <cstdint>
+
+#include "common/exec/executor.h"
+#include "coordinator/config.h"
+#include "coordinator/core/node_registry.h"
+#include "coordinator/core/rendezvous_kv.h"
+#include "coordinator/core/test_manager.h"
+#include "ebnccl/v1/agent.grpc.pb.h"
+
+namespace eb::coordinator {
+
+class AgentServiceImpl final : public ebnccl::v1::AgentService::CallbackService {
+ public:
+  // All references must outlive the service; they are used on `executor`.
+  AgentServiceImpl(common::Executor& executor, NodeRegistry& registry, TestManager& tests,
+                   RendezvousKv& rendezvous, const CoordinatorConfig& config);
+
+  grpc::ServerBidiReactor<ebnccl::v1::AgentMessage, ebnccl::v1::CoordinatorMessage>* Session(
+      grpc::CallbackServerContext* context) override;
+  grpc::ServerUnaryReactor* RendezvousSet(grpc::CallbackServerContext* context,
+                                          const ebnccl::v1::RendezvousSetRequest* request,
+                                          ebnccl::v1::RendezvousSetReply* reply) override;
+  grpc::ServerUnaryReactor* RendezvousWait(grpc::CallbackServerContext* context,
+                                           const ebnccl::v1::RendezvousWaitRequest* request,
+                                           ebnccl::v1::RendezvousWaitReply* reply) override;
+
+  // Handles one message of session `session_id` on the executor. Public for
+  // the session reactor.
+  void HandleMessage(uint64_t session_id, const ebnccl::v1::AgentMessage& message,
+                     const std::shared_ptr<AgentChannel>& channel);
+  void HandleClosed(uint64_t session_id);
+
+  common::Executor& executor() { return executor_; }
+
+ private:
+  common::Executor& executor_;
+  NodeRegistry& registry_;
+  TestManager& tests_;
+  RendezvousKv& rendezvous_;
+  const CoordinatorConfig config_;
+  std::atomic<uint64_t> next_session_id_{1};
+};
+
+}  // namespace eb::coordinator

@@ -1,0 +1,139 @@
+#include "coordinator/grpc/control_service.h"
+
+#include <memory>
+
+#include "common/rpc/stream_outbox.h"
+#include "common/status/grpc_status.h"
+#include "spdlog/spdlog.h"
+
+namespace eb::coordinator {
+namespace v1 = ebnccl::v1;
+
+namespace {
+
+// Streams one test's events to the client; cancelling the call (Ctrl-C in
+// ebctl, client gone) cancels the test.
+class RunTestReactor final : public grpc::ServerWriteReactor<v1::RunTestEvent> {
+ public:
+  // Forwards events from the executor to the stream; closes it after
+  // `finished`.
+  class Observer final : public TestObserver {
+   public:
+    explicit Observer(std::shared_ptr<common::StreamOutbox<RunTestReactor, v1::RunTestEvent>> outbox)
+        : outbox_(std::move(outbox)) {}
+    void OnEvent(const v1::RunTestEvent& event) override {
+      outbox_->Push(event);
+      if (event.has_finished()) outbox_->Finish(grpc::Status::OK);
+    }
+
+   private:
+    std::shared_ptr<common::StreamOutbox<RunTestReactor, v1::RunTestEvent>> outbox_;
+  };
+
+  RunTestReactor(common::Executor& executor, TestManager& tests, const v1::RunTestRequest& request,
+                 std::string peer)
+      : executor_(executor),
+        tests_(tests),
+        outbox_(std::make_shared<common::StreamOutbox<RunTestReactor, v1::RunTestEvent>>(this)),
+        test_id_(std::make_shared<std::string>()) {
+    auto outbox = outbox_;
+    auto test_id = test_id_;
+    executor_.Post([&tests, request, outbox, test_id, peer = std::move(peer)] {
+      auto started = tests.StartTest(request.spec(), std::make_shared<Observer>(outbox));
+      if (!started.ok()) {
+        spdlog::info("rejected a test from {}: {}", peer, started.status().ToString());
+        outbox->Finish(common::ToGrpcStatus(started.status()));
+        return;
+      }
+      *test_id = *started;
+    });
+  }
+
+  void OnWriteDone(bool ok) override { outbox_->OnWriteDone(ok); }
+
+  void OnCancel() override {
+    // The client went away: stop the test (its workers are reaped) and end
+    // the call.
+    auto test_id = test_id_;
+    TestManager& tests = tests_;
+    executor_.Post([&tests, test_id] {
+      if (!test_id->empty()) (void)tests.CancelTest(*test_id, "the client disconnected");
+    });
+    outbox_->Finish(grpc::Status(grpc::StatusCode::CANCELLED, "cancelled by the client"));
+  }
+
+  void OnDone() override {
+    outbox_->Detach();
+    delete this;
+  }
+
+ private:
+  common::Executor& executor_;
+  TestManager& tests_;
+  std::shared_ptr<common::StreamOutbox<RunTestReactor, v1::RunTestEvent>> outbox_;
+  // Written on the executor once the test started.
+  std::shared_ptr<std::string> test_id_;
+};
+
+// Runs `work` on the executor and finishes the unary reactor with its status.
+template <typename Work>
+grpc::ServerUnaryReactor* PostUnary(grpc::CallbackServerContext* context,
+                                    common::Executor& executor, Work work) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  executor.Post([reactor, work = std::move(work)]() mutable {
+    reactor->Finish(common::ToGrpcStatus(work()));
+  });
+  return reactor;
+}
+
+}  // namespace
+
+ControlService::ControlService(common::Executor& executor, TestManager& tests,
+                               NodeRegistry& registry)
+    : executor_(executor), tests_(tests), registry_(registry) {}
+
+grpc::ServerUnaryReactor* ControlService::ListNodes(grpc::CallbackServerContext* context,
+                                                    const v1::ListNodesRequest* /*request*/,
+                                                    v1::ListNodesReply* reply) {
+  return PostUnary(context, executor_, [this, reply] {
+    for (const NodeRecord* node : registry_.All()) *reply->add_nodes() = registry_.ToStatus(*node);
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerWriteReactor<v1::RunTestEvent>* ControlService::RunTest(
+    grpc::CallbackServerContext* context, const v1::RunTestRequest* request) {
+  return new RunTestReactor(executor_, tests_, *request, context->peer());
+}
+
+grpc::ServerUnaryReactor* ControlService::CancelTest(grpc::CallbackServerContext* context,
+                                                     const v1::CancelTestRequest* request,
+                                                     v1::CancelTestReply* /*reply*/) {
+  return PostUnary(context, executor_, [this, request, peer = context->peer()] {
+    return tests_.CancelTest(request->test_id(), "cancelled by " + peer);
+  });
+}
+
+grpc::ServerUnaryReactor* ControlService::GetTest(grpc::CallbackServerContext* context,
+                                                  const v1::GetTestRequest* request,
+                                                  v1::GetTestReply* reply) {
+  return PostUnary(context, executor_, [this, request, reply] {
+    auto report = tests_.GetTest(request->test_id());
+    if (!report.ok()) return report.status();
+    *reply->mutable_report() = *std::move(report);
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* ControlService::ListTests(grpc::CallbackServerContext* context,
+                                                    const v1::ListTestsRequest* request,
+                                                    v1::ListTestsReply* reply) {
+  return PostUnary(context, executor_, [this, request, reply] {
+    for (v1::TestReport& report : tests_.ListTests(request->limit() > 0 ? request->limit() : 100)) {
+      *reply->add_tests() = std::move(report);
+    }
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace eb::coordinator

@@ -1,0 +1,40 @@
+#pragma once
+
+// gRPC glue for the Control service (ebctl -> coordinator). Each handler
+// posts its work onto the coordinator's executor and finishes the reactor
+// from there (STYLE.md rule 7); no handler blocks a gRPC thread.
+
+#include "common/exec/executor.h"
+#include "coordinator/core/node_registry.h"
+#include "coordinator/core/test_manager.h"
+#include "ebnccl/v1/control.grpc.pb.h"
+
+namespace eb::coordinator {
+
+class ControlService final : public ebnccl::v1::Control::CallbackService {
+ public:
+  // All references must outlive the service; they are used on `executor`.
+  ControlService(common::Executor& executor, TestManager& tests, NodeRegistry& registry);
+
+  grpc::ServerUnaryReactor* ListNodes(grpc::CallbackServerContext* context,
+                                      const ebnccl::v1::ListNodesRequest* request,
+                                      ebnccl::v1::ListNodesReply* reply) override;
+  grpc::ServerWriteReactor<ebnccl::v1::RunTestEvent>* RunTest(
+      grpc::CallbackServerContext* context, const ebnccl::v1::RunTestRequest* request) override;
+  grpc::ServerUnaryReactor* CancelTest(grpc::CallbackServerContext* context,
+                                       const ebnccl::v1::CancelTestRequest* request,
+                                       ebnccl::v1::CancelTestReply* reply) override;
+  grpc::ServerUnaryReactor* GetTest(grpc::CallbackServerContext* context,
+                                    const ebnccl::v1::GetTestRequest* request,
+                                    ebnccl::v1::GetTestReply* reply) override;
+  grpc::ServerUnaryReactor* ListTests(grpc::CallbackServerContext* context,
+                                      const ebnccl::v1::ListTestsRequest* request,
+                                      ebnccl::v1::ListTestsReply* reply) override;
+
+ private:
+  common::Executor& executor_;
+  TestManager& tests_;
+  NodeRegistry& registry_;
+};
+
+}  // namespace eb::coordinator

@@ -1,0 +1,224 @@
+#include "coordinator/ebctl/output/report_json.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/unit/ebctl/test_reports.h"
+
+namespace eb::ebctl {
+namespace {
+
+namespace v1 = ebnccl::v1;
+using nlohmann::json;
+
+TEST(ReportToJsonTest, TopLevelFields) {
+  const json doc = ReportToJson(testing::TwoRankReport(), "9.9.9");
+  EXPECT_EQ(doc["schema"], "ebnccl.test_report");
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["version"], "9.9.9");
+  EXPECT_EQ(doc["test_id"], "t-20261129-154501-3f2a");
+  EXPECT_EQ(doc["state"], "failed");
+  EXPECT_EQ(doc["transport"], "gloo");
+  EXPECT_EQ(doc["collective"], "all_reduce");
+  EXPECT_EQ(doc["start_time"], "2026-11-29T15:45:01.123Z");
+  EXPECT_EQ(doc["end_time"], "2026-11-29T15:46:00.000Z");
+  EXPECT_EQ(doc["summary"], "rank 1 on host2 was killed by signal 9");
+  EXPECT_EQ(doc["exit_code"], 3);  // worker_exited
+  EXPECT_EQ(doc.size(), 19u) << doc.dump(2);
+}
+
+TEST(ReportToJsonTest, Config) {
+  const json config = ReportToJson(testing::TwoRankReport())["config"];
+  EXPECT_EQ(config,
+            json::parse(R"({"minimum_bytes": 8, "maximum_bytes": 134217728, "step_factor": 2,
+                            "warmup_iters": 5, "iterations": 20, "validation": 1,
+                            "datatype": "float", "redop": "sum", "root": -1, "nranks": 2,
+                            "nodes": ["host1", "host2"], "workers_per_node": 1,
+                            "timeout_ms": 600000, "min_busbw_gbps": 50.0})"))
+      << config.dump(2);
+}
+
+TEST(ReportToJsonTest, ConfigStepBytesRootAndRedopNone) {
+  v1::TestReport report = testing::TwoRankReport();
+  report.mutable_spec()->set_collective(v1::COLLECTIVE_BROADCAST);
+  report.mutable_spec()->set_root_rank(1);
+  report.mutable_spec()->set_step_factor(0);
+  report.mutable_spec()->set_step_bytes(4096);
+  const json doc = ReportToJson(report);
+  EXPECT_EQ(doc["config"]["step_bytes"], 4096);
+  EXPECT_FALSE(doc["config"].contains("step_factor"));
+  EXPECT_EQ(doc["config"]["redop"], "none");
+  EXPECT_EQ(doc["config"]["root"], 1);
+  EXPECT_EQ(doc["results"][0]["redop"], "none");
+  EXPECT_EQ(doc["results"][0]["root"], 1);
+}
+
+TEST(ReportToJsonTest, Devices) {
+  const json devices = ReportToJson(testing::TwoRankReport())["devices"];
+  EXPECT_EQ(devices, json::parse(R"([
+      {"rank": 0, "node": "host1", "node_index": 0, "local_rank": 0, "device": -1,
+       "hostname": "host1.example.com"},
+      {"rank": 1, "node": "host2", "node_index": 1, "local_rank": 0, "device": -1,
+       "hostname": "host2.example.com"}])"))
+      << devices.dump(2);
+}
+
+TEST(ReportToJsonTest, HostnameFallsBackToTheNodeName) {
+  v1::TestReport report = testing::TwoRankReport();
+  report.clear_node_inventories();
+  EXPECT_EQ(ReportToJson(report)["devices"][1]["hostname"], "host2");
+}
+
+TEST(ReportToJsonTest, Results) {
+  const json results = ReportToJson(testing::TwoRankReport())["results"];
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0], json::parse(R"({
+      "size": 8, "count": 2, "type": "float", "redop": "sum", "root": -1,
+      "out_of_place": {"time": 10.5, "alg_bw": 0.000762, "bus_bw": 0.000762, "nwrong": 0,
+                       "min_time": 10.0, "max_time": 11.0, "slowest_rank": 1,
+                       "rank_times": [10.0, 11.0]},
+      "in_place": {"time": 9.87, "alg_bw": 0.00081, "bus_bw": 0.00081, "nwrong": 0,
+                   "min_time": 9.84, "max_time": 9.9, "slowest_rank": 0,
+                   "rank_times": [9.9, 9.84]}})"))
+      << results[0].dump(2);
+  EXPECT_EQ(results[1]["size"], 134217728);
+  EXPECT_EQ(results[1]["count"], 33554432);
+  EXPECT_EQ(results[1]["in_place"]["nwrong"], 4);
+  EXPECT_TRUE(results[1]["root"].is_number_integer());  // nccl-tests: a padded string
+}
+
+TEST(ReportToJsonTest, NwrongIsNullWithoutCheckIterations) {
+  v1::TestReport report = testing::TwoRankReport();
+  report.mutable_spec()->set_check_iterations(0);
+  const json doc = ReportToJson(report);
+  EXPECT_TRUE(doc["results"][1]["in_place"]["nwrong"].is_null());
+  EXPECT_EQ(doc["config"]["validation"], 0);
+}
+
+TEST(ReportToJsonTest, Verdicts) {
+  v1::TestReport report = testing::TwoRankReport();
+  json doc = ReportToJson(report);
+  EXPECT_EQ(doc["out_of_bounds"], json::parse(R"({"count": 4, "okay": false})"));
+  EXPECT_EQ(doc["average_bus_bandwidth"], json::parse(R"({"bandwidth": 52.99, "okay": true})"));
+
+  report.mutable_spec()->set_min_busbw_gbps(60);
+  report.set_wrong_elements(0);
+  doc = ReportToJson(report);
+  EXPECT_EQ(doc["out_of_bounds"]["okay"], true);
+  EXPECT_EQ(doc["average_bus_bandwidth"]["okay"], false);
+
+  report.mutable_spec()->set_min_busbw_gbps(0);
+  EXPECT_EQ(ReportToJson(report)["average_bus_bandwidth"]["okay"], "unchecked");
+}
+
+TEST(ReportToJsonTest, FailuresAndErrors) {
+  const json doc = ReportToJson(testing::TwoRankReport());
+  EXPECT_EQ(doc["failures"], json::parse(R"([
+      {"kind": "worker_exited", "rank": 1, "node": "host2", "local_rank": 0, "device": -1,
+       "message": "rank 1 on host2 slot 0 was killed by signal 9", "exit_code": -1,
+       "signal": 9}])"))
+      << doc["failures"].dump(2);
+  EXPECT_EQ(doc["errors"], json::parse(R"(["rank 1 on host2 slot 0 was killed by signal 9"])"));
+}
+
+TEST(ReportToJsonTest, SlowestRank) {
+  const json slowest = ReportToJson(testing::TwoRankReport())["slowest_rank"];
+  EXPECT_EQ(slowest["rank"], 1);
+  EXPECT_EQ(slowest["node"], "host2");
+  EXPECT_EQ(slowest["local_rank"], 0);
+  EXPECT_EQ(slowest["slowest_count"], 3);
+  EXPECT_EQ(slowest["measurements"], 4);
+  // (11/10.5 - 1), (1269.12/1234.56 - 1), (1430/1300 - 1), averaged, in percent.
+  const double expected = (11.0 / 10.5 + 1269.12 / 1234.56 + 1430.0 / 1300.0 - 3.0) / 3.0 * 100.0;
+  EXPECT_NEAR(slowest["mean_excess_pct"].get<double>(), expected, 1e-9);
+}
+
+TEST(ReportToJsonTest, AcceptedReportHasNullsWhereNothingIsKnownYet) {
+  v1::TestReport report = testing::TwoRankReport();
+  report.set_state(v1::TEST_STATE_LAUNCHING);
+  report.set_start_time_unix_ms(0);
+  report.set_end_time_unix_ms(0);
+  report.clear_results();
+  report.clear_failures();
+  report.clear_summary();
+  report.set_wrong_elements(0);
+  const json doc = ReportToJson(report);
+  EXPECT_EQ(doc["state"], "launching");
+  EXPECT_TRUE(doc["start_time"].is_null());
+  EXPECT_TRUE(doc["end_time"].is_null());
+  EXPECT_TRUE(doc["slowest_rank"].is_null());
+  EXPECT_EQ(doc["results"], json::array());
+  EXPECT_EQ(doc["failures"], json::array());
+  EXPECT_EQ(doc["errors"], json::array());
+  EXPECT_EQ(doc["exit_code"], 0);
+}
+
+TEST(ReportToJsonTest, SerializesToValidJson) {
+  const std::string text = ReportToJson(testing::TwoRankReport()).dump();
+  EXPECT_EQ(json::parse(text), ReportToJson(testing::TwoRankReport()));
+}
+
+TEST(NodesToJsonTest, EveryField) {
+  v1::ListNodesReply reply;
+  v1::NodeStatus* node = reply.add_nodes();
+  node->set_node_name("gpu-01");
+  node->set_peer_address("ipv4:10.0.0.1:50000");
+  node->set_state(v1::NODE_STATE_BUSY);
+  node->set_heartbeat_age_ms(420);
+  node->set_current_test_id("t-1");
+  v1::NodeInventory* inventory = node->mutable_inventory();
+  inventory->set_hostname("gpu-01.example.com");
+  inventory->set_worker_slots(8);
+  v1::GpuInfo* gpu = inventory->add_gpus();
+  gpu->set_index(0);
+  gpu->set_name("NVIDIA H200");
+  gpu->set_pci_bus_id("0000:0a:00.0");
+  gpu->set_memory_bytes(int64_t{141} << 30);
+  v1::HcaInfo* hca = inventory->add_hcas();
+  hca->set_name("mlx5_0");
+  hca->set_port(1);
+  hca->set_state("ACTIVE");
+  hca->set_link_layer("InfiniBand");
+  hca->set_rate_gbps(400);
+  v1::NetworkInterface* iface = inventory->add_interfaces();
+  iface->set_name("eth0");
+  iface->add_addresses("10.0.0.1");
+  iface->set_up(true);
+  iface->set_mtu_bytes(9000);
+  iface->set_speed_mbps(100000);
+  inventory->set_bootstrap_interface("eth0");
+  inventory->add_transports(v1::TRANSPORT_GLOO);
+  inventory->add_transports(v1::TRANSPORT_NCCL);
+  inventory->set_nccl_version("2.28.9");
+  inventory->set_driver_version("580.65");
+  inventory->set_agent_version("0.1.0");
+  reply.add_nodes()->set_node_name("cpu-01");
+
+  const json doc = NodesToJson(reply);
+  EXPECT_EQ(doc["schema"], "ebnccl.node_list");
+  EXPECT_EQ(doc["schema_version"], 1);
+  ASSERT_EQ(doc["nodes"].size(), 2u);
+  EXPECT_EQ(doc["nodes"][0], json::parse(R"({
+      "name": "gpu-01", "address": "ipv4:10.0.0.1:50000", "state": "busy",
+      "heartbeat_age_ms": 420, "current_test": "t-1", "hostname": "gpu-01.example.com",
+      "slots": 8,
+      "gpus": [{"index": 0, "name": "NVIDIA H200", "pci_bus_id": "0000:0a:00.0",
+                "memory_bytes": 151397597184}],
+      "hcas": [{"name": "mlx5_0", "port": 1, "state": "ACTIVE", "link_layer": "InfiniBand",
+                "rate_gbps": 400}],
+      "interfaces": [{"name": "eth0", "addresses": ["10.0.0.1"], "up": true, "mtu_bytes": 9000,
+                      "speed_mbps": 100000}],
+      "bootstrap_interface": "eth0", "transports": ["gloo", "nccl"], "nccl_version": "2.28.9",
+      "driver_version": "580.65", "agent_version": "0.1.0"})"))
+      << doc["nodes"][0].dump(2);
+  EXPECT_EQ(doc["nodes"][1]["state"], "unspecified");
+  EXPECT_TRUE(doc["nodes"][1]["current_test"].is_null());
+  EXPECT_EQ(doc["nodes"][1]["gpus"], json::array());
+}
+
+TEST(NodesToJsonTest, Empty) {
+  EXPECT_EQ(NodesToJson(v1::ListNodesReply()),
+            json::parse(R"({"schema": "ebnccl.node_list", "schema_version": 1, "nodes": []})"));
+}
+
+}  // namespace
+}  // namespace eb::ebctl

@@ -1,0 +1,204 @@
+#include "coordinator/ebctl/output/report_table.h"
+
+#include <string>
+
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/unit/ebctl/test_reports.h"
+
+namespace eb::ebctl {
+namespace {
+
+namespace v1 = ebnccl::v1;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::vector<std::string> Lines(const std::string& text) {
+  EXPECT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  std::vector<std::string> lines = absl::StrSplit(text, '\n');
+  lines.pop_back();  // after the final '\n'
+  return lines;
+}
+
+v1::SizeResult Row(int64_t size, int64_t count, double time0, double algbw0, double busbw0,
+                   int64_t wrong0, double time1, double algbw1, double busbw1, int64_t wrong1) {
+  v1::SizeResult row;
+  row.set_size_bytes(size);
+  row.set_count(count);
+  row.mutable_out_of_place()->set_time_us(time0);
+  row.mutable_out_of_place()->set_algbw_gbps(algbw0);
+  row.mutable_out_of_place()->set_busbw_gbps(busbw0);
+  row.mutable_out_of_place()->set_wrong_elements(wrong0);
+  row.mutable_in_place()->set_time_us(time1);
+  row.mutable_in_place()->set_algbw_gbps(algbw1);
+  row.mutable_in_place()->set_busbw_gbps(busbw1);
+  row.mutable_in_place()->set_wrong_elements(wrong1);
+  return row;
+}
+
+// The golden rows below are written by hand, field by field, from nccl-tests'
+// printf formats: "%12li  %12li  %8s  %6s  %6s" then per variant
+// "  %7s  %6s  %6s  %6g" with getFloatStr for the three numbers.
+
+TEST(TableRowTest, SmallAllReduceRow) {
+  const v1::TestSpec spec = testing::TwoRankReport().spec();
+  // clang-format off
+  const std::string expected =
+      "           8" "  " "           2" "  " "   float" "  " "   sum" "  " "    -1"
+      "  " "  10.50" "  " "  0.00" "  " "  0.00" "  " "     0"
+      "  " "   9.87" "  " "  0.00" "  " "  0.00" "  " "     0"
+      "\n";
+  // clang-format on
+  EXPECT_EQ(TableRow(Row(8, 2, 10.5, 0.000762, 0.000762, 0, 9.87, 0.00081, 0.00081, 0), spec),
+            expected);
+}
+
+TEST(TableRowTest, LargeRowDropsDecimalsToFit) {
+  const v1::TestSpec spec = testing::TwoRankReport().spec();
+  // clang-format off
+  const std::string expected =
+      "   134217728" "  " "    33554432" "  " "   float" "  " "   sum" "  " "    -1"
+      "  " "1234.56" "  " "108.72" "  " "203.85" "  " "     0"
+      "  " "12345.7" "  " " 10.87" "  " "1234.6" "  " "     3"
+      "\n";
+  // clang-format on
+  EXPECT_EQ(TableRow(Row(int64_t{128} << 20, int64_t{32} << 20, 1234.56, 108.72, 203.85, 0,
+                         12345.678, 10.87, 1234.5678, 3),
+                     spec),
+            expected);
+}
+
+TEST(TableRowTest, HugeValuesUseTheExponentFallbackAndRootedCollectivesPrintTheRoot) {
+  v1::TestSpec spec;
+  spec.set_collective(v1::COLLECTIVE_BROADCAST);
+  spec.set_data_type(v1::DATA_TYPE_DOUBLE);
+  spec.set_reduce_op(v1::REDUCE_OP_SUM);  // ignored: broadcast does not reduce
+  spec.set_root_rank(1);
+  spec.set_check_iterations(1);
+  // #wrong is "%6g": 1234567 has more than six significant digits.
+  // clang-format off
+  const std::string expected =
+      "  4294967296" "  " "   536870912" "  " "  double" "  " "  none" "  " "     1"
+      "  " "1.2e+08" "  " "  0.00" "  " " 1e+07" "  " "1.23457e+06"
+      "  " " 100000" "  " "  0.50" "  " "100.00" "  " "     0"
+      "\n";
+  // clang-format on
+  EXPECT_EQ(TableRow(Row(int64_t{4} << 30, 536870912, 123456789.0, 0.0, 12345678.9, 1234567,
+                         99999.999, 0.5, 99.999, 0),
+                     spec),
+            expected);
+}
+
+TEST(TableRowTest, NoCheckIterationsPrintsNotAvailableLikeNcclTestsC0) {
+  v1::TestSpec spec;
+  spec.set_collective(v1::COLLECTIVE_SEND_RECV);
+  spec.set_data_type(v1::DATA_TYPE_INT8);
+  spec.set_reduce_op(v1::REDUCE_OP_SUM);
+  spec.set_root_rank(3);
+  spec.set_check_iterations(0);
+  // clang-format off
+  const std::string expected =
+      "        1024" "  " "        1024" "  " "    int8" "  " "  none" "  " "    -1"
+      "  " "   5.00" "  " "  0.20" "  " "  0.20" "    N/A"
+      "  " "   4.00" "  " "  0.26" "  " "  0.26" "    N/A"
+      "\n";
+  // clang-format on
+  EXPECT_EQ(TableRow(Row(1024, 1024, 5.0, 0.2048, 0.2048, 7, 4.0, 0.256, 0.256, 0), spec),
+            expected);
+}
+
+TEST(TableHeaderTest, IdentityConfigDevicesAndColumns) {
+  v1::TestReport report = testing::TwoRankReport();
+  // Give rank 0 a GPU to check the nccl-tests style "[bus] name" suffix.
+  report.mutable_ranks(0)->set_device_index(0);
+  v1::GpuInfo* gpu = report.mutable_node_inventories(0)->add_gpus();
+  gpu->set_index(0);
+  gpu->set_name("NVIDIA H200");
+  gpu->set_pci_bus_id("0000:0a:00.0");
+
+  EXPECT_THAT(
+      Lines(TableHeader(report, "9.9.9")),
+      ElementsAre(
+          "# ebnccl 9.9.9 test t-20261129-154501-3f2a transport gloo",
+          "# collective all_reduce nranks 2 nodes 2 minBytes 8 maxBytes 134217728 step: 2(factor) "
+          "warmup iters: 5 iters: 20 validation: 1 datatype float redop sum root -1 min busbw: 50",
+          "#", "# Using devices",
+          "#  Rank  0  node host1      slot  0 device  0 [0000:0a:00.0] NVIDIA H200",
+          "#  Rank  1  node host2      slot  0 device cpu", "#",
+          // nccl-tests' writeResultHeader: "# %10s  %12s  %8s  %6s  %6s" of empty
+          // strings is 1 + 10+2+12+2+8+2+6+2+6 = 51 blanks, then 11 more.
+          "#" + std::string(62, ' ') + "out-of-place                       in-place          ",
+          "#       size         count      type   redop    root     time   algbw   busbw  #wrong"
+          "     time   algbw   busbw  #wrong ",
+          "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)      "
+          "       (us)  (GB/s)  (GB/s)         "));
+}
+
+TEST(TableHeaderTest, StepBytesAndDefaultVersion) {
+  v1::TestReport report = testing::TwoRankReport();
+  report.mutable_spec()->set_step_factor(0);
+  report.mutable_spec()->set_step_bytes(1048576);
+  report.mutable_spec()->set_min_busbw_gbps(0);
+  const std::string header = TableHeader(report);
+  EXPECT_THAT(header, HasSubstr(std::string("# ebnccl ") + kVersion + " test "));
+  EXPECT_THAT(header, HasSubstr(" step: 1048576(bytes) "));
+  EXPECT_THAT(header, Not(HasSubstr("min busbw")));
+}
+
+TEST(TableFooterTest, NcclTestsLinesThenResultFailuresAndStraggler) {
+  EXPECT_THAT(
+      Lines(TableFooter(testing::TwoRankReport())),
+      ElementsAre("# Out of bounds values : 4 FAILED", "# Avg bus bandwidth    : 52.99 OK", "#",
+                  "# Result: FAILED — rank 1 on host2 was killed by signal 9",
+                  "# rank 1 (node host2, slot 0, device -1): rank 1 on host2 slot 0 was killed by "
+                  "signal 9",
+                  "# Slowest rank overall: rank 1 (node host2, slot 0), slowest in 3 of 4 "
+                  "measurements, on average 5.9% above the rank mean"));
+}
+
+TEST(TableFooterTest, UncheckedBandwidthAndCleanPass) {
+  v1::TestReport report = testing::TwoRankReport();
+  report.set_state(v1::TEST_STATE_PASSED);
+  report.set_wrong_elements(0);
+  report.set_avg_busbw_gbps(21.5);
+  report.mutable_spec()->set_min_busbw_gbps(0);
+  report.clear_failures();
+  report.set_summary("");
+  report.clear_results();
+  // nccl-tests prints "%g %s" with an empty verdict: one trailing blank.
+  EXPECT_THAT(Lines(TableFooter(report)),
+              ElementsAre("# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 21.5 ", "#",
+                          "# Result: PASSED"));
+}
+
+TEST(TableFooterTest, BandwidthBelowTheExactThresholdFails) {
+  v1::TestReport report = testing::TwoRankReport();
+  report.mutable_spec()->set_min_busbw_gbps(53.0);  // nccl-tests' 0.9x would still pass
+  report.set_state(v1::TEST_STATE_TIMED_OUT);
+  v1::Failure* failure = report.mutable_failures(0);
+  failure->set_rank(-1);
+  failure->set_message("node host2 stopped heartbeating");
+  v1::Failure* anonymous = report.add_failures();
+  anonymous->set_rank(-1);
+  anonymous->set_message("no rank or node");
+  report.set_summary("2 ranks timed out");
+  EXPECT_THAT(TableFooter(report), HasSubstr("# Avg bus bandwidth    : 52.99 FAILED\n"));
+  EXPECT_THAT(TableFooter(report), HasSubstr("# Result: TIMED_OUT — 2 ranks timed out\n"
+                                             "# node host2: node host2 stopped heartbeating\n"
+                                             "# no rank or node\n"));
+}
+
+TEST(TableFooterTest, NoStragglerLineWithOneRankOrEqualTimes) {
+  v1::TestReport report = testing::TwoRankReport();
+  for (v1::SizeResult& row : *report.mutable_results()) {
+    row.mutable_out_of_place()->set_max_time_us(row.out_of_place().min_time_us());
+    row.mutable_in_place()->set_max_time_us(row.in_place().min_time_us());
+  }
+  EXPECT_THAT(TableFooter(report), Not(HasSubstr("Slowest rank")));
+}
+
+}  // namespace
+}  // namespace eb::ebctl

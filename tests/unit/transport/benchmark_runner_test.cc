@@ -1,0 +1,225 @@
+#include "common/transport/benchmark_runner.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/status/status_macros.h"
+#include "common/transport/collective_layout.h"
+#include "common/transport/types.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/fakes/fake_communicator.h"
+#include "tests/unit/transport/gloo_ranks.h"
+
+namespace eb::transport {
+namespace {
+
+using ::eb::testing::FakeCommunicator;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+BenchmarkOptions SmallSweep() {
+  BenchmarkOptions o;
+  o.collective = Collective::kAllReduce;
+  o.type = DataType::kFloat;
+  o.min_bytes = 64;
+  o.max_bytes = 256;
+  o.step_factor = 2;
+  o.iterations = 4;
+  o.warmup_iterations = 2;
+  o.check_iterations = 3;
+  return o;
+}
+
+std::vector<std::string> Kinds(const FakeCommunicator& comm) {
+  std::vector<std::string> kinds;
+  for (const auto& e : comm.events()) {
+    kinds.push_back(e.kind == "run" ? absl::StrCat("run", e.iterations, "x", e.call.count)
+                                    : e.kind);
+  }
+  return kinds;
+}
+
+TEST(BenchmarkRunnerTest, FollowsNcclTestsSequence) {
+  FakeCommunicator comm(0, 1);
+  comm.set_time_per_call(absl::Microseconds(25));
+  comm.set_wrong_per_check(1);
+  std::vector<SizeMeasurement> rows;
+  BenchmarkRunner runner(comm, SmallSweep());
+  ASSERT_TRUE(runner
+                  .Run([&](const SizeMeasurement& m) {
+                    rows.push_back(m);
+                    return absl::OkStatus();
+                  })
+                  .ok());
+
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].size_bytes, 64);
+  EXPECT_EQ(rows[0].count, 16);
+  EXPECT_EQ(rows[2].size_bytes, 256);
+  EXPECT_EQ(rows[2].count, 64);
+  for (const SizeMeasurement& m : rows) {
+    // The time is the timed batch only, per call.
+    EXPECT_DOUBLE_EQ(m.out_of_place.time_us, 25);
+    EXPECT_DOUBLE_EQ(m.in_place.time_us, 25);
+    EXPECT_EQ(m.out_of_place.wrong, 3);  // summed over the 3 checks
+    EXPECT_EQ(m.in_place.wrong, 3);
+  }
+
+  const std::vector<std::string> kinds = Kinds(comm);
+  // Warm-up: doubling sizes, warmup_iterations calls each.
+  EXPECT_THAT(std::vector<std::string>(kinds.begin(), kinds.begin() + 3),
+              ElementsAre("run2x16", "run2x32", "run2x64"));
+  // Then per placement: fill (seed 99), untimed call, barrier, timed batch,
+  // barrier, and per check: fill, call, count.
+  EXPECT_THAT(std::vector<std::string>(kinds.begin() + 3, kinds.begin() + 3 + 14),
+              ElementsAre("fill", "run1x16", "barrier", "run4x16", "barrier", "fill", "run1x16",
+                          "check", "fill", "run1x16", "check", "fill", "run1x16", "check"));
+  EXPECT_EQ(comm.events()[3].seed, 99u);
+  // Check seeds are fresh every time and never the timed seed.
+  std::vector<uint32_t> check_seeds;
+  for (const auto& e : comm.events()) {
+    if (e.kind == "check") check_seeds.push_back(e.seed);
+  }
+  for (size_t i = 1; i < check_seeds.size(); ++i) EXPECT_GT(check_seeds[i], check_seeds[i - 1]);
+  for (uint32_t s : check_seeds) EXPECT_NE(s, 99u);
+}
+
+TEST(BenchmarkRunnerTest, InPlacePointersAreNcclTests) {
+  // all_gather, rank 2 of 4, 1 KiB float: chunk 64 elements.
+  FakeCommunicator comm(2, 4);
+  BenchmarkOptions o = SmallSweep();
+  o.collective = Collective::kAllGather;
+  o.min_bytes = o.max_bytes = 1024;
+  o.warmup_iterations = 0;
+  o.check_iterations = 0;
+  BenchmarkRunner runner(comm, o);
+  ASSERT_TRUE(runner.Run([](const SizeMeasurement&) { return absl::OkStatus(); }).ok());
+  // Buffers: send = 64 elements, recv = the printed size.
+  EXPECT_THAT(comm.allocations(), ElementsAre(256u, 1024u));
+  const uint8_t* send = comm.buffer(0);
+  const uint8_t* recv = comm.buffer(1);
+  std::vector<CollectiveCall> runs;
+  for (const auto& e : comm.events()) {
+    if (e.kind == "run") runs.push_back(e.call);
+  }
+  ASSERT_EQ(runs.size(), 4u);  // (untimed + timed) x 2 placements
+  EXPECT_EQ(runs[0].send, send);
+  EXPECT_EQ(runs[0].recv, recv);
+  EXPECT_EQ(runs[0].count, 64u);
+  EXPECT_EQ(runs[2].send, recv + 2 * 64 * 4);
+  EXPECT_EQ(runs[2].recv, recv);
+}
+
+TEST(BenchmarkRunnerTest, ErrorsCarryTheSizeAndPlacement) {
+  FakeCommunicator comm(0, 1);
+  // Runs: 3 warm-up, then per placement 2 + 3 checks = 5: size 64 takes
+  // runs 3..12; size 128's in-place untimed call is run 3 + 10 + 5 = 18.
+  comm.FailRun(18, absl::UnavailableError("peer 3 is gone"));
+  int calls = 0;
+  BenchmarkRunner runner(comm, SmallSweep());
+  absl::Status status = runner.Run([&](const SizeMeasurement&) {
+    ++calls;
+    return absl::OkStatus();
+  });
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(std::string(status.message()), "size 128 in-place: peer 3 is gone");
+  EXPECT_EQ(calls, 1);
+
+  FakeCommunicator warm(0, 1);
+  warm.FailRun(1, absl::DeadlineExceededError("slow"));
+  absl::Status warm_status = BenchmarkRunner(warm, SmallSweep()).Run([](const SizeMeasurement&) {
+    return absl::OkStatus();
+  });
+  EXPECT_EQ(warm_status.code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(std::string(warm_status.message()), "warm-up size 128: slow");
+}
+
+TEST(BenchmarkRunnerTest, CallbackErrorStopsTheSweep) {
+  FakeCommunicator comm(0, 1);
+  int calls = 0;
+  BenchmarkRunner runner(comm, SmallSweep());
+  absl::Status status = runner.Run([&](const SizeMeasurement&) {
+    ++calls;
+    return absl::CancelledError("coordinator cancelled");
+  });
+  EXPECT_EQ(status, absl::CancelledError("coordinator cancelled"));
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(BenchmarkRunnerTest, RejectsBadOptions) {
+  FakeCommunicator comm(0, 2);
+  auto run = [&](BenchmarkOptions o) {
+    return BenchmarkRunner(comm, o).Run([](const SizeMeasurement&) { return absl::OkStatus(); });
+  };
+  BenchmarkOptions o = SmallSweep();
+  o.iterations = 0;
+  EXPECT_THAT(std::string(run(o).message()), HasSubstr("iterations"));
+  o = SmallSweep();
+  o.check_iterations = -1;
+  EXPECT_EQ(run(o).code(), absl::StatusCode::kInvalidArgument);
+  o = SmallSweep();
+  o.collective = Collective::kReduce;
+  o.root = 2;
+  EXPECT_THAT(std::string(run(o).message()), HasSubstr("root"));
+  o = SmallSweep();
+  o.step_factor = 1;
+  o.step_bytes = 0;
+  EXPECT_THAT(std::string(run(o).message()), HasSubstr("step_bytes"));
+  EXPECT_TRUE(comm.events().empty());
+}
+
+// The runner over real Gloo ranks: sizes and counts as nccl-tests prints
+// them, a measured time and no wrong element.
+void RunOverGloo(int world_size, Collective collective, DataType type, ReduceOp op) {
+  BenchmarkOptions o;
+  o.collective = collective;
+  o.type = type;
+  o.op = op;
+  o.root = world_size - 1;
+  o.min_bytes = 256;
+  o.max_bytes = 16384;
+  o.step_factor = 4;
+  o.iterations = 3;
+  o.warmup_iterations = 1;
+  o.check_iterations = 2;
+  std::vector<std::vector<SizeMeasurement>> rows(world_size);
+  const std::vector<absl::Status> results =
+      testing::RunRanks(world_size, [&](Communicator& comm) -> absl::Status {
+        return BenchmarkRunner(comm, o).Run([&](const SizeMeasurement& m) {
+          rows[comm.Rank()].push_back(m);
+          return absl::OkStatus();
+        });
+      });
+  const std::string what = absl::StrCat(Name(collective), " n=", world_size);
+  for (const absl::Status& s : results) ASSERT_TRUE(s.ok()) << what << ": " << s;
+  const std::vector<int64_t> sizes = {256, 1024, 4096, 16384};
+  for (int r = 0; r < world_size; ++r) {
+    ASSERT_EQ(rows[r].size(), sizes.size()) << what;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      const SizeMeasurement& m = rows[r][i];
+      auto layout = ComputeLayout(collective, sizes[i], DataTypeSize(type), world_size);
+      ASSERT_TRUE(layout.ok());
+      EXPECT_EQ(m.size_bytes, layout->printed_size_bytes()) << what;
+      EXPECT_EQ(m.count, layout->param_count) << what;
+      if (m.count > 0) {
+        EXPECT_GT(m.out_of_place.time_us, 0) << what;
+        EXPECT_GT(m.in_place.time_us, 0) << what;
+      }
+      EXPECT_EQ(m.out_of_place.wrong, 0) << what << " size " << sizes[i];
+      EXPECT_EQ(m.in_place.wrong, 0) << what << " size " << sizes[i];
+    }
+  }
+}
+
+TEST(BenchmarkRunnerGlooTest, AllReduceTwoRanks) {
+  RunOverGloo(2, Collective::kAllReduce, DataType::kFloat, ReduceOp::kSum);
+}
+
+TEST(BenchmarkRunnerGlooTest, EveryCollectiveThreeRanks) {
+  for (Collective c : kAllCollectives) RunOverGloo(3, c, DataType::kInt32, ReduceOp::kMax);
+}
+
+}  // namespace
+}  // namespace eb::transport
