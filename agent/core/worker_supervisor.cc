@@ -328,6 +328,7 @@ absl::Status WorkerSupervisor::ReportEvent(const v1::ReportWorkerEventRequest& r
   if (worker == nullptr) return error;
   worker->last_heartbeat = clock_.Now();
   switch (event.kind()) {
+    case v1::WORKER_EVENT_KIND_JOINING:
     case v1::WORKER_EVENT_KIND_JOINED:
     case v1::WORKER_EVENT_KIND_SIZE_DONE:
       break;

@@ -153,6 +153,11 @@ int RunWorker(const WorkerOptions& options) {
   }
   gloo.connect_timeout = options.init_timeout;
   gloo.op_timeout = options.op_timeout;
+  v1::WorkerEvent joining;
+  joining.set_kind(v1::WORKER_EVENT_KIND_JOINING);
+  if (absl::Status sent = link.Report(joining); !sent.ok()) {
+    return Fail(link, sent, "reporting to the agent");
+  }
   const absl::Time init_start = absl::Now();
   absl::StatusOr<std::unique_ptr<transport::Communicator>> communicator =
       transport::CreateGlooCommunicator(gloo, link);

@@ -106,6 +106,9 @@ void TestRun::OnWorkerEvent(const std::string& node, const v1::WorkerEvent& even
     case v1::WORKER_EVENT_KIND_REGISTERED:
       Raise(rank, kRegistered);
       break;
+    case v1::WORKER_EVENT_KIND_JOINING:
+      Raise(rank, kJoining);
+      break;
     case v1::WORKER_EVENT_KIND_JOINED:
       Raise(rank, kJoined);
       break;
@@ -254,17 +257,30 @@ void TestRun::OnPhaseDeadline() {
   if (stopping_ || finished_) return;
   const v1::TestState state = report_.state();
   std::vector<v1::Failure> failures;
-  if (state == v1::TEST_STATE_LAUNCHING || state == v1::TEST_STATE_INITIALIZING) {
-    const bool launching = state == v1::TEST_STATE_LAUNCHING;
-    const int needed = launching ? kRegistered : kJoined;
+  if (state == v1::TEST_STATE_LAUNCHING) {
     for (int rank = 0; rank < static_cast<int>(progress_.size()); ++rank) {
-      if (progress_[rank].level >= needed) continue;
+      if (progress_[rank].level >= kRegistered) continue;
       failures.push_back(RankFailure(
-          rank,
-          launching ? v1::FAILURE_KIND_WORKER_REGISTRATION_TIMEOUT : v1::FAILURE_KIND_TIMEOUT,
-          launching ? absl::StrCat("did not start and register within ", Seconds(timeouts_.launch))
-                    : absl::StrCat("did not join the communicator within ",
-                                   Seconds(timeouts_.init))));
+          rank, v1::FAILURE_KIND_WORKER_REGISTRATION_TIMEOUT,
+          absl::StrCat("did not start and register within ", Seconds(timeouts_.launch))));
+    }
+  } else if (state == v1::TEST_STATE_INITIALIZING) {
+    // A communicator completes for all ranks or for none, so "not joined"
+    // names everyone. The ranks that never reached the rendezvous are the
+    // ones holding the others up; name only them when there are any.
+    bool any_missing = false;
+    for (const RankProgress& progress : progress_) any_missing |= progress.level < kJoining;
+    for (int rank = 0; rank < static_cast<int>(progress_.size()); ++rank) {
+      if (any_missing ? progress_[rank].level >= kJoining : progress_[rank].level >= kJoined) {
+        continue;
+      }
+      failures.push_back(RankFailure(
+          rank, v1::FAILURE_KIND_TIMEOUT,
+          any_missing
+              ? absl::StrCat("did not join the communicator within ", Seconds(timeouts_.init),
+                             " (it never reached the rendezvous; the other ranks waited for it)")
+              : absl::StrCat("started joining the communicator but did not complete within ",
+                             Seconds(timeouts_.init))));
     }
   } else {
     int min_level = FinishedLevel();

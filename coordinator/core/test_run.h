@@ -84,7 +84,7 @@ class TestRun {
 
  private:
   // Per-rank progress levels, in order.
-  enum Level : int { kLaunched = 0, kRegistered = 1, kJoined = 2 };
+  enum Level : int { kLaunched = 0, kRegistered = 1, kJoining = 2, kJoined = 3 };
   struct RankProgress {
     int level = kLaunched;          // kJoined + sizes done, +1 more when finished
     bool finished = false;

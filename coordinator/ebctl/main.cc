@@ -22,6 +22,8 @@
 namespace {
 
 void AddRunTestFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f) {
+  // Like nccl-tests' getopt loop, a repeated flag takes its last value.
+  cmd.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cmd.add_option("--collective", f.collective,
                  "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv")
       ->capture_default_str();
@@ -69,7 +71,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string(eb::kVersion));
   app.require_subcommand(1);
   app.add_option("--coordinator", options.coordinator,
-                 "Coordinator HOST[:PORT] (default port 29470; env EBCTL_COORDINATOR)");
+                 "Coordinator HOST[:PORT] (default port 29470; env EBCTL_COORDINATOR)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--connect-timeout", connect_timeout_s, "Seconds to try to reach the coordinator")
       ->check(CLI::PositiveNumber);
   app.add_option("--format", format, "Output: table or json")->check(CLI::IsMember({"table", "json"}));

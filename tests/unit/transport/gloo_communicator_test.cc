@@ -180,10 +180,11 @@ TEST(GlooCommunicatorTest, ReportsWhatGlooCannotDo) {
     EB_ASSIGN_OR_RETURN(std::unique_ptr<Buffer> buf, comm.Allocate(0));
     EXPECT_EQ(buf->size_bytes(), 1u);
     EB_ASSIGN_OR_RETURN(std::unique_ptr<Buffer> send, comm.Allocate(64));
+    EB_ASSIGN_OR_RETURN(std::unique_ptr<Buffer> recv, comm.Allocate(64));
     CollectiveCall call;
     call.count = 4;
     call.send = send->data();
-    call.recv = buf->data();
+    call.recv = recv->data();
     call.type = DataType::kHalf;
     absl::Status half = comm.Run(call, 1).status();
     EXPECT_EQ(half.code(), absl::StatusCode::kUnimplemented);

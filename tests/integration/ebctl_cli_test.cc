@@ -1,0 +1,83 @@
+// Bad requests get a clear error naming the field, the documented exit code,
+// and nothing is started.
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/testutil/local_cluster.h"
+
+namespace eb::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+class EbctlCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(cluster_.StartCoordinator().ok());
+    ASSERT_TRUE(cluster_.StartAgent("host0", 2).ok());
+    ASSERT_TRUE(cluster_.StartAgent("host1", 2).ok());
+  }
+
+  // Runs `args` and checks the exit code, the message, and that no test was
+  // started.
+  void ExpectRejected(const std::vector<std::string>& args, int exit_code,
+                      const std::string& message) {
+    std::vector<std::string> full = {"run-test"};
+    full.insert(full.end(), args.begin(), args.end());
+    CliResult result = cluster_.Ebctl(full);
+    EXPECT_EQ(result.exit_code, exit_code) << result.err;
+    EXPECT_THAT(result.err, HasSubstr(message));
+    EXPECT_TRUE(LocalCluster::WorkerPids().empty());
+    CliResult jobs = cluster_.Ebctl({"jobs", "--json"});
+    EXPECT_EQ(nlohmann::json::parse(jobs.out).size(), 0u) << jobs.out;
+  }
+
+  LocalCluster cluster_;
+};
+
+TEST_F(EbctlCliTest, NegativeSizeIsAUsageError) {
+  ExpectRejected({"-b", "-8", "-e", "64"}, 2, "-b/--minbytes");
+}
+
+TEST_F(EbctlCliTest, MaxBelowMinIsAUsageError) {
+  ExpectRejected({"-b", "1M", "-e", "8"}, 2, "-e/--maxbytes");
+}
+
+TEST_F(EbctlCliTest, UnknownCollectiveIsAUsageError) {
+  ExpectRejected({"--collective", "all_party", "-b", "8", "-e", "8"}, 2, "--collective");
+}
+
+TEST_F(EbctlCliTest, UnknownNodeIsNamed) {
+  ExpectRejected({"--nodes", "host0,host9", "-b", "8", "-e", "8"}, 2, "host9");
+}
+
+TEST_F(EbctlCliTest, MoreRanksThanSlotsIsRefused) {
+  ExpectRejected({"--nodes", "host0,host1", "--workers-per-node", "8", "-b", "8", "-e", "8"}, 5,
+                 "node host0 has 2 worker slots");
+}
+
+TEST_F(EbctlCliTest, RootOutsideTheWorldIsRefused) {
+  ExpectRejected({"--collective", "broadcast", "-r", "4", "-b", "8", "-e", "8"}, 2, "root_rank");
+}
+
+TEST_F(EbctlCliTest, UnsupportedTypeOnGlooIsRefused) {
+  ExpectRejected({"-d", "half", "-b", "8", "-e", "8"}, 2, "data_type: half");
+}
+
+TEST_F(EbctlCliTest, UnknownFlagIsAUsageError) {
+  CliResult result = cluster_.Ebctl({"run-test", "--bogus"});
+  EXPECT_EQ(result.exit_code, 2);
+}
+
+TEST_F(EbctlCliTest, UnreachableCoordinatorExitsEight) {
+  CliResult result = cluster_.Ebctl({"--coordinator=127.0.0.1:1", "--connect-timeout=1", "nodes"});
+  EXPECT_EQ(result.exit_code, 8) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("cannot reach the coordinator"));
+}
+
+}  // namespace
+}  // namespace eb::testing

@@ -1,0 +1,212 @@
+// Failure handling with real processes (issue: "nothing hangs"): a worker
+// killed mid-test, an agent killed mid-test, a rank that never joins, a
+// worker that never registers, a hung (SIGSTOPped) worker, wrong data, an
+// interrupted ebctl. Each must fail fast with a message naming rank, node
+// and slot, leave no worker behind, and leave the agents able to run the
+// next test.
+
+#include <signal.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/testutil/local_cluster.h"
+
+namespace eb::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A sweep long enough (several seconds on a loaded 2-core machine) to be
+// interrupted in the middle.
+const std::vector<std::string> kLongSweep = {"run-test", "--json", "--nodes", "host0,host1",
+                                             "--collective", "all_reduce", "-b", "256K", "-e",
+                                             "256K", "-i", "1", "-n", "200000", "-w", "0", "-c",
+                                             "0"};
+const std::vector<std::string> kQuickTest = {"run-test", "--json", "--nodes", "host0,host1", "-b",
+                                             "8", "-e", "64K", "-f", "8", "-n", "2"};
+
+nlohmann::json Parse(const CliResult& result) {
+  nlohmann::json report = nlohmann::json::parse(result.out, nullptr, false);
+  EXPECT_FALSE(report.is_discarded()) << "stdout: " << result.out << "\nstderr: " << result.err;
+  return report;
+}
+
+// Waits until some worker of rank `rank` is running its sweep: the test's
+// state is RUNNING once every rank joined, which we observe from the
+// coordinator.
+pid_t WaitForRunningWorker(LocalCluster& cluster, int rank) {
+  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  while (absl::Now() < deadline) {
+    CliResult jobs = cluster.Ebctl({"jobs", "--json"});
+    nlohmann::json list = nlohmann::json::parse(jobs.out, nullptr, false);
+    if (!list.is_discarded()) {
+      for (const auto& test : list) {
+        if (test["state"] == "running") return LocalCluster::WorkerPid(rank);
+      }
+    }
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  return -1;
+}
+
+class FaultInjectionTest : public ::testing::Test {
+ protected:
+  void StartCluster(std::vector<std::string> host1_extra = {}) {
+    ASSERT_TRUE(cluster_.StartCoordinator().ok());
+    ASSERT_TRUE(cluster_.StartAgent("host0", 2).ok());
+    std::vector<std::string> flags = LocalCluster::FastAgentFlags();
+    flags.insert(flags.end(), host1_extra.begin(), host1_extra.end());
+    ASSERT_TRUE(cluster_.StartAgent("host1", 2, flags).ok());
+  }
+
+  // The agents must run the next test normally.
+  void ExpectNextTestPasses() {
+    ASSERT_TRUE(cluster_.WaitForIdleNodes(2).ok());
+    CliResult result = cluster_.Ebctl(kQuickTest);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(Parse(result)["state"], "passed");
+  }
+
+  LocalCluster cluster_;
+};
+
+TEST_F(FaultInjectionTest, KilledWorkerFailsTheTestWithinSeconds) {
+  StartCluster();
+  const int handle = cluster_.StartEbctl(kLongSweep);
+  const pid_t victim = WaitForRunningWorker(cluster_, 3);
+  ASSERT_GT(victim, 0);
+  const absl::Time killed = absl::Now();
+  ASSERT_EQ(kill(victim, SIGKILL), 0);
+  CliResult result = cluster_.WaitEbctl(handle);
+  const absl::Duration detection = absl::Now() - killed;
+  EXPECT_LT(detection, absl::Seconds(5)) << "the failure must not wait for a deadline";
+  EXPECT_EQ(result.exit_code, 3) << result.err;
+  nlohmann::json report = Parse(result);
+  EXPECT_EQ(report["state"], "failed");
+  const nlohmann::json& primary = report["failures"][0];
+  EXPECT_EQ(primary["kind"], "worker_exited");
+  EXPECT_EQ(primary["rank"], 3);
+  EXPECT_EQ(primary["node"], "host1");
+  EXPECT_EQ(primary["local_rank"], 1);
+  EXPECT_EQ(primary["signal"], 9);
+  EXPECT_THAT(report["summary"].get<std::string>(), HasSubstr("rank 3 (node host1, slot 1)"));
+  EXPECT_THAT(report["summary"].get<std::string>(), HasSubstr("SIGKILL"));
+  // The other workers were stopped before the verdict was delivered.
+  EXPECT_TRUE(LocalCluster::WorkerPids(report["test_id"]).empty());
+  ExpectNextTestPasses();
+}
+
+TEST_F(FaultInjectionTest, KilledAgentFailsTheTestNamingTheNode) {
+  StartCluster();
+  const int handle = cluster_.StartEbctl(kLongSweep);
+  ASSERT_GT(WaitForRunningWorker(cluster_, 0), 0);
+  const absl::Time killed = absl::Now();
+  ASSERT_TRUE(cluster_.SignalAgent("host1", SIGKILL).ok());
+  CliResult result = cluster_.WaitEbctl(handle);
+  EXPECT_LT(absl::Now() - killed, absl::Seconds(5));
+  EXPECT_EQ(result.exit_code, 3) << result.err;
+  nlohmann::json report = Parse(result);
+  const nlohmann::json& primary = report["failures"][0];
+  EXPECT_EQ(primary["kind"], "node_lost");
+  EXPECT_EQ(primary["node"], "host1");
+  EXPECT_THAT(report["summary"].get<std::string>(), HasSubstr("node host1"));
+  // host0's workers were stopped by its agent; host1's died with their agent
+  // (parent-death signal).
+  EXPECT_TRUE(LocalCluster::WaitForNoWorkers(report["test_id"], absl::Seconds(5)));
+  // A restarted agent registers again under the same name.
+  ASSERT_TRUE(cluster_.StartAgent("host1", 2).ok());
+  ExpectNextTestPasses();
+}
+
+TEST_F(FaultInjectionTest, RankThatNeverJoinsTimesOutNamingIt) {
+  StartCluster({"--worker-env=EB_WORKER_FAULT=hang_before_join:rank=3"});
+  std::vector<std::string> args = kQuickTest;
+  args.insert(args.end(), {"--init-timeout", "3s"});
+  CliResult result = cluster_.Ebctl(args);
+  EXPECT_EQ(result.exit_code, 4) << result.err;
+  EXPECT_GE(result.elapsed, absl::Seconds(3));
+  EXPECT_LT(result.elapsed, absl::Seconds(3 + 8));
+  nlohmann::json report = Parse(result);
+  EXPECT_EQ(report["state"], "timed_out");
+  ASSERT_EQ(report["failures"].size(), 1u) << report["failures"].dump();
+  EXPECT_EQ(report["failures"][0]["kind"], "timeout");
+  EXPECT_EQ(report["failures"][0]["rank"], 3);
+  EXPECT_EQ(report["failures"][0]["node"], "host1");
+  EXPECT_THAT(report["summary"].get<std::string>(), HasSubstr("did not join"));
+  EXPECT_TRUE(LocalCluster::WorkerPids(report["test_id"]).empty());
+}
+
+TEST_F(FaultInjectionTest, WorkerThatNeverRegistersTimesOut) {
+  StartCluster({"--worker-env=EB_WORKER_FAULT=hang_before_register:rank=2"});
+  std::vector<std::string> args = kQuickTest;
+  args.insert(args.end(), {"--launch-timeout", "2s"});
+  CliResult result = cluster_.Ebctl(args);
+  EXPECT_EQ(result.exit_code, 4) << result.err;
+  nlohmann::json report = Parse(result);
+  EXPECT_EQ(report["state"], "timed_out");
+  EXPECT_EQ(report["failures"][0]["kind"], "worker_registration_timeout");
+  EXPECT_EQ(report["failures"][0]["rank"], 2);
+  EXPECT_TRUE(LocalCluster::WorkerPids(report["test_id"]).empty());
+}
+
+TEST_F(FaultInjectionTest, HungWorkerIsNamed) {
+  StartCluster();
+  std::vector<std::string> args = kLongSweep;
+  args.insert(args.end(), {"--step-timeout", "3s"});
+  const int handle = cluster_.StartEbctl(args);
+  const pid_t victim = WaitForRunningWorker(cluster_, 1);
+  ASSERT_GT(victim, 0);
+  ASSERT_EQ(kill(victim, SIGSTOP), 0);
+  CliResult result = cluster_.WaitEbctl(handle);
+  EXPECT_NE(result.exit_code, 0);
+  nlohmann::json report = Parse(result);
+  EXPECT_NE(report["state"], "passed");
+  const nlohmann::json& primary = report["failures"][0];
+  EXPECT_EQ(primary["kind"], "worker_hung") << report["failures"].dump(2);
+  EXPECT_EQ(primary["rank"], 1);
+  EXPECT_EQ(primary["node"], "host0");
+  EXPECT_TRUE(LocalCluster::WaitForNoWorkers(report["test_id"], absl::Seconds(5)));
+  ExpectNextTestPasses();
+}
+
+TEST_F(FaultInjectionTest, WrongDataExitsSeven) {
+  StartCluster({"--worker-env=EB_WORKER_FAULT=corrupt_at_size=1:rank=2"});
+  CliResult result = cluster_.Ebctl(kQuickTest);
+  EXPECT_EQ(result.exit_code, 7) << result.err;
+  nlohmann::json report = Parse(result);
+  EXPECT_EQ(report["state"], "failed");
+  EXPECT_EQ(report["failures"][0]["kind"], "wrong_data");
+  EXPECT_EQ(report["failures"][0]["rank"], 2);
+  EXPECT_EQ(report["out_of_bounds"]["count"], 1);
+  EXPECT_EQ(report["out_of_bounds"]["okay"], false);
+}
+
+TEST_F(FaultInjectionTest, BandwidthBelowMinimumExitsSeven) {
+  StartCluster();
+  std::vector<std::string> args = kQuickTest;
+  args.insert(args.end(), {"--min-busbw", "100000"});
+  CliResult result = cluster_.Ebctl(args);
+  EXPECT_EQ(result.exit_code, 7) << result.err;
+  nlohmann::json report = Parse(result);
+  EXPECT_EQ(report["failures"][0]["kind"], "below_min_busbw");
+  EXPECT_EQ(report["average_bus_bandwidth"]["okay"], false);
+}
+
+TEST_F(FaultInjectionTest, InterruptedEbctlCancelsTheTest) {
+  StartCluster();
+  const int handle = cluster_.StartEbctl(kLongSweep);
+  ASSERT_GT(WaitForRunningWorker(cluster_, 0), 0);
+  cluster_.SignalEbctl(handle, SIGINT);
+  CliResult result = cluster_.WaitEbctl(handle, absl::Seconds(20));
+  EXPECT_EQ(result.exit_code, 130) << result.err;
+  EXPECT_TRUE(LocalCluster::WaitForNoWorkers("", absl::Seconds(10)));
+  ExpectNextTestPasses();
+}
+
+}  // namespace
+}  // namespace eb::testing

@@ -1,0 +1,324 @@
+#include "tests/testutil/local_cluster.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/process/posix_process_launcher.h"
+#include "common/process/subreaper.h"
+#include "common/rpc/channel.h"
+#include "ebnccl/v1/control.grpc.pb.h"
+#include "gtest/gtest.h"
+
+extern char** environ;
+
+namespace eb::testing {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+std::string ShellQuote(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "'";
+}
+
+std::vector<std::string> BaseEnv() {
+  std::vector<std::string> env;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    // Faults are injected per agent, never inherited by accident.
+    if (!absl::StartsWith(*entry, "EB_WORKER_FAULT=")) env.emplace_back(*entry);
+  }
+  return env;
+}
+
+// argv of /proc/<pid>/cmdline, empty for zombies and vanished processes.
+std::vector<std::string> LiveCmdline(const std::string& pid) {
+  std::ifstream stat("/proc/" + pid + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return {};
+  const size_t close = line.rfind(')');
+  if (close == std::string::npos || close + 2 >= line.size() || line[close + 2] == 'Z') return {};
+  std::ifstream in("/proc/" + pid + "/cmdline", std::ios::binary);
+  std::vector<std::string> argv;
+  std::string arg;
+  while (std::getline(in, arg, '\0')) argv.push_back(arg);
+  return argv;
+}
+
+}  // namespace
+
+std::string BinaryPath(const std::string& name) { return absl::StrCat(EB_BIN_DIR, "/", name); }
+
+std::vector<std::string> LocalCluster::FastCoordinatorFlags() {
+  return {"--heartbeat-period-ms=200", "--heartbeat-miss-limit=3", "--stop-timeout-ms=8000",
+          "--launch-timeout-ms=15000", "--init-timeout-ms=20000", "--step-timeout-ms=30000"};
+}
+
+std::vector<std::string> LocalCluster::FastAgentFlags() {
+  return {"--worker-grace-ms=1000", "--worker-hang-timeout-ms=4000", "--worker-heartbeat-ms=200"};
+}
+
+LocalCluster::LocalCluster() {
+  (void)common::Subreaper::Enable();
+  auto launcher = common::PosixProcessLauncher::Create();
+  EXPECT_TRUE(launcher.ok()) << launcher.status();
+  if (launcher.ok()) launcher_ = *std::move(launcher);
+  char pattern[] = "/tmp/ebnccl-it-XXXXXX";
+  work_dir_ = mkdtemp(pattern);
+}
+
+LocalCluster::~LocalCluster() {
+  if (::testing::Test::HasFailure()) DumpLogs();
+  for (auto& [handle, cli] : clis_) StopProcess(cli.process);
+  // Agents first, so they stop their workers while the coordinator is up.
+  for (auto& [name, agent] : agents_) StopProcess(agent);
+  if (coordinator_) StopProcess(*coordinator_);
+  WaitForNoWorkers("", absl::Seconds(10));
+  launcher_.reset();
+  if (!::testing::Test::HasFailure()) {
+    std::string command = "rm -rf " + ShellQuote(work_dir_);
+    if (std::system(command.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", work_dir_.c_str());
+  }
+}
+
+absl::StatusOr<LocalCluster::Process> LocalCluster::Spawn(const std::string& name,
+                                                          std::vector<std::string> argv,
+                                                          const std::string& log_path,
+                                                          std::vector<std::string> env) {
+  Process process;
+  process.name = name;
+  process.log_path = log_path;
+  process.exited = std::make_shared<absl::Notification>();
+  process.exit_info = std::make_shared<common::ExitInfo>();
+  common::ProcessSpec spec;
+  spec.executable = argv.front();
+  spec.argv = std::move(argv);
+  spec.env = env.empty() ? BaseEnv() : std::move(env);
+  spec.log_path = log_path;
+  auto exited = process.exited;
+  auto exit_info = process.exit_info;
+  auto child = launcher_->Spawn(spec, [exited, exit_info](const common::ExitInfo& info) {
+    *exit_info = info;
+    exited->Notify();
+  });
+  if (!child.ok()) return child.status();
+  process.child = *child;
+  return process;
+}
+
+void LocalCluster::StopProcess(Process& process) {
+  if (process.exited->HasBeenNotified()) return;
+  (void)launcher_->SignalGroup(process.child, SIGTERM);
+  if (!process.exited->WaitForNotificationWithTimeout(absl::Seconds(10))) {
+    (void)launcher_->SignalGroup(process.child, SIGKILL);
+    process.exited->WaitForNotificationWithTimeout(absl::Seconds(5));
+  }
+}
+
+absl::Status LocalCluster::StartCoordinator(std::vector<std::string> extra_flags) {
+  std::vector<std::string> argv = {BinaryPath("eb-coordinator"), "--listen=127.0.0.1:0"};
+  argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
+  auto process = Spawn("coordinator", argv, work_dir_ + "/coordinator.log");
+  if (!process.ok()) return process.status();
+  coordinator_ = std::make_unique<Process>(*std::move(process));
+  static const std::regex kListening(R"(listening on [^ ]+:(\d+))");
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  while (absl::Now() < deadline) {
+    std::smatch match;
+    const std::string log = ReadFile(coordinator_->log_path);
+    if (std::regex_search(log, match, kListening)) {
+      coordinator_port_ = std::stoi(match.str(1));
+      return absl::OkStatus();
+    }
+    if (coordinator_->exited->HasBeenNotified()) {
+      return absl::InternalError("eb-coordinator exited: " + coordinator_->exit_info->Describe());
+    }
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  return absl::DeadlineExceededError("eb-coordinator did not report its port");
+}
+
+std::string LocalCluster::coordinator_address() const {
+  return absl::StrCat("127.0.0.1:", coordinator_port_);
+}
+
+absl::Status LocalCluster::StartAgent(const std::string& name, int workers,
+                                      std::vector<std::string> extra_flags) {
+  std::vector<std::string> argv = {BinaryPath("eb-agent"),
+                                   "--coordinator=" + coordinator_address(),
+                                   "--node-name=" + name,
+                                   absl::StrCat("--workers=", workers),
+                                   "--bootstrap-address=127.0.0.1",
+                                   "--run-dir=" + agent_run_dir(name)};
+  argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
+  if (auto it = agents_.find(name); it != agents_.end()) {
+    StopProcess(it->second);
+    agents_.erase(it);
+  }
+  auto process = Spawn("agent " + name, argv, absl::StrCat(work_dir_, "/agent-", name, ".log"));
+  if (!process.ok()) return process.status();
+  agents_.emplace(name, *std::move(process));
+  // Registered means listed by the coordinator and not lost.
+  auto channel = common::MakeChannel(coordinator_address());
+  auto stub = ebnccl::v1::Control::NewStub(channel);
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  while (absl::Now() < deadline) {
+    grpc::ClientContext context;
+    common::SetTimeout(context, absl::Seconds(2));
+    ebnccl::v1::ListNodesReply reply;
+    if (stub->ListNodes(&context, {}, &reply).ok()) {
+      for (const auto& node : reply.nodes()) {
+        if (node.node_name() == name && node.state() != ebnccl::v1::NODE_STATE_LOST) {
+          return absl::OkStatus();
+        }
+      }
+    }
+    if (agents_.at(name).exited->HasBeenNotified()) {
+      return absl::InternalError("eb-agent " + name + " exited: " +
+                                 agents_.at(name).exit_info->Describe());
+    }
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  return absl::DeadlineExceededError("agent " + name + " did not register");
+}
+
+absl::Status LocalCluster::WaitForIdleNodes(int count, absl::Duration timeout) {
+  auto stub = ebnccl::v1::Control::NewStub(common::MakeChannel(coordinator_address()));
+  const absl::Time deadline = absl::Now() + timeout;
+  int idle = 0;
+  while (absl::Now() < deadline) {
+    grpc::ClientContext context;
+    common::SetTimeout(context, absl::Seconds(2));
+    ebnccl::v1::ListNodesReply reply;
+    idle = 0;
+    if (stub->ListNodes(&context, {}, &reply).ok()) {
+      for (const auto& node : reply.nodes()) idle += node.state() == ebnccl::v1::NODE_STATE_IDLE;
+    }
+    if (idle >= count) return absl::OkStatus();
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  return absl::DeadlineExceededError(absl::StrCat("only ", idle, " idle nodes"));
+}
+
+absl::Status LocalCluster::SignalAgent(const std::string& name, int signal) {
+  auto it = agents_.find(name);
+  if (it == agents_.end()) return absl::NotFoundError("no agent " + name);
+  // Only the agent itself: its workers are in their own process groups.
+  if (kill(it->second.child.pid, signal) != 0) return absl::InternalError("kill failed");
+  return absl::OkStatus();
+}
+
+absl::Status LocalCluster::SignalCoordinator(int signal) {
+  if (!coordinator_) return absl::NotFoundError("no coordinator");
+  if (kill(coordinator_->child.pid, signal) != 0) return absl::InternalError("kill failed");
+  return absl::OkStatus();
+}
+
+int LocalCluster::StartEbctl(const std::vector<std::string>& args) {
+  const int handle = next_cli_++;
+  Cli cli;
+  cli.out_path = absl::StrCat(work_dir_, "/ebctl-", handle, ".out");
+  cli.err_path = absl::StrCat(work_dir_, "/ebctl-", handle, ".err");
+  std::vector<std::string> quoted = {ShellQuote(BinaryPath("ebctl")),
+                                     ShellQuote("--coordinator=" + coordinator_address())};
+  for (const std::string& arg : args) quoted.push_back(ShellQuote(arg));
+  // exec keeps the pid, so signals reach ebctl itself.
+  const std::string command = absl::StrCat("exec ", absl::StrJoin(quoted, " "), " >",
+                                           ShellQuote(cli.out_path), " 2>",
+                                           ShellQuote(cli.err_path));
+  auto process = Spawn(absl::StrCat("ebctl #", handle), {"/bin/sh", "-c", command},
+                       absl::StrCat(work_dir_, "/ebctl-", handle, ".sh.log"));
+  EXPECT_TRUE(process.ok()) << process.status();
+  cli.process = *std::move(process);
+  cli.started = absl::Now();
+  clis_.emplace(handle, std::move(cli));
+  return handle;
+}
+
+CliResult LocalCluster::WaitEbctl(int handle, absl::Duration timeout) {
+  Cli& cli = clis_.at(handle);
+  CliResult result;
+  if (!cli.process.exited->WaitForNotificationWithTimeout(timeout)) {
+    ADD_FAILURE() << "ebctl did not finish within " << timeout;
+    StopProcess(cli.process);
+  }
+  result.elapsed = absl::Now() - cli.started;
+  result.exit_code = cli.process.exit_info->exit_code;
+  result.out = ReadFile(cli.out_path);
+  result.err = ReadFile(cli.err_path);
+  return result;
+}
+
+void LocalCluster::SignalEbctl(int handle, int signal) {
+  kill(clis_.at(handle).process.child.pid, signal);
+}
+
+CliResult LocalCluster::Ebctl(const std::vector<std::string>& args, absl::Duration timeout) {
+  return WaitEbctl(StartEbctl(args), timeout);
+}
+
+std::vector<pid_t> LocalCluster::WorkerPids(const std::string& test_id) {
+  std::vector<pid_t> pids;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return pids;
+  while (dirent* entry = readdir(proc)) {
+    const std::string pid = entry->d_name;
+    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::vector<std::string> argv = LiveCmdline(pid);
+    if (argv.empty() || !absl::EndsWith(argv[0], "eb-worker")) continue;
+    if (!test_id.empty() &&
+        std::find(argv.begin(), argv.end(), "--test-id=" + test_id) == argv.end()) {
+      continue;
+    }
+    pids.push_back(std::stoi(pid));
+  }
+  closedir(proc);
+  return pids;
+}
+
+pid_t LocalCluster::WorkerPid(int rank) {
+  for (pid_t pid : WorkerPids()) {
+    const std::vector<std::string> argv = LiveCmdline(std::to_string(pid));
+    if (std::find(argv.begin(), argv.end(), absl::StrCat("--rank=", rank)) != argv.end()) return pid;
+  }
+  return -1;
+}
+
+bool LocalCluster::WaitForNoWorkers(const std::string& test_id, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (!WorkerPids(test_id).empty()) {
+    if (absl::Now() > deadline) return false;
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  return true;
+}
+
+void LocalCluster::DumpLogs() const {
+  std::string command = "for f in $(find " + ShellQuote(work_dir_) +
+                        " -name '*.log' -o -name '*.out' -o -name '*.err' | sort); do "
+                        "echo \"===== $f\"; tail -n 60 \"$f\"; done >&2";
+  if (std::system(command.c_str()) != 0) std::fprintf(stderr, "could not dump logs\n");
+}
+
+}  // namespace eb::testing

@@ -1,0 +1,106 @@
+#pragma once
+
+// Starts real ebnccl binaries on loopback for integration tests: one
+// eb-coordinator (port 0), any number of eb-agents with distinct node
+// names, and ebctl invocations, each with its own log file. The test
+// process becomes a child subreaper so that workers orphaned by a killed
+// agent are reaped here rather than escaping. On destruction every process
+// is stopped (SIGTERM, then SIGKILL) and, if the test failed, every log is
+// printed.
+
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "common/process/process_launcher.h"
+
+namespace eb::testing {
+
+// Where CMake put the binaries under test.
+std::string BinaryPath(const std::string& name);
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+  absl::Duration elapsed;
+};
+
+class LocalCluster {
+ public:
+  // Flags that keep tests fast: short heartbeats, grace and timeouts.
+  static std::vector<std::string> FastCoordinatorFlags();
+  static std::vector<std::string> FastAgentFlags();
+
+  LocalCluster();
+  ~LocalCluster();
+
+  // Starts eb-coordinator on 127.0.0.1:0 and waits for its port.
+  absl::Status StartCoordinator(std::vector<std::string> extra_flags = FastCoordinatorFlags());
+  // Starts an agent named `name` with `workers` slots, Gloo bound to
+  // 127.0.0.1, and waits until the coordinator lists it.
+  absl::Status StartAgent(const std::string& name, int workers,
+                          std::vector<std::string> extra_flags = FastAgentFlags());
+  // Sends `signal` to the agent process (not its workers).
+  absl::Status SignalAgent(const std::string& name, int signal);
+  absl::Status SignalCoordinator(int signal);
+  // Waits until the coordinator lists `count` idle nodes.
+  absl::Status WaitForIdleNodes(int count, absl::Duration timeout = absl::Seconds(20));
+
+  // Runs ebctl with --coordinator set and waits for it.
+  CliResult Ebctl(const std::vector<std::string>& args, absl::Duration timeout = absl::Seconds(90));
+  // Starts ebctl in the background; collect it with WaitEbctl.
+  int StartEbctl(const std::vector<std::string>& args);
+  CliResult WaitEbctl(int handle, absl::Duration timeout = absl::Seconds(90));
+  // Sends a signal to a background ebctl.
+  void SignalEbctl(int handle, int signal);
+
+  std::string coordinator_address() const;
+  const std::string& work_dir() const { return work_dir_; }
+  std::string agent_run_dir(const std::string& name) const { return work_dir_ + "/run-" + name; }
+
+  // Live (non-zombie) eb-worker processes, optionally only of one test.
+  static std::vector<pid_t> WorkerPids(const std::string& test_id = "");
+  // Live worker of `rank` (of any test), or -1.
+  static pid_t WorkerPid(int rank);
+  // Waits until no live eb-worker of `test_id` (all when empty) remains.
+  static bool WaitForNoWorkers(const std::string& test_id, absl::Duration timeout);
+
+  // Prints every log of this cluster to stderr.
+  void DumpLogs() const;
+
+ private:
+  struct Process {
+    std::string name;
+    common::ChildHandle child;
+    std::string log_path;
+    std::shared_ptr<absl::Notification> exited;
+    std::shared_ptr<common::ExitInfo> exit_info;
+  };
+  absl::StatusOr<Process> Spawn(const std::string& name, std::vector<std::string> argv,
+                                const std::string& log_path, std::vector<std::string> env = {});
+  void StopProcess(Process& process);
+
+  std::unique_ptr<common::ProcessLauncher> launcher_;
+  std::string work_dir_;
+  int coordinator_port_ = 0;
+  std::unique_ptr<Process> coordinator_;
+  std::map<std::string, Process> agents_;
+  struct Cli {
+    Process process;
+    std::string out_path;
+    std::string err_path;
+    absl::Time started;
+  };
+  std::map<int, Cli> clis_;
+  int next_cli_ = 1;
+};
+
+}  // namespace eb::testing

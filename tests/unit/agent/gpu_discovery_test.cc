@@ -1,0 +1,127 @@
+// GPU discovery from a fake /proc/driver/nvidia tree: no CUDA, no driver.
+
+#include "agent/core/gpu_discovery.h"
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace eb::agent {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::IsEmpty;
+
+// A driver's `information` file, as on a real H100/H200 node.
+std::string Information(const std::string& model, const std::string& bus) {
+  return absl::StrCat("Model: \t\t ", model, "\n", "IRQ:   \t\t 183\n",
+                      "GPU UUID: \t GPU-7d8c0f4e-1c2b-4f3a-9e8d-0123456789ab\n",
+                      "Video BIOS: \t 96.00.99.00.01\n", "Bus Type: \t PCIe\n",
+                      "DMA Size: \t 52 bits\n", "DMA Mask: \t 0xfffffffffffff\n",
+                      "Bus Location: \t ", bus, "\n", "Device Minor: \t 0\n",
+                      "GPU Excluded:\t No\n");
+}
+
+class GpuDiscoveryTest : public ::testing::Test {
+ protected:
+  GpuDiscoveryTest() {
+    std::string dir_template = absl::StrCat(::testing::TempDir(), "/eb_gpus_XXXXXX");
+    EXPECT_NE(mkdtemp(dir_template.data()), nullptr);
+    root_ = dir_template;
+  }
+  ~GpuDiscoveryTest() override {
+    std::error_code ignored;
+    fs::remove_all(root_, ignored);
+  }
+
+  void Write(const fs::path& path, const std::string& text) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path) << text;
+  }
+  void AddGpu(const std::string& dir_name, const std::string& information) {
+    Write(root_ / "gpus" / dir_name / "information", information);
+  }
+
+  fs::path root_;
+};
+
+TEST_F(GpuDiscoveryTest, ListsGpusInBusOrderWithNamesAndBusIds) {
+  // Created out of order: the index must follow the bus, not the directory
+  // listing.
+  AddGpu("0000:9a:00.0", Information("NVIDIA H200", "0000:9a:00.0"));
+  AddGpu("0000:18:00.0", Information("NVIDIA H100 80GB HBM3", "0000:18:00.0"));
+  const auto gpus = DiscoverGpus((root_ / "gpus").string());
+  ASSERT_EQ(gpus.size(), 2u);
+  EXPECT_EQ(gpus[0].index(), 0);
+  EXPECT_EQ(gpus[0].name(), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(gpus[0].pci_bus_id(), "0000:18:00.0");
+  EXPECT_EQ(gpus[0].memory_bytes(), 0);
+  EXPECT_EQ(gpus[1].index(), 1);
+  EXPECT_EQ(gpus[1].name(), "NVIDIA H200");
+  EXPECT_EQ(gpus[1].pci_bus_id(), "0000:9a:00.0");
+}
+
+TEST_F(GpuDiscoveryTest, BusLocationLineWinsOverTheDirectoryName) {
+  AddGpu("gpu-a", Information("NVIDIA A100-SXM4-80GB", "0000:07:00.0"));
+  const auto gpus = DiscoverGpus((root_ / "gpus").string());
+  ASSERT_EQ(gpus.size(), 1u);
+  EXPECT_EQ(gpus[0].pci_bus_id(), "0000:07:00.0");
+  EXPECT_EQ(gpus[0].name(), "NVIDIA A100-SXM4-80GB");
+}
+
+TEST_F(GpuDiscoveryTest, UnreadableInformationKeepsTheDirectoryNameAsBusId) {
+  fs::create_directories(root_ / "gpus" / "0000:3b:00.0");
+  const auto gpus = DiscoverGpus((root_ / "gpus").string());
+  ASSERT_EQ(gpus.size(), 1u);
+  EXPECT_EQ(gpus[0].index(), 0);
+  EXPECT_EQ(gpus[0].pci_bus_id(), "0000:3b:00.0");
+  EXPECT_EQ(gpus[0].name(), "");
+}
+
+TEST_F(GpuDiscoveryTest, PlainFilesAreNotGpus) {
+  AddGpu("0000:18:00.0", Information("NVIDIA H200", "0000:18:00.0"));
+  Write(root_ / "gpus" / "README", "not a gpu\n");
+  EXPECT_EQ(DiscoverGpus((root_ / "gpus").string()).size(), 1u);
+}
+
+TEST_F(GpuDiscoveryTest, MissingOrEmptyDirectoryMeansNoGpus) {
+  EXPECT_THAT(DiscoverGpus((root_ / "does-not-exist").string()), IsEmpty());
+  fs::create_directories(root_ / "empty");
+  EXPECT_THAT(DiscoverGpus((root_ / "empty").string()), IsEmpty());
+}
+
+TEST_F(GpuDiscoveryTest, DriverVersionFromARealisticVersionFile) {
+  Write(root_ / "version",
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 07:09:20 UTC "
+        "2025\nGCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n");
+  EXPECT_EQ(DriverVersion((root_ / "version").string()), "580.65.06");
+}
+
+TEST_F(GpuDiscoveryTest, DriverVersionOfAnOpenKernelModule) {
+  Write(root_ / "version",
+        "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.127.05  Release Build  "
+        "(dvs-builder@U16-I3-B03-4-3)  Tue Oct  8 03:22:07 UTC 2024\n");
+  EXPECT_EQ(DriverVersion((root_ / "version").string()), "550.127.05");
+}
+
+TEST_F(GpuDiscoveryTest, DriverVersionWithTwoComponents) {
+  Write(root_ / "version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104  Sat Aug\n");
+  EXPECT_EQ(DriverVersion((root_ / "version").string()), "535.104");
+}
+
+TEST_F(GpuDiscoveryTest, DriverVersionIsEmptyWithoutADriver) {
+  EXPECT_EQ(DriverVersion((root_ / "missing").string()), "");
+  Write(root_ / "empty", "");
+  EXPECT_EQ(DriverVersion((root_ / "empty").string()), "");
+  Write(root_ / "garbage", "no version here\n");
+  EXPECT_EQ(DriverVersion((root_ / "garbage").string()), "");
+}
+
+}  // namespace
+}  // namespace eb::agent

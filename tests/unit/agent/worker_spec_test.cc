@@ -1,0 +1,224 @@
+// The exact argv and environment the agent gives a worker (STYLE.md rules 13,
+// 15, 19, 21): what is passed, what is withheld, and who wins on conflict.
+
+#include "agent/core/worker_spec.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace eb::agent {
+namespace {
+
+namespace v1 = ebnccl::v1;
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+// Splits "KEY=VALUE" entries into a map; fails the test on a duplicate key.
+std::map<std::string, std::string> EnvMap(const std::vector<std::string>& env) {
+  std::map<std::string, std::string> map;
+  for (const std::string& entry : env) {
+    const size_t eq = entry.find('=');
+    EXPECT_NE(eq, std::string::npos) << entry;
+    if (eq == std::string::npos) continue;
+    const bool inserted = map.emplace(entry.substr(0, eq), entry.substr(eq + 1)).second;
+    EXPECT_TRUE(inserted) << "duplicate key in " << entry;
+  }
+  return map;
+}
+
+class WorkerSpecTest : public ::testing::Test {
+ protected:
+  WorkerSpecTest() {
+    config_.node_name = "node-a";
+    config_.worker_binary = "/opt/eb/bin/eb-worker";
+    config_.run_dir = "/run/eb";
+    config_.worker_heartbeat_period = absl::Milliseconds(250);
+
+    launch_.set_test_id("t-42");
+    launch_.set_register_timeout_ms(10'000);
+    launch_.set_init_timeout_ms(30'000);
+    launch_.set_op_timeout_ms(5'000);
+
+    assignment_.set_rank(3);
+    assignment_.set_world_size(4);
+    assignment_.set_node_name("node-a");
+    assignment_.set_node_index(1);
+    assignment_.set_local_rank(1);
+    assignment_.set_device_index(1);
+  }
+
+  WorkerLaunch Worker(std::vector<std::string> agent_env = {}) const {
+    WorkerLaunch worker;
+    worker.launch = &launch_;
+    worker.assignment = &assignment_;
+    worker.token = "s3cr3t-token";
+    worker.agent_pid = 1234;
+    worker.agent_target = "unix:/run/eb/agent.sock";
+    worker.log_path = "/run/eb/logs/t-42/rank-3.log";
+    worker.agent_env = std::move(agent_env);
+    return worker;
+  }
+
+  AgentConfig config_;
+  v1::LaunchTest launch_;
+  v1::RankAssignment assignment_;
+};
+
+TEST_F(WorkerSpecTest, ArgvIsExactWithDeviceAndBootstrapFlags) {
+  config_.bootstrap_interface = "eth1";
+  config_.bootstrap_address = "10.0.0.5";
+  const common::ProcessSpec spec = BuildWorkerSpec(config_, Worker());
+  EXPECT_EQ(spec.executable, "/opt/eb/bin/eb-worker");
+  EXPECT_THAT(spec.argv, ElementsAre("/opt/eb/bin/eb-worker", "--agent=unix:/run/eb/agent.sock",
+                                     "--agent-pid=1234", "--test-id=t-42", "--rank=3",
+                                     "--worker-token=s3cr3t-token", "--heartbeat-period-ms=250",
+                                     "--init-timeout-ms=30000", "--op-timeout-ms=5000",
+                                     "--cuda-device=1", "--bootstrap-interface=eth1",
+                                     "--bootstrap-address=10.0.0.5"));
+  EXPECT_EQ(spec.log_path, "/run/eb/logs/t-42/rank-3.log");
+}
+
+TEST_F(WorkerSpecTest, CpuRankGetsNoCudaDeviceAndNoBootstrapFlagsWhenUnconfigured) {
+  assignment_.set_device_index(-1);
+  const common::ProcessSpec spec = BuildWorkerSpec(config_, Worker());
+  EXPECT_THAT(spec.argv, ElementsAre("/opt/eb/bin/eb-worker", "--agent=unix:/run/eb/agent.sock",
+                                     "--agent-pid=1234", "--test-id=t-42", "--rank=3",
+                                     "--worker-token=s3cr3t-token", "--heartbeat-period-ms=250",
+                                     "--init-timeout-ms=30000", "--op-timeout-ms=5000"));
+}
+
+TEST_F(WorkerSpecTest, DeviceZeroIsPassed) {
+  assignment_.set_device_index(0);
+  EXPECT_THAT(BuildWorkerSpec(config_, Worker()).argv, Contains("--cuda-device=0"));
+}
+
+TEST_F(WorkerSpecTest, OnlyOneBootstrapFlagWhenOnlyOneIsConfigured) {
+  config_.bootstrap_address = "192.168.1.7";
+  const common::ProcessSpec spec = BuildWorkerSpec(config_, Worker());
+  EXPECT_THAT(spec.argv, Contains("--bootstrap-address=192.168.1.7"));
+  EXPECT_THAT(spec.argv, Not(Contains(StartsWith("--bootstrap-interface"))));
+  // No interface: NCCL keeps choosing its own.
+  EXPECT_FALSE(EnvMap(spec.env).contains("NCCL_SOCKET_IFNAME"));
+}
+
+TEST_F(WorkerSpecTest, IsPassedThroughAcceptsOnlyTheAllowList) {
+  for (const char* entry : {"PATH=/usr/bin", "LD_LIBRARY_PATH=/usr/local/cuda/lib64",
+                            "HOME=/root", "TMPDIR=/tmp", "LANG=C.UTF-8", "TZ=UTC",
+                            "NCCL_DEBUG=INFO", "CUDA_HOME=/usr/local/cuda",
+                            "NVIDIA_VISIBLE_DEVICES=all", "PATH="}) {
+    EXPECT_TRUE(IsPassedThrough(entry)) << entry;
+  }
+  for (const char* entry :
+       {"AWS_SECRET=hunter2", "AWS_SECRET_ACCESS_KEY=abc", "PATHX=/evil", "LANGUAGE=en",
+        "HOMEDIR=/x", "SHELL=/bin/bash", "LD_PRELOAD=/evil.so", "MY_NCCL_DEBUG=1",
+        "nccl_debug=INFO", "PATH", "", "GRPC_TRACE=all"}) {
+    EXPECT_FALSE(IsPassedThrough(entry)) << entry;
+  }
+}
+
+TEST_F(WorkerSpecTest, EnvKeepsTheAllowListAndDropsSecrets) {
+  const common::ProcessSpec spec = BuildWorkerSpec(
+      config_, Worker({"PATH=/usr/bin:/bin", "LD_LIBRARY_PATH=/usr/local/cuda/lib64",
+                       "HOME=/var/lib/eb", "TMPDIR=/scratch", "LANG=C.UTF-8", "TZ=UTC",
+                       "NCCL_IB_HCA=mlx5_0", "CUDA_DEVICE_ORDER=PCI_BUS_ID",
+                       "NVIDIA_DRIVER_CAPABILITIES=compute", "AWS_SECRET=hunter2",
+                       "LD_PRELOAD=/evil.so", "SHELL=/bin/bash"}));
+  EXPECT_EQ(EnvMap(spec.env),
+            (std::map<std::string, std::string>{
+                {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"},
+                {"HOME", "/var/lib/eb"},
+                {"LANG", "C.UTF-8"},
+                {"LD_LIBRARY_PATH", "/usr/local/cuda/lib64"},
+                {"NCCL_IB_HCA", "mlx5_0"},
+                {"NVIDIA_DRIVER_CAPABILITIES", "compute"},
+                {"PATH", "/usr/bin:/bin"},
+                {"TMPDIR", "/scratch"},
+                {"TZ", "UTC"},
+            }));
+  for (const std::string& entry : spec.env) {
+    EXPECT_THAT(entry, Not(::testing::HasSubstr("hunter2")));
+  }
+}
+
+TEST_F(WorkerSpecTest, EmptyAgentEnvGivesEmptyWorkerEnv) {
+  EXPECT_THAT(BuildWorkerSpec(config_, Worker()).env, IsEmpty());
+}
+
+TEST_F(WorkerSpecTest, WorkerEnvOverridesAndExtendsTheAgentEnv) {
+  config_.worker_env = {"NCCL_DEBUG=INFO", "EB_WORKER_FAULT=crash_at_size=2:rank=1",
+                        "NCCL_IB_HCA==mlx5_0"};
+  const common::ProcessSpec spec =
+      BuildWorkerSpec(config_, Worker({"NCCL_DEBUG=WARN", "PATH=/usr/bin"}));
+  const auto env = EnvMap(spec.env);
+  EXPECT_EQ(env.at("NCCL_DEBUG"), "INFO");
+  // --worker-env is the operator's explicit choice: not filtered.
+  EXPECT_EQ(env.at("EB_WORKER_FAULT"), "crash_at_size=2:rank=1");
+  // Only the first '=' separates; NCCL's "=" exact-match prefix survives.
+  EXPECT_EQ(env.at("NCCL_IB_HCA"), "=mlx5_0");
+  EXPECT_EQ(env.at("PATH"), "/usr/bin");
+  EXPECT_EQ(env.size(), 4u);
+}
+
+TEST_F(WorkerSpecTest, MalformedEntriesAreDropped) {
+  config_.worker_env = {"NOEQUALS", "=value", "EMPTY="};
+  const auto env = EnvMap(BuildWorkerSpec(config_, Worker({"NCCL_BAD", "NCCL_OK=1"})).env);
+  EXPECT_EQ(env, (std::map<std::string, std::string>{{"EMPTY", ""}, {"NCCL_OK", "1"}}));
+}
+
+TEST_F(WorkerSpecTest, SocketIfnameDefaultsToExactMatchOfTheInterface) {
+  config_.bootstrap_interface = "eth1";
+  const auto env = EnvMap(BuildWorkerSpec(config_, Worker({"PATH=/usr/bin"})).env);
+  // "=eth1": exactly eth1, not every interface whose name starts with it.
+  EXPECT_EQ(env.at("NCCL_SOCKET_IFNAME"), "=eth1");
+}
+
+TEST_F(WorkerSpecTest, SocketIfnameFromWorkerEnvWins) {
+  config_.bootstrap_interface = "eth1";
+  config_.worker_env = {"NCCL_SOCKET_IFNAME=ib0"};
+  const auto env = EnvMap(BuildWorkerSpec(config_, Worker()).env);
+  EXPECT_EQ(env.at("NCCL_SOCKET_IFNAME"), "ib0");
+}
+
+TEST_F(WorkerSpecTest, SocketIfnameFromTheAgentEnvWins) {
+  config_.bootstrap_interface = "eth1";
+  const auto env = EnvMap(BuildWorkerSpec(config_, Worker({"NCCL_SOCKET_IFNAME=^docker"})).env);
+  EXPECT_EQ(env.at("NCCL_SOCKET_IFNAME"), "^docker");
+}
+
+TEST_F(WorkerSpecTest, CudaVisibleDevicesIsNeverNarrowed) {
+  config_.bootstrap_interface = "eth1";
+  assignment_.set_device_index(2);
+  const common::ProcessSpec spec =
+      BuildWorkerSpec(config_, Worker({"CUDA_VISIBLE_DEVICES=0,1,2,3"}));
+  EXPECT_EQ(EnvMap(spec.env).at("CUDA_VISIBLE_DEVICES"), "0,1,2,3");
+  EXPECT_THAT(spec.argv, Contains("--cuda-device=2"));
+}
+
+TEST_F(WorkerSpecTest, CudaVisibleDevicesIsNotAddedWhenTheAgentHasNone) {
+  const auto env = EnvMap(BuildWorkerSpec(config_, Worker({"PATH=/usr/bin"})).env);
+  EXPECT_FALSE(env.contains("CUDA_VISIBLE_DEVICES"));
+}
+
+TEST_F(WorkerSpecTest, EnvIsSortedByKeyForReproducibleLaunches) {
+  config_.worker_env = {"ZZZ=1", "AAA=2"};
+  const common::ProcessSpec spec = BuildWorkerSpec(config_, Worker({"TZ=UTC", "HOME=/h"}));
+  EXPECT_THAT(spec.env, ElementsAre("AAA=2", "HOME=/h", "TZ=UTC", "ZZZ=1"));
+}
+
+TEST(WorkerLogPathTest, Layout) {
+  EXPECT_EQ(WorkerLogPath("/run/eb", "t-42", 3), "/run/eb/logs/t-42/rank-3.log");
+  EXPECT_EQ(WorkerLogPath("/var/run/ebnccl", "t-20261129-154501-3f2a", 0),
+            "/var/run/ebnccl/logs/t-20261129-154501-3f2a/rank-0.log");
+  EXPECT_EQ(WorkerLogPath("/r", "t", 127), "/r/logs/t/rank-127.log");
+}
+
+}  // namespace
+}  // namespace eb::agent

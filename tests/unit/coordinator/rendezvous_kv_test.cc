@@ -1,0 +1,219 @@
+#include "coordinator/core/rendezvous_kv.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/fakes/fake_clock.h"
+#include "tests/fakes/manual_executor.h"
+#include "tests/unit/coordinator/coordinator_test_util.h"
+
+namespace eb::coordinator {
+namespace {
+
+using test::IsOk;
+using test::StatusIs;
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr absl::Duration kTimeout = absl::Seconds(5);
+
+// Records the outcome of one Wait and how many times it completed.
+struct WaitResult {
+  int calls = 0;
+  std::optional<absl::StatusOr<std::vector<std::string>>> result;
+
+  RendezvousKv::WaitCallback Callback() {
+    return [this](absl::StatusOr<std::vector<std::string>> r) {
+      ++calls;
+      result = std::move(r);
+    };
+  }
+  bool done() const { return calls > 0; }
+};
+
+class RendezvousKvTest : public ::testing::Test {
+ protected:
+  RendezvousKvTest() { kv_.Open("t-1"); }
+
+  eb::testing::FakeClock clock_;
+  eb::testing::ManualExecutor executor_{clock_};
+  RendezvousKv kv_{executor_};
+};
+
+TEST_F(RendezvousKvTest, SetThenWaitReturnsValuesInKeyOrder) {
+  ASSERT_THAT(kv_.Set("t-1", "b", "2"), IsOk());
+  ASSERT_THAT(kv_.Set("t-1", "a", "1"), IsOk());
+  ASSERT_THAT(kv_.Set("t-1", "c", "3"), IsOk());
+  WaitResult wait;
+  kv_.Wait("t-1", {"c", "a", "b", "a"}, kTimeout, wait.Callback());
+  executor_.RunUntilIdle();
+  ASSERT_EQ(wait.calls, 1);
+  ASSERT_THAT(*wait.result, IsOk());
+  EXPECT_THAT(**wait.result, ElementsAre("3", "1", "2", "1"));
+  EXPECT_EQ(kv_.pending_waiters(), 0u);
+  EXPECT_EQ(executor_.pending_timers(), 0u);
+}
+
+TEST_F(RendezvousKvTest, ValuesAreOpaqueBytes) {
+  const std::string id("\x00\x01\xff\x00nccl", 8);
+  ASSERT_THAT(kv_.Set("t-1", "nccl_id", id), IsOk());
+  WaitResult wait;
+  kv_.Wait("t-1", {"nccl_id"}, kTimeout, wait.Callback());
+  ASSERT_TRUE(wait.done());
+  ASSERT_THAT(*wait.result, IsOk());
+  EXPECT_THAT(**wait.result, ElementsAre(id));
+}
+
+TEST_F(RendezvousKvTest, LaterSetOverwrites) {
+  ASSERT_THAT(kv_.Set("t-1", "k", "old"), IsOk());
+  ASSERT_THAT(kv_.Set("t-1", "k", "new"), IsOk());
+  WaitResult wait;
+  kv_.Wait("t-1", {"k"}, kTimeout, wait.Callback());
+  ASSERT_TRUE(wait.done());
+  EXPECT_THAT(**wait.result, ElementsAre("new"));
+}
+
+TEST_F(RendezvousKvTest, WaitBeforeSetCompletesWhenTheLastKeyArrives) {
+  WaitResult wait;
+  kv_.Wait("t-1", {"rank0", "rank1"}, kTimeout, wait.Callback());
+  EXPECT_EQ(kv_.pending_waiters(), 1u);
+
+  ASSERT_THAT(kv_.Set("t-1", "rank1", "addr1"), IsOk());
+  executor_.RunUntilIdle();
+  EXPECT_FALSE(wait.done());
+
+  ASSERT_THAT(kv_.Set("t-1", "rank0", "addr0"), IsOk());
+  executor_.RunUntilIdle();
+  ASSERT_EQ(wait.calls, 1);
+  ASSERT_THAT(*wait.result, IsOk());
+  EXPECT_THAT(**wait.result, ElementsAre("addr0", "addr1"));
+  EXPECT_EQ(kv_.pending_waiters(), 0u);
+  // The waiter's timer is gone: passing the timeout changes nothing.
+  EXPECT_EQ(executor_.pending_timers(), 0u);
+  executor_.AdvanceTime(2 * kTimeout);
+  EXPECT_EQ(wait.calls, 1);
+}
+
+TEST_F(RendezvousKvTest, OneSetWakesEveryWaiterItCompletes) {
+  WaitResult first, second, other;
+  kv_.Wait("t-1", {"x"}, kTimeout, first.Callback());
+  kv_.Wait("t-1", {"x"}, kTimeout, second.Callback());
+  kv_.Wait("t-1", {"x", "y"}, kTimeout, other.Callback());
+  ASSERT_THAT(kv_.Set("t-1", "x", "1"), IsOk());
+  EXPECT_EQ(first.calls, 1);
+  EXPECT_EQ(second.calls, 1);
+  EXPECT_FALSE(other.done());
+  EXPECT_EQ(kv_.pending_waiters(), 1u);
+}
+
+TEST_F(RendezvousKvTest, TimeoutIsDeadlineExceededNamingTheMissingKeys) {
+  WaitResult wait;
+  kv_.Wait("t-1", {"rank0", "rank1", "rank2"}, kTimeout, wait.Callback());
+  ASSERT_THAT(kv_.Set("t-1", "rank1", "addr1"), IsOk());
+
+  executor_.AdvanceTime(kTimeout - absl::Milliseconds(1));
+  EXPECT_FALSE(wait.done());
+
+  executor_.AdvanceTime(absl::Milliseconds(1));
+  ASSERT_EQ(wait.calls, 1);
+  EXPECT_THAT(*wait.result,
+              StatusIs(absl::StatusCode::kDeadlineExceeded,
+                       AllOf(HasSubstr("t-1"), HasSubstr("rank0, rank2"), Not(HasSubstr("rank1")))));
+  EXPECT_EQ(kv_.pending_waiters(), 0u);
+
+  // A key that arrives later does not complete the waiter a second time.
+  ASSERT_THAT(kv_.Set("t-1", "rank0", "addr0"), IsOk());
+  ASSERT_THAT(kv_.Set("t-1", "rank2", "addr2"), IsOk());
+  EXPECT_EQ(wait.calls, 1);
+}
+
+TEST_F(RendezvousKvTest, CloseAbortsPendingWaitersWithTheReason) {
+  WaitResult first, second;
+  kv_.Wait("t-1", {"a"}, kTimeout, first.Callback());
+  kv_.Wait("t-1", {"a", "b"}, kTimeout, second.Callback());
+  ASSERT_EQ(kv_.pending_waiters(), 2u);
+
+  kv_.Close("t-1", "FAILED");
+  for (const WaitResult* wait : {&first, &second}) {
+    ASSERT_EQ(wait->calls, 1);
+    EXPECT_THAT(*wait->result,
+                StatusIs(absl::StatusCode::kAborted, AllOf(HasSubstr("t-1"), HasSubstr("FAILED"))));
+  }
+  EXPECT_EQ(kv_.pending_waiters(), 0u);
+  EXPECT_EQ(executor_.pending_timers(), 0u);
+  executor_.AdvanceTime(2 * kTimeout);
+  EXPECT_EQ(first.calls, 1);
+  EXPECT_EQ(second.calls, 1);
+}
+
+TEST_F(RendezvousKvTest, ClosedNamespaceIsNotFound) {
+  ASSERT_THAT(kv_.Set("t-1", "a", "1"), IsOk());
+  kv_.Close("t-1", "PASSED");
+  EXPECT_THAT(kv_.Set("t-1", "a", "2"), StatusIs(absl::StatusCode::kNotFound, HasSubstr("t-1")));
+  WaitResult wait;
+  kv_.Wait("t-1", {"a"}, kTimeout, wait.Callback());
+  ASSERT_EQ(wait.calls, 1);
+  EXPECT_THAT(*wait.result, StatusIs(absl::StatusCode::kNotFound, HasSubstr("t-1")));
+  EXPECT_EQ(kv_.pending_waiters(), 0u);
+}
+
+TEST_F(RendezvousKvTest, UnknownNamespaceIsNotFound) {
+  EXPECT_THAT(kv_.Set("t-unknown", "a", "1"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("t-unknown")));
+  WaitResult wait;
+  kv_.Wait("t-unknown", {"a"}, kTimeout, wait.Callback());
+  ASSERT_EQ(wait.calls, 1);
+  EXPECT_THAT(*wait.result, StatusIs(absl::StatusCode::kNotFound, HasSubstr("t-unknown")));
+  EXPECT_EQ(kv_.pending_waiters(), 0u);
+  EXPECT_EQ(executor_.pending_timers(), 0u);
+}
+
+TEST_F(RendezvousKvTest, EmptyKeyIsInvalidArgument) {
+  EXPECT_THAT(kv_.Set("t-1", "", "1"),
+              StatusIs(absl::StatusCode::kInvalidArgument, ::testing::StartsWith("key: ")));
+}
+
+TEST_F(RendezvousKvTest, NamespacesAreIsolated) {
+  kv_.Open("t-2");
+  WaitResult in_t2;
+  kv_.Wait("t-2", {"a"}, kTimeout, in_t2.Callback());
+  ASSERT_THAT(kv_.Set("t-1", "a", "from t-1"), IsOk());
+  EXPECT_FALSE(in_t2.done());
+
+  kv_.Close("t-1", "PASSED");
+  EXPECT_FALSE(in_t2.done());
+  EXPECT_EQ(kv_.pending_waiters(), 1u);
+
+  ASSERT_THAT(kv_.Set("t-2", "a", "from t-2"), IsOk());
+  ASSERT_TRUE(in_t2.done());
+  EXPECT_THAT(**in_t2.result, ElementsAre("from t-2"));
+}
+
+TEST_F(RendezvousKvTest, NoWaiterLeaksAcrossOutcomes) {
+  WaitResult completed, expired, aborted;
+  kv_.Wait("t-1", {"a"}, kTimeout, completed.Callback());
+  kv_.Wait("t-1", {"never"}, absl::Seconds(1), expired.Callback());
+  kv_.Wait("t-1", {"b"}, kTimeout, aborted.Callback());
+  EXPECT_EQ(kv_.pending_waiters(), 3u);
+
+  ASSERT_THAT(kv_.Set("t-1", "a", "1"), IsOk());
+  EXPECT_EQ(kv_.pending_waiters(), 2u);
+  executor_.AdvanceTime(absl::Seconds(1));
+  EXPECT_EQ(kv_.pending_waiters(), 1u);
+  kv_.Close("t-1", "CANCELLED");
+  EXPECT_EQ(kv_.pending_waiters(), 0u);
+  EXPECT_EQ(executor_.pending_timers(), 0u);
+  EXPECT_EQ(completed.calls + expired.calls + aborted.calls, 3);
+  EXPECT_THAT(*completed.result, IsOk());
+  EXPECT_THAT(*expired.result, StatusIs(absl::StatusCode::kDeadlineExceeded, HasSubstr("never")));
+  EXPECT_THAT(*aborted.result, StatusIs(absl::StatusCode::kAborted, HasSubstr("CANCELLED")));
+}
+
+}  // namespace
+}  // namespace eb::coordinator

@@ -1,0 +1,124 @@
+#include "coordinator/core/result_aggregator.h"
+
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/unit/coordinator/coordinator_test_util.h"
+
+namespace eb::coordinator {
+namespace {
+
+namespace v1 = ebnccl::v1;
+using test::RankResult;
+using ::testing::ElementsAre;
+
+constexpr double kTolerance = 1e-9;
+
+v1::TestSpec Spec(v1::Collective collective, v1::DataType type = v1::DATA_TYPE_FLOAT) {
+  v1::TestSpec spec;
+  spec.set_collective(collective);
+  spec.set_data_type(type);
+  spec.set_reduce_op(v1::REDUCE_OP_SUM);
+  return spec;
+}
+
+std::vector<const v1::RankSizeResult*> Pointers(const std::vector<v1::RankSizeResult>& results) {
+  std::vector<const v1::RankSizeResult*> pointers;
+  for (const v1::RankSizeResult& result : results) pointers.push_back(&result);
+  return pointers;
+}
+
+// Golden numbers from nccl-tests' all_reduce formula: 1 MiB of float
+// (count 262144) over 4 ranks; algbw = 1048576 B / 1e9 / t, busbw = algbw *
+// 2*(4-1)/4.
+TEST(ResultAggregatorTest, AveragesTimeAcrossRanksBeforeComputingBandwidth) {
+  std::vector<v1::RankSizeResult> ranks;
+  for (double out_us : {100.0, 300.0, 200.0, 400.0}) {
+    v1::RankSizeResult result = RankResult(1048576, 262144, out_us);
+    result.mutable_in_place()->set_time_us(50);
+    ranks.push_back(result);
+  }
+  const v1::SizeResult row = AggregateSize(Spec(v1::COLLECTIVE_ALL_REDUCE), Pointers(ranks));
+
+  EXPECT_EQ(row.size_bytes(), 1048576);
+  EXPECT_EQ(row.count(), 262144);
+  // Out of place: average 250 us.
+  const v1::VariantResult& out = row.out_of_place();
+  EXPECT_NEAR(out.time_us(), 250.0, kTolerance);
+  EXPECT_NEAR(out.algbw_gbps(), 4.194304, kTolerance);
+  EXPECT_NEAR(out.busbw_gbps(), 6.291456, kTolerance);
+  EXPECT_DOUBLE_EQ(out.min_time_us(), 100.0);
+  EXPECT_DOUBLE_EQ(out.max_time_us(), 400.0);
+  EXPECT_EQ(out.slowest_rank(), 3);
+  EXPECT_THAT(out.rank_time_us(), ElementsAre(100.0, 300.0, 200.0, 400.0));
+  // In place: every rank 50 us; on a tie the lowest rank is the slowest.
+  const v1::VariantResult& in = row.in_place();
+  EXPECT_NEAR(in.time_us(), 50.0, kTolerance);
+  EXPECT_NEAR(in.algbw_gbps(), 20.97152, kTolerance);
+  EXPECT_NEAR(in.busbw_gbps(), 31.45728, kTolerance);
+  EXPECT_EQ(in.slowest_rank(), 0);
+  EXPECT_THAT(in.rank_time_us(), ElementsAre(50.0, 50.0, 50.0, 50.0));
+}
+
+TEST(ResultAggregatorTest, BandwidthIsNotTheAverageOfPerRankBandwidths) {
+  // Two ranks at 100 and 300 us: the row uses 200 us (nccl-tests -a 1), not
+  // the mean of 10.48576 and 3.49525 GB/s.
+  std::vector<v1::RankSizeResult> ranks = {RankResult(1048576, 262144, 100),
+                                           RankResult(1048576, 262144, 300)};
+  const v1::SizeResult row = AggregateSize(Spec(v1::COLLECTIVE_ALL_REDUCE), Pointers(ranks));
+  EXPECT_NEAR(row.out_of_place().algbw_gbps(), 5.24288, kTolerance);
+  // all_reduce on 2 ranks: factor 2*(2-1)/2 = 1.
+  EXPECT_NEAR(row.out_of_place().busbw_gbps(), 5.24288, kTolerance);
+}
+
+TEST(ResultAggregatorTest, GatherLikeCollectivesCountEveryRanksChunk) {
+  // all_gather, 4 ranks, count 65536 floats per rank: S = 65536*4*4 B;
+  // 250 us -> algbw 4.194304, busbw * (4-1)/4 = 3.145728.
+  std::vector<v1::RankSizeResult> ranks(4, RankResult(1048576, 65536, 250));
+  const v1::SizeResult row = AggregateSize(Spec(v1::COLLECTIVE_ALL_GATHER), Pointers(ranks));
+  EXPECT_NEAR(row.out_of_place().algbw_gbps(), 4.194304, kTolerance);
+  EXPECT_NEAR(row.out_of_place().busbw_gbps(), 3.145728, kTolerance);
+  EXPECT_NEAR(row.in_place().busbw_gbps(), 3.145728, kTolerance);
+}
+
+TEST(ResultAggregatorTest, ElementSizeComesFromTheDataType) {
+  // broadcast of 1e6 doubles (8e6 B) in 2000 us: 4 GB/s, factor 1.
+  std::vector<v1::RankSizeResult> ranks(2, RankResult(8000000, 1000000, 2000));
+  const v1::SizeResult row =
+      AggregateSize(Spec(v1::COLLECTIVE_BROADCAST, v1::DATA_TYPE_DOUBLE), Pointers(ranks));
+  EXPECT_NEAR(row.out_of_place().algbw_gbps(), 4.0, kTolerance);
+  EXPECT_NEAR(row.out_of_place().busbw_gbps(), 4.0, kTolerance);
+}
+
+TEST(ResultAggregatorTest, WrongElementsAreSummedPerVariant) {
+  std::vector<v1::RankSizeResult> ranks = {
+      RankResult(4096, 1024, 10, /*wrong_out=*/1, /*wrong_in=*/0),
+      RankResult(4096, 1024, 10, 0, 0),
+      RankResult(4096, 1024, 10, 2, 0),
+      RankResult(4096, 1024, 10, 0, 5),
+  };
+  const v1::SizeResult row = AggregateSize(Spec(v1::COLLECTIVE_ALL_REDUCE), Pointers(ranks));
+  EXPECT_EQ(row.out_of_place().wrong_elements(), 3);
+  EXPECT_EQ(row.in_place().wrong_elements(), 5);
+}
+
+TEST(ResultAggregatorTest, NoRanksGiveAnEmptyRow) {
+  const v1::SizeResult row = AggregateSize(Spec(v1::COLLECTIVE_ALL_REDUCE), {});
+  EXPECT_EQ(row.size_bytes(), 0);
+  EXPECT_EQ(row.out_of_place().rank_time_us_size(), 0);
+  EXPECT_EQ(row.out_of_place().busbw_gbps(), 0);
+}
+
+TEST(ResultAggregatorTest, InvalidTimeKeepsRankTimesButNoBandwidth) {
+  std::vector<v1::RankSizeResult> ranks = {RankResult(4096, 1024, 10, 1, 0),
+                                           RankResult(4096, 1024, -1, 0, 0)};
+  const v1::SizeResult row = AggregateSize(Spec(v1::COLLECTIVE_ALL_REDUCE), Pointers(ranks));
+  EXPECT_THAT(row.out_of_place().rank_time_us(), ElementsAre(10.0, -1.0));
+  EXPECT_EQ(row.out_of_place().wrong_elements(), 1);
+  EXPECT_EQ(row.out_of_place().busbw_gbps(), 0);
+  EXPECT_EQ(row.out_of_place().algbw_gbps(), 0);
+}
+
+}  // namespace
+}  // namespace eb::coordinator

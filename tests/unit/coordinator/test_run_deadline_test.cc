@@ -1,0 +1,172 @@
+// TestRun: the launch, init, step and total deadlines, driven by advancing
+// the fake clock.
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/unit/coordinator/test_run_fixture.h"
+
+namespace eb::coordinator::test {
+namespace {
+
+namespace v1 = ebnccl::v1;
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::Each;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+constexpr absl::Duration kEpsilon = absl::Milliseconds(1);
+
+class TestRunDeadlineTest : public TestRunFixture {
+ protected:
+  std::vector<int> FailedRanks() const {
+    std::vector<int> ranks;
+    for (const v1::Failure& failure : report().failures()) ranks.push_back(failure.rank());
+    return ranks;
+  }
+  std::vector<v1::FailureKind> FailureKinds() const {
+    std::vector<v1::FailureKind> kinds;
+    for (const v1::Failure& failure : report().failures()) kinds.push_back(failure.kind());
+    return kinds;
+  }
+};
+
+TEST_F(TestRunDeadlineTest, LaunchDeadlineNamesExactlyTheUnregisteredRanks) {
+  CreateAndStart();
+  Register(0);
+  // A JOINED rank has registered too.
+  Join(2);
+
+  executor_.AdvanceTime(kLaunch - kEpsilon);
+  EXPECT_EQ(report().state(), v1::TEST_STATE_LAUNCHING);
+  EXPECT_EQ(report().failures_size(), 0);
+
+  executor_.AdvanceTime(kEpsilon);
+  EXPECT_EQ(report().state(), v1::TEST_STATE_STOPPING);
+  EXPECT_THAT(FailedRanks(), ElementsAre(1, 3));
+  EXPECT_THAT(FailureKinds(), Each(v1::FAILURE_KIND_WORKER_REGISTRATION_TIMEOUT));
+  EXPECT_EQ(report().failures(0).node_name(), "node-a");
+  EXPECT_EQ(report().failures(1).node_name(), "node-b");
+  EXPECT_THAT(report().failures(0).message(), HasSubstr("did not start and register within 10s"));
+  EXPECT_THAT(host_.StopNodes(), ElementsAre("node-a", "node-b"));
+
+  AllNodesStopped();
+  ASSERT_TRUE(run_->finished());
+  EXPECT_EQ(report().state(), v1::TEST_STATE_TIMED_OUT);
+  EXPECT_THAT(report().summary(),
+              AllOf(StartsWith("rank 1 (node node-a, slot 1, GPU 1): "), HasSubstr("1 more")));
+}
+
+TEST_F(TestRunDeadlineTest, InitDeadlineRunsFromTheLastRegistrationAndNamesRanksThatDidNotJoin) {
+  CreateAndStart();
+  executor_.AdvanceTime(absl::Seconds(5));
+  RegisterAll();
+  ASSERT_EQ(report().state(), v1::TEST_STATE_INITIALIZING);
+  Join(0);
+  Join(3);
+
+  // The launch deadline (10 s after start) no longer applies.
+  executor_.AdvanceTime(kInit - kEpsilon);
+  EXPECT_EQ(report().state(), v1::TEST_STATE_INITIALIZING);
+  EXPECT_EQ(report().failures_size(), 0);
+
+  executor_.AdvanceTime(kEpsilon);
+  EXPECT_THAT(FailedRanks(), ElementsAre(1, 2));
+  EXPECT_THAT(FailureKinds(), Each(v1::FAILURE_KIND_TIMEOUT));
+  EXPECT_THAT(report().failures(0).message(), HasSubstr("did not join the communicator within 20s"));
+  EXPECT_THAT(host_.StopNodes(), ElementsAre("node-a", "node-b"));
+
+  AllNodesStopped();
+  ASSERT_TRUE(run_->finished());
+  EXPECT_EQ(report().state(), v1::TEST_STATE_TIMED_OUT);
+}
+
+TEST_F(TestRunDeadlineTest, StepDeadlineNamesTheRanksThatAreBehind) {
+  CreateAndStart();
+  RegisterAll();
+  JoinAll();
+  AllRanksDoSize(0);
+  executor_.AdvanceTime(absl::Seconds(20));
+  // Progress restarts the step deadline; rank 2 never reports 2 KiB.
+  SizeDone(0, 1);
+  SizeDone(1, 1);
+  SizeDone(3, 1);
+
+  executor_.AdvanceTime(kStep - kEpsilon);
+  EXPECT_EQ(report().state(), v1::TEST_STATE_RUNNING);
+  EXPECT_EQ(report().failures_size(), 0);
+
+  executor_.AdvanceTime(kEpsilon);
+  EXPECT_THAT(FailedRanks(), ElementsAre(2));
+  EXPECT_THAT(FailureKinds(), ElementsAre(v1::FAILURE_KIND_TIMEOUT));
+  EXPECT_THAT(report().failures(0).message(),
+              AllOf(HasSubstr("no progress for 30s"), HasSubstr("stuck at size 2048")));
+
+  AllNodesStopped();
+  ASSERT_TRUE(run_->finished());
+  EXPECT_EQ(report().state(), v1::TEST_STATE_TIMED_OUT);
+  EXPECT_THAT(report().summary(), StartsWith("rank 2 (node node-b, slot 0, GPU 0): "));
+  // The row every rank reported is kept.
+  EXPECT_EQ(report().results_size(), 1);
+}
+
+TEST_F(TestRunDeadlineTest, StepDeadlineNamesRanksThatNeverSentFinished) {
+  CreateAndStart();
+  RegisterAll();
+  JoinAll();
+  for (int i = 0; i < 3; ++i) AllRanksDoSize(i);
+  Finish(0);
+  Finish(2);
+  Finish(3);
+  executor_.AdvanceTime(kStep);
+  EXPECT_THAT(FailedRanks(), ElementsAre(1));
+  EXPECT_THAT(report().failures(0).message(), HasSubstr("stuck at finishing"));
+}
+
+TEST_F(TestRunDeadlineTest, TotalDeadlineTimesOutASlowButProgressingTest) {
+  TestRunTimeouts timeouts = DefaultTimeouts();
+  timeouts.total = absl::Seconds(60);
+  CreateAndStart(2, 2, DefaultSpec(), timeouts);
+  RegisterAll();
+  JoinAll();
+  // A size every 25 s: never a step timeout, but past the total deadline.
+  executor_.AdvanceTime(absl::Seconds(25));
+  AllRanksDoSize(0);
+  executor_.AdvanceTime(absl::Seconds(25));
+  AllRanksDoSize(1);
+  executor_.AdvanceTime(absl::Seconds(10) - kEpsilon);
+  EXPECT_EQ(report().failures_size(), 0);
+
+  executor_.AdvanceTime(kEpsilon);
+  ASSERT_EQ(report().failures_size(), 1);
+  const v1::Failure& failure = report().failures(0);
+  EXPECT_EQ(failure.kind(), v1::FAILURE_KIND_TIMEOUT);
+  EXPECT_EQ(failure.rank(), -1);
+  EXPECT_THAT(failure.message(),
+              AllOf(HasSubstr("exceeded its deadline of 60s"), HasSubstr("rank 0 (node node-a"),
+                    HasSubstr("rank 3 (node node-b")));
+  EXPECT_THAT(host_.StopNodes(), ElementsAre("node-a", "node-b"));
+  AllNodesStopped();
+  ASSERT_TRUE(run_->finished());
+  EXPECT_EQ(report().state(), v1::TEST_STATE_TIMED_OUT);
+}
+
+TEST_F(TestRunDeadlineTest, NoDeadlineFiresOnceTheTestIsStopping) {
+  CreateAndStart();
+  RunWholeSweep();
+  ASSERT_EQ(report().state(), v1::TEST_STATE_STOPPING);
+  // Only the stop deadline is left.
+  EXPECT_EQ(executor_.pending_timers(), 1u);
+  AllNodesStopped();
+  executor_.AdvanceTime(kTotal + kStep);
+  EXPECT_EQ(report().state(), v1::TEST_STATE_PASSED);
+  EXPECT_EQ(report().failures_size(), 0);
+  EXPECT_THAT(report().summary(), Not(HasSubstr("deadline")));
+}
+
+}  // namespace
+}  // namespace eb::coordinator::test
