@@ -21,7 +21,10 @@ const absl::Status& StatusOf(const absl::StatusOr<T>& status_or) {
 // Matches an absl::Status or absl::StatusOr<T> with `code` whose message
 // matches `message_matcher` (absl::string_view is not std::string_view here,
 // so the message is handed to the matcher as a std::string).
-MATCHER_P2(StatusIs, code, message_matcher, "") {
+MATCHER_P2(StatusIs, code, message_matcher,
+           std::string(negation ? "isn't" : "is") + " a status with code " +
+               absl::StatusCodeToString(code) + " and a message that " +
+               ::testing::DescribeMatcher<std::string>(message_matcher)) {
   const absl::Status& status = StatusOf(arg);
   *result_listener << "status is " << status.ToString();
   if (status.code() != code) return false;

@@ -137,7 +137,7 @@ INSTANTIATE_TEST_SUITE_P(
                     "init_timeout_ms", "-1"},
         InvalidCase{"NegativeStepTimeout", [](v1::TestSpec& s) { s.set_step_timeout_ms(-5); },
                     "step_timeout_ms", "-5"}),
-    [](const ::testing::TestParamInfo<InvalidCase>& info) { return info.param.name; });
+    [](const ::testing::TestParamInfo<InvalidCase>& param_info) { return param_info.param.name; });
 
 CoordinatorConfig DistinctDefaults() {
   CoordinatorConfig config;

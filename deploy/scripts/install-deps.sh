@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what ebnccl needs to build and test, from Debian 12 packages.
+# CUDA and NCCL are optional and come from /usr/local/cuda when present.
+#
+#   deploy/scripts/install-deps.sh            # build + test dependencies
+#   deploy/scripts/install-deps.sh --bench    # also openmpi-bin (benchmarks)
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git ca-certificates
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libabsl-dev libspdlog-dev libgloo-dev libgtest-dev libgmock-dev
+  nlohmann-json3-dev libcli11-dev
+  iproute2 procps
+)
+if [[ "${1:-}" == "--bench" ]]; then
+  packages+=(openmpi-bin libopenmpi-dev hyperfine)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "install-deps: run as root (missing: ${missing[*]})" >&2; exit 1; }
+  sudo="sudo"
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The main job on this machine: install dependencies, build, start an
+# eb-coordinator and a local eb-agent in the background, run one
+# `ebctl run-test` on this machine's GPUs (NCCL) or, without GPUs, on 2 CPU
+# workers over Gloo, print the nccl-tests table, and stop what was started.
+#
+#   deploy/scripts/run-local-test.sh [extra ebctl run-test flags...]
+# Exit code: ebctl's (docs/EXIT_CODES.md).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$repo"
+deploy/scripts/install-deps.sh
+deploy/scripts/build.sh
+
+bin=$repo/build/bin
+work=$(mktemp -d /tmp/ebnccl-local-XXXXXX)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+
+gpus=$(ls -d /proc/driver/nvidia/gpus/*/ 2>/dev/null | wc -l || true)
+if [[ "$gpus" -gt 0 ]]; then
+  workers=$gpus
+  transport=auto
+else
+  workers=2
+  transport=gloo
+fi
+port=${EB_PORT:-29470}
+node=$(hostname)
+
+"$bin/eb-coordinator" --listen "127.0.0.1:$port" --log-file "$work/coordinator.log" 2>/dev/null &
+pids+=($!)
+for _ in $(seq 100); do grep -q "listening on" "$work/coordinator.log" 2>/dev/null && break; sleep 0.1; done
+"$bin/eb-agent" --coordinator "127.0.0.1:$port" --node-name "$node" --workers "$workers" \
+  --bootstrap-address 127.0.0.1 --run-dir "$work/agent" --log-file "$work/agent.log" 2>/dev/null &
+pids+=($!)
+for _ in $(seq 100); do grep -q "registered with the coordinator" "$work/agent.log" 2>/dev/null && break; sleep 0.1; done
+
+echo "# coordinator 127.0.0.1:$port, agent $node with $workers workers ($transport); logs in $work"
+set +e
+"$bin/ebctl" --coordinator "127.0.0.1:$port" run-test --nodes "$node" --transport "$transport" \
+  --collective all_reduce -b 8 -e 64M -f 2 "$@"
+code=$?
+set -e
+exit $code

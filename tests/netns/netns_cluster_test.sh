@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Several "hosts" in Linux network namespaces: three namespaces (one agent
+# each, the coordinator in the first) joined by a bridge that lives in a
+# fourth namespace, so nothing touches the host's own network. Each host's
+# NIC is called eth0 and the agents bind the workers to it
+# (--bootstrap-interface eth0), as on a real node.
+#
+# 1. all_reduce across the 3 hosts passes and the rank map is right;
+# 2. a host cut off from the network (its link set down) is declared lost
+#    from missed heartbeats, and the test fails naming it.
+#
+# Needs root and iproute2; exits 77 (ctest: skipped) otherwise.
+#   tests/netns/netns_cluster_test.sh BIN_DIR
+set -euo pipefail
+bin=${1:?usage: $0 BIN_DIR}
+
+if [[ $(id -u) -ne 0 ]] || ! command -v ip >/dev/null; then
+  echo "SKIP: needs root and iproute2"; exit 77
+fi
+prefix="ebt$$"
+subnet="10.77.$(( $$ % 200 + 10 ))"
+work=$(mktemp -d /tmp/ebnccl-netns-XXXXXX)
+hosts=(0 1 2)
+pids=()
+
+cleanup() {
+  set +e
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null; done
+  sleep 1
+  for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
+  for h in "${hosts[@]}"; do
+    ip netns pids "$prefix-h$h" 2>/dev/null | xargs -r kill -KILL
+    ip netns del "$prefix-h$h" 2>/dev/null
+  done
+  ip netns del "$prefix-br" 2>/dev/null
+  if [[ "${failed:-1}" == 1 ]]; then
+    for f in "$work"/*.log "$work"/*.out "$work"/*.err; do echo "===== $f"; tail -n 40 "$f"; done
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+ip netns add "$prefix-br"
+ip -n "$prefix-br" link add br0 type bridge
+ip -n "$prefix-br" link set br0 up
+for h in "${hosts[@]}"; do
+  ns="$prefix-h$h"
+  ip netns add "$ns"
+  ip link add "${prefix}v$h" type veth peer name "${prefix}p$h"
+  ip link set "${prefix}v$h" netns "$ns"
+  ip link set "${prefix}p$h" netns "$prefix-br"
+  ip -n "$ns" link set "${prefix}v$h" name eth0
+  ip -n "$ns" addr add "$subnet.$((h + 1))/24" dev eth0
+  ip -n "$ns" link set eth0 up
+  ip -n "$ns" link set lo up
+  ip -n "$prefix-br" link set "${prefix}p$h" master br0
+  ip -n "$prefix-br" link set "${prefix}p$h" up
+done
+coordinator="$subnet.1:29470"
+
+ip netns exec "$prefix-h0" "$bin/eb-coordinator" --listen "$coordinator" \
+  --heartbeat-period-ms 200 --heartbeat-miss-limit 5 --stop-timeout-ms 5000 \
+  >"$work/coordinator.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do grep -q "listening on" "$work/coordinator.log" && break; sleep 0.1; done
+for h in "${hosts[@]}"; do
+  ip netns exec "$prefix-h$h" "$bin/eb-agent" --coordinator "$coordinator" --node-name "node$h" \
+    --workers 2 --bootstrap-interface eth0 --run-dir "$work/run-node$h" \
+    --worker-grace-ms 1000 --worker-heartbeat-ms 200 >"$work/agent-node$h.log" 2>&1 &
+  pids+=($!)
+done
+ebctl() { ip netns exec "$prefix-h1" "$bin/ebctl" --coordinator "$coordinator" "$@"; }
+for _ in $(seq 100); do
+  [[ $(ebctl nodes --json 2>/dev/null | grep -c '"state": "idle"') == 3 ]] && break; sleep 0.1
+done
+ebctl nodes
+
+echo "== 1. all_reduce across 3 hosts"
+ebctl run-test --json --nodes node0,node1,node2 --collective all_reduce -b 8 -e 1M -f 4 -n 5 \
+  >"$work/run1.out" 2>"$work/run1.err" || { echo "FAIL: exit $?"; cat "$work/run1.err"; exit 1; }
+python3 - "$work/run1.out" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["state"] == "passed", r["summary"]
+assert r["config"]["nranks"] == 6
+nodes = [d["node"] for d in r["devices"]]
+assert nodes == ["node0", "node0", "node1", "node1", "node2", "node2"], nodes
+assert all(row["out_of_place"]["nwrong"] == 0 for row in r["results"])
+print("ok:", r["summary"])
+PY
+
+echo "== 2. a host cut off from the network is named"
+ebctl run-test --json --nodes node0,node1,node2 --collective all_reduce -b 1M -e 1M -i 1 \
+  -n 100000 -w 0 -c 0 >"$work/run2.out" 2>"$work/run2.err" &
+run=$!
+for _ in $(seq 200); do grep -q "state TEST_STATE_RUNNING" "$work/coordinator.log" && break; sleep 0.05; done
+ip -n "$prefix-h2" link set eth0 down
+start=$(date +%s)
+set +e
+wait $run
+code=$?
+set -e
+elapsed=$(( $(date +%s) - start ))
+[[ $code == 3 ]] || { echo "FAIL: expected exit 3, got $code"; cat "$work/run2.err"; exit 1; }
+python3 - "$work/run2.out" "$elapsed" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+first = r["failures"][0]
+assert first["kind"] == "node_lost" and first["node"] == "node2", r["failures"]
+assert int(sys.argv[2]) <= 12, "detection took %s s" % sys.argv[2]
+print("ok:", r["summary"], "after", sys.argv[2], "s")
+PY
+failed=0
+echo "PASS"
