@@ -15,6 +15,9 @@
 #include "spdlog/spdlog.h"
 
 int main(int argc, char** argv) {
+  // Gloo's TCP writes do not suppress SIGPIPE: a peer that died must turn
+  // into an error status, not kill this rank silently.
+  signal(SIGPIPE, SIG_IGN);
   eb::worker::WorkerOptions options;
   int64_t heartbeat_ms = 1000;
   int64_t init_timeout_ms = 60000;

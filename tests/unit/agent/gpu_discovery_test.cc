@@ -20,12 +20,11 @@ using ::testing::IsEmpty;
 
 // A driver's `information` file, as on a real H100/H200 node.
 std::string Information(const std::string& model, const std::string& bus) {
-  return absl::StrCat("Model: \t\t ", model, "\n", "IRQ:   \t\t 183\n",
-                      "GPU UUID: \t GPU-7d8c0f4e-1c2b-4f3a-9e8d-0123456789ab\n",
-                      "Video BIOS: \t 96.00.99.00.01\n", "Bus Type: \t PCIe\n",
-                      "DMA Size: \t 52 bits\n", "DMA Mask: \t 0xfffffffffffff\n",
-                      "Bus Location: \t ", bus, "\n", "Device Minor: \t 0\n",
-                      "GPU Excluded:\t No\n");
+  return absl::StrCat(
+      "Model: \t\t ", model, "\n", "IRQ:   \t\t 183\n",
+      "GPU UUID: \t GPU-7d8c0f4e-1c2b-4f3a-9e8d-0123456789ab\n", "Video BIOS: \t 96.00.99.00.01\n",
+      "Bus Type: \t PCIe\n", "DMA Size: \t 52 bits\n", "DMA Mask: \t 0xfffffffffffff\n",
+      "Bus Location: \t ", bus, "\n", "Device Minor: \t 0\n", "GPU Excluded:\t No\n");
 }
 
 class GpuDiscoveryTest : public ::testing::Test {

@@ -77,12 +77,12 @@ TEST_F(WorkerSpecTest, ArgvIsExactWithDeviceAndBootstrapFlags) {
   config_.bootstrap_address = "10.0.0.5";
   const common::ProcessSpec spec = BuildWorkerSpec(config_, Worker());
   EXPECT_EQ(spec.executable, "/opt/eb/bin/eb-worker");
-  EXPECT_THAT(spec.argv, ElementsAre("/opt/eb/bin/eb-worker", "--agent=unix:/run/eb/agent.sock",
-                                     "--agent-pid=1234", "--test-id=t-42", "--rank=3",
-                                     "--worker-token=s3cr3t-token", "--heartbeat-period-ms=250",
-                                     "--init-timeout-ms=30000", "--op-timeout-ms=5000",
-                                     "--cuda-device=1", "--bootstrap-interface=eth1",
-                                     "--bootstrap-address=10.0.0.5"));
+  EXPECT_THAT(
+      spec.argv,
+      ElementsAre("/opt/eb/bin/eb-worker", "--agent=unix:/run/eb/agent.sock", "--agent-pid=1234",
+                  "--test-id=t-42", "--rank=3", "--worker-token=s3cr3t-token",
+                  "--heartbeat-period-ms=250", "--init-timeout-ms=30000", "--op-timeout-ms=5000",
+                  "--cuda-device=1", "--bootstrap-interface=eth1", "--bootstrap-address=10.0.0.5"));
   EXPECT_EQ(spec.log_path, "/run/eb/logs/t-42/rank-3.log");
 }
 
@@ -110,39 +110,36 @@ TEST_F(WorkerSpecTest, OnlyOneBootstrapFlagWhenOnlyOneIsConfigured) {
 }
 
 TEST_F(WorkerSpecTest, IsPassedThroughAcceptsOnlyTheAllowList) {
-  for (const char* entry : {"PATH=/usr/bin", "LD_LIBRARY_PATH=/usr/local/cuda/lib64",
-                            "HOME=/root", "TMPDIR=/tmp", "LANG=C.UTF-8", "TZ=UTC",
-                            "NCCL_DEBUG=INFO", "CUDA_HOME=/usr/local/cuda",
-                            "NVIDIA_VISIBLE_DEVICES=all", "PATH="}) {
+  for (const char* entry : {"PATH=/usr/bin", "LD_LIBRARY_PATH=/usr/local/cuda/lib64", "HOME=/root",
+                            "TMPDIR=/tmp", "LANG=C.UTF-8", "TZ=UTC", "NCCL_DEBUG=INFO",
+                            "CUDA_HOME=/usr/local/cuda", "NVIDIA_VISIBLE_DEVICES=all", "PATH="}) {
     EXPECT_TRUE(IsPassedThrough(entry)) << entry;
   }
-  for (const char* entry :
-       {"AWS_SECRET=hunter2", "AWS_SECRET_ACCESS_KEY=abc", "PATHX=/evil", "LANGUAGE=en",
-        "HOMEDIR=/x", "SHELL=/bin/bash", "LD_PRELOAD=/evil.so", "MY_NCCL_DEBUG=1",
-        "nccl_debug=INFO", "PATH", "", "GRPC_TRACE=all"}) {
+  for (const char* entry : {"AWS_SECRET=hunter2", "AWS_SECRET_ACCESS_KEY=abc", "PATHX=/evil",
+                            "LANGUAGE=en", "HOMEDIR=/x", "SHELL=/bin/bash", "LD_PRELOAD=/evil.so",
+                            "MY_NCCL_DEBUG=1", "nccl_debug=INFO", "PATH", "", "GRPC_TRACE=all"}) {
     EXPECT_FALSE(IsPassedThrough(entry)) << entry;
   }
 }
 
 TEST_F(WorkerSpecTest, EnvKeepsTheAllowListAndDropsSecrets) {
   const common::ProcessSpec spec = BuildWorkerSpec(
-      config_, Worker({"PATH=/usr/bin:/bin", "LD_LIBRARY_PATH=/usr/local/cuda/lib64",
-                       "HOME=/var/lib/eb", "TMPDIR=/scratch", "LANG=C.UTF-8", "TZ=UTC",
-                       "NCCL_IB_HCA=mlx5_0", "CUDA_DEVICE_ORDER=PCI_BUS_ID",
-                       "NVIDIA_DRIVER_CAPABILITIES=compute", "AWS_SECRET=hunter2",
-                       "LD_PRELOAD=/evil.so", "SHELL=/bin/bash"}));
-  EXPECT_EQ(EnvMap(spec.env),
-            (std::map<std::string, std::string>{
-                {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"},
-                {"HOME", "/var/lib/eb"},
-                {"LANG", "C.UTF-8"},
-                {"LD_LIBRARY_PATH", "/usr/local/cuda/lib64"},
-                {"NCCL_IB_HCA", "mlx5_0"},
-                {"NVIDIA_DRIVER_CAPABILITIES", "compute"},
-                {"PATH", "/usr/bin:/bin"},
-                {"TMPDIR", "/scratch"},
-                {"TZ", "UTC"},
-            }));
+      config_,
+      Worker({"PATH=/usr/bin:/bin", "LD_LIBRARY_PATH=/usr/local/cuda/lib64", "HOME=/var/lib/eb",
+              "TMPDIR=/scratch", "LANG=C.UTF-8", "TZ=UTC", "NCCL_IB_HCA=mlx5_0",
+              "CUDA_DEVICE_ORDER=PCI_BUS_ID", "NVIDIA_DRIVER_CAPABILITIES=compute",
+              "AWS_SECRET=hunter2", "LD_PRELOAD=/evil.so", "SHELL=/bin/bash"}));
+  EXPECT_EQ(EnvMap(spec.env), (std::map<std::string, std::string>{
+                                  {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"},
+                                  {"HOME", "/var/lib/eb"},
+                                  {"LANG", "C.UTF-8"},
+                                  {"LD_LIBRARY_PATH", "/usr/local/cuda/lib64"},
+                                  {"NCCL_IB_HCA", "mlx5_0"},
+                                  {"NVIDIA_DRIVER_CAPABILITIES", "compute"},
+                                  {"PATH", "/usr/bin:/bin"},
+                                  {"TMPDIR", "/scratch"},
+                                  {"TZ", "UTC"},
+                              }));
   for (const std::string& entry : spec.env) {
     EXPECT_THAT(entry, Not(::testing::HasSubstr("hunter2")));
   }

@@ -46,9 +46,7 @@ constexpr absl::Duration kHangTimeout = absl::Seconds(30);
 // Records everything the supervisor tells the coordinator.
 class RecordingSink final : public CoordinatorSink {
  public:
-  void SendToCoordinator(const v1::AgentMessage& message) override {
-    messages_.push_back(message);
-  }
+  void SendToCoordinator(const v1::AgentMessage& message) override { messages_.push_back(message); }
 
   const std::vector<v1::AgentMessage>& messages() const { return messages_; }
   void Clear() { messages_.clear(); }
@@ -310,8 +308,8 @@ TEST_F(WorkerSupervisorTest, RegisterWithAWrongTokenIsDenied) {
     EXPECT_EQ(reply.status().code(), absl::StatusCode::kPermissionDenied) << reply.status();
   };
   expect_denied(Register(2, "not-the-token"));
-  expect_denied(Register(2, TokenOf(3)));   // Another rank's token.
-  expect_denied(Register(7, TokenOf(2)));   // Unknown rank.
+  expect_denied(Register(2, TokenOf(3)));             // Another rank's token.
+  expect_denied(Register(7, TokenOf(2)));             // Unknown rank.
   expect_denied(Register(2, TokenOf(2), "t-other"));  // Unknown test.
   {
     v1::RegisterWorkerRequest request;  // No token at all.
@@ -799,9 +797,9 @@ TEST_F(WorkerSupervisorTest, WorkerMayNotReportAgentOnlyKinds) {
   LaunchTwo();
   ASSERT_TRUE(Register(2).ok());
   sink_.Clear();
-  for (v1::WorkerEventKind kind : {v1::WORKER_EVENT_KIND_UNSPECIFIED,
-                                   v1::WORKER_EVENT_KIND_REGISTERED,
-                                   v1::WORKER_EVENT_KIND_EXITED}) {
+  for (v1::WorkerEventKind kind :
+       {v1::WORKER_EVENT_KIND_UNSPECIFIED, v1::WORKER_EVENT_KIND_REGISTERED,
+        v1::WORKER_EVENT_KIND_EXITED}) {
     const absl::Status status = Report(2, kind);
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << kind;
     EXPECT_THAT(std::string(status.message()), HasSubstr("event.kind"));
@@ -855,8 +853,7 @@ TEST_F(WorkerSupervisorTest, CheckTokenAcceptsOnlyLiveWorkersOfThatTest) {
             absl::StatusCode::kPermissionDenied);
   // A dead worker's token no longer opens the rendezvous relay.
   Exit(rank2_, FakeProcessLauncher::Signaled(SIGKILL));
-  EXPECT_EQ(supervisor_->CheckToken(TokenOf(2), kTest).code(),
-            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(supervisor_->CheckToken(TokenOf(2), kTest).code(), absl::StatusCode::kPermissionDenied);
 }
 
 TEST_F(WorkerSupervisorTest, DestructionCancelsEveryTimer) {

@@ -39,18 +39,17 @@ TEST(BackoffTest, DefaultsAreTheProductionValues) {
 
 TEST(BackoffTest, GrowsByTheMultiplierUpToMax) {
   Backoff backoff(NoJitter(absl::Milliseconds(100), absl::Seconds(1), 2.0), [] { return 0.5; });
-  EXPECT_THAT(Take(backoff, 7),
-              ElementsAre(absl::Milliseconds(100), absl::Milliseconds(200),
-                          absl::Milliseconds(400), absl::Milliseconds(800), absl::Seconds(1),
-                          absl::Seconds(1), absl::Seconds(1)));
+  EXPECT_THAT(Take(backoff, 7), ElementsAre(absl::Milliseconds(100), absl::Milliseconds(200),
+                                            absl::Milliseconds(400), absl::Milliseconds(800),
+                                            absl::Seconds(1), absl::Seconds(1), absl::Seconds(1)));
 }
 
 TEST(BackoffTest, NonIntegerMultiplier) {
-  Backoff backoff(NoJitter(absl::Milliseconds(100), absl::Milliseconds(300), 1.5), [] { return 0.0; });
+  Backoff backoff(NoJitter(absl::Milliseconds(100), absl::Milliseconds(300), 1.5),
+                  [] { return 0.0; });
   EXPECT_THAT(Take(backoff, 5),
-              ElementsAre(absl::Milliseconds(100), absl::Milliseconds(150),
-                          absl::Milliseconds(225), absl::Milliseconds(300),
-                          absl::Milliseconds(300)));
+              ElementsAre(absl::Milliseconds(100), absl::Milliseconds(150), absl::Milliseconds(225),
+                          absl::Milliseconds(300), absl::Milliseconds(300)));
 }
 
 TEST(BackoffTest, InitialAboveMaxIsUsedOnceThenCapped) {

@@ -77,8 +77,7 @@ TEST(GrpcStatusTest, OkIsOk) {
 }
 
 TEST(GrpcStatusTest, EmptyAndBinaryMessagesSurvive) {
-  EXPECT_EQ(FromGrpcStatus(ToGrpcStatus(absl::UnavailableError(""))),
-            absl::UnavailableError(""));
+  EXPECT_EQ(FromGrpcStatus(ToGrpcStatus(absl::UnavailableError(""))), absl::UnavailableError(""));
   static constexpr char kOdd[] = "nul\0byte, utf-8 \xc3\xa9, newline\n";
   const std::string odd(kOdd, sizeof(kOdd) - 1);
   EXPECT_EQ(FromGrpcStatus(ToGrpcStatus(absl::AbortedError(odd))).message(), odd);

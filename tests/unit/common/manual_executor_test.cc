@@ -96,8 +96,8 @@ TEST_F(ManualExecutorTest, CancelRemovesOnlyThatTimer) {
   const common::TimerId b = executor_.PostAfter(absl::Milliseconds(10), Record("b"));
   EXPECT_NE(a, b);
   executor_.Cancel(a);
-  executor_.Cancel(a);       // Twice: no-op.
-  executor_.Cancel(12345);   // Unknown: no-op.
+  executor_.Cancel(a);      // Twice: no-op.
+  executor_.Cancel(12345);  // Unknown: no-op.
   executor_.AdvanceTime(absl::Milliseconds(10));
   EXPECT_THAT(ran_, ElementsAre("b@10"));
   executor_.Cancel(b);  // Already fired: no-op.

@@ -62,8 +62,8 @@ class NodeRegistryTest : public ::testing::Test {
 
   std::shared_ptr<FakeAgentChannel> Register(uint64_t session, const std::string& name,
                                              int slots = 4) {
-    auto channel = std::make_shared<FakeAgentChannel>(
-        "ipv4:10.0.0." + std::to_string(session) + ":51234");
+    auto channel =
+        std::make_shared<FakeAgentChannel>("ipv4:10.0.0." + std::to_string(session) + ":51234");
     EXPECT_THAT(registry_->Register(session, Request(name, slots), channel), IsOk());
     return channel;
   }
@@ -136,7 +136,8 @@ TEST_F(NodeRegistryTest, LostNodeCanRegisterAgainFromANewSession) {
   EXPECT_EQ(node->inventory.worker_slots(), 6);
   EXPECT_EQ(registry_->FindBySession(2), node);
   EXPECT_EQ(registry_->FindBySession(1), nullptr);
-  EXPECT_THAT(registry_->Heartbeat(1), StatusIs(absl::StatusCode::kNotFound, HasSubstr("unregistered")));
+  EXPECT_THAT(registry_->Heartbeat(1),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("unregistered")));
   EXPECT_THAT(registry_->Heartbeat(2), IsOk());
 
   // A late close of the old session does not touch the new one.

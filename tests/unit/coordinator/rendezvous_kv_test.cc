@@ -122,9 +122,9 @@ TEST_F(RendezvousKvTest, TimeoutIsDeadlineExceededNamingTheMissingKeys) {
 
   executor_.AdvanceTime(absl::Milliseconds(1));
   ASSERT_EQ(wait.calls, 1);
-  EXPECT_THAT(*wait.result,
-              StatusIs(absl::StatusCode::kDeadlineExceeded,
-                       AllOf(HasSubstr("t-1"), HasSubstr("rank0, rank2"), Not(HasSubstr("rank1")))));
+  EXPECT_THAT(*wait.result, StatusIs(absl::StatusCode::kDeadlineExceeded,
+                                     AllOf(HasSubstr("t-1"), HasSubstr("rank0, rank2"),
+                                           Not(HasSubstr("rank1")))));
   EXPECT_EQ(kv_.pending_waiters(), 0u);
 
   // A key that arrives later does not complete the waiter a second time.

@@ -36,8 +36,8 @@ TEST_P(SpecValidatorInvalidTest, IsInvalidArgumentNamingTheFieldFirst) {
   v1::TestSpec spec = SmallSweepSpec();
   GetParam().edit(spec);
   const absl::StatusOr<v1::TestSpec> result = ValidateAndNormalize(spec, CoordinatorConfig{});
-  EXPECT_THAT(result, StatusIs(absl::StatusCode::kInvalidArgument,
-                               StartsWith(GetParam().field + ": ")));
+  EXPECT_THAT(result,
+              StatusIs(absl::StatusCode::kInvalidArgument, StartsWith(GetParam().field + ": ")));
   if (!GetParam().detail.empty()) {
     EXPECT_THAT(std::string(result.status().message()), HasSubstr(GetParam().detail));
   }

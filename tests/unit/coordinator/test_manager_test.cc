@@ -72,7 +72,8 @@ class TestManagerTest : public ::testing::Test {
       for (int i = 0; i < gpus; ++i) inventory.add_gpus()->set_index(i);
     }
     const uint64_t session = next_session_++;
-    auto channel = std::make_shared<FakeAgentChannel>("ipv4:10.0.0." + std::to_string(session) + ":1");
+    auto channel =
+        std::make_shared<FakeAgentChannel>("ipv4:10.0.0." + std::to_string(session) + ":1");
     EXPECT_THAT(registry_.Register(session, request, channel), IsOk());
     sessions_[name] = session;
     channels_[name] = channel;
@@ -97,7 +98,9 @@ class TestManagerTest : public ::testing::Test {
     return id;
   }
 
-  const RecordingObserver& ObserverOf(const std::string& test_id) { return *observers_.at(test_id); }
+  const RecordingObserver& ObserverOf(const std::string& test_id) {
+    return *observers_.at(test_id);
+  }
 
   v1::TestState StateOf(const std::string& test_id) {
     absl::StatusOr<v1::TestReport> report = manager_.GetTest(test_id);
@@ -155,8 +158,9 @@ class TestManagerTest : public ::testing::Test {
   NodeRegistry registry_{clock_, executor_, config_, nullptr};
   RendezvousKv rendezvous_{executor_};
   int next_id_ = 1;
-  TestManager manager_{clock_, executor_, registry_, rendezvous_, config_,
-                       [this] { return "t-" + std::to_string(next_id_++); }};
+  TestManager manager_{clock_,    executor_,
+                       registry_, rendezvous_,
+                       config_,   [this] { return "t-" + std::to_string(next_id_++); }};
   uint64_t next_session_ = 1;
   std::map<std::string, uint64_t> sessions_;
   std::map<std::string, std::shared_ptr<FakeAgentChannel>> channels_;
@@ -198,8 +202,8 @@ TEST_F(TestManagerTest, BusyNodeIsResourceExhaustedAndNothingMoreStarts) {
 }
 
 TEST_F(TestManagerTest, NoRegisteredAgentIsFailedPrecondition) {
-  EXPECT_THAT(Start(Spec({})), StatusIs(absl::StatusCode::kFailedPrecondition,
-                                        HasSubstr("no agent is registered")));
+  EXPECT_THAT(Start(Spec({})),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("no agent is registered")));
   ExpectNothingStarted();
 }
 

@@ -13,8 +13,8 @@ namespace {
 
 namespace v1 = ebnccl::v1;
 using ::testing::AllOf;
-using ::testing::ElementsAre;
 using ::testing::Each;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
@@ -77,7 +77,8 @@ TEST_F(TestRunDeadlineTest, InitDeadlineRunsFromTheLastRegistrationAndNamesRanks
   executor_.AdvanceTime(kEpsilon);
   EXPECT_THAT(FailedRanks(), ElementsAre(1, 2));
   EXPECT_THAT(FailureKinds(), Each(v1::FAILURE_KIND_TIMEOUT));
-  EXPECT_THAT(report().failures(0).message(), HasSubstr("did not join the communicator within 20s"));
+  EXPECT_THAT(report().failures(0).message(),
+              HasSubstr("did not join the communicator within 20s"));
   EXPECT_THAT(host_.StopNodes(), ElementsAre("node-a", "node-b"));
 
   AllNodesStopped();

@@ -97,9 +97,8 @@ TEST_F(TestRunFailureTest, NodeLostFailsNamingTheNodeAndItsRanksWithoutWaitingFo
   EXPECT_EQ(failure.kind(), v1::FAILURE_KIND_NODE_LOST);
   EXPECT_EQ(failure.node_name(), "node-b");
   EXPECT_EQ(failure.rank(), -1);
-  EXPECT_THAT(failure.message(),
-              AllOf(HasSubstr("node node-b"), HasSubstr("ranks 2,3"),
-                    HasSubstr("missed 3 heartbeats")));
+  EXPECT_THAT(failure.message(), AllOf(HasSubstr("node node-b"), HasSubstr("ranks 2,3"),
+                                       HasSubstr("missed 3 heartbeats")));
   EXPECT_EQ(report().summary(), failure.message());
 }
 

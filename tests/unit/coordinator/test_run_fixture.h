@@ -107,8 +107,7 @@ class TestRunFixture : public ::testing::Test {
 
   // Creates the run (not started) on `num_nodes` nodes "node-a", "node-b"...
   // with `per_node` ranks each.
-  void Create(int num_nodes = 2, int per_node = 2,
-              ebnccl::v1::TestSpec spec = DefaultSpec(),
+  void Create(int num_nodes = 2, int per_node = 2, ebnccl::v1::TestSpec spec = DefaultSpec(),
               TestRunTimeouts timeouts = DefaultTimeouts()) {
     std::vector<ebnccl::v1::RankAssignment> ranks;
     std::vector<ebnccl::v1::NodeInventory> inventories;

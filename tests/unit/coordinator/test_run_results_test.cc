@@ -74,8 +74,8 @@ TEST_F(TestRunResultsTest, RowsArePublishedOnceEveryRankReportedTheSizeInOrder) 
 TEST_F(TestRunResultsTest, CompleteSweepStopsThenPassesOnlyOnceEveryNodeStopped) {
   CreateAndStart();
   RunWholeSweep();
-  EXPECT_THAT(host_.StateChanges(), ElementsAre(v1::TEST_STATE_INITIALIZING,
-                                                v1::TEST_STATE_RUNNING, v1::TEST_STATE_STOPPING));
+  EXPECT_THAT(host_.StateChanges(), ElementsAre(v1::TEST_STATE_INITIALIZING, v1::TEST_STATE_RUNNING,
+                                                v1::TEST_STATE_STOPPING));
   // Workers exit by themselves after FINISHED: nobody is told to stop.
   EXPECT_THAT(host_.Stops(), IsEmpty());
   EXPECT_FALSE(run_->finished());
@@ -93,9 +93,8 @@ TEST_F(TestRunResultsTest, CompleteSweepStopsThenPassesOnlyOnceEveryNodeStopped)
   EXPECT_EQ(report().results_size(), 3);
   EXPECT_NEAR(report().avg_busbw_gbps(), kSweepAvgBusbw, kTolerance);
   EXPECT_EQ(report().wrong_elements(), 0);
-  EXPECT_THAT(report().summary(),
-              AllOf(HasSubstr("all_reduce"), HasSubstr("4 ranks on 2 nodes"),
-                    HasSubstr("3 sizes"), HasSubstr("data verified")));
+  EXPECT_THAT(report().summary(), AllOf(HasSubstr("all_reduce"), HasSubstr("4 ranks on 2 nodes"),
+                                        HasSubstr("3 sizes"), HasSubstr("data verified")));
   EXPECT_EQ(report().end_time_unix_ms() - report().start_time_unix_ms(), 3000);
 
   // The last event is the final report, and the host heard of it once.

@@ -44,14 +44,14 @@ TEST(TransportSelectionTest, AutoPicksNcclWhenEveryNodeOffersItAndHasGpus) {
 }
 
 TEST(TransportSelectionTest, UnspecifiedActsLikeAuto) {
-  EXPECT_EQ(SelectTransport(v1::TRANSPORT_UNSPECIFIED, kThreeNodes,
-                            {GpuNode(), GpuNode(), GpuNode()})
-                .value_or(v1::TRANSPORT_UNSPECIFIED),
-            v1::TRANSPORT_NCCL);
-  EXPECT_EQ(SelectTransport(v1::TRANSPORT_UNSPECIFIED, kThreeNodes,
-                            {GpuNode(), CpuNode(), GpuNode()})
-                .value_or(v1::TRANSPORT_UNSPECIFIED),
-            v1::TRANSPORT_GLOO);
+  EXPECT_EQ(
+      SelectTransport(v1::TRANSPORT_UNSPECIFIED, kThreeNodes, {GpuNode(), GpuNode(), GpuNode()})
+          .value_or(v1::TRANSPORT_UNSPECIFIED),
+      v1::TRANSPORT_NCCL);
+  EXPECT_EQ(
+      SelectTransport(v1::TRANSPORT_UNSPECIFIED, kThreeNodes, {GpuNode(), CpuNode(), GpuNode()})
+          .value_or(v1::TRANSPORT_UNSPECIFIED),
+      v1::TRANSPORT_GLOO);
 }
 
 TEST(TransportSelectionTest, AutoFallsBackToGlooWhenANodeLacksNccl) {
@@ -61,7 +61,8 @@ TEST(TransportSelectionTest, AutoFallsBackToGlooWhenANodeLacksNccl) {
 }
 
 TEST(TransportSelectionTest, AutoFallsBackToGlooWhenANodeOffersNcclWithoutGpus) {
-  const v1::NodeInventory no_gpus = Inventory(0, {v1::TRANSPORT_GLOO, v1::TRANSPORT_NCCL}, "2.28.9");
+  const v1::NodeInventory no_gpus =
+      Inventory(0, {v1::TRANSPORT_GLOO, v1::TRANSPORT_NCCL}, "2.28.9");
   EXPECT_EQ(SelectTransport(v1::TRANSPORT_AUTO, kThreeNodes, {GpuNode(), GpuNode(), no_gpus})
                 .value_or(v1::TRANSPORT_UNSPECIFIED),
             v1::TRANSPORT_GLOO);
@@ -71,17 +72,15 @@ TEST(TransportSelectionTest, ExplicitGlooMissingOnANodeNamesIt) {
   const v1::NodeInventory nccl_only = Inventory(8, {v1::TRANSPORT_NCCL}, "2.28.9");
   EXPECT_THAT(SelectTransport(v1::TRANSPORT_GLOO, kThreeNodes, {GpuNode(), nccl_only, CpuNode()}),
               StatusIs(absl::StatusCode::kFailedPrecondition,
-                       AllOf(StartsWith("transport: "), HasSubstr("node node-b"),
-                             HasSubstr("gloo"), Not(HasSubstr("node-a")),
-                             Not(HasSubstr("node-c")))));
+                       AllOf(StartsWith("transport: "), HasSubstr("node node-b"), HasSubstr("gloo"),
+                             Not(HasSubstr("node-a")), Not(HasSubstr("node-c")))));
 }
 
 TEST(TransportSelectionTest, ExplicitNcclMissingOnANodeNamesIt) {
   EXPECT_THAT(SelectTransport(v1::TRANSPORT_NCCL, kThreeNodes, {GpuNode(), GpuNode(), CpuNode()}),
               StatusIs(absl::StatusCode::kFailedPrecondition,
-                       AllOf(StartsWith("transport: "), HasSubstr("node node-c"),
-                             HasSubstr("nccl"), Not(HasSubstr("node-a")),
-                             Not(HasSubstr("node-b")))));
+                       AllOf(StartsWith("transport: "), HasSubstr("node node-c"), HasSubstr("nccl"),
+                             Not(HasSubstr("node-a")), Not(HasSubstr("node-b")))));
 }
 
 TEST(TransportSelectionTest, AutoFallbackToGlooStillNeedsGlooEverywhere) {
@@ -132,9 +131,9 @@ TEST(CheckSupportedTest, GlooRefusesAvg) {
 
 TEST(CheckSupportedTest, GlooRunsFullPrecisionTypesAndOtherOps) {
   v1::TestSpec spec = SmallSweepSpec();
-  for (v1::DataType type : {v1::DATA_TYPE_INT8, v1::DATA_TYPE_UINT8, v1::DATA_TYPE_INT32,
-                            v1::DATA_TYPE_UINT32, v1::DATA_TYPE_INT64, v1::DATA_TYPE_UINT64,
-                            v1::DATA_TYPE_FLOAT, v1::DATA_TYPE_DOUBLE}) {
+  for (v1::DataType type :
+       {v1::DATA_TYPE_INT8, v1::DATA_TYPE_UINT8, v1::DATA_TYPE_INT32, v1::DATA_TYPE_UINT32,
+        v1::DATA_TYPE_INT64, v1::DATA_TYPE_UINT64, v1::DATA_TYPE_FLOAT, v1::DATA_TYPE_DOUBLE}) {
     for (v1::ReduceOp op :
          {v1::REDUCE_OP_SUM, v1::REDUCE_OP_PROD, v1::REDUCE_OP_MAX, v1::REDUCE_OP_MIN}) {
       spec.set_data_type(type);
