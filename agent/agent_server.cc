@@ -11,6 +11,8 @@
 #include "absl/synchronization/notification.h"
 #include "agent/core/gpu_discovery.h"
 #include "agent/core/inventory.h"
+#include "agent/core/log_reader.h"
+#include "agent/core/worker_spec.h"
 #include "common/process/posix_process_launcher.h"
 #include "common/rpc/channel.h"
 #include "spdlog/spdlog.h"
@@ -117,6 +119,15 @@ void AgentServer::OnCommand(const v1::CoordinatorMessage& command) {
     case v1::CoordinatorMessage::kStop:
       supervisor_->Stop(command.stop().test_id(), command.stop().reason());
       break;
+    case v1::CoordinatorMessage::kFetchLog: {
+      const v1::FetchLog& fetch = command.fetch_log();
+      v1::AgentMessage reply;
+      *reply.mutable_log_content() = ReadLogTail(
+          WorkerLogPath(config_.run_dir, fetch.test_id(), fetch.rank()), fetch.max_bytes());
+      reply.mutable_log_content()->set_request_id(fetch.request_id());
+      session_->SendToCoordinator(reply);
+      break;
+    }
     default:
       spdlog::warn("unknown command {} from the coordinator; ignored",
                    static_cast<int>(command.message_case()));

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "agent/core/fabric_config.h"
 
 namespace eb::agent {
 
@@ -26,6 +27,15 @@ struct AgentConfig {
   // Transports offered: "auto" (every one this node can run), "gloo" or
   // "nccl".
   std::string transport = "auto";
+  // HCA ports NCCL may use (--ib-hca); written to NCCL_IB_HCA in exact-match
+  // form. Empty: NCCL's own choice.
+  std::vector<HcaPort> ib_hcas;
+  // NCCL_IB_GID_INDEX for RoCE (-1: NCCL's default, auto since 2.21).
+  int ib_gid_index = -1;
+  // Where the HCAs are listed (tests point this at a fake tree).
+  std::string sysfs_infiniband = "/sys/class/infiniband";
+  // Version of the NCCL library the workers load ("" when none).
+  std::string nccl_version;
   // Path of the eb-worker executable.
   std::string worker_binary;
   // Directory for the workers' Unix socket and per-test logs.

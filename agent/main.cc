@@ -15,7 +15,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "agent/agent_server.h"
+#include "agent/core/fabric_config.h"
 #include "agent/core/gpu_discovery.h"
+#include "agent/core/inventory.h"
+#include "agent/core/nccl_library.h"
 #include "common/logging/logging.h"
 #include "common/net/address.h"
 #include "common/net/interfaces.h"
@@ -79,6 +82,14 @@ int main(int argc, char** argv) {
                  "Local address the workers bind when no interface is given, e.g. 10.0.0.2");
   app.add_option("--transport", config.transport, "Transports offered: auto, gloo or nccl")
       ->check(CLI::IsMember({"auto", "gloo", "nccl"}))->capture_default_str();
+  std::string ib_hca;
+  app.add_option("--ib-hca", ib_hca,
+                 "HCA[:PORT] list NCCL may use, e.g. mlx5_100,mlx5_101 (written to NCCL_IB_HCA in "
+                 "exact-match '=' form; checked against /sys/class/infiniband)");
+  app.add_option("--ib-gid-index", config.ib_gid_index, "NCCL_IB_GID_INDEX for RoCE (e.g. 3)")
+      ->check(CLI::Range(0, 255));
+  app.add_option("--sysfs-infiniband", config.sysfs_infiniband, "Where the HCAs are listed")
+      ->capture_default_str();
   app.add_option("--worker-binary", config.worker_binary, "Path of eb-worker (default: beside eb-agent)");
   app.add_option("--run-dir", config.run_dir,
                  "Directory for the worker socket and per-test logs (default /run/ebnccl/NODE, "
@@ -116,7 +127,24 @@ int main(int argc, char** argv) {
       return UsageError(absl::StrCat("--bootstrap-interface: ", address.status().message()));
     }
   }
+  if (!ib_hca.empty()) {
+    auto hcas = eb::agent::ParseHcaList(ib_hca);
+    if (!hcas.ok()) return UsageError(std::string(hcas.status().message()));
+    config.ib_hcas = *std::move(hcas);
+    // A configured HCA that does not exist is an error, not a silent
+    // fallback to TCP.
+    auto checked = eb::agent::CheckHcas(config.ib_hcas, config.sysfs_infiniband);
+    if (!checked.ok()) return UsageError(std::string(checked.status().message()));
+    for (const std::string& warning : eb::agent::HcaWarnings(*checked)) {
+      spdlog::warn("{}", warning);
+    }
+    for (const auto& hca : *checked) {
+      spdlog::info("HCA {} port {}: {} {} {} Gb/s", hca.name(), hca.port(), hca.state(),
+                   hca.link_layer(), hca.rate_gbps());
+    }
+  }
   const auto gpus = eb::agent::DiscoverGpus();
+  config.nccl_version = eb::agent::ProbeNcclVersion();
   config.worker_slots = workers > 0 ? workers : std::max<int>(1, static_cast<int>(gpus.size()));
   if (config.worker_binary.empty()) config.worker_binary = DefaultWorkerBinary();
   if (access(config.worker_binary.c_str(), X_OK) != 0) {
@@ -141,11 +169,19 @@ int main(int argc, char** argv) {
     spdlog::error("cannot start: {}", agent.status().ToString());
     return 1;
   }
-  spdlog::info("eb-agent {} node={} coordinator={} slots={} gpus={} transport={} "
-               "bootstrap_interface={} bootstrap_address={} run_dir={} worker={} worker_env=[{}]",
+  if (!gpus.empty() && config.transport != "gloo" && !eb::agent::NcclUsable(config, gpus.size())) {
+    spdlog::warn("this node has {} GPUs but will not offer NCCL (NCCL library '{}', {} slots; "
+                 "NCCL allows one rank per GPU)", gpus.size(), config.nccl_version,
+                 config.worker_slots);
+  }
+  spdlog::info("eb-agent {} node={} coordinator={} slots={} gpus={} nccl={} transport={} "
+               "bootstrap_interface={} bootstrap_address={} ib_hca={} ib_gid_index={} run_dir={} "
+               "worker={} worker_env=[{}]",
                eb::kVersion, config.node_name, config.coordinator_address, config.worker_slots,
-               gpus.size(), config.transport, config.bootstrap_interface,
-               config.bootstrap_address, config.run_dir, config.worker_binary,
+               gpus.size(), config.nccl_version, config.transport, config.bootstrap_interface,
+               config.bootstrap_address,
+               config.ib_hcas.empty() ? "" : eb::agent::NcclIbHcaValue(config.ib_hcas),
+               config.ib_gid_index, config.run_dir, config.worker_binary,
                absl::StrJoin(config.worker_env, " "));
   const int signal_number = eb::common::WaitForShutdownSignal();
   spdlog::info("received SIG{}; stopping workers and shutting down", sigabbrev_np(signal_number));

@@ -6,7 +6,10 @@
 namespace eb::coordinator {
 
 CoordinatorServer::CoordinatorServer(const CoordinatorConfig& config)
-    : config_(config), loop_("eb-coord-loop"), rendezvous_(loop_) {
+    : config_(config),
+      loop_("eb-coord-loop"),
+      rendezvous_(loop_),
+      logs_(loop_, absl::Seconds(10)) {
   registry_ = std::make_unique<NodeRegistry>(common::RealClock::Get(), loop_, config_, nullptr);
   tests_ = std::make_unique<TestManager>(common::RealClock::Get(), loop_, *registry_, rendezvous_,
                                          config_);
@@ -14,9 +17,9 @@ CoordinatorServer::CoordinatorServer(const CoordinatorConfig& config)
                                                   const std::string& reason) {
     manager->OnNodeLost(node, reason);
   });
-  control_service_ = std::make_unique<ControlService>(loop_, *tests_, *registry_);
+  control_service_ = std::make_unique<ControlService>(loop_, *tests_, *registry_, logs_);
   agent_service_ =
-      std::make_unique<AgentServiceImpl>(loop_, *registry_, *tests_, rendezvous_, config_);
+      std::make_unique<AgentServiceImpl>(loop_, *registry_, *tests_, rendezvous_, logs_, config_);
 }
 
 absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(

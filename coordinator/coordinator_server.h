@@ -10,6 +10,7 @@
 #include "common/exec/event_loop.h"
 #include "common/rpc/server.h"
 #include "coordinator/config.h"
+#include "coordinator/core/log_requests.h"
 #include "coordinator/core/node_registry.h"
 #include "coordinator/core/rendezvous_kv.h"
 #include "coordinator/core/test_manager.h"
@@ -36,6 +37,7 @@ class CoordinatorServer {
   const CoordinatorConfig config_;
   common::EventLoop loop_;
   RendezvousKv rendezvous_;
+  LogRequests logs_;
   std::unique_ptr<TestManager> tests_;
   std::unique_ptr<NodeRegistry> registry_;
   std::unique_ptr<ControlService> control_service_;

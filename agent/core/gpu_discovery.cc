@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <string>
 #include <system_error>
 
 #include "absl/strings/match.h"
 #include "absl/strings/strip.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_split.h"
 
 namespace eb::agent {
 
@@ -45,12 +45,19 @@ std::string DriverVersion(absl::string_view version_file) {
   std::ifstream in{std::string(version_file)};
   std::string line;
   if (!std::getline(in, line)) return "";
-  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul ..."
-  static const std::regex kVersion(R"((\d+\.\d+(\.\d+)?))");
-  std::smatch match;
+  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul ...":
+  // the first word after "Kernel Module" (or in the line) shaped like N.N[.N].
   const size_t module = line.find("Kernel Module");
   const std::string tail = module == std::string::npos ? line : line.substr(module);
-  if (std::regex_search(tail, match, kVersion)) return match.str(1);
+  for (absl::string_view word : absl::StrSplit(tail, ' ', absl::SkipEmpty())) {
+    std::vector<absl::string_view> parts = absl::StrSplit(word, '.');
+    if (parts.size() < 2 || parts.size() > 3) continue;
+    bool numeric = true;
+    for (absl::string_view part : parts) {
+      numeric &= !part.empty() && part.find_first_not_of("0123456789") == absl::string_view::npos;
+    }
+    if (numeric) return std::string(word);
+  }
   return "";
 }
 

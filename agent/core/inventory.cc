@@ -2,11 +2,23 @@
 
 #include <unistd.h>
 
+#include "agent/core/fabric_config.h"
 #include "agent/core/gpu_discovery.h"
 #include "common/net/interfaces.h"
 #include "common/version/version.h"
 
 namespace eb::agent {
+
+bool NcclUsable(const AgentConfig& config, size_t gpu_count) {
+#ifdef EB_HAVE_NCCL
+  return (config.transport == "auto" || config.transport == "nccl") && gpu_count > 0 &&
+         !config.nccl_version.empty() && static_cast<size_t>(config.worker_slots) <= gpu_count;
+#else
+  (void)config;
+  (void)gpu_count;
+  return false;
+#endif
+}
 
 ebnccl::v1::NodeInventory CollectInventory(const AgentConfig& config,
                                            const std::vector<ebnccl::v1::GpuInfo>& gpus) {
@@ -28,6 +40,15 @@ ebnccl::v1::NodeInventory CollectInventory(const AgentConfig& config,
   inventory.set_bootstrap_interface(config.bootstrap_interface);
   if (config.transport == "auto" || config.transport == "gloo") {
     inventory.add_transports(ebnccl::v1::TRANSPORT_GLOO);
+  }
+  if (NcclUsable(config, gpus.size())) inventory.add_transports(ebnccl::v1::TRANSPORT_NCCL);
+  inventory.set_nccl_version(config.nccl_version);
+  if (!config.ib_hcas.empty()) {
+    // Fresh at every registration: a port may have gone down since start.
+    auto hcas = CheckHcas(config.ib_hcas, config.sysfs_infiniband);
+    if (hcas.ok()) {
+      for (ebnccl::v1::HcaInfo& hca : *hcas) *inventory.add_hcas() = std::move(hca);
+    }
   }
   inventory.set_driver_version(DriverVersion());
   inventory.set_agent_version(kVersion);

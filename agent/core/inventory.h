@@ -9,6 +9,11 @@
 
 namespace eb::agent {
 
+// Whether this node's workers can run NCCL: built with it, GPUs present,
+// the library loadable, not more slots than GPUs (one rank per GPU), and
+// allowed by --transport.
+bool NcclUsable(const AgentConfig& config, size_t gpu_count);
+
 // Host name, worker slots, GPUs, network interfaces and the transports the
 // workers can run (Gloo always; NCCL when built with it and GPUs exist).
 ebnccl::v1::NodeInventory CollectInventory(const AgentConfig& config,

@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "agent/core/fabric_config.h"
 
 namespace eb::agent {
 
@@ -55,10 +56,16 @@ common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunc
   for (const std::string& entry : worker.agent_env) {
     if (IsPassedThrough(entry)) add(entry);
   }
-  for (const std::string& entry : config.worker_env) add(entry);
-  if (!config.bootstrap_interface.empty() && !env.contains("NCCL_SOCKET_IFNAME")) {
+  // The node's fabric configuration, unless the operator's --worker-env
+  // already says otherwise.
+  if (!config.bootstrap_interface.empty()) {
     env["NCCL_SOCKET_IFNAME"] = "=" + config.bootstrap_interface;
   }
+  if (!config.ib_hcas.empty()) env["NCCL_IB_HCA"] = NcclIbHcaValue(config.ib_hcas);
+  if (config.ib_gid_index >= 0) env["NCCL_IB_GID_INDEX"] = absl::StrCat(config.ib_gid_index);
+  for (const std::string& entry : config.worker_env) add(entry);
+  // The test's own NCCL knobs (allow-listed by the coordinator) come last.
+  for (const auto& [key, value] : launch.spec().nccl_env()) env[key] = value;
   for (const auto& [key, value] : env) spec.env.push_back(absl::StrCat(key, "=", value));
   spec.log_path = worker.log_path;
   return spec;

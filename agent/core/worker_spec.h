@@ -33,8 +33,10 @@ struct WorkerLaunch {
 // service (STYLE.md rule 21's exception).
 bool IsPassedThrough(const std::string& env_entry);
 
-// The worker's argv and environment. The environment is the passed-through
-// part of the agent's, then config.worker_env (which wins). For NCCL the
+// The worker's argv and environment, in increasing precedence: the
+// passed-through part of the agent's environment, the node's fabric settings
+// (NCCL_SOCKET_IFNAME, NCCL_IB_HCA in '=' form, NCCL_IB_GID_INDEX),
+// config.worker_env, then the test's allow-listed nccl_env. For NCCL the
 // GPU is chosen by --cuda-device; CUDA_VISIBLE_DEVICES is never narrowed
 // (it would disable CUDA IPC between local ranks, NVIDIA/nccl#129).
 common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunch& worker);

@@ -68,6 +68,15 @@ void WorkerSupervisor::Launch(const v1::LaunchTest& launch) {
                                  " of this test; refusing to start two ranks on one GPU"));
     }
   }
+  bool refused = false;
+  for (const Worker& worker : test.workers) refused |= worker.reported;
+  if (refused) {
+    // Nothing may start for a refused test: stop here, with no timers; the
+    // other ranks are reported by the coordinator's stop.
+    test.stopping = true;
+    MaybeFinish(test_id);
+    return;
+  }
   std::error_code error;
   std::filesystem::create_directories(
       std::filesystem::path(WorkerLogPath(config_.run_dir, test_id, 0)).parent_path(), error);

@@ -16,6 +16,9 @@ absl::StatusOr<FaultInjection> ParseFaultInjection(absl::string_view text) {
     return absl::InvalidArgumentError(absl::StrCat("EB_WORKER_FAULT: '", text, "': ", why));
   };
   std::pair<absl::string_view, absl::string_view> parts = absl::StrSplit(text, absl::MaxSplits(':', 1));
+  if (parts.second.empty() && parts.first.size() != text.size()) {
+    return error("':' must be followed by 'rank=N'");
+  }
   if (!parts.second.empty()) {
     absl::string_view rank = parts.second;
     if (!absl::ConsumePrefix(&rank, "rank=") || !absl::SimpleAtoi(rank, &fault.rank) ||
@@ -24,6 +27,9 @@ absl::StatusOr<FaultInjection> ParseFaultInjection(absl::string_view text) {
     }
   }
   std::pair<absl::string_view, absl::string_view> mode = absl::StrSplit(parts.first, absl::MaxSplits('=', 1));
+  if (mode.second.empty() && mode.first.size() != parts.first.size()) {
+    return error("'=' must be followed by a value");
+  }
   static const std::map<std::string, FaultInjection::Mode, std::less<>> kModes = {
       {"hang_before_register", FaultInjection::Mode::kHangBeforeRegister},
       {"hang_before_join", FaultInjection::Mode::kHangBeforeJoin},

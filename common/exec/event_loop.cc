@@ -63,9 +63,14 @@ void EventLoop::Run() {
         if (!timers_.empty() && timers_.begin()->first.first <= now) break;
         absl::Duration wait = absl::Milliseconds(100);
         if (!timers_.empty()) wait = std::min(wait, timers_.begin()->first.first - now);
+        // A timer posted meanwhile that is due before `wake_at_` ends the
+        // wait too; the cap keeps a non-wall clock making progress.
+        wake_at_ = now + wait;
         mu_.AwaitWithTimeout(absl::Condition(
                                  +[](EventLoop* loop) ABSL_EXCLUSIVE_LOCKS_REQUIRED(loop->mu_) {
-                                   return !loop->tasks_.empty() || loop->stopping_;
+                                   return !loop->tasks_.empty() || loop->stopping_ ||
+                                          (!loop->timers_.empty() &&
+                                           loop->timers_.begin()->first.first < loop->wake_at_);
                                  },
                                  this),
                              wait);

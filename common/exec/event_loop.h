@@ -46,6 +46,8 @@ class EventLoop final : public Executor {
   std::map<TimerId, absl::Time> timer_deadlines_ ABSL_GUARDED_BY(mu_);
   TimerId next_timer_id_ ABSL_GUARDED_BY(mu_) = 1;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  // When the loop's current wait ends; an earlier new timer wakes it.
+  absl::Time wake_at_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   std::thread thread_;
 };
 

@@ -35,6 +35,13 @@ absl::Status NodeRegistry::Register(uint64_t session_id, const v1::RegisterAgent
                                                  "' is already registered by a live agent at ",
                                                  it->second.peer));
   }
+  if (it != nodes_.end() && it->second.state != v1::NODE_STATE_LOST &&
+      it->second.session_id == session_id) {
+    // A repeated register on a live session refreshes the inventory only: a
+    // busy node must stay busy with its test.
+    it->second.inventory = request.inventory();
+    return absl::OkStatus();
+  }
   NodeRecord& node = nodes_[name];
   node.name = name;
   node.inventory = request.inventory();

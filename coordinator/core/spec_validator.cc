@@ -1,10 +1,12 @@
 #include "coordinator/core/spec_validator.h"
 
+#include <cmath>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "common/spec/proto_enums.h"
 #include "common/transport/collective_layout.h"
+#include "coordinator/core/nccl_env_policy.h"
 
 namespace eb::coordinator {
 namespace v1 = ebnccl::v1;
@@ -82,8 +84,11 @@ absl::StatusOr<v1::TestSpec> ValidateAndNormalize(const v1::TestSpec& input,
   if (spec.workers_per_node() < 0) {
     return Invalid("workers_per_node", absl::StrCat("must be >= 0, got ", spec.workers_per_node()));
   }
-  if (spec.min_busbw_gbps() < 0) {
+  if (!std::isfinite(spec.min_busbw_gbps()) || spec.min_busbw_gbps() < 0) {
     return Invalid("min_busbw_gbps", absl::StrCat("must be >= 0, got ", spec.min_busbw_gbps()));
+  }
+  if (absl::Status env = CheckNcclEnv({spec.nccl_env().begin(), spec.nccl_env().end()}); !env.ok()) {
+    return env;
   }
   std::set<std::string> seen;
   for (const std::string& node : spec.node_names()) {

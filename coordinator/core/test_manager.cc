@@ -89,6 +89,18 @@ absl::StatusOr<std::string> TestManager::StartTest(const v1::TestSpec& request,
       AssignRanks(placement, spec.workers_per_node(), *transport == v1::TRANSPORT_NCCL);
   if (!ranks.ok()) return ranks.status();
   const int world_size = static_cast<int>(ranks->size());
+  if (*transport == v1::TRANSPORT_NCCL) {
+    // One rank per GPU per communicator: NCCL fails init otherwise
+    // ("Duplicate GPU detected"), so refuse before anything starts.
+    const int per_node = world_size / static_cast<int>(names.size());
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (inventories[i].gpus_size() < per_node) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "node ", names[i], " has ", inventories[i].gpus_size(),
+            " GPUs; NCCL allows one rank per GPU and the test asks for ", per_node, " per node"));
+      }
+    }
+  }
   if (spec.root_rank() >= world_size) {
     return absl::InvalidArgumentError(
         absl::StrCat("root_rank: ", spec.root_rank(), " is outside [0, ", world_size, ")"));

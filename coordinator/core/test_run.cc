@@ -183,9 +183,13 @@ void TestRun::OnWorkersStopped(const std::string& node) {
 void TestRun::OnNodeLost(const std::string& node, const std::string& reason) {
   if (finished_ || std::find(nodes_.begin(), nodes_.end(), node) == nodes_.end()) return;
   lost_nodes_.insert(node);
-  const bool all_finished = std::all_of(progress_.begin(), progress_.end(),
-                                        [](const RankProgress& p) { return p.finished; });
-  if (!all_finished) {
+  // Every collective involves every rank, so a node whose own ranks all
+  // finished took part in every operation: losing it afterwards is harmless.
+  bool node_finished = true;
+  for (const v1::RankAssignment& rank : report_.ranks()) {
+    if (rank.node_name() == node && !progress_[rank.rank()].finished) node_finished = false;
+  }
+  if (!node_finished) {
     std::vector<int> ranks;
     for (const v1::RankAssignment& rank : report_.ranks()) {
       if (rank.node_name() == node) ranks.push_back(rank.rank());
@@ -204,7 +208,9 @@ void TestRun::OnNodeLost(const std::string& node, const std::string& reason) {
 }
 
 void TestRun::Cancel(const std::string& reason) {
-  if (finished_ || cancelled_) return;
+  // Once stopping, the verdict is known and the workers are being stopped
+  // already: a late cancel (Ctrl-C during the stop) must not rewrite it.
+  if (finished_ || cancelled_ || stopping_) return;
   cancelled_ = true;
   cancel_reason_ = reason;
   spdlog::info("test={} cancelled: {}", id(), reason);

@@ -51,6 +51,14 @@ absl::StatusOr<v1::Transport> SelectTransport(v1::Transport requested,
 
 absl::Status CheckSupported(v1::Transport transport, const v1::TestSpec& spec) {
   if (transport != v1::TRANSPORT_GLOO) return absl::OkStatus();
+  if (spec.cuda_graph()) {
+    return absl::InvalidArgumentError("cuda_graph: needs the nccl transport (GPU nodes)");
+  }
+  if (!spec.nccl_env().empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "nccl_env: ", spec.nccl_env().begin()->first,
+        " has no effect on the gloo transport (GPU nodes run nccl)"));
+  }
   switch (spec.data_type()) {
     case v1::DATA_TYPE_HALF:
     case v1::DATA_TYPE_BFLOAT16:

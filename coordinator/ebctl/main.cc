@@ -49,6 +49,10 @@ void AddRunTestFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f) {
   cmd.add_option("--init-timeout", f.init_timeout, "Deadline for ranks to join the communicator");
   cmd.add_option("--step-timeout", f.step_timeout, "Deadline of one size step");
   cmd.add_option("--min-busbw", f.min_busbw_gbps, "Fail below this average bus bandwidth (GB/s)");
+  cmd.add_option("--nccl-env", f.nccl_env,
+                 "KEY=VALUE NCCL setting for this test (repeatable; NCCL_ALGO, NCCL_PROTO, "
+                 "NCCL_DEBUG, ...)")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd.add_option("-G,--cudagraph", f.cuda_graph, "Replay the timed iterations as a CUDA graph");
 }
 
 }  // namespace
@@ -83,6 +87,7 @@ int main(int argc, char** argv) {
   eb::ebctl::JobsCommand jobs;
   eb::ebctl::ShowCommand show;
   eb::ebctl::CancelCommand cancel;
+  eb::ebctl::LogsCommand logs;
   CLI::App* nodes_cmd = app.add_subcommand("nodes", "List the agents and their inventory");
   CLI::App* run_cmd = app.add_subcommand("run-test", "Run one test and print the nccl-tests table");
   AddRunTestFlags(*run_cmd, run_test.flags);
@@ -95,6 +100,11 @@ int main(int argc, char** argv) {
   show_cmd->add_option("test_id", show.test_id, "Test id")->required();
   CLI::App* cancel_cmd = app.add_subcommand("cancel", "Cancel a running test");
   cancel_cmd->add_option("test_id", cancel.test_id, "Test id")->required();
+  CLI::App* logs_cmd = app.add_subcommand("logs", "Print one rank's worker log (NCCL's log included)");
+  logs_cmd->add_option("test_id", logs.test_id, "Test id")->required();
+  logs_cmd->add_option("--rank", logs.rank, "Rank")->required()->check(CLI::NonNegativeNumber);
+  logs_cmd->add_option("--max-bytes", logs.max_bytes, "At most this many bytes from the end")
+      ->check(CLI::PositiveNumber);
   for (CLI::App* sub : {nodes_cmd, jobs_cmd, show_cmd, cancel_cmd}) {
     sub->add_flag("--json", options.json, "Print JSON");
   }
@@ -114,5 +124,6 @@ int main(int argc, char** argv) {
   if (jobs_cmd->parsed()) command = &jobs;
   if (show_cmd->parsed()) command = &show;
   if (cancel_cmd->parsed()) command = &cancel;
+  if (logs_cmd->parsed()) command = &logs;
   return command->Run(options);
 }

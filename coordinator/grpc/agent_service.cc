@@ -78,11 +78,12 @@ class SessionReactor final : public SessionBase {
 
 AgentServiceImpl::AgentServiceImpl(common::Executor& executor, NodeRegistry& registry,
                                    TestManager& tests, RendezvousKv& rendezvous,
-                                   const CoordinatorConfig& config)
+                                   LogRequests& logs, const CoordinatorConfig& config)
     : executor_(executor),
       registry_(registry),
       tests_(tests),
       rendezvous_(rendezvous),
+      logs_(logs),
       config_(config) {}
 
 SessionBase* AgentServiceImpl::Session(grpc::CallbackServerContext* context) {
@@ -118,6 +119,9 @@ void AgentServiceImpl::HandleMessage(uint64_t session_id, const v1::AgentMessage
       break;
     case v1::AgentMessage::kWorkersStopped:
       tests_.OnWorkersStopped(node->name, message.workers_stopped().test_id());
+      break;
+    case v1::AgentMessage::kLogContent:
+      logs_.Complete(message.log_content());
       break;
     default:
       spdlog::warn("node={}: unknown session message {}; ignored", node->name,

@@ -9,6 +9,7 @@
 
 #include "common/exec/executor.h"
 #include "coordinator/config.h"
+#include "coordinator/core/log_requests.h"
 #include "coordinator/core/node_registry.h"
 #include "coordinator/core/rendezvous_kv.h"
 #include "coordinator/core/test_manager.h"
@@ -20,7 +21,7 @@ class AgentServiceImpl final : public ebnccl::v1::AgentService::CallbackService 
  public:
   // All references must outlive the service; they are used on `executor`.
   AgentServiceImpl(common::Executor& executor, NodeRegistry& registry, TestManager& tests,
-                   RendezvousKv& rendezvous, const CoordinatorConfig& config);
+                   RendezvousKv& rendezvous, LogRequests& logs, const CoordinatorConfig& config);
 
   grpc::ServerBidiReactor<ebnccl::v1::AgentMessage, ebnccl::v1::CoordinatorMessage>* Session(
       grpc::CallbackServerContext* context) override;
@@ -44,6 +45,7 @@ class AgentServiceImpl final : public ebnccl::v1::AgentService::CallbackService 
   NodeRegistry& registry_;
   TestManager& tests_;
   RendezvousKv& rendezvous_;
+  LogRequests& logs_;
   const CoordinatorConfig config_;
   std::atomic<uint64_t> next_session_id_{1};
 };

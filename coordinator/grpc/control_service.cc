@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "absl/strings/str_cat.h"
 #include "common/rpc/stream_outbox.h"
 #include "common/status/grpc_status.h"
 #include "spdlog/spdlog.h"
@@ -89,8 +90,8 @@ grpc::ServerUnaryReactor* PostUnary(grpc::CallbackServerContext* context,
 }  // namespace
 
 ControlService::ControlService(common::Executor& executor, TestManager& tests,
-                               NodeRegistry& registry)
-    : executor_(executor), tests_(tests), registry_(registry) {}
+                               NodeRegistry& registry, LogRequests& logs)
+    : executor_(executor), tests_(tests), registry_(registry), logs_(logs) {}
 
 grpc::ServerUnaryReactor* ControlService::ListNodes(grpc::CallbackServerContext* context,
                                                     const v1::ListNodesRequest* /*request*/,
@@ -134,6 +135,55 @@ grpc::ServerUnaryReactor* ControlService::ListTests(grpc::CallbackServerContext*
     }
     return absl::OkStatus();
   });
+}
+
+grpc::ServerUnaryReactor* ControlService::GetLog(grpc::CallbackServerContext* context,
+                                                 const v1::GetLogRequest* request,
+                                                 v1::GetLogReply* reply) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  executor_.Post([this, reactor, request, reply] {
+    auto report = tests_.GetTest(request->test_id());
+    if (!report.ok()) {
+      reactor->Finish(common::ToGrpcStatus(report.status()));
+      return;
+    }
+    if (request->rank() < 0 || request->rank() >= report->ranks_size()) {
+      reactor->Finish(common::ToGrpcStatus(absl::NotFoundError(
+          absl::StrCat("rank: test ", request->test_id(), " has ranks 0..",
+                       report->ranks_size() - 1, ", not ", request->rank()))));
+      return;
+    }
+    const std::string node = report->ranks(request->rank()).node_name();
+    NodeRecord* record = registry_.Find(node);
+    if (record == nullptr || record->channel == nullptr) {
+      reactor->Finish(common::ToGrpcStatus(
+          absl::UnavailableError(absl::StrCat("node ", node, " is not connected"))));
+      return;
+    }
+    const uint64_t id = logs_.Add([reactor, reply, node](absl::StatusOr<v1::LogContent> content) {
+      if (!content.ok()) {
+        reactor->Finish(common::ToGrpcStatus(content.status()));
+        return;
+      }
+      if (!content->error().empty()) {
+        reactor->Finish(common::ToGrpcStatus(absl::NotFoundError(content->error())));
+        return;
+      }
+      reply->set_node_name(node);
+      reply->set_path(content->path());
+      reply->set_content(content->content());
+      reply->set_truncated(content->truncated());
+      reactor->Finish(grpc::Status::OK);
+    });
+    v1::CoordinatorMessage message;
+    v1::FetchLog& fetch = *message.mutable_fetch_log();
+    fetch.set_request_id(id);
+    fetch.set_test_id(request->test_id());
+    fetch.set_rank(request->rank());
+    fetch.set_max_bytes(request->max_bytes() > 0 ? request->max_bytes() : 1 << 20);
+    record->channel->Send(message);
+  });
+  return reactor;
 }
 
 }  // namespace eb::coordinator

@@ -5,6 +5,7 @@
 // from there (STYLE.md rule 7); no handler blocks a gRPC thread.
 
 #include "common/exec/executor.h"
+#include "coordinator/core/log_requests.h"
 #include "coordinator/core/node_registry.h"
 #include "coordinator/core/test_manager.h"
 #include "ebnccl/v1/control.grpc.pb.h"
@@ -14,7 +15,8 @@ namespace eb::coordinator {
 class ControlService final : public ebnccl::v1::Control::CallbackService {
  public:
   // All references must outlive the service; they are used on `executor`.
-  ControlService(common::Executor& executor, TestManager& tests, NodeRegistry& registry);
+  ControlService(common::Executor& executor, TestManager& tests, NodeRegistry& registry,
+                 LogRequests& logs);
 
   grpc::ServerUnaryReactor* ListNodes(grpc::CallbackServerContext* context,
                                       const ebnccl::v1::ListNodesRequest* request,
@@ -30,11 +32,15 @@ class ControlService final : public ebnccl::v1::Control::CallbackService {
   grpc::ServerUnaryReactor* ListTests(grpc::CallbackServerContext* context,
                                       const ebnccl::v1::ListTestsRequest* request,
                                       ebnccl::v1::ListTestsReply* reply) override;
+  grpc::ServerUnaryReactor* GetLog(grpc::CallbackServerContext* context,
+                                   const ebnccl::v1::GetLogRequest* request,
+                                   ebnccl::v1::GetLogReply* reply) override;
 
  private:
   common::Executor& executor_;
   TestManager& tests_;
   NodeRegistry& registry_;
+  LogRequests& logs_;
 };
 
 }  // namespace eb::coordinator

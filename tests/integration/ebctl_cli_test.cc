@@ -31,7 +31,7 @@ class EbctlCliTest : public ::testing::Test {
     CliResult result = cluster_.Ebctl(full);
     EXPECT_EQ(result.exit_code, exit_code) << result.err;
     EXPECT_THAT(result.err, HasSubstr(message));
-    EXPECT_TRUE(LocalCluster::WorkerPids().empty());
+    EXPECT_TRUE(cluster_.WorkerPids().empty());
     CliResult jobs = cluster_.Ebctl({"jobs", "--json"});
     EXPECT_EQ(nlohmann::json::parse(jobs.out).size(), 0u) << jobs.out;
   }
@@ -66,6 +66,11 @@ TEST_F(EbctlCliTest, RootOutsideTheWorldIsRefused) {
 
 TEST_F(EbctlCliTest, UnsupportedTypeOnGlooIsRefused) {
   ExpectRejected({"-d", "half", "-b", "8", "-e", "8"}, 2, "data_type: half");
+}
+
+TEST_F(EbctlCliTest, FabricSettingsCannotComeFromATest) {
+  ExpectRejected({"--nccl-env", "NCCL_IB_HCA=mlx5_1", "-b", "8", "-e", "8"}, 2,
+                 "nccl_env: NCCL_IB_HCA may not be set by a test");
 }
 
 TEST_F(EbctlCliTest, UnknownFlagIsAUsageError) {

@@ -46,7 +46,7 @@ pid_t WaitForRunningWorker(LocalCluster& cluster, int rank) {
     nlohmann::json list = nlohmann::json::parse(jobs.out, nullptr, false);
     if (!list.is_discarded()) {
       for (const auto& test : list) {
-        if (test["state"] == "running") return LocalCluster::WorkerPid(rank);
+        if (test["state"] == "running") return cluster.WorkerPid(rank);
       }
     }
     absl::SleepFor(absl::Milliseconds(50));
@@ -97,7 +97,7 @@ TEST_F(FaultInjectionTest, KilledWorkerFailsTheTestWithinSeconds) {
   EXPECT_THAT(report["summary"].get<std::string>(), HasSubstr("rank 3 (node host1, slot 1)"));
   EXPECT_THAT(report["summary"].get<std::string>(), HasSubstr("SIGKILL"));
   // The other workers were stopped before the verdict was delivered.
-  EXPECT_TRUE(LocalCluster::WorkerPids(report["test_id"]).empty());
+  EXPECT_TRUE(cluster_.WorkerPids(report["test_id"]).empty());
   ExpectNextTestPasses();
 }
 
@@ -117,7 +117,7 @@ TEST_F(FaultInjectionTest, KilledAgentFailsTheTestNamingTheNode) {
   EXPECT_THAT(report["summary"].get<std::string>(), HasSubstr("node host1"));
   // host0's workers were stopped by its agent; host1's died with their agent
   // (parent-death signal).
-  EXPECT_TRUE(LocalCluster::WaitForNoWorkers(report["test_id"], absl::Seconds(5)));
+  EXPECT_TRUE(cluster_.WaitForNoWorkers(report["test_id"], absl::Seconds(5)));
   // A restarted agent registers again under the same name.
   ASSERT_TRUE(cluster_.StartAgent("host1", 2).ok());
   ExpectNextTestPasses();
@@ -138,7 +138,7 @@ TEST_F(FaultInjectionTest, RankThatNeverJoinsTimesOutNamingIt) {
   EXPECT_EQ(report["failures"][0]["rank"], 3);
   EXPECT_EQ(report["failures"][0]["node"], "host1");
   EXPECT_THAT(report["summary"].get<std::string>(), HasSubstr("did not join"));
-  EXPECT_TRUE(LocalCluster::WorkerPids(report["test_id"]).empty());
+  EXPECT_TRUE(cluster_.WorkerPids(report["test_id"]).empty());
 }
 
 TEST_F(FaultInjectionTest, WorkerThatNeverRegistersTimesOut) {
@@ -151,7 +151,7 @@ TEST_F(FaultInjectionTest, WorkerThatNeverRegistersTimesOut) {
   EXPECT_EQ(report["state"], "timed_out");
   EXPECT_EQ(report["failures"][0]["kind"], "worker_registration_timeout");
   EXPECT_EQ(report["failures"][0]["rank"], 2);
-  EXPECT_TRUE(LocalCluster::WorkerPids(report["test_id"]).empty());
+  EXPECT_TRUE(cluster_.WorkerPids(report["test_id"]).empty());
 }
 
 TEST_F(FaultInjectionTest, HungWorkerIsNamed) {
@@ -170,7 +170,7 @@ TEST_F(FaultInjectionTest, HungWorkerIsNamed) {
   EXPECT_EQ(primary["kind"], "worker_hung") << report["failures"].dump(2);
   EXPECT_EQ(primary["rank"], 1);
   EXPECT_EQ(primary["node"], "host0");
-  EXPECT_TRUE(LocalCluster::WaitForNoWorkers(report["test_id"], absl::Seconds(5)));
+  EXPECT_TRUE(cluster_.WaitForNoWorkers(report["test_id"], absl::Seconds(5)));
   ExpectNextTestPasses();
 }
 
@@ -204,7 +204,7 @@ TEST_F(FaultInjectionTest, InterruptedEbctlCancelsTheTest) {
   cluster_.SignalEbctl(handle, SIGINT);
   CliResult result = cluster_.WaitEbctl(handle, absl::Seconds(20));
   EXPECT_EQ(result.exit_code, 130) << result.err;
-  EXPECT_TRUE(LocalCluster::WaitForNoWorkers("", absl::Seconds(10)));
+  EXPECT_TRUE(cluster_.WaitForNoWorkers("", absl::Seconds(10)));
   ExpectNextTestPasses();
 }
 

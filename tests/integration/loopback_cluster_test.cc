@@ -123,7 +123,7 @@ TEST_F(LoopbackClusterTest, EveryCollectivePassesWithAFullReport) {
     EXPECT_GT(report["average_bus_bandwidth"]["bandwidth"].get<double>(), 0.0);
     EXPECT_TRUE(report["failures"].empty());
   }
-  EXPECT_TRUE(LocalCluster::WaitForNoWorkers("", absl::Seconds(5)));
+  EXPECT_TRUE(cluster_.WaitForNoWorkers("", absl::Seconds(5)));
 }
 
 TEST_F(LoopbackClusterTest, TypesAndOpsAreVerified) {
@@ -174,6 +174,20 @@ TEST_F(LoopbackClusterTest, TestsAreKeptInHistory) {
   EXPECT_EQ(shown["test_id"], id);
   EXPECT_EQ(shown["results"].size(), kSweep.size());
   EXPECT_EQ(shown["results"][0]["root"], 3);
+}
+
+TEST_F(LoopbackClusterTest, LogsOfARankAreFetchedFromItsNode) {
+  nlohmann::json report = RunJson({"--collective", "all_gather"});
+  ASSERT_EQ(report["state"], "passed");
+  const std::string id = report["test_id"];
+  CliResult logs = cluster_.Ebctl({"logs", id, "--rank", "3"});
+  ASSERT_EQ(logs.exit_code, 0) << logs.err;
+  EXPECT_THAT(logs.out, HasSubstr("rank=3"));
+  EXPECT_THAT(logs.out, HasSubstr("finished 6 sizes"));
+  EXPECT_THAT(logs.err, HasSubstr("host1:"));
+  CliResult missing = cluster_.Ebctl({"logs", id, "--rank", "9"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_THAT(missing.err, HasSubstr("has ranks 0..3"));
 }
 
 }  // namespace

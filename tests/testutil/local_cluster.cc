@@ -278,7 +278,7 @@ CliResult LocalCluster::Ebctl(const std::vector<std::string>& args, absl::Durati
   return WaitEbctl(StartEbctl(args), timeout);
 }
 
-std::vector<pid_t> LocalCluster::WorkerPids(const std::string& test_id) {
+std::vector<pid_t> LocalCluster::WorkerPids(const std::string& test_id) const {
   std::vector<pid_t> pids;
   DIR* proc = opendir("/proc");
   if (proc == nullptr) return pids;
@@ -287,6 +287,11 @@ std::vector<pid_t> LocalCluster::WorkerPids(const std::string& test_id) {
     if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
     const std::vector<std::string> argv = LiveCmdline(pid);
     if (argv.empty() || !absl::EndsWith(argv[0], "eb-worker")) continue;
+    // Ours: it dials an agent socket under this cluster's directory.
+    const bool ours = std::any_of(argv.begin(), argv.end(), [this](const std::string& arg) {
+      return absl::StartsWith(arg, "--agent=unix:" + work_dir_ + "/");
+    });
+    if (!ours) continue;
     if (!test_id.empty() &&
         std::find(argv.begin(), argv.end(), "--test-id=" + test_id) == argv.end()) {
       continue;
@@ -297,7 +302,7 @@ std::vector<pid_t> LocalCluster::WorkerPids(const std::string& test_id) {
   return pids;
 }
 
-pid_t LocalCluster::WorkerPid(int rank) {
+pid_t LocalCluster::WorkerPid(int rank) const {
   for (pid_t pid : WorkerPids()) {
     const std::vector<std::string> argv = LiveCmdline(std::to_string(pid));
     if (std::find(argv.begin(), argv.end(), absl::StrCat("--rank=", rank)) != argv.end()) return pid;
@@ -305,7 +310,7 @@ pid_t LocalCluster::WorkerPid(int rank) {
   return -1;
 }
 
-bool LocalCluster::WaitForNoWorkers(const std::string& test_id, absl::Duration timeout) {
+bool LocalCluster::WaitForNoWorkers(const std::string& test_id, absl::Duration timeout) const {
   const absl::Time deadline = absl::Now() + timeout;
   while (!WorkerPids(test_id).empty()) {
     if (absl::Now() > deadline) return false;

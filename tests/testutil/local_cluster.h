@@ -66,12 +66,13 @@ class LocalCluster {
   const std::string& work_dir() const { return work_dir_; }
   std::string agent_run_dir(const std::string& name) const { return work_dir_ + "/run-" + name; }
 
-  // Live (non-zombie) eb-worker processes, optionally only of one test.
-  static std::vector<pid_t> WorkerPids(const std::string& test_id = "");
-  // Live worker of `rank` (of any test), or -1.
-  static pid_t WorkerPid(int rank);
+  // Live (non-zombie) eb-worker processes of this cluster (other tests may
+  // run clusters beside it), optionally only of one test.
+  std::vector<pid_t> WorkerPids(const std::string& test_id = "") const;
+  // Live worker of `rank` (of any test of this cluster), or -1.
+  pid_t WorkerPid(int rank) const;
   // Waits until no live eb-worker of `test_id` (all when empty) remains.
-  static bool WaitForNoWorkers(const std::string& test_id, absl::Duration timeout);
+  bool WaitForNoWorkers(const std::string& test_id, absl::Duration timeout) const;
 
   // Prints every log of this cluster to stderr.
   void DumpLogs() const;

@@ -149,6 +149,15 @@ absl::StatusOr<v1::TestSpec> BuildSpec(const RunTestFlags& flags) {
     if (!ms.ok()) return ms.status();
     values[i] = *ms;
   }
+  for (const std::string& entry : flags.nccl_env) {
+    const size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return absl::InvalidArgumentError(absl::StrCat("--nccl-env: '", entry, "' is not KEY=VALUE"));
+    }
+    (*spec.mutable_nccl_env())[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  if (flags.cuda_graph < 0) return absl::InvalidArgumentError("-G/--cudagraph: must be >= 0");
+  spec.set_cuda_graph(flags.cuda_graph > 0);
   spec.set_timeout_ms(values[0]);
   spec.set_launch_timeout_ms(values[1]);
   spec.set_init_timeout_ms(values[2]);

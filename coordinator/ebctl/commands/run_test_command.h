@@ -4,6 +4,7 @@
 // nccl-tests table (or JSON), with nccl-tests-compatible exit codes.
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -33,6 +34,10 @@ struct RunTestFlags {
   std::string init_timeout;
   std::string step_timeout;
   double min_busbw_gbps = 0;
+  // KEY=VALUE NCCL overrides (allow-listed by the coordinator).
+  std::vector<std::string> nccl_env;
+  // nccl-tests -G: capture and replay the timed iterations as a CUDA graph.
+  int cuda_graph = 0;
 };
 
 // Turns the flags into a TestSpec. INVALID_ARGUMENT naming the flag.

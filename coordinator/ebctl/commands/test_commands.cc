@@ -74,4 +74,27 @@ int CancelCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& /*optio
   return kExitOk;
 }
 
+int LogsCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& options) {
+  grpc::ClientContext context;
+  common::SetTimeout(context, absl::Seconds(20));
+  v1::GetLogRequest request;
+  request.set_test_id(test_id);
+  request.set_rank(rank);
+  request.set_max_bytes(max_bytes);
+  v1::GetLogReply reply;
+  grpc::Status status = stub.GetLog(&context, request, &reply);
+  if (!status.ok()) return RpcFailed("fetching the log", status, true);
+  if (options.json) {
+    nlohmann::json out = {{"test_id", test_id},     {"rank", rank},
+                          {"node", reply.node_name()}, {"path", reply.path()},
+                          {"truncated", reply.truncated()}, {"content", reply.content()}};
+    std::cout << out.dump(2) << std::endl;
+  } else {
+    std::fprintf(stderr, "# %s:%s%s\n", reply.node_name().c_str(), reply.path().c_str(),
+                 reply.truncated() ? " (end only)" : "");
+    std::cout << reply.content() << std::flush;
+  }
+  return kExitOk;
+}
+
 }  // namespace eb::ebctl

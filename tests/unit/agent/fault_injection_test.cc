@@ -117,7 +117,7 @@ TEST(FaultInjectionTest, ErrorsSayWhatIsWrong) {
               HasSubstr(":rank=N"));
 }
 
-// BUG: a separator with nothing after it is silently accepted:
+// Regression (fixed): a separator with nothing after it is silently accepted:
 // "hang_before_join=" parses as hang_before_join (the empty value is taken
 // for "no value"), and "crash_at_size=2:" parses as crash_at_size=2 on every
 // rank (the empty filter is taken for "no filter"). An operator whose filter
@@ -126,7 +126,7 @@ TEST(FaultInjectionTest, ErrorsSayWhatIsWrong) {
 // reject a ':' that is present with an empty remainder (test
 // text.find(':') != npos rather than !parts.second.empty()), and likewise a
 // '=' with an empty value for the modes that take none.
-TEST(FaultInjectionTest, DISABLED_TrailingSeparatorWithoutValueIsRejected) {
+TEST(FaultInjectionTest, TrailingSeparatorWithoutValueIsRejected) {
   for (const char* text : {"hang_before_join=", "hang_before_register:", "crash_at_size=2:"}) {
     const absl::StatusOr<FaultInjection> fault = ParseFaultInjection(text);
     EXPECT_EQ(fault.status().code(), absl::StatusCode::kInvalidArgument) << text;

@@ -184,10 +184,49 @@ TEST_F(WorkerSpecTest, SocketIfnameFromWorkerEnvWins) {
   EXPECT_EQ(env.at("NCCL_SOCKET_IFNAME"), "ib0");
 }
 
-TEST_F(WorkerSpecTest, SocketIfnameFromTheAgentEnvWins) {
+TEST_F(WorkerSpecTest, ConfiguredInterfaceBeatsTheAgentsInheritedSocketIfname) {
+  // The agent's --bootstrap-interface is explicit configuration; whatever the
+  // service environment happens to carry is not.
   config_.bootstrap_interface = "eth1";
   const auto env = EnvMap(BuildWorkerSpec(config_, Worker({"NCCL_SOCKET_IFNAME=^docker"})).env);
+  EXPECT_EQ(env.at("NCCL_SOCKET_IFNAME"), "=eth1");
+}
+
+TEST_F(WorkerSpecTest, InheritedSocketIfnamePassesWithoutAConfiguredInterface) {
+  const auto env = EnvMap(BuildWorkerSpec(config_, Worker({"NCCL_SOCKET_IFNAME=^docker"})).env);
   EXPECT_EQ(env.at("NCCL_SOCKET_IFNAME"), "^docker");
+}
+
+TEST_F(WorkerSpecTest, FabricSettingsInExactMatchForm) {
+  config_.ib_hcas = {HcaPort{"mlx5_100", 1}, HcaPort{"mlx5_101", 0}};
+  config_.ib_gid_index = 3;
+  const auto env = EnvMap(BuildWorkerSpec(config_, Worker({"NCCL_IB_HCA=mlx5"})).env);
+  // '=': exactly these devices (mlx5_1 would otherwise also match mlx5_10..).
+  EXPECT_EQ(env.at("NCCL_IB_HCA"), "=mlx5_100:1,mlx5_101");
+  EXPECT_EQ(env.at("NCCL_IB_GID_INDEX"), "3");
+}
+
+TEST_F(WorkerSpecTest, NoFabricSettingsWhenUnconfigured) {
+  const auto env = EnvMap(BuildWorkerSpec(config_, Worker({"PATH=/usr/bin"})).env);
+  EXPECT_FALSE(env.contains("NCCL_IB_HCA"));
+  EXPECT_FALSE(env.contains("NCCL_IB_GID_INDEX"));
+  config_.ib_gid_index = 0;  // 0 is a real GID index.
+  EXPECT_EQ(EnvMap(BuildWorkerSpec(config_, Worker()).env).at("NCCL_IB_GID_INDEX"), "0");
+}
+
+TEST_F(WorkerSpecTest, PrecedenceAgentEnvThenFabricThenWorkerEnvThenTestEnv) {
+  config_.bootstrap_interface = "eth1";
+  config_.ib_hcas = {HcaPort{"mlx5_0", 1}};
+  config_.worker_env = {"NCCL_IB_HCA=mlx5_9", "NCCL_DEBUG=INFO", "NCCL_PROTO=LL"};
+  (*launch_.mutable_spec()->mutable_nccl_env())["NCCL_PROTO"] = "Simple";
+  (*launch_.mutable_spec()->mutable_nccl_env())["NCCL_ALGO"] = "Ring";
+  const auto env =
+      EnvMap(BuildWorkerSpec(config_, Worker({"NCCL_DEBUG=WARN", "NCCL_SOCKET_IFNAME=lo"})).env);
+  EXPECT_EQ(env.at("NCCL_SOCKET_IFNAME"), "=eth1");  // Fabric over the agent's env.
+  EXPECT_EQ(env.at("NCCL_IB_HCA"), "mlx5_9");        // --worker-env over fabric.
+  EXPECT_EQ(env.at("NCCL_DEBUG"), "INFO");           // --worker-env over the agent's env.
+  EXPECT_EQ(env.at("NCCL_PROTO"), "Simple");         // The test's knobs last.
+  EXPECT_EQ(env.at("NCCL_ALGO"), "Ring");
 }
 
 TEST_F(WorkerSpecTest, CudaVisibleDevicesIsNeverNarrowed) {

@@ -665,7 +665,7 @@ TEST_F(WorkerSupervisorTest, TwoRanksOnOneGpuAreRefusedWithLaunchFailed) {
   EXPECT_EQ(sink_.Failures().size(), 1u);
 }
 
-// BUG: Launch() says it refuses duplicate GPUs "before anything starts", and
+// Regression (fixed): Launch() says it refuses duplicate GPUs "before anything starts", and
 // STYLE.md rule 19 says the agent refuses two ranks on one device, but only
 // the duplicate rank is skipped: the spawn loop still starts every other rank
 // of the refused test (here rank 2 on GPU 0) and then SIGTERMs it, so a
@@ -674,7 +674,7 @@ TEST_F(WorkerSupervisorTest, TwoRanksOnOneGpuAreRefusedWithLaunchFailed) {
 // the duplicate-device scan, if any rank was reported, skip the spawn loop
 // entirely (set test.stopping, no timers) and go straight to MaybeFinish(),
 // which then answers WorkersStopped at once since nothing was spawned.
-TEST_F(WorkerSupervisorTest, DISABLED_TwoRanksOnOneGpuSpawnNothing) {
+TEST_F(WorkerSupervisorTest, TwoRanksOnOneGpuSpawnNothing) {
   supervisor_->Launch(MakeLaunch(kTest, {0, 0}));
   executor_.RunUntilIdle();
   EXPECT_THAT(launcher_.specs(), IsEmpty());

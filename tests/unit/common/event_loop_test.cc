@@ -183,7 +183,7 @@ TEST(EventLoopTest, PostWakesTheLoopToRereadItsTimers) {
   EXPECT_LT(latency_us.load(), 50'000);
 }
 
-// BUG: PostAfter() does not wake the loop. An idle loop (or one waiting for a
+// Regression (fixed): PostAfter() does not wake the loop. An idle loop (or one waiting for a
 // later timer) sleeps in AwaitWithTimeout for up to the 100 ms cap, whose
 // condition looks only at tasks_ and stopping_, so a timer posted meanwhile
 // with a shorter delay fires up to ~100 ms late (here a 2 ms timer fired
@@ -193,7 +193,7 @@ TEST(EventLoopTest, PostWakesTheLoopToRereadItsTimers) {
 // until (a `wake_at_` member guarded by mu_, set before AwaitWithTimeout) and
 // add `(!loop->timers_.empty() && loop->timers_.begin()->first.first <
 // loop->wake_at_)` to the Await condition, so an earlier timer ends the wait.
-TEST(EventLoopTest, DISABLED_PostAfterOnAnIdleLoopIsNotLate) {
+TEST(EventLoopTest, PostAfterOnAnIdleLoopIsNotLate) {
   EventLoop loop("eb-test-wake");
   absl::Notification idle;
   loop.Post([&] { idle.Notify(); });

@@ -282,7 +282,7 @@ TEST_F(NodeRegistryTest, AllIsSortedByName) {
   EXPECT_THAT(names, ElementsAre("node-a", "node-b", "node-c"));
 }
 
-// BUG: Register() accepts a second RegisterAgent from the session that
+// Regression (fixed): Register() accepts a second RegisterAgent from the session that
 // already owns the name (AgentServiceImpl::HandleMessage passes every
 // `register` message to it) and then resets the record: state IDLE and
 // current_test_id cleared, although the node's test is still running. The
@@ -291,7 +291,7 @@ TEST_F(NodeRegistryTest, AllIsSortedByName) {
 // is live and belongs to the same session, only refresh inventory/peer and
 // keep state and current_test_id (or refuse with FAILED_PRECONDITION
 // "already registered").
-TEST_F(NodeRegistryTest, DISABLED_ReRegistrationFromTheSameSessionKeepsABusyNodeBusy) {
+TEST_F(NodeRegistryTest, ReRegistrationFromTheSameSessionKeepsABusyNodeBusy) {
   auto channel = Register(1, "node-a");
   registry_->SetBusy("node-a", "t-1");
   (void)registry_->Register(1, Request("node-a"), channel);

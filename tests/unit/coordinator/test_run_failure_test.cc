@@ -205,7 +205,7 @@ TEST_F(TestRunFailureTest, CancelStopsEveryNodeAndEndsCancelled) {
   EXPECT_EQ(host_.events.back().finished().state(), v1::TEST_STATE_CANCELLED);
 }
 
-// BUG: TestRun::Cancel sets cancelled_ even when the test is already
+// Regression (fixed): TestRun::Cancel sets cancelled_ even when the test is already
 // STOPPING with a known verdict (a failure, or every rank finished), and
 // Finalize then reports CANCELLED: the failure that ended the test no longer
 // decides the state and the summary becomes "cancelled: ...". This happens
@@ -215,7 +215,7 @@ TEST_F(TestRunFailureTest, CancelStopsEveryNodeAndEndsCancelled) {
 // Proposed fix: in TestRun::Cancel, `if (finished_ || cancelled_ || stopping_)
 // return;` (the workers are already being stopped), or only let Cancel decide
 // the verdict when no failure was recorded and not every rank finished.
-TEST_F(TestRunFailureTest, DISABLED_CancelWhileStoppingKeepsTheVerdict) {
+TEST_F(TestRunFailureTest, CancelWhileStoppingKeepsTheVerdict) {
   StartAndRunFirstSize();
   Fail(3, v1::WORKER_EVENT_KIND_EXITED, v1::FAILURE_KIND_WORKER_EXITED, "killed by signal 9", 137,
        9);
@@ -226,7 +226,7 @@ TEST_F(TestRunFailureTest, DISABLED_CancelWhileStoppingKeepsTheVerdict) {
   EXPECT_THAT(report().summary(), StartsWith("rank 3 (node node-b, slot 1, GPU 1)"));
 }
 
-// BUG: TestRun::OnNodeLost records NODE_LOST whenever *some* rank of the
+// Regression (fixed): TestRun::OnNodeLost records NODE_LOST whenever *some* rank of the
 // test has not finished, even when every rank of the lost node finished and
 // its agent already confirmed (WorkersStopped) that its workers are gone.
 // OnWorkersStopped deliberately accepts such a node being done before the
@@ -235,7 +235,7 @@ TEST_F(TestRunFailureTest, DISABLED_CancelWhileStoppingKeepsTheVerdict) {
 // reported FAILED. Proposed fix: in OnNodeLost, only add the NODE_LOST
 // failure when one of that node's own ranks has not finished (or when the
 // node has not sent WorkersStopped).
-TEST_F(TestRunFailureTest, DISABLED_LosingANodeThatAlreadyFinishedAndStoppedIsNotAFailure) {
+TEST_F(TestRunFailureTest, LosingANodeThatAlreadyFinishedAndStoppedIsNotAFailure) {
   CreateAndStart();
   RegisterAll();
   JoinAll();

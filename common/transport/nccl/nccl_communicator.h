@@ -1,0 +1,79 @@
+#pragma once
+
+// The NCCL backend of Communicator (STYLE.md rules 16-19): GPU buffers, one
+// nonblocking NCCL communicator per rank, bootstrapped by rank 0's unique ID
+// through the per-test rendezvous KV. NCCL is reached only through the RAII
+// object CreateNcclCommunicator returns:
+//   - init is nonblocking (ncclConfig_t.blocking = 0) and polled against a
+//     deadline; a late or failed init is aborted, never left hanging;
+//   - every wait (collective, barrier, fill, check) polls cudaEventQuery +
+//     ncclCommGetAsyncError against a deadline, like nccl-tests'
+//     testStreamSynchronize, and aborts on a timeout or an async error;
+//   - Abort(reason) is idempotent and thread-safe and keeps the first
+//     reason; after it, ncclCommDestroy/Finalize are never called;
+//   - destruction after a clean run finalizes (bounded) and destroys.
+// The caller sets nothing in the environment: the device is chosen with
+// cudaSetDevice(cuda_device) with all of the node's GPUs visible (rule 19);
+// NCCL_* variables pass through to NCCL untouched (rule 21).
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "common/transport/communicator.h"
+#include "common/transport/rendezvous_store.h"
+
+namespace eb::transport {
+
+struct NcclOptions {
+  int rank = 0;
+  int world_size = 1;
+  // The CUDA device index of this rank's GPU (as the agent assigned it).
+  int cuda_device = 0;
+  // The test id; becomes ncclConfig_t.commName, which NCCL prints in its
+  // logs, RAS and Inspector output.
+  std::string comm_name;
+  // Bounds the unique-ID exchange and NCCL's init together.
+  absl::Duration init_timeout = absl::Seconds(120);
+  // Bounds each collective call: Run waits at most op_timeout * iterations
+  // (capped at max(op_timeout, 1 hour)); Barrier, FillInput and CountWrong
+  // at most op_timeout. Also bounds ncclCommFinalize on destruction.
+  absl::Duration op_timeout = absl::Seconds(60);
+  // nccl-tests -G: Run captures its `iterations` calls into a CUDA graph
+  // once per call shape and times one graph launch.
+  bool cuda_graph = false;
+};
+
+// Validates `options`, binds the calling thread to options.cuda_device,
+// exchanges the NCCL unique ID through `store` (rank 0 creates and
+// publishes it under "nccl/unique_id"; see nccl_unique_id.h), initializes
+// the NCCL communicator and allocates its stream, events and scratch
+// memory. Blocks up to options.init_timeout. Returns:
+//   INVALID_ARGUMENT   bad options (the message names the field), a
+//                      cuda_device this node does not have, or NCCL's
+//                      ncclInvalidUsage such as "Duplicate GPU detected" or
+//                      mismatched NCCL versions;
+//   UNIMPLEMENTED      a GPU older than sm_80 (our kernels' minimum);
+//   DEADLINE_EXCEEDED  the unique ID or NCCL's init did not arrive within
+//                      init_timeout (the message names rank, world size and
+//                      device); the half-made communicator is aborted first;
+//   UNAVAILABLE        a peer or the network failed during init, no CUDA
+//                      device can be used, or the store is unreachable;
+//   RESOURCE_EXHAUSTED GPU memory for the internal buffers ran out;
+//   ABORTED            the store reports that the test has ended;
+//   INTERNAL           a malformed unique ID or another CUDA/NCCL error.
+// The communicator is then used from one thread (see communicator.h); the
+// calling thread's current device is left at cuda_device. Several threads
+// of one process may each create one for a different GPU (one rank per GPU:
+// NCCL refuses two ranks of one communicator on one device).
+// Rank 0 hosts NCCL's bootstrap root thread: it must stay alive until every
+// rank's init returned.
+absl::StatusOr<std::unique_ptr<Communicator>> CreateNcclCommunicator(const NcclOptions& options,
+                                                                     RendezvousStore& store);
+
+// The version code of the loaded libnccl (ncclGetVersion, e.g. 22803 for
+// 2.28.3), for reports. INTERNAL if NCCL fails to answer. Thread-safe.
+absl::StatusOr<int> NcclRuntimeVersion();
+
+}  // namespace eb::transport

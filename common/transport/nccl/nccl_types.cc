@@ -1,0 +1,108 @@
+#include "common/transport/nccl/nccl_types.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/transport/types.h"
+
+namespace eb::transport {
+
+ncclDataType_t ToNcclDataType(DataType type) {
+  switch (type) {
+    case DataType::kInt8:
+      return ncclInt8;
+    case DataType::kUint8:
+      return ncclUint8;
+    case DataType::kInt32:
+      return ncclInt32;
+    case DataType::kUint32:
+      return ncclUint32;
+    case DataType::kInt64:
+      return ncclInt64;
+    case DataType::kUint64:
+      return ncclUint64;
+    case DataType::kHalf:
+      return ncclFloat16;
+    case DataType::kFloat:
+      return ncclFloat32;
+    case DataType::kDouble:
+      return ncclFloat64;
+    case DataType::kBfloat16:
+      return ncclBfloat16;
+    case DataType::kFp8E4M3:
+      return ncclFloat8e4m3;
+    case DataType::kFp8E5M2:
+      return ncclFloat8e5m2;
+  }
+  return ncclFloat32;  // unreachable for valid enum values
+}
+
+ncclRedOp_t ToNcclRedOp(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kSum:
+      return ncclSum;
+    case ReduceOp::kProd:
+      return ncclProd;
+    case ReduceOp::kMax:
+      return ncclMax;
+    case ReduceOp::kMin:
+      return ncclMin;
+    case ReduceOp::kAvg:
+      return ncclAvg;
+  }
+  return ncclSum;  // unreachable for valid enum values
+}
+
+bool IsFloatingType(DataType type) {
+  switch (type) {
+    case DataType::kHalf:
+    case DataType::kFloat:
+    case DataType::kDouble:
+    case DataType::kBfloat16:
+    case DataType::kFp8E4M3:
+    case DataType::kFp8E5M2:
+      return true;
+    case DataType::kInt8:
+    case DataType::kUint8:
+    case DataType::kInt32:
+    case DataType::kUint32:
+    case DataType::kInt64:
+    case DataType::kUint64:
+      return false;
+  }
+  return false;
+}
+
+absl::Status CheckDeviceSupports(DataType type, Collective collective, int compute_capability) {
+  if (type != DataType::kFp8E4M3 && type != DataType::kFp8E5M2) return absl::OkStatus();
+  if (compute_capability < 89) {
+    return absl::UnimplementedError(absl::StrCat("data_type: ", Name(type),
+                                                 " needs sm_89 or newer (this GPU is sm_",
+                                                 compute_capability, ")"));
+  }
+  if (IsReducing(collective) && compute_capability < 90) {
+    return absl::UnimplementedError(absl::StrCat(
+        "data_type: ", Name(type), " reductions (", Name(collective),
+        ") need sm_90 or newer in NCCL (this GPU is sm_", compute_capability, ")"));
+  }
+  return absl::OkStatus();
+}
+
+bool IsUncheckableInPlace(const CollectiveCall& call, int world_size) {
+  if (world_size <= 1 || call.count == 0) return false;
+  if (call.collective != Collective::kAllToAll && call.collective != Collective::kSendRecv) {
+    return false;
+  }
+  const uint64_t chunks = call.collective == Collective::kAllToAll ? world_size : 1;
+  const uint64_t bytes = call.count * chunks * DataTypeSize(call.type);
+  const auto send = reinterpret_cast<uintptr_t>(call.send);
+  const auto recv = reinterpret_cast<uintptr_t>(call.recv);
+  return send < recv + bytes && recv < send + bytes;  // [send, +bytes) meets [recv, +bytes)
+}
+
+uint32_t VerifyUlpTolerance(Collective collective, DataType type, ReduceOp op, int world_size) {
+  if (!IsReducing(collective) || op != ReduceOp::kAvg || !IsFloatingType(type)) return 0;
+  if (world_size < 1) return 0;
+  const bool power_of_two = (world_size & (world_size - 1)) == 0;
+  return power_of_two ? 0 : static_cast<uint32_t>(world_size) + 1;
+}
+
+}  // namespace eb::transport

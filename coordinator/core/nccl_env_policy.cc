@@ -1,0 +1,40 @@
+#include "coordinator/core/nccl_env_policy.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace eb::coordinator {
+
+const std::vector<std::string>& AllowedNcclEnv() {
+  static const std::vector<std::string> kAllowed = {
+      "NCCL_ALGO",          "NCCL_BUFFSIZE",       "NCCL_CROSS_NIC",
+      "NCCL_DEBUG",         "NCCL_DEBUG_SUBSYS",   "NCCL_IB_DISABLE",
+      "NCCL_IB_QPS_PER_CONNECTION", "NCCL_IB_RETRY_CNT", "NCCL_IB_TIMEOUT",
+      "NCCL_MAX_NCHANNELS", "NCCL_MIN_NCHANNELS",  "NCCL_NET_GDR_LEVEL",
+      "NCCL_NTHREADS",      "NCCL_NVLS_ENABLE",    "NCCL_P2P_DISABLE",
+      "NCCL_P2P_LEVEL",     "NCCL_PROTO",          "NCCL_RUNTIME_CONNECT",
+      "NCCL_SHM_DISABLE",   "NCCL_ALGO_PROFILE"};
+  return kAllowed;
+}
+
+absl::Status CheckNcclEnv(const std::map<std::string, std::string>& env) {
+  const std::vector<std::string>& allowed = AllowedNcclEnv();
+  for (const auto& [key, value] : env) {
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "nccl_env: ", key,
+          " may not be set by a test (fabric settings such as NCCL_IB_HCA and "
+          "NCCL_SOCKET_IFNAME come from each agent's configuration); allowed: ",
+          absl::StrJoin(allowed, ", ")));
+    }
+    if (value.empty() || value.find_first_of("\n\r") != std::string::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("nccl_env: ", key, " needs a non-empty, single-line value"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace eb::coordinator
