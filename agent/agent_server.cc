@@ -55,7 +55,7 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(const AgentConfi
   callbacks.make_registration = [self] {
     v1::RegisterAgent registration;
     registration.set_node_name(self->config_.node_name);
-    *registration.mutable_inventory() = CollectInventory(self->config_, DiscoverGpus());
+    *registration.mutable_inventory() = CollectInventory(self->config_, OwnedGpus(self->config_.gpu_indices));
     return registration;
   };
   callbacks.on_connected = [self](absl::Duration period) {

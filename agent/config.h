@@ -34,6 +34,10 @@ struct AgentConfig {
   int ib_gid_index = -1;
   // Where the HCAs are listed (tests point this at a fake tree).
   std::string sysfs_infiniband = "/sys/class/infiniband";
+  // Physical GPUs this agent owns, by CUDA index; slot i runs on
+  // gpu_indices[i]. Empty: every GPU, slot i on GPU i. (Several agents on
+  // one host, e.g. to simulate two nodes, each own a part.)
+  std::vector<int> gpu_indices;
   // Version of the NCCL library the workers load ("" when none).
   std::string nccl_version;
   // Path of the eb-worker executable.

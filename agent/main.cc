@@ -90,6 +90,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 255));
   app.add_option("--sysfs-infiniband", config.sysfs_infiniband, "Where the HCAs are listed")
       ->capture_default_str();
+  app.add_option("--gpus", config.gpu_indices,
+                 "CUDA indices of the GPUs this agent owns, e.g. 0,1,2,3 (default: all)")
+      ->delimiter(',')->check(CLI::NonNegativeNumber);
   app.add_option("--worker-binary", config.worker_binary, "Path of eb-worker (default: beside eb-agent)");
   app.add_option("--run-dir", config.run_dir,
                  "Directory for the worker socket and per-test logs (default /run/ebnccl/NODE, "
@@ -143,7 +146,14 @@ int main(int argc, char** argv) {
                    hca.link_layer(), hca.rate_gbps());
     }
   }
-  const auto gpus = eb::agent::DiscoverGpus();
+  const size_t host_gpus = eb::agent::DiscoverGpus().size();
+  for (int index : config.gpu_indices) {
+    if (index >= static_cast<int>(host_gpus)) {
+      return UsageError(absl::StrCat("--gpus: GPU ", index, " does not exist (this host has ",
+                                     host_gpus, ")"));
+    }
+  }
+  const std::vector<ebnccl::v1::GpuInfo> gpus = eb::agent::OwnedGpus(config.gpu_indices);
   config.nccl_version = eb::agent::ProbeNcclVersion();
   config.worker_slots = workers > 0 ? workers : std::max<int>(1, static_cast<int>(gpus.size()));
   if (config.worker_binary.empty()) config.worker_binary = DefaultWorkerBinary();

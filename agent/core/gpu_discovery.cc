@@ -41,6 +41,16 @@ std::vector<ebnccl::v1::GpuInfo> DiscoverGpus(absl::string_view proc_root) {
   return gpus;
 }
 
+std::vector<ebnccl::v1::GpuInfo> OwnedGpus(const std::vector<int>& gpu_indices) {
+  std::vector<ebnccl::v1::GpuInfo> gpus = DiscoverGpus();
+  if (gpu_indices.empty()) return gpus;
+  std::vector<ebnccl::v1::GpuInfo> owned;
+  for (int index : gpu_indices) {
+    if (index >= 0 && index < static_cast<int>(gpus.size())) owned.push_back(gpus[index]);
+  }
+  return owned;
+}
+
 std::string DriverVersion(absl::string_view version_file) {
   std::ifstream in{std::string(version_file)};
   std::string line;

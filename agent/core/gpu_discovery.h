@@ -7,6 +7,7 @@
 
 #include <string>
 #include <vector>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "ebnccl/v1/common.pb.h"
@@ -17,6 +18,11 @@ namespace eb::agent {
 // in that file and stays 0 until NVML is consulted.
 std::vector<ebnccl::v1::GpuInfo> DiscoverGpus(
     absl::string_view proc_root = "/proc/driver/nvidia/gpus");
+
+// The GPUs an agent owns: `gpu_indices` picked out of DiscoverGpus() in
+// that order, or all when empty. Indices that do not exist are skipped (the
+// agent checks them at start).
+std::vector<ebnccl::v1::GpuInfo> OwnedGpus(const std::vector<int>& gpu_indices);
 
 // The driver version from /proc/driver/nvidia/version, or "".
 std::string DriverVersion(absl::string_view version_file = "/proc/driver/nvidia/version");

@@ -13,6 +13,9 @@
 #include "common/spec/proto_enums.h"
 #include "common/transport/benchmark_runner.h"
 #include "common/transport/gloo/gloo_communicator.h"
+#ifdef EB_HAVE_NCCL
+#include "common/transport/nccl/nccl_communicator.h"
+#endif
 #include "spdlog/spdlog.h"
 
 namespace eb::worker {
@@ -103,6 +106,45 @@ absl::StatusOr<transport::BenchmarkOptions> ToBenchmarkOptions(const v1::TestSpe
   return options;
 }
 
+// The communicator of the test's transport, joined through the relayed
+// rendezvous.
+absl::StatusOr<std::unique_ptr<transport::Communicator>> CreateCommunicator(
+    const WorkerOptions& options, const v1::RankAssignment& assignment, const v1::TestSpec& spec,
+    AgentLink& link) {
+  if (spec.transport() == v1::TRANSPORT_NCCL) {
+#ifdef EB_HAVE_NCCL
+    transport::NcclOptions nccl;
+    nccl.rank = assignment.rank();
+    nccl.world_size = assignment.world_size();
+    nccl.cuda_device = options.cuda_device >= 0 ? options.cuda_device : assignment.device_index();
+    nccl.comm_name = options.test_id;
+    nccl.init_timeout = options.init_timeout;
+    nccl.op_timeout = options.op_timeout;
+    nccl.cuda_graph = spec.cuda_graph();
+    return transport::CreateNcclCommunicator(nccl, link);
+#else
+    return absl::UnimplementedError("this eb-worker was built without NCCL");
+#endif
+  }
+  if (spec.transport() != v1::TRANSPORT_GLOO) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("transport: ", spec::DisplayName(spec.transport()), " is not runnable"));
+  }
+  transport::GlooOptions gloo;
+  gloo.rank = assignment.rank();
+  gloo.world_size = assignment.world_size();
+  gloo.interface_name = options.bootstrap_interface;
+  gloo.hostname = options.bootstrap_address;
+  if (gloo.interface_name.empty() && gloo.hostname.empty()) {
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    gloo.hostname = host;
+  }
+  gloo.connect_timeout = options.init_timeout;
+  gloo.op_timeout = options.op_timeout;
+  return transport::CreateGlooCommunicator(gloo, link);
+}
+
 }  // namespace
 
 int RunWorker(const WorkerOptions& options) {
@@ -134,25 +176,6 @@ int RunWorker(const WorkerOptions& options) {
 
   absl::StatusOr<transport::BenchmarkOptions> benchmark = ToBenchmarkOptions(spec);
   if (!benchmark.ok()) return Fail(link, benchmark.status(), "bad test spec");
-  if (spec.transport() != v1::TRANSPORT_GLOO) {
-    return Fail(link,
-                absl::UnimplementedError(absl::StrCat("transport ", spec::DisplayName(spec.transport()),
-                                                      " is not built into this worker")),
-                "cannot create the communicator");
-  }
-
-  transport::GlooOptions gloo;
-  gloo.rank = assignment.rank();
-  gloo.world_size = assignment.world_size();
-  gloo.interface_name = options.bootstrap_interface;
-  gloo.hostname = options.bootstrap_address;
-  if (gloo.interface_name.empty() && gloo.hostname.empty()) {
-    char host[256] = {};
-    gethostname(host, sizeof(host) - 1);
-    gloo.hostname = host;
-  }
-  gloo.connect_timeout = options.init_timeout;
-  gloo.op_timeout = options.op_timeout;
   v1::WorkerEvent joining;
   joining.set_kind(v1::WORKER_EVENT_KIND_JOINING);
   if (absl::Status sent = link.Report(joining); !sent.ok()) {
@@ -160,10 +183,11 @@ int RunWorker(const WorkerOptions& options) {
   }
   const absl::Time init_start = absl::Now();
   absl::StatusOr<std::unique_ptr<transport::Communicator>> communicator =
-      transport::CreateGlooCommunicator(gloo, link);
+      CreateCommunicator(options, assignment, spec, link);
   if (!communicator.ok()) return Fail(link, communicator.status(), "joining the communicator");
-  spdlog::info("test={} rank={}: joined the gloo communicator in {}", options.test_id,
-               assignment.rank(), absl::FormatDuration(absl::Now() - init_start));
+  spdlog::info("test={} rank={}: joined the {} communicator in {}", options.test_id,
+               assignment.rank(), (*communicator)->TransportName(),
+               absl::FormatDuration(absl::Now() - init_start));
 
   v1::WorkerEvent joined;
   joined.set_kind(v1::WORKER_EVENT_KIND_JOINED);

@@ -38,6 +38,8 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include <string>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -120,12 +122,12 @@ inline absl::Status NcclResultToStatus(ncclResult_t result, ncclComm_t comm,
 
 // Returns the status of a CUDA runtime call from the enclosing function when
 // it fails (the message names the expression and file:line).
-#define EB_CUDA_RETURN_IF_ERROR(expr)                                                     \
-  do {                                                                                    \
-    const cudaError_t eb_cuda_error_ = (expr);                                            \
-    if (eb_cuda_error_ != cudaSuccess) {                                                  \
-      return ::eb::common::CudaErrorToStatus(eb_cuda_error_, #expr, __FILE__, __LINE__);  \
-    }                                                                                     \
+#define EB_CUDA_RETURN_IF_ERROR(expr)                                                    \
+  do {                                                                                   \
+    const cudaError_t eb_cuda_error_ = (expr);                                           \
+    if (eb_cuda_error_ != cudaSuccess) {                                                 \
+      return ::eb::common::CudaErrorToStatus(eb_cuda_error_, #expr, __FILE__, __LINE__); \
+    }                                                                                    \
   } while (0)
 
 // EB_NCCL_RETURN_IF_ERROR(expr) or EB_NCCL_RETURN_IF_ERROR(expr, comm):
@@ -136,11 +138,10 @@ inline absl::Status NcclResultToStatus(ncclResult_t result, ncclComm_t comm,
   EB_NCCL_PICK_(__VA_ARGS__, EB_NCCL_RETURN_IF_ERROR_2_, EB_NCCL_RETURN_IF_ERROR_1_, )(__VA_ARGS__)
 #define EB_NCCL_PICK_(_1, _2, name, ...) name
 #define EB_NCCL_RETURN_IF_ERROR_1_(expr) EB_NCCL_RETURN_IF_ERROR_2_(expr, nullptr)
-#define EB_NCCL_RETURN_IF_ERROR_2_(expr, comm)                                                 \
-  do {                                                                                         \
-    const ncclResult_t eb_nccl_result_ = (expr);                                               \
-    if (eb_nccl_result_ != ncclSuccess) {                                                      \
-      return ::eb::common::NcclResultToStatus(eb_nccl_result_, (comm), #expr, __FILE__,        \
-                                              __LINE__);                                       \
-    }                                                                                          \
+#define EB_NCCL_RETURN_IF_ERROR_2_(expr, comm)                                                     \
+  do {                                                                                             \
+    const ncclResult_t eb_nccl_result_ = (expr);                                                   \
+    if (eb_nccl_result_ != ncclSuccess) {                                                          \
+      return ::eb::common::NcclResultToStatus(eb_nccl_result_, (comm), #expr, __FILE__, __LINE__); \
+    }                                                                                              \
   } while (0)

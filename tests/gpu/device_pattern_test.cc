@@ -12,6 +12,8 @@
 //     and exactly on it for powers of two;
 //   - Matches never accepts the 0xFF poison.
 
+#include "common/transport/nccl/device_pattern.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -20,7 +22,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/transport/nccl/device_pattern.h"
 #include "common/transport/nccl/nccl_types.h"
 #include "common/transport/types.h"
 #include "gtest/gtest.h"
@@ -79,8 +80,8 @@ void ExpectOrderIndependent(const char* name) {
         if (!Traits::Equal(forward, backward) || !Traits::Equal(forward, tree)) {
           ++failures;
           ADD_FAILURE() << name << " " << Name(op) << " n=" << n << " index " << i
-                        << ": rank order " << AsFloat(forward) << ", reversed "
-                        << AsFloat(backward) << ", tree " << AsFloat(tree);
+                        << ": rank order " << AsFloat(forward) << ", reversed " << AsFloat(backward)
+                        << ", tree " << AsFloat(tree);
         }
       }
     }
@@ -114,7 +115,8 @@ void ExpectSaturationOrderIndependent(const char* name) {
     std::vector<T> level = factors;
     while (level.size() > 1) {
       std::vector<T> next;
-      for (size_t i = 0; i + 1 < level.size(); i += 2) next.push_back(Traits::Mul(level[i], level[i + 1]));
+      for (size_t i = 0; i + 1 < level.size(); i += 2)
+        next.push_back(Traits::Mul(level[i], level[i + 1]));
       if (level.size() % 2 == 1) next.push_back(level.back());
       level = next;
     }
@@ -162,14 +164,14 @@ void ExpectNcclAvgWithinTolerance(const char* name, DataType type) {
   for (int n : kWorldSizes) {
     const PatternSpec spec = Spec(ReduceOp::kAvg, n, 11);
     const T scale = std::is_same_v<T, double> ? T(1.0 / n) : T(static_cast<float>(1.0 / n));
-    const uint32_t tolerance =
-        VerifyUlpTolerance(Collective::kAllReduce, type, ReduceOp::kAvg, n);
+    const uint32_t tolerance = VerifyUlpTolerance(Collective::kAllReduce, type, ReduceOp::kAvg, n);
     const bool power_of_two = (n & (n - 1)) == 0;
     EXPECT_EQ(tolerance == 0, power_of_two) << name << " n=" << n;
     for (uint64_t i = 0; i < kElements; ++i) {
       const T expected = Expected<T>(spec, 0, i);
       T forward = Traits::Mul(Input<T>(spec, 0, i), scale);
-      for (int q = 1; q < n; ++q) forward = Traits::Add(forward, Traits::Mul(Input<T>(spec, q, i), scale));
+      for (int q = 1; q < n; ++q)
+        forward = Traits::Add(forward, Traits::Mul(Input<T>(spec, q, i), scale));
       T backward = Traits::Mul(Input<T>(spec, n - 1, i), scale);
       for (int q = n - 2; q >= 0; --q) {
         backward = Traits::Add(backward, Traits::Mul(Input<T>(spec, q, i), scale));

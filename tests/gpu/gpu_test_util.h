@@ -49,14 +49,13 @@ inline int CudaDeviceCount() {
 }
 
 // Skips the calling test unless `needed` GPUs are visible.
-#define EB_SKIP_UNLESS_GPUS(needed)                                                       \
-  do {                                                                                    \
-    int eb_gpus_ = 0;                                                                     \
-    if (cudaGetDeviceCount(&eb_gpus_) != cudaSuccess || eb_gpus_ < (needed)) {            \
-      (void)cudaGetLastError();                                                           \
-      GTEST_SKIP() << "needs " << (needed) << " CUDA device(s); this machine has "        \
-                   << eb_gpus_;                                                           \
-    }                                                                                     \
+#define EB_SKIP_UNLESS_GPUS(needed)                                                             \
+  do {                                                                                          \
+    int eb_gpus_ = 0;                                                                           \
+    if (cudaGetDeviceCount(&eb_gpus_) != cudaSuccess || eb_gpus_ < (needed)) {                  \
+      (void)cudaGetLastError();                                                                 \
+      GTEST_SKIP() << "needs " << (needed) << " CUDA device(s); this machine has " << eb_gpus_; \
+    }                                                                                           \
   } while (0)
 
 // Short timeouts: a healthy single-node init takes seconds.
@@ -122,14 +121,13 @@ inline absl::Status CheckEveryTypeAndOp(Communicator& comm, Collective c,
     for (ReduceOp op : kAllReduceOps) {
       if (!IsReducing(c) && op != ReduceOp::kSum) continue;
       for (int64_t size : sizes) {
-        EB_ASSIGN_OR_RETURN(CollectiveLayout layout,
-                            ComputeLayout(c, size, DataTypeSize(type), n));
+        EB_ASSIGN_OR_RETURN(CollectiveLayout layout, ComputeLayout(c, size, DataTypeSize(type), n));
         for (bool in_place : {false, true}) {
           const CollectiveCall call =
               BindCall(c, type, op, root, layout, in_place, comm.Rank(), *send, *recv);
-          const std::string what = absl::StrCat(
-              Name(c), " ", Name(type), " ", Name(op), " size ", size,
-              in_place ? " in-place" : " out-of-place", " rank ", comm.Rank(), "/", n);
+          const std::string what =
+              absl::StrCat(Name(c), " ", Name(type), " ", Name(op), " size ", size,
+                           in_place ? " in-place" : " out-of-place", " rank ", comm.Rank(), "/", n);
           EB_RETURN_IF_ERROR(RoundTrip(comm, call, seed++, what));
         }
       }

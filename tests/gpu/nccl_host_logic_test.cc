@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -17,6 +18,7 @@
 #include "common/transport/nccl/nccl_graph_cache.h"
 #include "common/transport/nccl/nccl_types.h"
 #include "common/transport/nccl/nccl_unique_id.h"
+#include "common/transport/types.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/in_memory_rendezvous_store.h"
@@ -116,7 +118,8 @@ TEST(NcclTypesTest, Fp8NeedsHopperForReductions) {
   EXPECT_TRUE(CheckDeviceSupports(DataType::kFloat, Collective::kAllReduce, 80).ok());
   const absl::Status ampere = CheckDeviceSupports(DataType::kFp8E4M3, Collective::kAllGather, 80);
   EXPECT_EQ(ampere.code(), absl::StatusCode::kUnimplemented);
-  EXPECT_EQ(std::string(ampere.message()), "data_type: f8e4m3 needs sm_89 or newer (this GPU is sm_80)");
+  EXPECT_EQ(std::string(ampere.message()),
+            "data_type: f8e4m3 needs sm_89 or newer (this GPU is sm_80)");
   EXPECT_TRUE(CheckDeviceSupports(DataType::kFp8E5M2, Collective::kAllGather, 89).ok());
   EXPECT_EQ(CheckDeviceSupports(DataType::kFp8E5M2, Collective::kAllReduce, 89).code(),
             absl::StatusCode::kUnimplemented);
@@ -133,6 +136,31 @@ TEST(NcclTypesTest, AvgToleranceOnlyWhereNcclRounds) {
   EXPECT_EQ(VerifyUlpTolerance(Collective::kAllReduce, DataType::kInt32, ReduceOp::kAvg, 3), 0u);
   EXPECT_EQ(VerifyUlpTolerance(Collective::kAllReduce, DataType::kFloat, ReduceOp::kSum, 3), 0u);
   EXPECT_EQ(VerifyUlpTolerance(Collective::kAllGather, DataType::kFloat, ReduceOp::kAvg, 3), 0u);
+}
+
+TEST(NcclTypesTest, InPlacePointToPointIsNotChecked) {
+  alignas(8) static uint8_t buffer[1 << 12];
+  CollectiveCall call;
+  call.type = DataType::kInt32;
+  call.count = 16;
+  call.send = buffer;
+  call.recv = buffer;
+  for (Collective c : {Collective::kAllToAll, Collective::kSendRecv}) {
+    call.collective = c;
+    call.recv = buffer;
+    EXPECT_TRUE(IsUncheckableInPlace(call, 4)) << Name(c);
+    EXPECT_FALSE(IsUncheckableInPlace(call, 1)) << Name(c);  // self copy is exact
+    call.recv = buffer + 2048;                               // disjoint
+    EXPECT_FALSE(IsUncheckableInPlace(call, 4)) << Name(c);
+  }
+  call.collective = Collective::kSendRecv;
+  call.recv = buffer + 63;  // 64-byte send region, overlapping by one byte
+  EXPECT_TRUE(IsUncheckableInPlace(call, 2));
+  call.recv = buffer + 64;
+  EXPECT_FALSE(IsUncheckableInPlace(call, 2));
+  call.collective = Collective::kAllReduce;  // NCCL's in-place form is defined
+  call.recv = buffer;
+  EXPECT_FALSE(IsUncheckableInPlace(call, 4));
 }
 
 TEST(NcclCollectivesTest, AlltoAllNeedsNccl2280) {
@@ -209,9 +237,9 @@ TEST(NcclOptionsTest, BadOptionsAreInvalidArgument) {
   no_init_time.init_timeout = absl::ZeroDuration();
   NcclOptions no_op_time;
   no_op_time.op_timeout = absl::Microseconds(10);
-  for (const Case& c : {Case{world0, "world_size"}, Case{rank_out, "rank"},
-                        Case{device_negative, "cuda_device"}, Case{no_init_time, "init_timeout"},
-                        Case{no_op_time, "op_timeout"}}) {
+  for (const Case& c :
+       {Case{world0, "world_size"}, Case{rank_out, "rank"}, Case{device_negative, "cuda_device"},
+        Case{no_init_time, "init_timeout"}, Case{no_op_time, "op_timeout"}}) {
     const absl::Status status = CreateNcclCommunicator(c.options, store).status();
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
     EXPECT_THAT(std::string(status.message()), HasSubstr(c.field));

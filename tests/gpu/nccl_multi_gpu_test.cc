@@ -95,8 +95,8 @@ INSTANTIATE_TEST_SUITE_P(Collectives, NcclMultiGpuTest, ::testing::ValuesIn(kAll
 // tolerance with real NCCL rounding (3 of 4 or 8 GPUs).
 TEST(NcclMultiGpuAvgTest, AvgOnThreeRanksIsWithinTolerance) {
   EB_SKIP_UNLESS_GPUS(3);
-  for (DataType type : {DataType::kHalf, DataType::kBfloat16, DataType::kFloat,
-                        DataType::kDouble, DataType::kFp8E4M3, DataType::kFp8E5M2}) {
+  for (DataType type : {DataType::kHalf, DataType::kBfloat16, DataType::kFloat, DataType::kDouble,
+                        DataType::kFp8E4M3, DataType::kFp8E5M2}) {
     const BenchmarkOptions options = SweepOptions(Collective::kAllReduce, type, ReduceOp::kAvg, 3);
     const std::vector<absl::Status> results =
         RunNcclRanks(3, [&](Communicator& comm) { return RunSweep(comm, options); });

@@ -169,8 +169,7 @@ TEST(NcclCommunicatorTest, UnknownDeviceIsInvalidArgument) {
   EB_SKIP_UNLESS_GPUS(1);
   eb::testing::InMemoryRendezvousStore store;
   const int count = ::eb::transport::testing::CudaDeviceCount();
-  const absl::Status status =
-      CreateNcclCommunicator(TestOptions(0, 1, count), store).status();
+  const absl::Status status = CreateNcclCommunicator(TestOptions(0, 1, count), store).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
   EXPECT_THAT(std::string(status.message()), HasSubstr("is not a device of this node"));
 }
@@ -191,8 +190,8 @@ TEST(NcclCommunicatorTest, CudaGraphModeReplaysCapturedBatches) {
     for (int64_t size : {4096, 8192, 65536}) {
       absl::StatusOr<CollectiveLayout> layout = ComputeLayout(c, size, sizeof(float), 1);
       ASSERT_TRUE(layout.ok());
-      const CollectiveCall call = BindCall(c, DataType::kFloat, ReduceOp::kSum, 0, *layout,
-                                           false, 0, **send, **recv);
+      const CollectiveCall call =
+          BindCall(c, DataType::kFloat, ReduceOp::kSum, 0, *layout, false, 0, **send, **recv);
       const DataPattern pattern{call, 1, seed++};
       ASSERT_TRUE(comm->FillInput(pattern).ok());
       for (int round = 0; round < 2; ++round) {  // capture, then replay the cached graph

@@ -68,7 +68,12 @@ std::vector<std::string> LiveCmdline(const std::string& pid) {
 
 }  // namespace
 
-std::string BinaryPath(const std::string& name) { return absl::StrCat(EB_BIN_DIR, "/", name); }
+std::string BinaryPath(const std::string& name) {
+  // EB_BIN_DIR in the environment runs the tests against another build (the
+  // bundle on the GPU machine).
+  const char* dir = std::getenv("EB_BIN_DIR");
+  return absl::StrCat(dir != nullptr && *dir != '\0' ? dir : EB_BIN_DIR, "/", name);
+}
 
 std::vector<std::string> LocalCluster::FastCoordinatorFlags() {
   return {"--heartbeat-period-ms=200", "--heartbeat-miss-limit=3", "--stop-timeout-ms=8000",

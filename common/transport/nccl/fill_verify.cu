@@ -2,11 +2,10 @@
 // FillKernel and one CountWrongKernel per element type: 12 types x 2
 // kernels, which keeps nvcc's compile time modest.
 
-#include "common/transport/nccl/fill_verify.h"
-
 #include <stdint.h>
 
 #include "common/transport/nccl/device_pattern.h"
+#include "common/transport/nccl/fill_verify.h"
 
 namespace eb::transport {
 namespace {
@@ -107,8 +106,8 @@ cudaError_t LaunchDeviceCountWrong(const pattern::PatternSpec& spec, DataType ty
   return DispatchDeviceType(type, [&](auto tag) {
     using T = typename decltype(tag)::Type;
     (void)cudaGetLastError();  // as in LaunchDeviceFill
-    CountWrongKernel<T><<<Blocks(n), kThreads, 0, stream>>>(
-        spec, rank, static_cast<const T*>(recv), n, ulp_tolerance, counter);
+    CountWrongKernel<T><<<Blocks(n), kThreads, 0, stream>>>(spec, rank, static_cast<const T*>(recv),
+                                                            n, ulp_tolerance, counter);
     return cudaGetLastError();
   });
 }

@@ -12,6 +12,21 @@
 //   - Abort(reason) is idempotent and thread-safe and keeps the first
 //     reason; after it, ncclCommDestroy/Finalize are never called;
 //   - destruction after a clean run finalizes (bounded) and destroys.
+// Differences from the Gloo backend, all following nccl-tests:
+//   - send and receive regions are passed to NCCL as given; NCCL supports
+//     the in-place placements nccl-tests uses, not arbitrary partial
+//     overlaps (Gloo stages those);
+//   - CountWrong returns 0 for alltoall and sendrecv whose regions overlap
+//     on more than one rank: NCCL defines no result there and nccl-tests
+//     does not check them (see IsUncheckableInPlace in nccl_types.h);
+//   - avg on floating types is compared within a few ulps where the world
+//     size is not a power of two (VerifyUlpTolerance), exact elsewhere.
+// Cost of the nonblocking communicator: NCCL issues every call from a
+// background thread (the call returns ncclInProgress) and refuses the next
+// call until that thread is done, so each call costs a thread start on the
+// host (tens of microseconds). Sizes whose kernels run shorter than that
+// measure the host, not the fabric; nccl-tests uses a blocking
+// communicator there. cuda_graph mode replays captured calls without it.
 // The caller sets nothing in the environment: the device is chosen with
 // cudaSetDevice(cuda_device) with all of the node's GPUs visible (rule 19);
 // NCCL_* variables pass through to NCCL untouched (rule 21).
@@ -64,7 +79,11 @@ struct NcclOptions {
 //   ABORTED            the store reports that the test has ended;
 //   INTERNAL           a malformed unique ID or another CUDA/NCCL error.
 // The communicator is then used from one thread (see communicator.h); the
-// calling thread's current device is left at cuda_device. Several threads
+// calling thread's current device is left at cuda_device. Abort may come
+// from any thread, but must not race the communicator's destruction.
+// Destruction finalizes (bounded by op_timeout, then aborts) unless aborted,
+// and frees its memory once its stream drained (leaks it after 10 s rather
+// than block on a wedged GPU). Several threads
 // of one process may each create one for a different GPU (one rank per GPU:
 // NCCL refuses two ranks of one communicator on one device).
 // Rank 0 hosts NCCL's bootstrap root thread: it must stay alive until every

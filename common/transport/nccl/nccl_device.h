@@ -3,10 +3,10 @@
 // CUDA resources of the NCCL backend: the current-device guard and device
 // memory behind the Buffer interface.
 
+#include <cuda_runtime_api.h>
+
 #include <cstddef>
 #include <memory>
-
-#include <cuda_runtime_api.h>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"

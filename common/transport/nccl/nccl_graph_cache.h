@@ -9,10 +9,10 @@
 // gone. So graphs must be destroyed before ncclCommFinalize and before
 // ncclCommAbort, never leaked, and never after the communicator is freed.
 
+#include <cuda_runtime_api.h>
+
 #include <cstddef>
 #include <vector>
-
-#include <cuda_runtime_api.h>
 
 #include "common/transport/communicator.h"
 

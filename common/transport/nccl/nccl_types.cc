@@ -1,5 +1,7 @@
 #include "common/transport/nccl/nccl_types.h"
 
+#include <cstdint>
+
 #include "absl/strings/str_cat.h"
 #include "common/transport/types.h"
 
@@ -79,9 +81,9 @@ absl::Status CheckDeviceSupports(DataType type, Collective collective, int compu
                                                  compute_capability, ")"));
   }
   if (IsReducing(collective) && compute_capability < 90) {
-    return absl::UnimplementedError(absl::StrCat(
-        "data_type: ", Name(type), " reductions (", Name(collective),
-        ") need sm_90 or newer in NCCL (this GPU is sm_", compute_capability, ")"));
+    return absl::UnimplementedError(
+        absl::StrCat("data_type: ", Name(type), " reductions (", Name(collective),
+                     ") need sm_90 or newer in NCCL (this GPU is sm_", compute_capability, ")"));
   }
   return absl::OkStatus();
 }

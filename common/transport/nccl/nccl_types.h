@@ -4,9 +4,9 @@
 // and the per-GPU and per-call rules of the NCCL backend. No CUDA calls:
 // everything here is thread-safe and testable without a GPU.
 
-#include <cstdint>
-
 #include <nccl.h>
+
+#include <cstdint>
 
 #include "absl/status/status.h"
 #include "common/transport/communicator.h"

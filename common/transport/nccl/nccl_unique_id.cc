@@ -41,8 +41,8 @@ absl::StatusOr<ncclUniqueId> ExchangeNcclUniqueId(int rank, int world_size, Rend
     EB_NCCL_RETURN_IF_ERROR(ncclGetUniqueId(&id));
     const absl::Status set = store.Set(kNcclUniqueIdKey, EncodeNcclUniqueId(id));
     if (!set.ok()) {
-      return WithContext(set, absl::StrCat("rank 0 of ", world_size,
-                                           " publishing the NCCL unique id"));
+      return WithContext(set,
+                         absl::StrCat("rank 0 of ", world_size, " publishing the NCCL unique id"));
     }
     return id;
   }
@@ -54,8 +54,8 @@ absl::StatusOr<ncclUniqueId> ExchangeNcclUniqueId(int rank, int world_size, Rend
                                     " waiting for the NCCL unique id from rank 0"));
   }
   if (values->size() != 1) {
-    return absl::InternalError(absl::StrCat("rendezvous wait for ", kNcclUniqueIdKey,
-                                            " returned ", values->size(), " values"));
+    return absl::InternalError(absl::StrCat("rendezvous wait for ", kNcclUniqueIdKey, " returned ",
+                                            values->size(), " values"));
   }
   return DecodeNcclUniqueId((*values)[0]);
 }

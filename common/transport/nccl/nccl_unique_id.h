@@ -7,9 +7,9 @@
 // rank waits for the key. The coordinator only relays bytes and never links
 // NCCL.
 
-#include <string>
-
 #include <nccl.h>
+
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"

@@ -1,0 +1,187 @@
+#pragma once
+
+// Internal to eb_transport_nccl: the NcclCommunicator class behind
+// CreateNcclCommunicator (nccl_communicator.h), shared by its two source
+// files: nccl_communicator.cc (lifecycle, abort, polling waits) and
+// nccl_communicator_ops.cc (collectives, CUDA graphs, fill and check).
+// Nothing outside this folder includes it.
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "common/transport/communicator.h"
+#include "common/transport/nccl/nccl_communicator.h"
+#include "common/transport/nccl/nccl_device.h"
+#include "common/transport/nccl/nccl_graph_cache.h"
+#include "common/transport/rendezvous_store.h"
+
+namespace eb::transport::nccl_internal {
+
+// Run's budget is op_timeout per call, but never more than this (unless
+// op_timeout itself is longer): a hang is found within the hour.
+inline constexpr absl::Duration kMaxBatchBudget = absl::Hours(1);
+// Graphs kept per communicator: the benchmark alternates between two call
+// shapes per placement (1 call, `iterations` calls).
+inline constexpr size_t kMaxCachedGraphs = 8;
+// Internal device scratch: the CountWrong counter, then the barrier value.
+inline constexpr size_t kCounterOffset = 0;
+inline constexpr size_t kBarrierOffset = 8;
+inline constexpr size_t kScratchBytes = 16;
+// Sleep between polls of a launch still in progress, once spinning gave up
+// (connecting peers on first use can take a while).
+inline constexpr absl::Duration kLaunchPollInterval = absl::Microseconds(50);
+
+// Thread model: one owner thread calls everything but Abort, which any
+// thread may call, except concurrently with the destructor. Every call
+// into NCCL with comm_ happens under mu_ and only while not aborted, so
+// ncclCommAbort (made outside the lock, after comm_ is cleared) never races
+// another NCCL call on the same communicator.
+class NcclCommunicator final : public Communicator {
+ public:
+  NcclCommunicator(const NcclOptions& options, const DeviceInfo& device, int nccl_version)
+      : rank_(options.rank),
+        world_size_(options.world_size),
+        device_(options.cuda_device),
+        comm_name_(options.comm_name),
+        op_timeout_(options.op_timeout),
+        init_timeout_(options.init_timeout),
+        cuda_graph_(options.cuda_graph),
+        compute_capability_(device.compute_capability),
+        nccl_version_(nccl_version) {}
+
+  ~NcclCommunicator() override;
+  NcclCommunicator(const NcclCommunicator&) = delete;
+  NcclCommunicator& operator=(const NcclCommunicator&) = delete;
+
+  // Allocates the stream, events and scratch memory, exchanges the unique
+  // ID and initializes NCCL before `deadline`. Called once by the factory
+  // with the device current; on failure the communicator is aborted.
+  absl::Status Init(RendezvousStore& store, absl::Time deadline);
+
+  int Rank() const override { return rank_; }
+  int WorldSize() const override { return world_size_; }
+  const char* TransportName() const override { return "nccl"; }
+
+  absl::StatusOr<std::unique_ptr<Buffer>> Allocate(size_t bytes) override {
+    return AllocateDeviceBuffer(device_, bytes);
+  }
+
+  absl::Status FillInput(const DataPattern& pattern) override;
+  absl::StatusOr<int64_t> CountWrong(const DataPattern& pattern) override;
+  absl::StatusOr<absl::Duration> Run(const CollectiveCall& call, int iterations) override;
+  absl::Status Barrier() override;
+  void Abort(absl::string_view reason) override;
+
+ private:
+  // Where a wait stops and what it reports when it does.
+  struct Wait {
+    absl::Time deadline;
+    std::string what;     // context of errors, e.g. "collective all_reduce of 4096 bytes"
+    std::string timeout;  // the DEADLINE_EXCEEDED message, also the abort reason
+  };
+
+  std::string Where() const {
+    return absl::StrCat("rank ", rank_, " of ", world_size_, ", cuda device ", device_);
+  }
+  Wait OpWait(absl::string_view what, absl::Duration budget) const {
+    return Wait{absl::Now() + budget, std::string(what),
+                absl::StrCat(what, " did not complete within ", absl::FormatDuration(budget), " (",
+                             Where(), ")")};
+  }
+  absl::Duration BatchBudget(int iterations) const {
+    return std::min(op_timeout_ * iterations, std::max(op_timeout_, kMaxBatchBudget));
+  }
+
+  absl::Status CreateResources();
+  // Splits the blocking communicator the collectives run on off the
+  // nonblocking one init made, then releases the latter.
+  absl::Status SplitBlockingDataComm(absl::Time deadline);
+  absl::Status CheckCall(const CollectiveCall& call) const;
+  absl::Status CheckPattern(const DataPattern& pattern) const;
+  absl::Status CheckNotAborted() ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status AbortedErrorLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return absl::AbortedError(absl::StrCat("nccl communicator aborted: ", abort_reason_));
+  }
+
+  // Aborts the communicator with `status` as the reason (a no-op after an
+  // earlier abort, whose reason stays) and returns `status`. Every failure
+  // after work was enqueued goes through here: NCCL's state is unknown
+  // afterwards, and peers blocked on this rank are released sooner.
+  absl::Status Fail(absl::Status status) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Calls fn(comm_) under mu_, so that it never races ncclCommAbort.
+  // Returns ncclSuccess or ncclInProgress; an error as a status built while
+  // the communicator is alive (ncclGetLastError needs it); ABORTED after
+  // Abort. Never aborts by itself.
+  absl::StatusOr<ncclResult_t> CallNccl(absl::FunctionRef<ncclResult_t(ncclComm_t)> fn,
+                                        absl::string_view what) ABSL_LOCKS_EXCLUDED(mu_);
+  // Polls ncclCommGetAsyncError until the communicator leaves
+  // ncclInProgress (after init, finalize, or a nonblocking group launch).
+  // Spins first, then sleeps `sleep` between polls.
+  absl::Status WaitCommReady(const Wait& wait, absl::Duration sleep) ABSL_LOCKS_EXCLUDED(mu_);
+  // Polls cudaEventQuery(event) and the communicator's async error.
+  absl::Status WaitEvent(cudaEvent_t event, const Wait& wait) ABSL_LOCKS_EXCLUDED(mu_);
+
+  absl::Status Enqueue(const CollectiveCall& call, const Wait& wait) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status Record(cudaEvent_t event, absl::string_view what);
+  absl::StatusOr<absl::Duration> Elapsed();
+  absl::StatusOr<absl::Duration> RunDirect(const CollectiveCall& call, int iterations,
+                                           const Wait& wait) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<absl::Duration> RunGraph(const CollectiveCall& call, int iterations,
+                                          const Wait& wait) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status Capture(const GraphKey& key, const Wait& wait) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status SyncStream(const Wait& wait);
+
+  void FinalizeAndDestroy() ABSL_LOCKS_EXCLUDED(mu_);
+  bool DrainStream();
+  void FreeResources();
+
+  const int rank_;
+  const int world_size_;
+  const int device_;
+  // NCCL keeps the pointer config.commName (init.cc), so the string must
+  // live as long as the communicator.
+  const std::string comm_name_;
+  const absl::Duration op_timeout_;
+  const absl::Duration init_timeout_;
+  const bool cuda_graph_;
+  const int compute_capability_;
+  const int nccl_version_;
+
+  // Owned by the communicator's thread.
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t start_ = nullptr;
+  cudaEvent_t stop_ = nullptr;
+  cudaEvent_t sync_ = nullptr;
+  uint8_t* scratch_ = nullptr;                  // device, kScratchBytes
+  unsigned long long* host_counter_ = nullptr;  // pinned host, for the async copy
+
+  absl::Mutex mu_;
+  ncclComm_t comm_ ABSL_GUARDED_BY(mu_) = nullptr;
+  // The nonblocking communicator of init while the data communicator is
+  // being split off it; null otherwise.
+  ncclComm_t init_comm_ ABSL_GUARDED_BY(mu_) = nullptr;
+  bool aborted_ ABSL_GUARDED_BY(mu_) = false;
+  // True while Abort runs ncclCommAbort outside the lock; the destructor
+  // waits for it.
+  bool abort_running_ ABSL_GUARDED_BY(mu_) = false;
+  std::string abort_reason_ ABSL_GUARDED_BY(mu_);
+  // Under mu_ because Abort must destroy the graphs before ncclCommAbort.
+  GraphCache graphs_ ABSL_GUARDED_BY(mu_){kMaxCachedGraphs};
+};
+
+}  // namespace eb::transport::nccl_internal

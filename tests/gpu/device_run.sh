@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# Everything that needs the GPU machine, batched into as few calls as
+# possible (its time is scarce). Run from the repository root with the
+# bundle in .device and nccl-tests' source in .nccl-tests (never committed):
+#   export LD_LIBRARY_PATH=$PWD/.device/lib; tests/gpu/device_run.sh PHASE...
+# Phases (output under $RES, default /tmp/ebres; the caller tars it into
+# $OUT, since only a few files come back from the machine):
+#   tests    GPU unit tests (NcclCommunicator) and end-to-end ebctl --transport nccl tests
+#   build    build nccl-tests in the background (later phases wait for it)
+#   bench1   every collective, -b 8 -e 8G -f 2, world size 1: ebctl vs nccl-tests -g 1
+#   bench    the same at world size = all GPUs: ebctl vs nccl-tests -g N (one process)
+#   nodes2   two agents with distinct NCCL_HOSTID, half the GPUs each, NCCL_ALGO=Ring
+#   faults   SIGKILL one worker mid-sweep, SIGSTOP another; GPU memory after; next test
+#   init     communicator init time (ours and NCCL's "Init timings") at 2..N ranks
+set -uo pipefail
+out=${RES:-/tmp/ebres}
+mkdir -p "$out"
+bin=$PWD/.device/bin
+work=$(mktemp -d)
+gpus=$(nvidia-smi -L | wc -l)
+export NCCL_NVLS_ENABLE=0   # NVLink multicast is off on these machines: keep it off
+collectives="all_reduce all_gather reduce_scatter broadcast reduce alltoall sendrecv"
+log() { echo "[$(date +%T)] $*" | tee -a "$out/device_run.log"; }
+ebctl() { "$bin/ebctl" --coordinator 127.0.0.1:29470 "$@"; }
+pids=()
+stop_cluster() {
+  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+  pids=()
+}
+trap stop_cluster EXIT
+# start_cluster AGENT_SPEC...: each spec is NAME:GPU_LIST[:EXTRA_FLAG...]
+start_cluster() {
+  stop_cluster
+  rm -f "$work"/*.log
+  "$bin/eb-coordinator" --listen 127.0.0.1:29470 --heartbeat-period-ms 500 \
+    --log-file "$work/coordinator.log" 2>/dev/null &
+  pids+=($!)
+  sleep 0.5
+  for spec in "$@"; do
+    IFS=: read -r name list extra <<<"$spec"
+    # shellcheck disable=SC2086
+    "$bin/eb-agent" --coordinator 127.0.0.1:29470 --node-name "$name" --gpus "$list" \
+      --transport nccl --run-dir "$work/run-$name" --worker-grace-ms 2000 \
+      --log-file "$work/agent-$name.log" $extra 2>/dev/null &
+    pids+=($!)
+  done
+  for _ in $(seq 100); do
+    [[ $(ebctl nodes --json 2>/dev/null | grep -c '"idle"') == "$#" ]] && return 0
+    sleep 0.1
+  done
+  log "cluster did not come up"; return 1
+}
+all_gpus=$(seq -s, 0 $((gpus - 1)))
+
+nvidia-smi >"$out/nvidia-smi.txt" 2>&1
+nvidia-smi topo -m >>"$out/nvidia-smi.txt" 2>&1
+log "gpus=$gpus phases=$*"
+
+for phase in "$@"; do
+  case $phase in
+  tests)
+    timeout 60 "$bin/nccl_host_logic_test" --gtest_brief=1 >"$out/gpu_tests.log" 2>&1
+    log "nccl_host_logic_test rc=$?"
+    timeout 240 "$bin/nccl_gpu_test" --gtest_brief=1 >>"$out/gpu_tests.log" 2>&1
+    log "nccl_gpu_test rc=$?"
+    EB_BIN_DIR=$bin timeout 240 "$bin/nccl_cluster_test" --gtest_brief=1 >>"$out/gpu_tests.log" 2>&1
+    log "nccl_cluster_test rc=$?"
+    ;;
+  build)
+    (make -C .nccl-tests/src -j"$(nproc)" NCCL_HOME=/usr CUDA_HOME=/usr/local/cuda \
+       NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" >"$work/nccl-tests-build.log" 2>&1;
+     echo "rc=$?" >>"$work/nccl-tests-build.log") &
+    ;;
+  bench1 | bench)
+    n=$([[ $phase == bench1 ]] && echo 1 || echo "$gpus")
+    start_cluster "gpu0:$all_gpus" || continue
+    for c in $collectives; do
+      timeout 200 "$bin/ebctl" --coordinator 127.0.0.1:29470 run-test --nodes gpu0 \
+        --workers-per-node "$n" --transport nccl --collective "$c" -b 8 -e 8G -f 2 \
+        --timeout 190 >"$out/ours_${n}_$c.txt" 2>&1
+      log "ebctl $c world=$n rc=$?"
+    done
+    stop_cluster
+    while ! grep -q "^rc=" "$work/nccl-tests-build.log" 2>/dev/null; do sleep 1; done
+    for c in $collectives; do
+      CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((n - 1))) timeout 200 ".nccl-tests/build/${c}_perf" \
+        -b 8 -e 8G -f 2 -g "$n" >"$out/nccltests_${n}_$c.txt" 2>&1
+      log "nccl-tests $c -g $n rc=$?"
+    done
+    ;;
+  nodes2)
+    half=$((gpus / 2))
+    start_cluster "nodeA:$(seq -s, 0 $((half - 1))):--worker-env=NCCL_HOSTID=ebnccl-nodeA" \
+                  "nodeB:$(seq -s, $half $((gpus - 1))):--worker-env=NCCL_HOSTID=ebnccl-nodeB" || continue
+    ebctl run-test --nodes nodeA,nodeB --transport nccl --collective all_reduce -b 8 -e 1G -f 4 \
+      --nccl-env NCCL_ALGO=Ring --nccl-env NCCL_DEBUG=INFO --nccl-env NCCL_DEBUG_SUBSYS=INIT,NET \
+      --json >"$out/nodes2.json" 2>"$out/nodes2.err"
+    log "nodes2 rc=$?"
+    id=$(grep -o '"test_id": "[^"]*"' "$out/nodes2.json" | cut -d'"' -f4)
+    ebctl logs "$id" --rank 0 >"$out/nodes2_rank0.log" 2>&1
+    ebctl run-test --nodes nodeA,nodeB --transport nccl --collective all_reduce -b 8 -e 1G -f 4 \
+      --nccl-env NCCL_ALGO=Ring >"$out/nodes2.txt" 2>&1
+    stop_cluster
+    ;;
+  faults)
+    start_cluster "gpu0:$all_gpus" || continue
+    for sig in KILL STOP; do
+      before=$(grep -c "state TEST_STATE_RUNNING" "$work/coordinator.log" || true)
+      ebctl run-test --nodes gpu0 --transport nccl --collective all_reduce -b 1G -e 1G -i 1 \
+        -n 100000 -w 0 -c 0 --step-timeout 10s --json >"$out/fault_$sig.json" 2>"$out/fault_$sig.err" &
+      run=$!
+      for _ in $(seq 300); do
+        (( $(grep -c "state TEST_STATE_RUNNING" "$work/coordinator.log") > before )) && break
+        sleep 0.1
+      done
+      sleep 1
+      victim=$(pgrep -f "eb-worker.*--rank=$((gpus - 1))" | head -1)
+      t0=$(date +%s.%N)
+      kill -"$sig" "$victim"
+      wait $run; rc=$?
+      t1=$(date +%s.%N)
+      log "fault SIG$sig rank $((gpus - 1)) pid $victim: ebctl rc=$rc after $(echo "$t1 - $t0" | bc) s"
+      sleep 1
+      { echo "== after SIG$sig"; pgrep -fa eb-worker; nvidia-smi --query-compute-apps=pid,used_memory --format=csv; } \
+        >>"$out/fault_after.txt" 2>&1
+      ebctl run-test --nodes gpu0 --transport nccl --collective all_reduce -b 8 -e 64M -f 4 \
+        >"$out/fault_next_$sig.txt" 2>&1
+      log "next test after SIG$sig rc=$?"
+    done
+    stop_cluster
+    ;;
+  init)
+    for n in 2 4 8; do
+      [[ $n -le $gpus ]] || continue
+      start_cluster "gpu0:$(seq -s, 0 $((n - 1)))" || continue
+      ebctl run-test --nodes gpu0 --transport nccl --collective all_reduce -b 8 -e 8 --json \
+        --nccl-env NCCL_DEBUG=INFO --nccl-env NCCL_DEBUG_SUBSYS=INIT,PROFILE >"$out/init_$n.json" 2>&1
+      id=$(grep -o '"test_id": "[^"]*"' "$out/init_$n.json" | cut -d'"' -f4)
+      for r in $(seq 0 $((n - 1))); do
+        ebctl logs "$id" --rank "$r" 2>/dev/null | grep -E "joined the nccl|Init timings|ready:" >>"$out/init_$n.txt"
+      done
+      log "init n=$n done"
+      stop_cluster
+    done
+    ;;
+  esac
+done
+cp "$work"/*.log "$out/" 2>/dev/null
+[[ -f "$work/nccl-tests-build.log" ]] && tail -5 "$work/nccl-tests-build.log" >>"$out/device_run.log"
+log "done"
