@@ -68,9 +68,11 @@ for phase in "$@"; do
     log "nccl_cluster_test rc=$?"
     ;;
   build)
+    mkdir -p "$work/build"
     (make -C .nccl-tests/src -j"$(nproc)" NCCL_HOME=/usr CUDA_HOME=/usr/local/cuda \
-       NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" >"$work/nccl-tests-build.log" 2>&1;
-     echo "rc=$?" >>"$work/nccl-tests-build.log") &
+       BIN_FILES_LIST="all_reduce all_gather broadcast reduce_scatter reduce alltoall sendrecv" \
+       NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" >"$out/nccl-tests-build.log" 2>&1;
+     echo "rc=$?" >"$work/build/done") &
     ;;
   bench1 | bench)
     n=$([[ $phase == bench1 ]] && echo 1 || echo "$gpus")
@@ -82,7 +84,8 @@ for phase in "$@"; do
       log "ebctl $c world=$n rc=$?"
     done
     stop_cluster
-    while ! grep -q "^rc=" "$work/nccl-tests-build.log" 2>/dev/null; do sleep 1; done
+    while [[ ! -f "$work/build/done" ]]; do sleep 1; done
+    log "nccl-tests build $(cat "$work/build/done")"
     for c in $collectives; do
       CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((n - 1))) timeout 200 ".nccl-tests/build/${c}_perf" \
         -b 8 -e 8G -f 2 -g "$n" >"$out/nccltests_${n}_$c.txt" 2>&1
@@ -147,5 +150,4 @@ for phase in "$@"; do
   esac
 done
 cp "$work"/*.log "$out/" 2>/dev/null
-[[ -f "$work/nccl-tests-build.log" ]] && tail -5 "$work/nccl-tests-build.log" >>"$out/device_run.log"
 log "done"

@@ -136,23 +136,43 @@ absl::Status NcclCommunicator::SplitBlockingDataComm(absl::Time deadline) {
   config.blocking = 1;
   if (!comm_name_.empty()) config.commName = comm_name_.c_str();
   ncclComm_t child = nullptr;
+  ncclResult_t result = ncclSuccess;
   absl::Status status;
   {
     absl::MutexLock lock(&mu_);
     if (aborted_) return AbortedErrorLocked();
-    const ncclResult_t result = ncclCommSplit(comm_, /*color=*/0, /*key=*/rank_, &child, &config);
+    result = ncclCommSplit(comm_, /*color=*/0, /*key=*/rank_, &child, &config);
     if (result != ncclSuccess && result != ncclInProgress) {
       status = common::NcclResultToStatus(result, comm_, "ncclCommSplit");
-    } else if (child == nullptr) {
-      status = absl::InternalError("ncclCommSplit returned no communicator");
-    } else {
-      init_comm_ = comm_;
-      comm_ = child;
     }
   }
   if (!status.ok()) return Fail(status);
-  const std::string timeout = absl::StrCat("splitting the data communicator timed out (", Where(), ")");
-  status = WaitCommReady(Wait{deadline, "ncclCommSplit", timeout}, kSlowPollInterval);
+  const std::string timeout =
+      absl::StrCat("splitting the data communicator timed out (", Where(), ")");
+  const Wait wait{deadline, "ncclCommSplit", timeout};
+  // Split off a nonblocking parent runs as the parent's background job,
+  // which writes `child` when done: wait on the parent first.
+  if (result == ncclInProgress || child == nullptr) {
+    status = WaitCommReady(wait, kSlowPollInterval);
+    if (!status.ok()) return Fail(status);
+  }
+  if (child == nullptr) {
+    // Not expected; keep going on the nonblocking communicator, slower for
+    // small sizes but correct.
+    spdlog::warn("nccl communicator rank={}: ncclCommSplit gave no communicator; the "
+                 "collectives run on the nonblocking one", rank_);
+    return absl::OkStatus();
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    if (aborted_) {
+      (void)ncclCommAbort(child);
+      return AbortedErrorLocked();
+    }
+    init_comm_ = comm_;
+    comm_ = child;
+  }
+  status = WaitCommReady(wait, kSlowPollInterval);
   if (!status.ok()) return Fail(status);
   // The init communicator is no longer needed; its resources are its own
   // (splitShare = 0). Finalize is nonblocking on it, so it is polled.
@@ -161,9 +181,9 @@ absl::Status NcclCommunicator::SplitBlockingDataComm(absl::Time deadline) {
     absl::MutexLock lock(&mu_);
     parent = init_comm_;
   }
-  ncclResult_t result = ncclCommFinalize(parent);
-  ncclResult_t state = result;
-  while (result == ncclSuccess || result == ncclInProgress) {
+  const ncclResult_t finalized = ncclCommFinalize(parent);
+  ncclResult_t state = finalized;
+  while (finalized == ncclSuccess || finalized == ncclInProgress) {
     state = AsyncState(parent);
     if (state != ncclInProgress || absl::Now() >= deadline) break;
     absl::SleepFor(kSlowPollInterval);
