@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "common/status/cuda_status.h"
 #include "common/status/status_macros.h"
@@ -171,6 +172,7 @@ absl::Status NcclCommunicator::SplitBlockingDataComm(absl::Time deadline) {
     }
     init_comm_ = comm_;
     comm_ = child;
+    blocking_data_comm_ = true;
   }
   status = WaitCommReady(wait, kSlowPollInterval);
   if (!status.ok()) return Fail(status);
@@ -224,6 +226,10 @@ NcclCommunicator::~NcclCommunicator() {
 }
 
 void NcclCommunicator::FinalizeAndDestroy() {
+  if (blocking_data_comm_) {
+    FinalizeBlockingWithDeadline();
+    return;
+  }
   // ncclCommFinalize flushes outstanding work; nonblocking, so it is polled
   // like init. If it fails or wedges, abort instead of destroying.
   const Wait wait = OpWait("ncclCommFinalize", op_timeout_);
@@ -245,6 +251,41 @@ void NcclCommunicator::FinalizeAndDestroy() {
                  common::NcclResultToStatus(destroyed, nullptr, "ncclCommDestroy").ToString());
   }
   comm_ = nullptr;
+}
+
+void NcclCommunicator::FinalizeBlockingWithDeadline() {
+  // On the blocking data communicator ncclCommFinalize blocks until NCCL has
+  // flushed everything, which needs the peers: after a peer's failure it can
+  // wait forever. So it runs on a helper thread with the op deadline; past
+  // it the helper is left behind (the worker exits right after teardown)
+  // rather than the owner hanging.
+  ncclComm_t comm = nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    if (aborted_ || comm_ == nullptr) return;
+    comm = comm_;
+    comm_ = nullptr;
+    aborted_ = true;  // nothing may use the communicator any more
+    abort_reason_ = "the communicator was destroyed";
+  }
+  auto done = std::make_shared<absl::Notification>();
+  const int device = device_;
+  std::thread finalizer([comm, done, device] {
+    (void)cudaSetDevice(device);
+    if (ncclCommFinalize(comm) == ncclSuccess) {
+      (void)ncclCommDestroy(comm);
+    } else {
+      (void)ncclCommAbort(comm);
+    }
+    done->Notify();
+  });
+  if (done->WaitForNotificationWithTimeout(op_timeout_)) {
+    finalizer.join();
+  } else {
+    spdlog::warn("nccl communicator rank={}: finalize did not complete within {}; left behind",
+                 rank_, absl::FormatDuration(op_timeout_));
+    finalizer.detach();
+  }
 }
 
 bool NcclCommunicator::DrainStream() {

@@ -147,6 +147,7 @@ class NcclCommunicator final : public Communicator {
   absl::Status SyncStream(const Wait& wait);
 
   void FinalizeAndDestroy() ABSL_LOCKS_EXCLUDED(mu_);
+  void FinalizeBlockingWithDeadline() ABSL_LOCKS_EXCLUDED(mu_);
   bool DrainStream();
   void FreeResources();
 
@@ -161,6 +162,9 @@ class NcclCommunicator final : public Communicator {
   const bool cuda_graph_;
   const int compute_capability_;
   const int nccl_version_;
+  // True once the collectives run on the blocking communicator split off
+  // the nonblocking one (set in Init, read by the destructor).
+  bool blocking_data_comm_ = false;
 
   // Owned by the communicator's thread.
   cudaStream_t stream_ = nullptr;
