@@ -37,15 +37,8 @@ common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunc
                             absl::ToInt64Milliseconds(config.worker_heartbeat_period)),
                absl::StrCat("--init-timeout-ms=", launch.init_timeout_ms()),
                absl::StrCat("--op-timeout-ms=", launch.op_timeout_ms())};
-  if (rank.device_index() >= 0) {
-    // The coordinator's device index is the slot; the agent knows which
-    // physical GPU the slot is.
-    const int slot = rank.device_index();
-    const int device = slot < static_cast<int>(config.gpu_indices.size())
-                           ? config.gpu_indices[slot]
-                           : slot;
-    spec.argv.push_back(absl::StrCat("--cuda-device=", device));
-  }
+  // The coordinator names the physical GPU (from this agent's inventory).
+  if (rank.device_index() >= 0) spec.argv.push_back(absl::StrCat("--cuda-device=", rank.device_index()));
   if (!config.bootstrap_interface.empty()) {
     spec.argv.push_back(absl::StrCat("--bootstrap-interface=", config.bootstrap_interface));
   }

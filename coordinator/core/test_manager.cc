@@ -100,6 +100,12 @@ absl::StatusOr<std::string> TestManager::StartTest(const v1::TestSpec& request,
             " GPUs; NCCL allows one rank per GPU and the test asks for ", per_node, " per node"));
       }
     }
+    // Slot i runs on the node's i-th GPU as the agent reported it, so the
+    // report names the physical GPU (an agent may own only some of them).
+    for (v1::RankAssignment& rank : *ranks) {
+      const v1::NodeInventory& inventory = inventories[rank.node_index()];
+      rank.set_device_index(inventory.gpus(rank.local_rank()).index());
+    }
   }
   if (spec.root_rank() >= world_size) {
     return absl::InvalidArgumentError(

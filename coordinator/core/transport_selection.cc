@@ -50,6 +50,18 @@ absl::StatusOr<v1::Transport> SelectTransport(v1::Transport requested,
 }
 
 absl::Status CheckSupported(v1::Transport transport, const v1::TestSpec& spec) {
+  if (transport == v1::TRANSPORT_NCCL) {
+    const bool fp8 = spec.data_type() == v1::DATA_TYPE_FP8_E4M3 ||
+                     spec.data_type() == v1::DATA_TYPE_FP8_E5M2;
+    const bool reducing = spec.collective() == v1::COLLECTIVE_ALL_REDUCE ||
+                          spec.collective() == v1::COLLECTIVE_REDUCE ||
+                          spec.collective() == v1::COLLECTIVE_REDUCE_SCATTER;
+    if (fp8 && reducing && spec.reduce_op() == v1::REDUCE_OP_AVG) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "reduce_op: NCCL has no avg for ", spec::DisplayName(spec.data_type())));
+    }
+    return absl::OkStatus();
+  }
   if (transport != v1::TRANSPORT_GLOO) return absl::OkStatus();
   if (spec.cuda_graph()) {
     return absl::InvalidArgumentError("cuda_graph: needs the nccl transport (GPU nodes)");

@@ -123,7 +123,7 @@ for phase in "$@"; do
       kill -"$sig" "$victim"
       wait $run; rc=$?
       t1=$(date +%s.%N)
-      log "fault SIG$sig rank $((gpus - 1)) pid $victim: ebctl rc=$rc after $(echo "$t1 - $t0" | bc) s"
+      log "fault SIG$sig rank $((gpus - 1)) pid $victim: ebctl rc=$rc after $(awk "BEGIN {print $t1 - $t0}") s"
       sleep 1
       { echo "== after SIG$sig"; pgrep -fa eb-worker; nvidia-smi --query-compute-apps=pid,used_memory --format=csv; } \
         >>"$out/fault_after.txt" 2>&1

@@ -4,6 +4,7 @@
 #include <nccl.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
@@ -373,6 +374,12 @@ absl::Status NcclCommunicator::Fail(absl::Status status) {
 }
 
 absl::Status NcclCommunicator::CheckCall(const CollectiveCall& call) const {
+  if ((call.type == DataType::kFp8E4M3 || call.type == DataType::kFp8E5M2) &&
+      IsReducing(call.collective) && call.op == ReduceOp::kAvg) {
+    // NCCL answers ncclInvalidArgument (seen with 2.28.3 on H200).
+    return absl::UnimplementedError(
+        absl::StrCat("reduce_op: NCCL has no avg for ", Name(call.type)));
+  }
   if (IsRooted(call.collective) && (call.root < 0 || call.root >= world_size_)) {
     return absl::InvalidArgumentError(
         absl::StrCat("root: ", call.root, " is outside [0, ", world_size_, ")"));
@@ -455,6 +462,14 @@ absl::StatusOr<std::unique_ptr<Communicator>> CreateNcclCommunicator(const NcclO
       common::CudaErrorToStatus(cudaSetDevice(options.cuda_device),
                                 absl::StrCat("cudaSetDevice(", options.cuda_device, ")")));
   EB_ASSIGN_OR_RETURN(int nccl_version, NcclRuntimeVersion());
+  // Connect every peer during init, which has a deadline and can be
+  // aborted, rather than lazily inside the first collective: on the blocking
+  // data communicator a lazy connect to a peer that never calls would block
+  // the caller with no deadline, and CUDA-graph capture cannot connect peers
+  // (NCCL: "operation not permitted when stream is capturing"). It also keeps
+  // connection set-up out of the first timed call. An operator's own
+  // setting wins.
+  setenv("NCCL_RUNTIME_CONNECT", "0", /*overwrite=*/0);
   auto comm = std::make_unique<nccl_internal::NcclCommunicator>(options, device, nccl_version);
   EB_RETURN_IF_ERROR(comm->Init(store, deadline));
   return std::unique_ptr<Communicator>(std::move(comm));
