@@ -150,6 +150,7 @@ inline std::vector<absl::Status> RunNcclRanks(
     const std::function<void(NcclOptions&)>& tweak = nullptr) {
   eb::testing::InMemoryRendezvousStore store;
   std::vector<absl::Status> results(world_size);
+  std::latch created(world_size);
   std::latch done(world_size);
   std::vector<std::thread> threads;
   for (int rank = 0; rank < world_size; ++rank) {
@@ -157,6 +158,12 @@ inline std::vector<absl::Status> RunNcclRanks(
       NcclOptions options = TestOptions(rank, world_size, rank);
       if (tweak) tweak(options);
       absl::StatusOr<std::unique_ptr<Communicator>> comm = CreateNcclCommunicator(options, store);
+      // Ranks sharing one process start collectives only once every rank's
+      // communicator is up: a rank inside a blocking collective was seen
+      // (H200 x2, NCCL 2.28.3) to hold up a peer thread's communicator set-up
+      // in the same process until the collective timed out. One rank per
+      // process, as eb-worker runs, does not have this coupling.
+      created.arrive_and_wait();
       results[rank] = comm.ok() ? fn(**comm) : comm.status();
       done.arrive_and_wait();
     });
