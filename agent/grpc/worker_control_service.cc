@@ -63,53 +63,54 @@ grpc::ServerUnaryReactor* WorkerControlService::ReportWorkerEvent(
   return reactor;
 }
 
-grpc::ServerUnaryReactor* WorkerControlService::RendezvousSet(
-    grpc::CallbackServerContext* context, const v1::WorkerRendezvousSetRequest* request,
-    v1::RendezvousSetReply* reply) {
+// Checks the worker's token, then forwards `inner` to the coordinator with
+// `start_call(context, request, reply, done)` and finishes the worker's call
+// with the coordinator's answer.
+template <typename Outer, typename Inner, typename Reply, typename StartCall>
+grpc::ServerUnaryReactor* RelayToCoordinator(grpc::CallbackServerContext* context,
+                                             common::Executor& executor,
+                                             WorkerSupervisor& supervisor, const Outer* outer,
+                                             Reply* reply, absl::Duration timeout,
+                                             StartCall start_call) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  executor_.Post([this, reactor, request, reply] {
-    absl::Status allowed =
-        supervisor_.CheckToken(request->worker_token(), request->request().test_id());
+  executor.Post([&supervisor, reactor, outer, reply, timeout, start_call] {
+    absl::Status allowed = supervisor.CheckToken(outer->worker_token(), outer->request().test_id());
     if (!allowed.ok()) {
       reactor->Finish(common::ToGrpcStatus(allowed));
       return;
     }
-    auto* call = new RelayedCall<v1::RendezvousSetRequest, v1::RendezvousSetReply>();
-    call->request = request->request();
-    common::SetTimeout(call->context, absl::Seconds(30));
-    coordinator_->async()->RendezvousSet(&call->context, &call->request, &call->reply,
-                                         [call, reactor, reply](grpc::Status status) {
-                                           *reply = call->reply;
-                                           delete call;
-                                           reactor->Finish(status);
-                                         });
+    auto* call = new RelayedCall<Inner, Reply>();
+    call->request = outer->request();
+    common::SetTimeout(call->context, timeout);
+    start_call(&call->context, &call->request, &call->reply,
+               [call, reactor, reply](grpc::Status status) {
+                 *reply = std::move(call->reply);
+                 delete call;
+                 reactor->Finish(status);
+               });
   });
   return reactor;
+}
+
+grpc::ServerUnaryReactor* WorkerControlService::RendezvousSet(
+    grpc::CallbackServerContext* context, const v1::WorkerRendezvousSetRequest* request,
+    v1::RendezvousSetReply* reply) {
+  return RelayToCoordinator<v1::WorkerRendezvousSetRequest, v1::RendezvousSetRequest>(
+      context, executor_, supervisor_, request, reply, absl::Seconds(30),
+      [this](auto* ctx, auto* req, auto* rep, auto done) {
+        coordinator_->async()->RendezvousSet(ctx, req, rep, std::move(done));
+      });
 }
 
 grpc::ServerUnaryReactor* WorkerControlService::RendezvousWait(
     grpc::CallbackServerContext* context, const v1::WorkerRendezvousWaitRequest* request,
     v1::RendezvousWaitReply* reply) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  executor_.Post([this, reactor, request, reply] {
-    absl::Status allowed =
-        supervisor_.CheckToken(request->worker_token(), request->request().test_id());
-    if (!allowed.ok()) {
-      reactor->Finish(common::ToGrpcStatus(allowed));
-      return;
-    }
-    auto* call = new RelayedCall<v1::RendezvousWaitRequest, v1::RendezvousWaitReply>();
-    call->request = request->request();
-    common::SetTimeout(call->context,
-                       absl::Milliseconds(call->request.timeout_ms()) + kRelayMargin);
-    coordinator_->async()->RendezvousWait(&call->context, &call->request, &call->reply,
-                                          [call, reactor, reply](grpc::Status status) {
-                                            *reply = std::move(call->reply);
-                                            delete call;
-                                            reactor->Finish(status);
-                                          });
-  });
-  return reactor;
+  return RelayToCoordinator<v1::WorkerRendezvousWaitRequest, v1::RendezvousWaitRequest>(
+      context, executor_, supervisor_, request, reply,
+      absl::Milliseconds(request->request().timeout_ms()) + kRelayMargin,
+      [this](auto* ctx, auto* req, auto* rep, auto done) {
+        coordinator_->async()->RendezvousWait(ctx, req, rep, std::move(done));
+      });
 }
 
 }  // namespace eb::agent

@@ -11,6 +11,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libspdlog-dev libgloo-dev libgtest-dev libgmock-dev
   nlohmann-json3-dev libcli11-dev
+  libtomlplusplus-dev libcpp-httplib-dev libsystemd-dev libsqlite3-dev systemd
   iproute2 procps
 )
 if [[ "${1:-}" == "--bench" ]]; then
