@@ -38,6 +38,8 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(const AgentConfi
   auto launcher = common::PosixProcessLauncher::Create();
   if (!launcher.ok()) return launcher.status();
   agent->launcher_ = *std::move(launcher);
+  agent->metered_launcher_ =
+      std::make_unique<MeteredProcessLauncher>(*agent->launcher_, agent->metrics_);
 
   std::error_code error;
   std::filesystem::create_directories(config.run_dir, error);
@@ -65,6 +67,9 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(const AgentConfi
     self->loop_.Post([self, command] { self->OnCommand(command); });
   };
   callbacks.on_disconnected = [self](const absl::Status& status) {
+    (void)self->notifier_.NotifyStatus(
+        absl::StrCat("lost the coordinator ", self->config_.coordinator_address, " (",
+                     status.message(), "); reconnecting"));
     self->loop_.Post([self, status] {
       ++self->session_generation_;
       // Without the coordinator no test can complete or be reported: stop
@@ -74,12 +79,15 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(const AgentConfi
   };
   agent->session_ = std::make_unique<CoordinatorSession>(
       coordinator_channel, std::move(callbacks), config.reconnect_initial, config.reconnect_max);
+  agent->metered_sink_ =
+      std::make_unique<MeteredCoordinatorSink>(*agent->session_, agent->metrics_);
 
   SupervisorEnvironment environment{static_cast<int>(getpid()), socket_target,
                                     std::move(agent_env), RandomToken};
   agent->supervisor_ = std::make_unique<WorkerSupervisor>(config, std::move(environment),
                                                           common::RealClock::Get(), agent->loop_,
-                                                          *agent->launcher_, *agent->session_);
+                                                          *agent->metered_launcher_,
+                                                          *agent->metered_sink_);
   agent->worker_service_ = std::make_unique<WorkerControlService>(
       agent->loop_, *agent->supervisor_, coordinator_channel);
   common::RpcServerOptions options;
@@ -88,6 +96,23 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(const AgentConfi
   auto server = common::RpcServer::Start(options);
   if (!server.ok()) return server.status();
   agent->worker_server_ = *std::move(server);
+  if (!config.metrics_listen.empty()) {
+    common::MetricsHttpServerOptions metrics_options;
+    metrics_options.listen_address = config.metrics_listen;
+    // The supervisor is executor state: refresh the gauges on the loop.
+    metrics_options.refresh = common::RefreshOnExecutor(self->loop_, [self] {
+      self->metrics_.Update(*self->supervisor_, self->session_->connected());
+    });
+    auto metrics_server =
+        common::MetricsHttpServer::Start(self->metrics_registry_, std::move(metrics_options));
+    if (!metrics_server.ok()) return metrics_server.status();
+    self->metrics_server_ = *std::move(metrics_server);
+  }
+  self->watchdog_ = std::make_unique<common::WatchdogPinger>(self->notifier_, self->loop_,
+                                                             config.watchdog_timeout);
+  self->watchdog_->Start();
+  (void)self->notifier_.NotifyStatus(
+      absl::StrCat("registering with the coordinator ", config.coordinator_address));
   agent->session_->Start();
   return agent;
 }
@@ -95,6 +120,14 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(const AgentConfi
 AgentServer::~AgentServer() { Shutdown(); }
 
 void AgentServer::OnConnected(absl::Duration heartbeat_period) {
+  // READY=1 the first time (the unit is started once the agent can take
+  // tests); a STATUS update after each reconnect.
+  std::string status = absl::StrCat("registered with ", config_.coordinator_address, " as ",
+                                    config_.node_name);
+  if (metrics_server_) absl::StrAppend(&status, "; metrics on port ", metrics_server_->port());
+  if (absl::Status notified = notifier_.NotifyReady(status); !notified.ok()) {
+    spdlog::warn("systemd: {}", notified.ToString());
+  }
   heartbeat_period_ = heartbeat_period;
   heartbeat_sequence_ = 0;
   const uint64_t generation = ++session_generation_;
@@ -137,6 +170,10 @@ void AgentServer::OnCommand(const v1::CoordinatorMessage& command) {
 void AgentServer::Shutdown() {
   if (shutdown_started_) return;
   shutdown_started_ = true;
+  (void)notifier_.NotifyStopping("stopping the workers and shutting down");
+  if (watchdog_) watchdog_->Stop();
+  // Before the loop stops: scrapes post refreshes onto the loop.
+  if (metrics_server_) metrics_server_->Stop();
   if (supervisor_ == nullptr || session_ == nullptr) {
     // Start failed part-way: nothing was launched.
     if (session_) session_->Stop();

@@ -11,7 +11,12 @@
 #include "agent/core/worker_supervisor.h"
 #include "agent/grpc/coordinator_session.h"
 #include "agent/grpc/worker_control_service.h"
+#include "agent/metrics/agent_metrics.h"
 #include "common/exec/event_loop.h"
+#include "common/metrics/metrics_http_server.h"
+#include "common/metrics/metrics_registry.h"
+#include "common/systemd/systemd_notifier.h"
+#include "common/systemd/watchdog_pinger.h"
 #include "common/process/process_launcher.h"
 #include "common/rpc/server.h"
 
@@ -19,8 +24,10 @@ namespace eb::agent {
 
 class AgentServer {
  public:
-  // Starts serving workers and dialling the coordinator. UNAVAILABLE when
-  // the socket cannot be bound; INTERNAL when the reaper cannot start.
+  // Starts serving workers (and /metrics when config.metrics_listen is set)
+  // and dialling the coordinator; systemd gets READY=1 once the agent is
+  // registered. UNAVAILABLE when the socket or the metrics address cannot be
+  // bound; INTERNAL when the reaper cannot start.
   static absl::StatusOr<std::unique_ptr<AgentServer>> Start(const AgentConfig& config,
                                                             std::vector<std::string> agent_env);
   ~AgentServer();
@@ -29,6 +36,9 @@ class AgentServer {
   // margin for them to be reaped), ends the session, stops serving.
   void Shutdown();
 
+  // Port of the /metrics endpoint, or 0 when there is none.
+  int metrics_port() const { return metrics_server_ ? metrics_server_->port() : 0; }
+
  private:
   explicit AgentServer(const AgentConfig& config);
   void OnConnected(absl::Duration heartbeat_period);
@@ -36,12 +46,20 @@ class AgentServer {
   void OnCommand(const ebnccl::v1::CoordinatorMessage& command);
 
   const AgentConfig config_;
+  common::SystemdNotifier notifier_;
+  common::MetricsRegistry metrics_registry_;
+  AgentMetrics metrics_{metrics_registry_};
   common::EventLoop loop_;
   std::unique_ptr<common::ProcessLauncher> launcher_;
+  // Count spawns and reported failures on their way (metrics).
+  std::unique_ptr<MeteredProcessLauncher> metered_launcher_;
   std::unique_ptr<CoordinatorSession> session_;
+  std::unique_ptr<MeteredCoordinatorSink> metered_sink_;
   std::unique_ptr<WorkerSupervisor> supervisor_;
   std::unique_ptr<WorkerControlService> worker_service_;
   std::unique_ptr<common::RpcServer> worker_server_;
+  std::unique_ptr<common::MetricsHttpServer> metrics_server_;
+  std::unique_ptr<common::WatchdogPinger> watchdog_;
   // Executor state: a new generation per connection ends the old heartbeat
   // chain.
   uint64_t session_generation_ = 0;

@@ -52,6 +52,11 @@ struct AgentConfig {
   absl::Duration worker_heartbeat_period = absl::Seconds(1);
   // A registered worker silent for this long is killed as hung.
   absl::Duration worker_hang_timeout = absl::Seconds(30);
+  // "host:port" of the Prometheus /metrics endpoint (port 0 = any); "" = none.
+  std::string metrics_listen;
+  // systemd's WatchdogSec (from WATCHDOG_USEC, read in main); zero = no
+  // watchdog pings.
+  absl::Duration watchdog_timeout = absl::ZeroDuration();
   // Reconnect backoff towards the coordinator.
   absl::Duration reconnect_initial = absl::Milliseconds(100);
   absl::Duration reconnect_max = absl::Seconds(5);

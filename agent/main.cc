@@ -15,7 +15,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "agent/agent_server.h"
+#include "agent/config_file.h"
+#include "agent/core/config_check.h"
 #include "agent/core/fabric_config.h"
+#include "agent/startup.h"
+#include "common/config/given_flags.h"
 #include "agent/core/gpu_discovery.h"
 #include "agent/core/inventory.h"
 #include "agent/core/nccl_library.h"
@@ -24,6 +28,7 @@
 #include "common/net/interfaces.h"
 #include "common/process/signals.h"
 #include "common/process/subreaper.h"
+#include "common/systemd/watchdog_pinger.h"
 #include "common/version/version.h"
 #include "spdlog/spdlog.h"
 
@@ -31,49 +36,46 @@ extern char** environ;
 
 namespace {
 
-constexpr int kDefaultCoordinatorPort = 29470;
 constexpr int kExitUsage = 2;
-
-std::string Hostname() {
-  char name[256] = {};
-  gethostname(name, sizeof(name) - 1);
-  return name;
-}
-
-std::string DefaultWorkerBinary() {
-  std::error_code error;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
-  return error ? "eb-worker" : (self.parent_path() / "eb-worker").string();
-}
-
-std::string DefaultRunDir(const std::string& node_name) {
-  const std::string base = geteuid() == 0 ? "/run/ebnccl" : absl::StrCat("/tmp/ebnccl-", geteuid());
-  return absl::StrCat(base, "/", node_name);
-}
 
 int UsageError(const std::string& message) {
   std::fprintf(stderr, "eb-agent: %s\n", message.c_str());
   return kExitUsage;
 }
 
+// --check-config: the effective configuration, then each check against this
+// host; 0 when all pass.
+int CheckConfig(const eb::agent::AgentSettings& settings) {
+  std::fputs(eb::agent::FormatEffectiveConfig(settings).c_str(), stdout);
+  eb::agent::RealHostProbe probe;
+  const auto results = eb::agent::CheckAgentConfig(settings.config, probe);
+  for (const auto& result : results) std::printf("%s\n", eb::agent::FormatCheckResult(result).c_str());
+  return eb::agent::AllChecksPassed(results) ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   eb::common::BlockShutdownSignals();
-  eb::agent::AgentConfig config;
-  std::string log_level = "info";
-  std::string log_file;
-  int workers = 0;
+  eb::agent::AgentSettings settings;
+  eb::agent::AgentConfig& config = settings.config;
+  std::string config_path = eb::agent::kDefaultConfigPath;
+  bool check_config = false;
+  std::string ib_hca;
   int64_t grace_ms = absl::ToInt64Milliseconds(config.worker_grace);
   int64_t hang_ms = absl::ToInt64Milliseconds(config.worker_hang_timeout);
   int64_t worker_heartbeat_ms = absl::ToInt64Milliseconds(config.worker_heartbeat_period);
 
   CLI::App app{"eb-agent: the ebnccl node service (spawns one worker per GPU for each test)"};
   app.set_version_flag("--version", std::string(eb::kVersion));
+  app.add_option("--config", config_path, "TOML config file (flags override it)")
+      ->capture_default_str();
+  app.add_flag("--check-config", check_config,
+               "Print the effective configuration, check it against this host, exit 0 or 1");
   app.add_option("--coordinator", config.coordinator_address,
-                 "Coordinator address HOST[:PORT] (default port 29470)")->required();
+                 "Coordinator address HOST[:PORT] (default port 29470)");
   app.add_option("--node-name", config.node_name, "Unique name of this node (default: host name)");
-  app.add_option("--workers", workers,
+  app.add_option("--workers", settings.workers,
                  "Worker slots (ranks per test) on this node (default: the GPU count, or 1)")
       ->check(CLI::Range(1, 1024));
   app.add_option("--bootstrap-interface", config.bootstrap_interface,
@@ -82,7 +84,6 @@ int main(int argc, char** argv) {
                  "Local address the workers bind when no interface is given, e.g. 10.0.0.2");
   app.add_option("--transport", config.transport, "Transports offered: auto, gloo or nccl")
       ->check(CLI::IsMember({"auto", "gloo", "nccl"}))->capture_default_str();
-  std::string ib_hca;
   app.add_option("--ib-hca", ib_hca,
                  "HCA[:PORT] list NCCL may use, e.g. mlx5_100,mlx5_101 (written to NCCL_IB_HCA in "
                  "exact-match '=' form; checked against /sys/class/infiniband)");
@@ -105,66 +106,52 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--worker-heartbeat-ms", worker_heartbeat_ms, "Worker heartbeat period")
       ->capture_default_str()->check(CLI::PositiveNumber);
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();
-  app.add_option("--log-file", log_file, "Also write the log to this file");
+  app.add_option("--metrics-listen", config.metrics_listen,
+                 "Serve Prometheus metrics on HOST:PORT (/metrics; port 0 = any); empty = off");
+  app.add_option("--log-level", settings.log_level, "trace, debug, info, warn, error")->capture_default_str();
+  app.add_option("--log-file", settings.log_file, "Also write the log to this file");
   CLI11_PARSE(app, argc, argv);
 
-  if (auto status = eb::common::InitLogging({"eb-agent", log_level, log_file}); !status.ok()) {
+  // Precedence: flag > file > default. Flags bound to config fields are
+  // already set; the file fills the rest.
+  const std::set<std::string> given = eb::common::GivenFlags(app);
+  if (auto status = eb::agent::ApplyAgentConfigFile(config_path, given.contains("--config"),
+                                                     given, &settings);
+      !status.ok()) {
     return UsageError(std::string(status.message()));
   }
-  auto coordinator =
-      eb::common::ParseHostPort(config.coordinator_address, kDefaultCoordinatorPort, "--coordinator");
-  if (!coordinator.ok()) return UsageError(std::string(coordinator.status().message()));
-  config.coordinator_address = coordinator->ToString();
-  if (config.node_name.empty()) config.node_name = Hostname();
-  for (const std::string& entry : config.worker_env) {
-    if (entry.find('=') == std::string::npos || entry.front() == '=') {
-      return UsageError(absl::StrCat("--worker-env: '", entry, "' is not KEY=VALUE"));
-    }
+  if (given.contains("--worker-grace-ms")) config.worker_grace = absl::Milliseconds(grace_ms);
+  if (given.contains("--worker-hang-timeout-ms")) {
+    config.worker_hang_timeout = absl::Milliseconds(hang_ms);
   }
-  if (!config.bootstrap_interface.empty()) {
-    // A configured interface that is missing or down is an error, not a
-    // silent fallback to another NIC.
-    auto address = eb::common::InterfaceAddress(config.bootstrap_interface);
-    if (!address.ok()) {
-      return UsageError(absl::StrCat("--bootstrap-interface: ", address.status().message()));
-    }
+  if (given.contains("--worker-heartbeat-ms")) {
+    config.worker_heartbeat_period = absl::Milliseconds(worker_heartbeat_ms);
   }
-  if (!ib_hca.empty()) {
+  if (given.contains("--ib-hca")) {
     auto hcas = eb::agent::ParseHcaList(ib_hca);
     if (!hcas.ok()) return UsageError(std::string(hcas.status().message()));
     config.ib_hcas = *std::move(hcas);
-    // A configured HCA that does not exist is an error, not a silent
-    // fallback to TCP.
-    auto checked = eb::agent::CheckHcas(config.ib_hcas, config.sysfs_infiniband);
-    if (!checked.ok()) return UsageError(std::string(checked.status().message()));
-    for (const std::string& warning : eb::agent::HcaWarnings(*checked)) {
-      spdlog::warn("{}", warning);
-    }
-    for (const auto& hca : *checked) {
-      spdlog::info("HCA {} port {}: {} {} {} Gb/s", hca.name(), hca.port(), hca.state(),
-                   hca.link_layer(), hca.rate_gbps());
-    }
   }
-  const size_t host_gpus = eb::agent::DiscoverGpus().size();
-  for (int index : config.gpu_indices) {
-    if (index >= static_cast<int>(host_gpus)) {
-      return UsageError(absl::StrCat("--gpus: GPU ", index, " does not exist (this host has ",
-                                     host_gpus, ")"));
-    }
+  if (auto status = eb::agent::ResolveAgentConfig(&settings); !status.ok()) {
+    return UsageError(std::string(status.message()));
   }
-  const std::vector<ebnccl::v1::GpuInfo> gpus = eb::agent::OwnedGpus(config.gpu_indices);
-  config.nccl_version = eb::agent::ProbeNcclVersion();
-  config.worker_slots = workers > 0 ? workers : std::max<int>(1, static_cast<int>(gpus.size()));
-  if (config.worker_binary.empty()) config.worker_binary = DefaultWorkerBinary();
-  if (access(config.worker_binary.c_str(), X_OK) != 0) {
-    return UsageError(absl::StrCat("--worker-binary: '", config.worker_binary,
-                                   "' is not an executable file"));
+  if (check_config) return CheckConfig(settings);
+
+  if (auto status = eb::common::InitLogging({"eb-agent", settings.log_level, settings.log_file});
+      !status.ok()) {
+    return UsageError(std::string(status.message()));
   }
-  if (config.run_dir.empty()) config.run_dir = DefaultRunDir(config.node_name);
-  config.worker_grace = absl::Milliseconds(grace_ms);
-  config.worker_hang_timeout = absl::Milliseconds(hang_ms);
-  config.worker_heartbeat_period = absl::Milliseconds(worker_heartbeat_ms);
+  // A configured interface or HCA that is missing is an error, not a silent
+  // fallback to another NIC or to TCP.
+  if (auto status = eb::agent::CheckHostForStart(config); !status.ok()) {
+    return UsageError(std::string(status.message()));
+  }
+  // systemd's WatchdogSec= reaches us as WATCHDOG_USEC (zero outside systemd).
+  if (auto watchdog = eb::common::SystemdWatchdogTimeout(); watchdog.ok()) {
+    config.watchdog_timeout = *watchdog;
+  } else {
+    spdlog::warn("systemd watchdog disabled: {}", watchdog.status().ToString());
+  }
 
   // Orphaned descendants of workers are re-parented to the agent and reaped
   // there instead of escaping to init.
@@ -179,6 +166,7 @@ int main(int argc, char** argv) {
     spdlog::error("cannot start: {}", agent.status().ToString());
     return 1;
   }
+  const std::vector<ebnccl::v1::GpuInfo> gpus = eb::agent::AgentGpus(config);
   if (!gpus.empty() && config.transport != "gloo" && !eb::agent::NcclUsable(config, gpus.size())) {
     spdlog::warn("this node has {} GPUs but will not offer NCCL (NCCL library '{}', {} slots; "
                  "NCCL allows one rank per GPU)", gpus.size(), config.nccl_version,
@@ -186,13 +174,14 @@ int main(int argc, char** argv) {
   }
   spdlog::info("eb-agent {} node={} coordinator={} slots={} gpus={} nccl={} transport={} "
                "bootstrap_interface={} bootstrap_address={} ib_hca={} ib_gid_index={} run_dir={} "
-               "worker={} worker_env=[{}]",
+               "worker={} worker_env=[{}] metrics_port={} watchdog_ms={}",
                eb::kVersion, config.node_name, config.coordinator_address, config.worker_slots,
                gpus.size(), config.nccl_version, config.transport, config.bootstrap_interface,
                config.bootstrap_address,
                config.ib_hcas.empty() ? "" : eb::agent::NcclIbHcaValue(config.ib_hcas),
                config.ib_gid_index, config.run_dir, config.worker_binary,
-               absl::StrJoin(config.worker_env, " "));
+               absl::StrJoin(config.worker_env, " "), (*agent)->metrics_port(),
+               absl::ToInt64Milliseconds(config.watchdog_timeout));
   const int signal_number = eb::common::WaitForShutdownSignal();
   spdlog::info("received SIG{}; stopping workers and shutting down", sigabbrev_np(signal_number));
   (*agent)->Shutdown();

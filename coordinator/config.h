@@ -25,8 +25,18 @@ struct CoordinatorConfig {
   // How long to wait for agents to confirm that a test's workers are gone
   // before the test is finalized anyway.
   absl::Duration stop_timeout = absl::Seconds(20);
-  // Finished tests kept in memory for GetTest/ListTests.
+  // Tests kept in the history for GetTest/ListTests (`ebctl jobs`, `ebctl
+  // show`); beyond it the oldest finished ones are dropped.
   int history_limit = 1000;
+  // SQLite file of the history, kept across restarts (its directory must
+  // exist: the package and the unit's StateDirectory= create it). "" keeps
+  // the history in memory only.
+  std::string history_path = "/var/lib/ebnccl/history.db";
+  // "host:port" of the Prometheus /metrics endpoint (port 0 = any); "" = none.
+  std::string metrics_listen;
+  // systemd's WatchdogSec (from WATCHDOG_USEC, read in main); zero = no
+  // watchdog pings.
+  absl::Duration watchdog_timeout = absl::ZeroDuration();
 };
 
 }  // namespace eb::coordinator

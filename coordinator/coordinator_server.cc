@@ -1,21 +1,76 @@
 #include "coordinator/coordinator_server.h"
 
+#include <filesystem>
+#include <system_error>
+
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "coordinator/history/in_memory_test_history.h"
+#include "coordinator/history/sqlite_test_history.h"
 #include "spdlog/spdlog.h"
 
 namespace eb::coordinator {
 
-CoordinatorServer::CoordinatorServer(const CoordinatorConfig& config)
+namespace {
+
+absl::StatusOr<std::unique_ptr<TestHistory>> OpenHistory(const CoordinatorConfig& config) {
+  std::unique_ptr<TestHistory> history;
+  if (config.history_path.empty()) {
+    history = std::make_unique<InMemoryTestHistory>(config.history_limit);
+  } else {
+    // Outside systemd (StateDirectory= creates it there), create the
+    // directory rather than make every first start fail.
+    std::error_code error;
+    const std::filesystem::path parent = std::filesystem::path(config.history_path).parent_path();
+    if (!parent.empty() && !std::filesystem::exists(parent, error)) {
+      std::filesystem::create_directories(parent, error);
+      if (error) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "--history-path: cannot create ", parent.string(), " for ", config.history_path, ": ",
+            error.message(), " (pass --history-path '' to keep the history in memory)"));
+      }
+      std::filesystem::permissions(parent, std::filesystem::perms(0750), error);
+    }
+    SqliteTestHistoryOptions options;
+    options.max_tests = config.history_limit;
+    absl::StatusOr<std::unique_ptr<SqliteTestHistory>> opened =
+        SqliteTestHistory::Open(config.history_path, options);
+    if (!opened.ok()) return opened.status();
+    history = *std::move(opened);
+  }
+  // Whatever is recorded as unfinished belonged to a previous coordinator
+  // process: no agent still runs it for us.
+  absl::StatusOr<int> interrupted = history->MarkInterrupted(
+      "the coordinator stopped while the test ran",
+      absl::ToUnixMillis(common::RealClock::Get().Now()));
+  if (!interrupted.ok()) return interrupted.status();
+  if (*interrupted > 0) {
+    spdlog::warn("history {}: {} test(s) left running by the previous coordinator are now "
+                 "interrupted", config.history_path.empty() ? "(memory)" : config.history_path,
+                 *interrupted);
+  }
+  return history;
+}
+
+}  // namespace
+
+CoordinatorServer::CoordinatorServer(const CoordinatorConfig& config,
+                                     std::unique_ptr<TestHistory> history)
     : config_(config),
       loop_("eb-coord-loop"),
       rendezvous_(loop_),
-      logs_(loop_, absl::Seconds(10)) {
+      logs_(loop_, absl::Seconds(10)),
+      history_(std::move(history)) {
   registry_ = std::make_unique<NodeRegistry>(common::RealClock::Get(), loop_, config_, nullptr);
   tests_ = std::make_unique<TestManager>(common::RealClock::Get(), loop_, *registry_, rendezvous_,
-                                         config_);
+                                         config_, *history_);
   registry_->set_on_lost([manager = tests_.get()](const std::string& node,
                                                   const std::string& reason) {
     manager->OnNodeLost(node, reason);
+  });
+  metrics_ = std::make_unique<CoordinatorMetrics>(metrics_registry_, common::RealClock::Get());
+  tests_->set_on_finished([metrics = metrics_.get()](const ebnccl::v1::TestReport& report) {
+    metrics->OnTestFinished(report);
   });
   control_service_ = std::make_unique<ControlService>(loop_, *tests_, *registry_, logs_);
   agent_service_ =
@@ -24,7 +79,10 @@ CoordinatorServer::CoordinatorServer(const CoordinatorConfig& config)
 
 absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
     const CoordinatorConfig& config) {
-  std::unique_ptr<CoordinatorServer> coordinator(new CoordinatorServer(config));
+  absl::StatusOr<std::unique_ptr<TestHistory>> history = OpenHistory(config);
+  if (!history.ok()) return history.status();
+  std::unique_ptr<CoordinatorServer> coordinator(
+      new CoordinatorServer(config, *std::move(history)));
   common::RpcServerOptions options;
   options.listen_address = config.listen_address;
   options.services = {coordinator->control_service_.get(), coordinator->agent_service_.get()};
@@ -32,6 +90,30 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   if (!server.ok()) return server.status();
   coordinator->server_ = *std::move(server);
   coordinator->loop_.Post([registry = coordinator->registry_.get()] { registry->Start(); });
+
+  CoordinatorServer* self = coordinator.get();
+  std::string status = absl::StrCat("serving on port ", self->server_->port());
+  if (!config.metrics_listen.empty()) {
+    common::MetricsHttpServerOptions metrics_options;
+    metrics_options.listen_address = config.metrics_listen;
+    // Gauges read executor-owned state: refresh them on the loop per scrape.
+    metrics_options.refresh = common::RefreshOnExecutor(self->loop_, [self] {
+      self->metrics_->Update(*self->registry_, *self->tests_);
+    });
+    auto metrics_server =
+        common::MetricsHttpServer::Start(self->metrics_registry_, std::move(metrics_options));
+    if (!metrics_server.ok()) return metrics_server.status();
+    self->metrics_server_ = *std::move(metrics_server);
+    absl::StrAppend(&status, "; metrics on port ", self->metrics_server_->port());
+  }
+  // Pings only while the loop runs its probes: a wedged loop gets the
+  // service restarted.
+  self->watchdog_ = std::make_unique<common::WatchdogPinger>(self->notifier_, self->loop_,
+                                                             config.watchdog_timeout);
+  self->watchdog_->Start();
+  if (absl::Status notified = self->notifier_.NotifyReady(status); !notified.ok()) {
+    spdlog::warn("systemd: {}", notified.ToString());
+  }
   return coordinator;
 }
 
@@ -40,6 +122,10 @@ CoordinatorServer::~CoordinatorServer() { Shutdown(); }
 void CoordinatorServer::Shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
+  (void)notifier_.NotifyStopping("shutting down");
+  if (watchdog_) watchdog_->Stop();
+  // Before the loop stops: its scrapes post refreshes onto the loop.
+  if (metrics_server_) metrics_server_->Stop();
   // Calls in flight finish or are cancelled; their reactors post to the
   // loop, which is still running.
   if (server_) server_->Shutdown(absl::Seconds(2));

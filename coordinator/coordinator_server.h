@@ -8,7 +8,11 @@
 
 #include "absl/status/statusor.h"
 #include "common/exec/event_loop.h"
+#include "common/metrics/metrics_http_server.h"
+#include "common/metrics/metrics_registry.h"
 #include "common/rpc/server.h"
+#include "common/systemd/systemd_notifier.h"
+#include "common/systemd/watchdog_pinger.h"
 #include "coordinator/config.h"
 #include "coordinator/core/log_requests.h"
 #include "coordinator/core/node_registry.h"
@@ -16,33 +20,49 @@
 #include "coordinator/core/test_manager.h"
 #include "coordinator/grpc/agent_service.h"
 #include "coordinator/grpc/control_service.h"
+#include "coordinator/history/test_history.h"
+#include "coordinator/metrics/coordinator_metrics.h"
 
 namespace eb::coordinator {
 
 class CoordinatorServer {
  public:
-  // Starts serving. UNAVAILABLE when the address cannot be bound.
+  // Opens the test history (config.history_path; "" = in memory) and marks
+  // the tests a previous process left running as interrupted, starts
+  // serving (gRPC, and /metrics when config.metrics_listen is set), then
+  // tells systemd READY=1 and starts the watchdog pings. The history's
+  // error (naming the file) when it cannot be opened; UNAVAILABLE when an
+  // address cannot be bound.
   static absl::StatusOr<std::unique_ptr<CoordinatorServer>> Start(const CoordinatorConfig& config);
   ~CoordinatorServer();
 
   // Port actually bound.
   int port() const { return server_->port(); }
+  // Port of the /metrics endpoint, or 0 when there is none.
+  int metrics_port() const { return metrics_server_ ? metrics_server_->port() : 0; }
   // Stops accepting calls and tears everything down (tests still running
   // are left to their agents, which stop them when the session drops).
   void Shutdown();
 
  private:
-  explicit CoordinatorServer(const CoordinatorConfig& config);
+  CoordinatorServer(const CoordinatorConfig& config, std::unique_ptr<TestHistory> history);
 
   const CoordinatorConfig config_;
+  common::SystemdNotifier notifier_;
+  common::MetricsRegistry metrics_registry_;
   common::EventLoop loop_;
   RendezvousKv rendezvous_;
   LogRequests logs_;
+  // Outlives tests_, which records into it.
+  std::unique_ptr<TestHistory> history_;
   std::unique_ptr<TestManager> tests_;
   std::unique_ptr<NodeRegistry> registry_;
   std::unique_ptr<ControlService> control_service_;
   std::unique_ptr<AgentServiceImpl> agent_service_;
   std::unique_ptr<common::RpcServer> server_;
+  std::unique_ptr<CoordinatorMetrics> metrics_;
+  std::unique_ptr<common::MetricsHttpServer> metrics_server_;
+  std::unique_ptr<common::WatchdogPinger> watchdog_;
   bool shut_down_ = false;
 };
 

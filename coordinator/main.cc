@@ -9,9 +9,12 @@
 #include <cstdlib>
 
 #include "CLI/CLI.hpp"
+#include "common/config/given_flags.h"
+#include "coordinator/config_file.h"
 #include "common/logging/logging.h"
 #include "common/net/address.h"
 #include "common/process/signals.h"
+#include "common/systemd/watchdog_pinger.h"
 #include "common/version/version.h"
 #include "coordinator/coordinator_server.h"
 #include "spdlog/spdlog.h"
@@ -19,15 +22,17 @@
 namespace {
 
 constexpr int kDefaultPort = 29470;
+// Port of /metrics when --metrics-listen names only a host.
+constexpr int kDefaultMetricsPort = 29471;
 
 }  // namespace
 
 int main(int argc, char** argv) {
   eb::common::BlockShutdownSignals();
-  eb::coordinator::CoordinatorConfig config;
-  std::string listen = "0.0.0.0:29470";
-  std::string log_level = "info";
-  std::string log_file;
+  eb::coordinator::CoordinatorSettings settings;
+  eb::coordinator::CoordinatorConfig& config = settings.config;
+  std::string config_path = eb::coordinator::kDefaultConfigPath;
+  std::string listen = config.listen_address;
   int64_t heartbeat_period_ms = absl::ToInt64Milliseconds(config.heartbeat_period);
   int64_t launch_timeout_ms = absl::ToInt64Milliseconds(config.default_launch_timeout);
   int64_t init_timeout_ms = absl::ToInt64Milliseconds(config.default_init_timeout);
@@ -37,6 +42,8 @@ int main(int argc, char** argv) {
 
   CLI::App app{"eb-coordinator: the ebnccl master (registers agents, runs tests)"};
   app.set_version_flag("--version", std::string(eb::kVersion));
+  app.add_option("--config", config_path, "TOML config file (flags override it)")
+      ->capture_default_str();
   app.add_option("--listen", listen, "Address to serve on, HOST:PORT (port 0 = any free port)")
       ->capture_default_str();
   app.add_option("--heartbeat-period-ms", heartbeat_period_ms,
@@ -53,28 +60,74 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--stop-timeout-ms", stop_timeout_ms, "How long to wait for agents to reap a test's workers")
       ->capture_default_str()->check(CLI::PositiveNumber);
-  app.add_option("--history-limit", config.history_limit, "Finished tests kept in memory")
+  app.add_option("--history-limit", config.history_limit,
+                 "Tests kept in the history (oldest finished ones dropped beyond it)")
       ->capture_default_str()->check(CLI::PositiveNumber);
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();
-  app.add_option("--log-file", log_file, "Also write the log to this file");
+  app.add_option("--metrics-listen", config.metrics_listen,
+                 "Serve Prometheus metrics on HOST:PORT (/metrics; port 0 = any); empty = off");
+  app.add_option("--history-path", settings.history_path,
+                 "SQLite file keeping the tests' history ('' = memory only)")
+      ->capture_default_str();
+  app.add_option("--log-level", settings.log_level, "trace, debug, info, warn, error")->capture_default_str();
+  app.add_option("--log-file", settings.log_file, "Also write the log to this file");
   CLI11_PARSE(app, argc, argv);
 
-  if (auto status = eb::common::InitLogging({"eb-coordinator", log_level, log_file}); !status.ok()) {
+  // Precedence: flag > file > default. Flags bound to config fields are
+  // already set; the file fills the rest; the *_ms flags are copied only
+  // when given, so that their defaults do not overwrite the file.
+  const std::set<std::string> given = eb::common::GivenFlags(app);
+  if (auto status = eb::coordinator::ApplyCoordinatorConfigFile(
+          config_path, given.contains("--config"), given, &settings);
+      !status.ok()) {
     std::fprintf(stderr, "eb-coordinator: %s\n", std::string(status.message()).c_str());
     return 2;
   }
-  auto address = eb::common::ParseHostPort(listen, kDefaultPort, "--listen", true);
+  if (given.contains("--listen")) config.listen_address = listen;
+  if (given.contains("--heartbeat-period-ms")) {
+    config.heartbeat_period = absl::Milliseconds(heartbeat_period_ms);
+  }
+  if (given.contains("--launch-timeout-ms")) {
+    config.default_launch_timeout = absl::Milliseconds(launch_timeout_ms);
+  }
+  if (given.contains("--init-timeout-ms")) {
+    config.default_init_timeout = absl::Milliseconds(init_timeout_ms);
+  }
+  if (given.contains("--step-timeout-ms")) {
+    config.default_step_timeout = absl::Milliseconds(step_timeout_ms);
+  }
+  if (given.contains("--default-timeout-ms")) {
+    config.default_test_timeout = absl::Milliseconds(test_timeout_ms);
+  }
+  if (given.contains("--stop-timeout-ms")) config.stop_timeout = absl::Milliseconds(stop_timeout_ms);
+  config.history_path = settings.history_path;
+
+  if (auto status =
+          eb::common::InitLogging({"eb-coordinator", settings.log_level, settings.log_file});
+      !status.ok()) {
+    std::fprintf(stderr, "eb-coordinator: %s\n", std::string(status.message()).c_str());
+    return 2;
+  }
+  auto address = eb::common::ParseHostPort(config.listen_address, kDefaultPort, "--listen", true);
   if (!address.ok()) {
     std::fprintf(stderr, "eb-coordinator: %s\n", std::string(address.status().message()).c_str());
     return 2;
   }
   config.listen_address = address->ToString();
-  config.heartbeat_period = absl::Milliseconds(heartbeat_period_ms);
-  config.default_launch_timeout = absl::Milliseconds(launch_timeout_ms);
-  config.default_init_timeout = absl::Milliseconds(init_timeout_ms);
-  config.default_step_timeout = absl::Milliseconds(step_timeout_ms);
-  config.default_test_timeout = absl::Milliseconds(test_timeout_ms);
-  config.stop_timeout = absl::Milliseconds(stop_timeout_ms);
+  if (!config.metrics_listen.empty()) {
+    auto metrics = eb::common::ParseHostPort(config.metrics_listen, kDefaultMetricsPort,
+                                             "--metrics-listen", true);
+    if (!metrics.ok()) {
+      std::fprintf(stderr, "eb-coordinator: %s\n", std::string(metrics.status().message()).c_str());
+      return 2;
+    }
+    config.metrics_listen = metrics->ToString();
+  }
+  // systemd's WatchdogSec= reaches us as WATCHDOG_USEC (zero outside systemd).
+  if (auto watchdog = eb::common::SystemdWatchdogTimeout(); watchdog.ok()) {
+    config.watchdog_timeout = *watchdog;
+  } else {
+    spdlog::warn("systemd watchdog disabled: {}", watchdog.status().ToString());
+  }
 
   auto server = eb::coordinator::CoordinatorServer::Start(config);
   if (!server.ok()) {
@@ -82,9 +135,15 @@ int main(int argc, char** argv) {
     return 1;
   }
   spdlog::info("eb-coordinator {} listening on {}:{} (heartbeat {} ms x {}, launch/init/step "
-               "timeouts {}/{}/{} ms)",
-               eb::kVersion, address->host, (*server)->port(), heartbeat_period_ms,
-               config.heartbeat_miss_limit, launch_timeout_ms, init_timeout_ms, step_timeout_ms);
+               "timeouts {}/{}/{} ms, metrics port {}, watchdog {} ms, history {} keeping {})",
+               eb::kVersion, address->host, (*server)->port(),
+               absl::ToInt64Milliseconds(config.heartbeat_period), config.heartbeat_miss_limit,
+               absl::ToInt64Milliseconds(config.default_launch_timeout),
+               absl::ToInt64Milliseconds(config.default_init_timeout),
+               absl::ToInt64Milliseconds(config.default_step_timeout),
+               (*server)->metrics_port(), absl::ToInt64Milliseconds(config.watchdog_timeout),
+               config.history_path.empty() ? "in memory" : config.history_path,
+               config.history_limit);
   const int signal_number = eb::common::WaitForShutdownSignal();
   spdlog::info("received {}; shutting down", sigabbrev_np(signal_number));
   (*server)->Shutdown();

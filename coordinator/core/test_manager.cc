@@ -1,5 +1,7 @@
 #include "coordinator/core/test_manager.h"
 
+#include <set>
+
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -14,13 +16,14 @@ namespace v1 = ebnccl::v1;
 
 TestManager::TestManager(common::Clock& clock, common::Executor& executor, NodeRegistry& registry,
                          RendezvousKv& rendezvous, const CoordinatorConfig& config,
-                         IdGenerator id_generator)
+                         TestHistory& history, IdGenerator id_generator)
     : clock_(clock),
       executor_(executor),
       registry_(registry),
       rendezvous_(rendezvous),
       config_(config),
-      id_generator_(std::move(id_generator)) {}
+      id_generator_(std::move(id_generator)),
+      history_(history) {}
 
 TestManager::~TestManager() = default;
 
@@ -29,6 +32,15 @@ std::string TestManager::NewTestId() {
   static absl::BitGen bitgen;
   return absl::StrCat("t-", absl::FormatTime("%Y%m%d-%H%M%S", clock_.Now(), absl::UTCTimeZone()),
                       "-", absl::StrFormat("%04x", absl::Uniform<uint32_t>(bitgen, 0, 0x10000)));
+}
+
+void TestManager::Record(const v1::TestReport& report) {
+  // A full disk or a broken file must not fail tests: they still run and
+  // stream their results; only `ebctl jobs`/`show` miss them later.
+  if (absl::Status status = history_.Save(report); !status.ok()) {
+    spdlog::error("test={} cannot be recorded in the history: {}", report.test_id(),
+                  status.ToString());
+  }
 }
 
 absl::StatusOr<std::vector<const NodeRecord*>> TestManager::SelectNodes(const v1::TestSpec& spec) {
@@ -120,7 +132,8 @@ absl::StatusOr<std::string> TestManager::StartTest(const v1::TestSpec& request,
   if (!sizes.ok()) return sizes.status();
 
   std::string test_id = NewTestId();
-  while (running_.contains(test_id)) test_id = NewTestId();
+  // Ids are unique across restarts too: a recorded test is never replaced.
+  while (running_.contains(test_id) || history_.Get(test_id).ok()) test_id = NewTestId();
   const TestRunTimeouts timeouts{absl::Milliseconds(spec.timeout_ms()),
                                  absl::Milliseconds(spec.launch_timeout_ms()),
                                  absl::Milliseconds(spec.init_timeout_ms()),
@@ -133,6 +146,10 @@ absl::StatusOr<std::string> TestManager::StartTest(const v1::TestSpec& request,
   TestRun* started = run.get();
   running_[test_id] = Running{std::move(run), std::move(observer)};
   started->Start();
+  // Recorded as LAUNCHING, so that a coordinator that dies now leaves a
+  // trace (marked interrupted at its next start). Start() may already have
+  // finished the run, which Finished() recorded.
+  if (running_.contains(test_id)) Record(started->report());
   return test_id;
 }
 
@@ -147,21 +164,39 @@ absl::Status TestManager::CancelTest(const std::string& test_id, const std::stri
 
 absl::StatusOr<v1::TestReport> TestManager::GetTest(const std::string& test_id) const {
   if (auto it = running_.find(test_id); it != running_.end()) return it->second.run->report();
-  for (const v1::TestReport& report : history_) {
-    if (report.test_id() == test_id) return report;
+  absl::StatusOr<v1::TestReport> report = history_.Get(test_id);
+  if (report.status().code() == absl::StatusCode::kNotFound) {
+    return absl::NotFoundError(absl::StrCat("test_id: no test '", test_id, "'"));
   }
-  return absl::NotFoundError(absl::StrCat("test_id: no test '", test_id, "'"));
+  return report;
 }
 
 std::vector<v1::TestReport> TestManager::ListTests(int limit) const {
+  absl::StatusOr<std::vector<v1::TestReport>> recorded = history_.List(limit);
+  if (!recorded.ok()) {
+    spdlog::error("cannot list the test history: {}", recorded.status().ToString());
+    recorded = std::vector<v1::TestReport>();
+  }
+  // Running tests are recorded as they start; show their live state. One
+  // whose start could not be recorded is added.
   std::vector<v1::TestReport> result;
-  for (const auto& [id, running] : running_) result.push_back(running.run->report());
-  for (auto it = history_.rbegin(); it != history_.rend(); ++it) result.push_back(*it);
+  std::set<std::string> listed;
+  for (v1::TestReport& report : *recorded) {
+    auto it = running_.find(report.test_id());
+    if (it != running_.end()) report = WithoutResults(it->second.run->report());
+    listed.insert(report.test_id());
+    result.push_back(std::move(report));
+  }
+  for (const auto& [id, running] : running_) {
+    if (!listed.contains(id)) result.push_back(WithoutResults(running.run->report()));
+  }
   std::stable_sort(result.begin(), result.end(), [](const auto& a, const auto& b) {
-    return a.start_time_unix_ms() > b.start_time_unix_ms();
+    if (a.start_time_unix_ms() != b.start_time_unix_ms()) {
+      return a.start_time_unix_ms() > b.start_time_unix_ms();
+    }
+    return a.test_id() > b.test_id();
   });
   if (limit > 0 && static_cast<int>(result.size()) > limit) result.resize(limit);
-  for (v1::TestReport& report : result) report.clear_results();
   return result;
 }
 
@@ -206,8 +241,8 @@ void TestManager::Finished(const std::string& test_id) {
   TestRun& run = *it->second.run;
   for (const std::string& node : run.nodes()) registry_.SetIdle(node, test_id);
   rendezvous_.Close(test_id, v1::TestState_Name(run.report().state()));
-  history_.push_back(run.report());
-  while (static_cast<int>(history_.size()) > config_.history_limit) history_.pop_front();
+  Record(run.report());
+  if (on_finished_) on_finished_(run.report());
   graveyard_.push_back(std::move(it->second.run));
   running_.erase(it);
   executor_.Post([this] { graveyard_.clear(); });

@@ -1,10 +1,10 @@
 #pragma once
 
 // Accepts tests, places them on nodes, and routes agents' events to the
-// running TestRuns; keeps finished reports as history. Owned by the
-// coordinator's executor: every method runs on it.
+// running TestRuns; records every test in the TestHistory (when it starts
+// and when it finishes). Owned by the coordinator's executor: every method
+// runs on it.
 
-#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -17,6 +17,7 @@
 #include "coordinator/core/node_registry.h"
 #include "coordinator/core/rendezvous_kv.h"
 #include "coordinator/core/test_run.h"
+#include "coordinator/history/test_history.h"
 
 namespace eb::coordinator {
 
@@ -32,11 +33,19 @@ class TestManager final : public TestRunHost {
  public:
   // Generates test ids; injectable so tests get stable ids.
   using IdGenerator = std::function<std::string()>;
+  // Called on the executor with the final report of each test that reached
+  // its verdict (e.g. to count it in the metrics).
+  using FinishedCallback = std::function<void(const ebnccl::v1::TestReport&)>;
 
+  // `history` must outlive the manager; its errors are logged, never
+  // fatal to a test.
   TestManager(common::Clock& clock, common::Executor& executor, NodeRegistry& registry,
-              RendezvousKv& rendezvous, const CoordinatorConfig& config,
+              RendezvousKv& rendezvous, const CoordinatorConfig& config, TestHistory& history,
               IdGenerator id_generator = nullptr);
   ~TestManager() override;
+
+  // Replaces the finished-test callback (for wiring). Call before tests run.
+  void set_on_finished(FinishedCallback on_finished) { on_finished_ = std::move(on_finished); }
 
   // Validates and places `spec`, then starts it. Nothing is started on
   // error: INVALID_ARGUMENT naming the field; NOT_FOUND for an unknown node;
@@ -48,9 +57,12 @@ class TestManager final : public TestRunHost {
                                         std::shared_ptr<TestObserver> observer);
   // NOT_FOUND for an unknown or finished test.
   absl::Status CancelTest(const std::string& test_id, const std::string& reason);
-  // A running or remembered test. NOT_FOUND otherwise.
+  // A running test (live report) or one from the history. NOT_FOUND
+  // otherwise; DATA_LOSS or a storage error from the history.
   absl::StatusOr<ebnccl::v1::TestReport> GetTest(const std::string& test_id) const;
-  // Running and remembered tests, newest first, without per-size results.
+  // Running and recorded tests, newest first, without per-size results
+  // (every one when limit <= 0). A history error is logged and only the
+  // running tests are listed.
   std::vector<ebnccl::v1::TestReport> ListTests(int limit) const;
 
   // Routed from agent sessions.
@@ -71,6 +83,8 @@ class TestManager final : public TestRunHost {
 
   absl::StatusOr<std::vector<const NodeRecord*>> SelectNodes(const ebnccl::v1::TestSpec& spec);
   std::string NewTestId();
+  // Saves `report` in the history; logs a failure.
+  void Record(const ebnccl::v1::TestReport& report);
 
   common::Clock& clock_;
   common::Executor& executor_;
@@ -78,9 +92,9 @@ class TestManager final : public TestRunHost {
   RendezvousKv& rendezvous_;
   const CoordinatorConfig config_;
   IdGenerator id_generator_;
+  FinishedCallback on_finished_;
   std::map<std::string, Running> running_;
-  // Finished reports, oldest first, at most config_.history_limit.
-  std::deque<ebnccl::v1::TestReport> history_;
+  TestHistory& history_;
   // Runs that finished, destroyed on a later executor turn (a run cannot be
   // destroyed from inside its own callback).
   std::vector<std::unique_ptr<TestRun>> graveyard_;

@@ -26,7 +26,7 @@ cleanup() {
 }
 trap cleanup EXIT
 port=$((29500 + $$ % 1000))
-"$bin/eb-coordinator" --listen "127.0.0.1:$port" --log-level warn >"$work/c.log" 2>&1 &
+"$bin/eb-coordinator" --listen "127.0.0.1:$port" --history-path "$work/history.db" --log-level warn >"$work/c.log" 2>&1 &
 pids+=($!)
 sleep 0.5
 for n in 0 1; do

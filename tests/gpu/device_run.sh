@@ -33,7 +33,7 @@ trap stop_cluster EXIT
 start_cluster() {
   stop_cluster
   rm -f "$work"/*.log
-  "$bin/eb-coordinator" --listen 127.0.0.1:29470 --heartbeat-period-ms 500 \
+  "$bin/eb-coordinator" --listen 127.0.0.1:29470 --heartbeat-period-ms 500 --history-path "" \
     --log-file "$work/coordinator.log" 2>/dev/null &
   pids+=($!)
   sleep 0.5

@@ -58,7 +58,7 @@ for h in "${hosts[@]}"; do
 done
 coordinator="$subnet.1:29470"
 
-ip netns exec "$prefix-h0" "$bin/eb-coordinator" --listen "$coordinator" \
+ip netns exec "$prefix-h0" "$bin/eb-coordinator" --listen "$coordinator" --history-path "$work/history.db" \
   --heartbeat-period-ms 200 --heartbeat-miss-limit 5 --stop-timeout-ms 5000 \
   >"$work/coordinator.log" 2>&1 &
 pids+=($!)

@@ -142,7 +142,10 @@ void LocalCluster::StopProcess(Process& process) {
 }
 
 absl::Status LocalCluster::StartCoordinator(std::vector<std::string> extra_flags) {
-  std::vector<std::string> argv = {BinaryPath("eb-coordinator"), "--listen=127.0.0.1:0"};
+  // The history in the cluster's directory (the default's /var/lib/ebnccl
+  // may not exist, and clusters must not share one).
+  std::vector<std::string> argv = {BinaryPath("eb-coordinator"), "--listen=127.0.0.1:0",
+                                   "--history-path=" + work_dir_ + "/history.db"};
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   auto process = Spawn("coordinator", argv, work_dir_ + "/coordinator.log");
   if (!process.ok()) return process.status();

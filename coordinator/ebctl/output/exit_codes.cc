@@ -18,6 +18,8 @@ int ExitCodeForFailure(v1::FailureKind kind) {
     case v1::FAILURE_KIND_WORKER_REGISTRATION_TIMEOUT:
     case v1::FAILURE_KIND_TIMEOUT:
       return kExitTimeout;
+    case v1::FAILURE_KIND_INTERRUPTED:
+      return kExitInterrupted;
     default:
       return kExitInternal;
   }
@@ -32,6 +34,7 @@ int ExitCodeForReport(const v1::TestReport& report) {
     case v1::TEST_STATE_TIMED_OUT:
       return kExitTimeout;
     case v1::TEST_STATE_CANCELLED:
+    case v1::TEST_STATE_INTERRUPTED:  // the coordinator stopped mid-test
       return kExitInterrupted;
     case v1::TEST_STATE_FAILED:
       // The coordinator orders failures by cause: the first one is what

@@ -36,7 +36,8 @@ std::string NodeStateName(v1::NodeState state) {
 
 bool IsTerminal(v1::TestState state) {
   return state == v1::TEST_STATE_PASSED || state == v1::TEST_STATE_FAILED ||
-         state == v1::TEST_STATE_TIMED_OUT || state == v1::TEST_STATE_CANCELLED;
+         state == v1::TEST_STATE_TIMED_OUT || state == v1::TEST_STATE_CANCELLED ||
+         state == v1::TEST_STATE_INTERRUPTED;
 }
 
 std::string RedopLabel(const v1::TestSpec& spec) {

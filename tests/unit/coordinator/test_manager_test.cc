@@ -10,6 +10,7 @@
 #include "coordinator/config.h"
 #include "coordinator/core/node_registry.h"
 #include "coordinator/core/rendezvous_kv.h"
+#include "coordinator/history/in_memory_test_history.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/fake_agent_channel.h"
@@ -158,9 +159,10 @@ class TestManagerTest : public ::testing::Test {
   NodeRegistry registry_{clock_, executor_, config_, nullptr};
   RendezvousKv rendezvous_{executor_};
   int next_id_ = 1;
-  TestManager manager_{clock_,    executor_,
-                       registry_, rendezvous_,
-                       config_,   [this] { return "t-" + std::to_string(next_id_++); }};
+  InMemoryTestHistory history_;
+  TestManager manager_{clock_,   executor_, registry_,
+                       rendezvous_, config_, history_,
+                       [this] { return "t-" + std::to_string(next_id_++); }};
   uint64_t next_session_ = 1;
   std::map<std::string, uint64_t> sessions_;
   std::map<std::string, std::shared_ptr<FakeAgentChannel>> channels_;
@@ -430,6 +432,45 @@ TEST_F(TestManagerTest, ListTestsIsNewestFirst) {
   EXPECT_THAT(ids, ElementsAre("t-2", "t-1"));
   ASSERT_THAT(manager_.ListTests(1), SizeIs(1));
   EXPECT_EQ(manager_.ListTests(1)[0].test_id(), "t-2");
+}
+
+TEST_F(TestManagerTest, TestsAreRecordedInTheHistoryAtStartAndAtTheEnd) {
+  AddNode("node-a");
+  AddNode("node-b");
+  ASSERT_THAT(Start(Spec({"node-a", "node-b"})), IsOk());
+  // Recorded as it starts (a coordinator dying now leaves a trace).
+  absl::StatusOr<v1::TestReport> recorded = history_.Get("t-1");
+  ASSERT_THAT(recorded, IsOk());
+  EXPECT_EQ(recorded->state(), v1::TEST_STATE_LAUNCHING);
+  EXPECT_THAT(recorded->ranks(), SizeIs(4));
+  // Listed once, with its live state.
+  RunSweep("t-1");
+  ASSERT_THAT(manager_.ListTests(0), SizeIs(1));
+  EXPECT_EQ(manager_.ListTests(0)[0].state(), v1::TEST_STATE_STOPPING);
+
+  StopAll("t-1");
+  recorded = history_.Get("t-1");
+  ASSERT_THAT(recorded, IsOk());
+  EXPECT_EQ(recorded->state(), v1::TEST_STATE_PASSED);
+  EXPECT_EQ(recorded->results_size(), 2);
+  EXPECT_EQ(manager_.GetTest("t-1")->state(), v1::TEST_STATE_PASSED);
+}
+
+TEST_F(TestManagerTest, TestsOfAPreviousCoordinatorAreServedFromTheHistory) {
+  v1::TestReport old;
+  old.set_test_id("t-old");
+  old.set_state(v1::TEST_STATE_RUNNING);
+  old.set_start_time_unix_ms(absl::ToUnixMillis(clock_.Now()) - 60000);
+  ASSERT_THAT(history_.Save(old), IsOk());
+  ASSERT_THAT(history_.MarkInterrupted("restart", absl::ToUnixMillis(clock_.Now())), IsOk());
+  AddNode("node-a");
+  ASSERT_THAT(Start(Spec({"node-a"})), IsOk());
+
+  EXPECT_EQ(StateOf("t-old"), v1::TEST_STATE_INTERRUPTED);
+  std::vector<std::string> ids;
+  for (const v1::TestReport& report : manager_.ListTests(0)) ids.push_back(report.test_id());
+  EXPECT_THAT(ids, ElementsAre("t-1", "t-old"));
+  EXPECT_THAT(manager_.CancelTest("t-old", "why"), StatusIs(absl::StatusCode::kNotFound, ::testing::_));
 }
 
 TEST_F(TestManagerTest, EventsForUnknownTestsAreIgnored) {

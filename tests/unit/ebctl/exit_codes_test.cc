@@ -44,6 +44,7 @@ TEST(ExitCodeForReportTest, EveryState) {
   EXPECT_EQ(ExitCodeForReport(WithState(v1::TEST_STATE_PASSED)), kExitOk);
   EXPECT_EQ(ExitCodeForReport(WithState(v1::TEST_STATE_TIMED_OUT)), kExitTimeout);
   EXPECT_EQ(ExitCodeForReport(WithState(v1::TEST_STATE_CANCELLED)), kExitInterrupted);
+  EXPECT_EQ(ExitCodeForReport(WithState(v1::TEST_STATE_INTERRUPTED)), kExitInterrupted);
   EXPECT_EQ(ExitCodeForReport(WithState(static_cast<v1::TestState>(99))), kExitInternal);
   // FAILED without any failure is an inconsistent report.
   EXPECT_EQ(ExitCodeForReport(WithState(v1::TEST_STATE_FAILED)), kExitInternal);
@@ -65,6 +66,7 @@ TEST(ExitCodeForReportTest, FailedByEveryPrimaryFailureKind) {
       {v1::FAILURE_KIND_BELOW_MIN_BUSBW, kExitCheckFailed},
       {v1::FAILURE_KIND_LAUNCH_FAILED, kExitCommunication},
       {v1::FAILURE_KIND_INTERNAL, kExitInternal},
+      {v1::FAILURE_KIND_INTERRUPTED, kExitInterrupted},
       {static_cast<v1::FailureKind>(99), kExitInternal},
   };
   for (const auto& c : kCases) {
@@ -75,7 +77,7 @@ TEST(ExitCodeForReportTest, FailedByEveryPrimaryFailureKind) {
         << v1::FailureKind_Name(c.kind);
   }
   // Every known kind is covered above.
-  EXPECT_EQ(v1::FailureKind_MAX, v1::FAILURE_KIND_INTERNAL);
+  EXPECT_EQ(v1::FailureKind_MAX, v1::FAILURE_KIND_INTERRUPTED);
 }
 
 TEST(ExitCodeForReportTest, StateWinsOverFailureKind) {

@@ -1,0 +1,370 @@
+#include "agent/core/config_check.h"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "agent/core/gpu_discovery.h"
+#include "agent/core/nccl_library.h"
+#include "common/net/address.h"
+
+namespace eb::agent {
+
+namespace {
+
+constexpr int kDefaultCoordinatorPort = 29470;
+
+CheckResult Ok(std::string name, std::string detail) {
+  return {std::move(name), true, std::move(detail)};
+}
+
+CheckResult Fail(std::string name, std::string detail) {
+  return {std::move(name), false, std::move(detail)};
+}
+
+std::string HcaName(const HcaPort &hca) {
+  return hca.port > 0 ? absl::StrCat(hca.name, ":", hca.port) : hca.name;
+}
+
+CheckResult CheckCoordinator(const AgentConfig &config, const HostProbe &probe,
+                             const CheckOptions &options) {
+  if (config.coordinator_address.empty()) {
+    return Fail("coordinator", "not set (agent.coordinator or --coordinator)");
+  }
+  const absl::Status status = probe.Connect(config.coordinator_address, options.connect_timeout);
+  if (!status.ok()) {
+    return Fail("coordinator", absl::StrCat(config.coordinator_address, ": ", status.message()));
+  }
+  return Ok("coordinator", absl::StrCat(config.coordinator_address, " accepts connections"));
+}
+
+std::vector<CheckResult> CheckNetwork(const AgentConfig &config, const HostProbe &probe) {
+  std::vector<CheckResult> results;
+  if (config.bootstrap_interface.empty() && config.bootstrap_address.empty()) {
+    results.push_back(Ok("bootstrap_interface", "not set: workers bind by host name"));
+    return results;
+  }
+  auto interfaces = probe.Interfaces();
+  if (!interfaces.ok()) {
+    results.push_back(Fail("bootstrap_interface", std::string(interfaces.status().message())));
+    return results;
+  }
+  if (config.bootstrap_interface.empty()) {
+    results.push_back(Ok("bootstrap_interface", "not set: workers bind bootstrap_address"));
+  } else {
+    const std::string &name = config.bootstrap_interface;
+    auto found = std::find_if(interfaces->begin(), interfaces->end(),
+                              [&](const common::InterfaceInfo &info) { return info.name == name; });
+    if (found == interfaces->end()) {
+      std::vector<std::string> names;
+      for (const common::InterfaceInfo &info : *interfaces) names.push_back(info.name);
+      results.push_back(Fail(
+          "bootstrap_interface",
+          absl::StrCat(name, " does not exist (this host has ", absl::StrJoin(names, ", "), ")")));
+    } else if (!found->up) {
+      results.push_back(Fail("bootstrap_interface", absl::StrCat(name, " is down")));
+    } else if (found->addresses.empty()) {
+      results.push_back(Fail("bootstrap_interface", absl::StrCat(name, " has no address")));
+    } else {
+      std::string detail = absl::StrCat(name, " up, ", absl::StrJoin(found->addresses, " "),
+                                        ", MTU ", found->mtu_bytes);
+      if (found->speed_mbps > 0) absl::StrAppend(&detail, ", ", found->speed_mbps, " Mb/s");
+      results.push_back(Ok("bootstrap_interface", std::move(detail)));
+    }
+  }
+  if (!config.bootstrap_address.empty()) {
+    std::string owner;
+    for (const common::InterfaceInfo &info : *interfaces) {
+      if (std::find(info.addresses.begin(), info.addresses.end(), config.bootstrap_address) !=
+          info.addresses.end()) {
+        owner = info.name;
+      }
+    }
+    if (owner.empty()) {
+      results.push_back(Fail("bootstrap_address", absl::StrCat(config.bootstrap_address,
+                                                               " is not an address of this host")));
+    } else {
+      results.push_back(
+          Ok("bootstrap_address", absl::StrCat(config.bootstrap_address, " on ", owner)));
+    }
+  }
+  return results;
+}
+
+// One line per HCA port, so that eight HCAs give eight verdicts.
+std::vector<CheckResult> CheckHcaPorts(const AgentConfig &config, const HostProbe &probe) {
+  std::vector<CheckResult> results;
+  if (config.ib_hcas.empty()) {
+    results.push_back(Ok("ib_hca", "not set: NCCL picks the HCAs itself"));
+    return results;
+  }
+  for (const HcaPort &hca : config.ib_hcas) {
+    auto ports = probe.Hcas({hca}, config.sysfs_infiniband);
+    if (!ports.ok()) {
+      results.push_back(
+          Fail(absl::StrCat("ib_hca ", HcaName(hca)),
+               std::string(absl::StripPrefix(ports.status().message(), "--ib-hca: "))));
+      continue;
+    }
+    for (const ebnccl::v1::HcaInfo &port : *ports) {
+      const bool roce = port.link_layer() == "Ethernet";
+      std::string detail =
+          absl::StrCat(port.state().empty() ? "unknown state" : port.state(), ", ",
+                       port.link_layer().empty() ? "unknown link layer" : port.link_layer(),
+                       roce ? " (RoCE)" : "", ", ", port.rate_gbps(), " Gb/s");
+      if (roce) {
+        absl::StrAppend(&detail, config.ib_gid_index >= 0
+                                     ? absl::StrCat(", GID index ", config.ib_gid_index)
+                                     : std::string(", GID index: NCCL's choice"));
+      }
+      const std::string name = absl::StrCat("ib_hca ", port.name(), ":", port.port());
+      if (port.state() == "ACTIVE") {
+        results.push_back(Ok(name, std::move(detail)));
+      } else {
+        results.push_back(Fail(name, absl::StrCat(detail, ": not ACTIVE, NCCL cannot use it")));
+      }
+    }
+  }
+  return results;
+}
+
+std::string DescribeGpus(const std::vector<ebnccl::v1::GpuInfo> &gpus) {
+  std::vector<int> indices;
+  std::vector<std::string> names;
+  for (const ebnccl::v1::GpuInfo &gpu : gpus) {
+    indices.push_back(gpu.index());
+    if (std::find(names.begin(), names.end(), gpu.name()) == names.end())
+      names.push_back(gpu.name());
+  }
+  return absl::StrCat(gpus.size(), gpus.size() == 1 ? " GPU [" : " GPUs [",
+                      absl::StrJoin(indices, ","), "] ", absl::StrJoin(names, ", "));
+}
+
+// The GPU line, and the GPUs this agent owns (for the NCCL line).
+CheckResult CheckGpus(const AgentConfig &config, const HostProbe &probe,
+                      std::vector<ebnccl::v1::GpuInfo> *owned) {
+  const std::vector<ebnccl::v1::GpuInfo> all = probe.Gpus();
+  if (config.gpu_indices.empty()) {
+    *owned = all;
+  } else {
+    for (int index : config.gpu_indices) {
+      if (index < 0 || index >= static_cast<int>(all.size())) {
+        return Fail("gpus", absl::StrCat("GPU ", index, " does not exist (this host has ",
+                                         all.size(), ")"));
+      }
+      owned->push_back(all[index]);
+    }
+  }
+  if (owned->empty()) {
+    if (config.transport == "nccl") return Fail("gpus", "no GPUs, but agent.transport is nccl");
+    return Ok("gpus", "no GPUs: CPU workers over Gloo only");
+  }
+  return Ok("gpus", DescribeGpus(*owned));
+}
+
+CheckResult CheckNccl(const AgentConfig &config, const HostProbe &probe, size_t gpu_count) {
+  const std::string version = probe.NcclVersion();
+  const std::string found = version.empty() ? "" : absl::StrCat("NCCL ", version, ": ");
+  if (config.transport == "gloo") return Ok("nccl", found + "not offered (agent.transport = gloo)");
+  if (gpu_count == 0) return Ok("nccl", found + "not offered (no GPUs)");
+  if (version.empty()) {
+    return Fail("nccl",
+                "no usable NCCL library (libnccl.so.2 cannot be loaded, or this build "
+                "has no NCCL transport): the GPUs cannot be tested");
+  }
+  if (static_cast<size_t>(config.worker_slots) > gpu_count) {
+    return Fail("nccl", absl::StrCat(found, config.worker_slots, " worker slots on ", gpu_count,
+                                     " GPUs: NCCL allows one rank per GPU, so it is not offered"));
+  }
+  return Ok("nccl", absl::StrCat("NCCL ", version, ", ", config.worker_slots, " slots on ",
+                                 gpu_count, " GPUs"));
+}
+
+CheckResult CheckWorkerEnv(const AgentConfig &config) {
+  std::vector<std::string> names;
+  for (const std::string &entry : config.worker_env) {
+    const size_t equals = entry.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      return Fail("worker_env", absl::StrCat("'", entry, "' is not KEY=VALUE"));
+    }
+    names.push_back(entry.substr(0, equals));
+  }
+  if (names.empty()) return Ok("worker_env", "none");
+  return Ok("worker_env", absl::StrJoin(names, " "));
+}
+
+}  // namespace
+
+std::vector<CheckResult> CheckAgentConfig(const AgentConfig &config, const HostProbe &probe,
+                                          const CheckOptions &options) {
+  std::vector<CheckResult> results;
+  results.push_back(config.node_name.empty() ? Fail("node_name", "empty")
+                                             : Ok("node_name", config.node_name));
+  results.push_back(CheckCoordinator(config, probe, options));
+  for (CheckResult &result : CheckNetwork(config, probe)) results.push_back(std::move(result));
+  for (CheckResult &result : CheckHcaPorts(config, probe)) results.push_back(std::move(result));
+  std::vector<ebnccl::v1::GpuInfo> owned;
+  results.push_back(CheckGpus(config, probe, &owned));
+  results.push_back(CheckNccl(config, probe, owned.size()));
+  if (config.worker_binary.empty()) {
+    results.push_back(Fail("worker_binary", "not set"));
+  } else if (absl::Status status = probe.CheckExecutable(config.worker_binary); !status.ok()) {
+    results.push_back(Fail("worker_binary", std::string(status.message())));
+  } else {
+    results.push_back(Ok("worker_binary", config.worker_binary));
+  }
+  if (config.run_dir.empty()) {
+    results.push_back(Fail("run_dir", "not set"));
+  } else if (auto dir = probe.CheckWritableDir(config.run_dir); !dir.ok()) {
+    results.push_back(Fail("run_dir", std::string(dir.status().message())));
+  } else {
+    results.push_back(Ok("run_dir", absl::StrCat(config.run_dir, ": ", *dir)));
+  }
+  results.push_back(CheckWorkerEnv(config));
+  return results;
+}
+
+bool AllChecksPassed(const std::vector<CheckResult> &results) {
+  return std::all_of(results.begin(), results.end(),
+                     [](const CheckResult &result) { return result.ok; });
+}
+
+std::string FormatCheckResult(const CheckResult &result) {
+  return absl::StrCat(result.ok ? "ok    " : "FAIL  ", result.name, ": ", result.detail);
+}
+
+std::string FormatEffectiveConfig(const AgentSettings &settings) {
+  AgentSettings copy = settings;
+  copy.workers = copy.config.worker_slots;
+  return absl::StrCat("# eb-agent effective configuration (flags > file > defaults)\n",
+                      AgentConfigSchema(&copy).FormatToml());
+}
+
+// ---------------------------------------------------------------------------
+// RealHostProbe
+
+absl::StatusOr<std::vector<common::InterfaceInfo>> RealHostProbe::Interfaces() const {
+  return common::ListInterfaces();
+}
+
+absl::StatusOr<std::vector<ebnccl::v1::HcaInfo>> RealHostProbe::Hcas(
+    const std::vector<HcaPort> &hcas, const std::string &sysfs_root) const {
+  return CheckHcas(hcas, sysfs_root);
+}
+
+std::vector<ebnccl::v1::GpuInfo> RealHostProbe::Gpus() const { return DiscoverGpus(); }
+
+std::string RealHostProbe::NcclVersion() const {
+#ifdef EB_HAVE_NCCL
+  return ProbeNcclVersion();
+#else
+  return "";
+#endif
+}
+
+absl::Status RealHostProbe::Connect(const std::string &host_port, absl::Duration timeout) const {
+  auto target = common::ParseHostPort(host_port, kDefaultCoordinatorPort, "coordinator");
+  if (!target.ok()) return target.status();
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo *addresses = nullptr;
+  const std::string port = std::to_string(target->port);
+  if (const int error = getaddrinfo(target->host.c_str(), port.c_str(), &hints, &addresses);
+      error != 0) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot resolve ", target->host, ": ", gai_strerror(error)));
+  }
+  absl::Cleanup free_addresses = [addresses] { freeaddrinfo(addresses); };
+  const absl::Time deadline = absl::Now() + timeout;
+  std::string last_error = "no address";
+  bool timed_out = false;
+  // Non-blocking connect + poll: a black-holed coordinator costs the
+  // timeout, not the kernel's two-minute SYN retry.
+  for (addrinfo *address = addresses; address != nullptr; address = address->ai_next) {
+    const int fd = socket(address->ai_family, address->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                          address->ai_protocol);
+    if (fd < 0) {
+      last_error = strerror(errno);
+      continue;
+    }
+    absl::Cleanup close_fd = [fd] { close(fd); };
+    if (connect(fd, address->ai_addr, address->ai_addrlen) == 0) return absl::OkStatus();
+    if (errno != EINPROGRESS) {
+      last_error = strerror(errno);
+      continue;
+    }
+    pollfd poll_fd{fd, POLLOUT, 0};
+    const int64_t wait_ms = std::max<int64_t>(0, absl::ToInt64Milliseconds(deadline - absl::Now()));
+    const int ready = poll(&poll_fd, 1, static_cast<int>(wait_ms));
+    if (ready == 0) {
+      timed_out = true;
+      last_error = absl::StrCat("no answer within ", absl::FormatDuration(timeout));
+      continue;
+    }
+    int error = 0;
+    socklen_t length = sizeof(error);
+    if (ready < 0) {
+      error = errno;
+    } else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) != 0) {
+      error = errno;
+    }
+    if (error == 0) return absl::OkStatus();
+    last_error = strerror(error);
+  }
+  if (timed_out) return absl::DeadlineExceededError(last_error);
+  return absl::UnavailableError(last_error);
+}
+
+absl::Status RealHostProbe::CheckExecutable(const std::string &path) const {
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", strerror(errno)));
+  }
+  if (!S_ISREG(info.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, " is not a regular file"));
+  }
+  if (access(path.c_str(), X_OK) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(path, " is not executable: ", strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> RealHostProbe::CheckWritableDir(const std::string &path) const {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  fs::path existing = fs::absolute(path, error);
+  if (error) return absl::InvalidArgumentError(absl::StrCat(path, ": ", error.message()));
+  bool created_later = false;
+  // The agent creates the run dir (and its parents) at start; what must
+  // hold now is that the nearest existing ancestor lets it.
+  while (!fs::exists(existing, error)) {
+    created_later = true;
+    if (!existing.has_parent_path() || existing.parent_path() == existing) break;
+    existing = existing.parent_path();
+  }
+  if (!fs::is_directory(existing, error)) {
+    return absl::InvalidArgumentError(absl::StrCat(existing.string(), " is not a directory"));
+  }
+  if (access(existing.c_str(), W_OK | X_OK) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(existing.string(), " is not writable: ", strerror(errno)));
+  }
+  return created_later ? absl::StrCat("will be created in ", existing.string())
+                       : std::string("exists, writable");
+}
+
+}  // namespace eb::agent

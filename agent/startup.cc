@@ -1,0 +1,110 @@
+#include "agent/startup.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include "absl/strings/str_cat.h"
+#include "agent/core/fabric_config.h"
+#include "agent/core/gpu_discovery.h"
+#include "agent/core/nccl_library.h"
+#include "common/net/address.h"
+#include "common/net/interfaces.h"
+#include "spdlog/spdlog.h"
+
+namespace eb::agent {
+namespace {
+
+constexpr int kDefaultCoordinatorPort = 29470;
+// Port of /metrics when metrics.listen names only a host.
+constexpr int kDefaultMetricsPort = 29472;
+
+std::string Hostname() {
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  return name;
+}
+
+std::string DefaultWorkerBinary() {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? "eb-worker" : (self.parent_path() / "eb-worker").string();
+}
+
+std::string DefaultRunDir(const std::string& node_name) {
+  const std::string base =
+      geteuid() == 0 ? "/run/ebnccl" : absl::StrCat("/tmp/ebnccl-", geteuid());
+  return absl::StrCat(base, "/", node_name);
+}
+
+}  // namespace
+
+std::vector<ebnccl::v1::GpuInfo> AgentGpus(const AgentConfig& config) {
+  return OwnedGpus(config.gpu_indices);
+}
+
+absl::Status ResolveAgentConfig(AgentSettings* settings) {
+  AgentConfig& config = settings->config;
+  if (config.coordinator_address.empty()) {
+    return absl::InvalidArgumentError(
+        "--coordinator: not set (pass it, or set agent.coordinator in the config file)");
+  }
+  auto coordinator = common::ParseHostPort(config.coordinator_address, kDefaultCoordinatorPort,
+                                           "--coordinator");
+  if (!coordinator.ok()) return coordinator.status();
+  config.coordinator_address = coordinator->ToString();
+  if (config.node_name.empty()) config.node_name = Hostname();
+  for (const std::string& entry : config.worker_env) {
+    if (entry.find('=') == std::string::npos || entry.front() == '=') {
+      return absl::InvalidArgumentError(absl::StrCat("--worker-env: '", entry, "' is not KEY=VALUE"));
+    }
+  }
+  const size_t host_gpus = DiscoverGpus().size();
+  for (int index : config.gpu_indices) {
+    if (index < 0 || index >= static_cast<int>(host_gpus)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--gpus: GPU ", index, " does not exist (this host has ", host_gpus, ")"));
+    }
+  }
+  const size_t gpus = AgentGpus(config).size();
+  config.nccl_version = ProbeNcclVersion();
+  config.worker_slots =
+      settings->workers > 0 ? settings->workers : std::max<int>(1, static_cast<int>(gpus));
+  if (config.worker_binary.empty()) config.worker_binary = DefaultWorkerBinary();
+  if (config.run_dir.empty()) config.run_dir = DefaultRunDir(config.node_name);
+  if (!config.metrics_listen.empty()) {
+    auto metrics = common::ParseHostPort(config.metrics_listen, kDefaultMetricsPort,
+                                         "--metrics-listen", true);
+    if (!metrics.ok()) return metrics.status();
+    config.metrics_listen = metrics->ToString();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckHostForStart(const AgentConfig& config) {
+  if (!config.bootstrap_interface.empty()) {
+    auto address = common::InterfaceAddress(config.bootstrap_interface);
+    if (!address.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--bootstrap-interface: ", address.status().message()));
+    }
+  }
+  if (!config.ib_hcas.empty()) {
+    auto checked = CheckHcas(config.ib_hcas, config.sysfs_infiniband);
+    if (!checked.ok()) return checked.status();
+    for (const std::string& warning : HcaWarnings(*checked)) spdlog::warn("{}", warning);
+    for (const auto& hca : *checked) {
+      spdlog::info("HCA {} port {}: {} {} {} Gb/s", hca.name(), hca.port(), hca.state(),
+                   hca.link_layer(), hca.rate_gbps());
+    }
+  }
+  if (access(config.worker_binary.c_str(), X_OK) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--worker-binary: '", config.worker_binary, "' is not an executable file"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace eb::agent

@@ -1,0 +1,30 @@
+#pragma once
+
+// Turning eb-agent's flags and config file into a complete AgentConfig:
+// defaults that depend on the host (node name, slots from the GPUs, paths
+// beside the binary), and the checks that must stop the agent before it
+// registers (a configured interface or HCA that does not exist is an error,
+// never a silent fallback).
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "agent/config_file.h"
+#include "ebnccl/v1/common.pb.h"
+
+namespace eb::agent {
+
+// Fills the host-dependent defaults of `settings->config` and normalizes
+// addresses. INVALID_ARGUMENT naming the flag or key on bad values.
+absl::Status ResolveAgentConfig(AgentSettings* settings);
+
+// The checks that must pass before the agent starts: bootstrap interface up,
+// configured HCAs present (ports not ACTIVE are logged as warnings), worker
+// binary executable. Logs the HCAs it found.
+absl::Status CheckHostForStart(const AgentConfig& config);
+
+// The GPUs this agent owns (after --gpus).
+std::vector<ebnccl::v1::GpuInfo> AgentGpus(const AgentConfig& config);
+
+}  // namespace eb::agent

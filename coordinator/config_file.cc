@@ -1,0 +1,73 @@
+#include "coordinator/config_file.h"
+
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "common/net/address.h"
+
+namespace eb::coordinator {
+
+namespace {
+
+constexpr int kDefaultPort = 29470;
+
+}  // namespace
+
+common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings *settings) {
+  common::ConfigSchema schema;
+  CoordinatorConfig &config = settings->config;
+
+  schema
+      .AddString(
+          "coordinator.listen",
+          [&config](const std::string &value) -> absl::Status {
+            auto address = common::ParseHostPort(value, kDefaultPort, "listen", true);
+            if (!address.ok()) {
+              // ParseHostPort names the field first; the schema names the key.
+              return absl::InvalidArgumentError(
+                  std::string(absl::StripPrefix(address.status().message(), "listen: ")));
+            }
+            config.listen_address = address->ToString();
+            return absl::OkStatus();
+          },
+          [&config] { return config.listen_address; })
+      .Flag("--listen");
+
+  schema
+      .Duration("heartbeat.period", &config.heartbeat_period, absl::Milliseconds(10),
+                absl::Seconds(600))
+      .Flag("--heartbeat-period-ms");
+  schema.Int("heartbeat.miss_limit", &config.heartbeat_miss_limit, 1, 100)
+      .Flag("--heartbeat-miss-limit");
+
+  schema.Duration("timeouts.test", &config.default_test_timeout).Flag("--default-timeout-ms");
+  schema.Duration("timeouts.launch", &config.default_launch_timeout).Flag("--launch-timeout-ms");
+  schema.Duration("timeouts.init", &config.default_init_timeout).Flag("--init-timeout-ms");
+  schema.Duration("timeouts.step", &config.default_step_timeout).Flag("--step-timeout-ms");
+  schema.Duration("timeouts.stop", &config.stop_timeout).Flag("--stop-timeout-ms");
+
+  schema.Int("history.limit", &config.history_limit, 1, std::numeric_limits<int>::max())
+      .Flag("--history-limit");
+  schema.String("history.path", &settings->history_path).Flag("--history-path");
+
+  schema.String("metrics.listen", &settings->config.metrics_listen).Flag("--metrics-listen");
+
+  schema
+      .Choice("log.level", &settings->log_level,
+              {"trace", "debug", "info", "warn", "error", "critical", "off"})
+      .Flag("--log-level");
+  schema.String("log.file", &settings->log_file).Flag("--log-file");
+  return schema;
+}
+
+absl::Status ApplyCoordinatorConfigFile(const std::string &path, bool required,
+                                        const std::set<std::string> &given_flags,
+                                        CoordinatorSettings *settings) {
+  auto file = common::TomlFile::Load(path, required);
+  if (!file.ok()) return file.status();
+  return CoordinatorConfigSchema(settings).Apply(*file, given_flags);
+}
+
+}  // namespace eb::coordinator

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# The Debian package installs and uninstalls cleanly: builds ebnccl_*.deb
+# with cpack from a built tree, installs it with apt (nothing to download:
+# the runtime libraries are here when the tree was built here), checks
+# binaries, units, conffiles, docs and the ebnccl user, reinstalls over a
+# local config edit, then removes and purges it and checks nothing is left.
+# Whatever happens, the package is purged again on exit.
+#
+#   tests/deploy/deb_package_test.sh BUILD_DIR [SOURCE_DIR]
+#
+# Exit 0 pass, 1 fail, 77 skipped: not root, no dpkg/apt-get/cpack, or this
+# machine already has an ebnccl package, user or /var/lib/ebnccl that the
+# test must not touch.
+set -euo pipefail
+
+build=$(realpath "${1:?usage: deb_package_test.sh BUILD_DIR [SOURCE_DIR]}")
+src=$(realpath "${2:-$(dirname "$0")/../..}")
+binaries=(eb-coordinator eb-agent eb-worker ebctl)
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+pass() { echo "ok: $*"; }
+package_state() { dpkg-query -W -f='${db:Status-Status}' ebnccl 2>/dev/null || true; }
+
+[[ $(id -u) -eq 0 ]] || skip "needs root: it installs and purges a package"
+for tool in dpkg dpkg-deb dpkg-query apt-get cpack getent; do
+  command -v "$tool" >/dev/null || skip "$tool not found"
+done
+state=$(package_state)
+if [[ -n "$state" && "$state" != "not-installed" ]] || getent passwd ebnccl >/dev/null ||
+   getent group ebnccl >/dev/null || [[ -e /var/lib/ebnccl || -e /etc/ebnccl ]]; then
+  skip "this machine already has the ebnccl package (${state:-none}), user, group," \
+       "/var/lib/ebnccl or /etc/ebnccl; not touching them"
+fi
+
+[[ -f "$build/CPackConfig.cmake" ]] ||
+  fail "$build/CPackConfig.cmake missing: the top-level CMakeLists.txt must include(EbPackaging)"
+for b in "${binaries[@]}"; do
+  [[ -x "$build/bin/$b" ]] || fail "$build/bin/$b missing: build the tree before this test"
+done
+version=$(sed -n 's/^set(CPACK_PACKAGE_VERSION "\(.*\)")$/\1/p' "$build/CPackConfig.cmake")
+[[ -n "$version" ]] || fail "no CPACK_PACKAGE_VERSION in $build/CPackConfig.cmake"
+
+# apt runs its download step as the _apt user, which must be able to read
+# the .deb: a world-readable directory.
+work=$(mktemp -d /tmp/eb-deb-test-XXXXXX)
+chmod 755 "$work"
+cleanup() {
+  local status=$?
+  if [[ -n "$(package_state)" && "$(package_state)" != "not-installed" ]]; then
+    echo "cleanup: purging ebnccl"
+    apt-get purge -y -q ebnccl >"$work/cleanup.log" 2>&1 || dpkg --purge ebnccl || true
+  fi
+  rm -rf "$work"
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+export DEBIAN_FRONTEND=noninteractive
+# Not --no-download: apt 2.6 then fails on a local .deb ("Pathname to install
+# is not absolute"). Nothing is downloaded anyway when the runtime libraries
+# are installed, as they are where the tree was built.
+apt_opts=(-y -q -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
+run() {  # run LOG CMD...: quiet unless it fails
+  local log=$1
+  shift
+  local code=0
+  "$@" >"$log" 2>&1 || code=$?
+  if ((code != 0)); then
+    cat "$log" >&2
+    fail "$* (exit $code)"
+  fi
+}
+
+# --- Build ---------------------------------------------------------------------
+run "$work/cpack.log" cpack -G DEB --config "$build/CPackConfig.cmake" -B "$work/pkg"
+debs=("$work"/pkg/ebnccl_*.deb)
+[[ ${#debs[@]} -eq 1 && -f "${debs[0]}" ]] || fail "cpack made no single ebnccl_*.deb: ${debs[*]}"
+deb=${debs[0]}
+arch=$(dpkg --print-architecture)
+[[ $(basename "$deb") == "ebnccl_${version}_${arch}.deb" ]] || fail "file name $(basename "$deb")"
+pass "built $(basename "$deb") ($(du -h "$deb" | cut -f1))"
+
+depends=$(dpkg-deb -f "$deb" Depends)
+for dep in adduser libgrpc++1.51 libprotobuf32 libspdlog1.10 libc6; do
+  [[ "$depends" == *"$dep"* ]] || fail "Depends lacks $dep: $depends"
+done
+if grep -qiE '(^|, )(libnccl|libcudart|cuda-|libcuda|libnvidia)' <<<"$depends"; then
+  fail "Depends names CUDA/NCCL packages: $depends"
+fi
+pass "Depends: $depends"
+
+# --- Install ---------------------------------------------------------------------
+run "$work/install.log" apt-get install "${apt_opts[@]}" "$deb"
+[[ $(package_state) == installed ]] || fail "ebnccl is '$(package_state)' after install"
+pass "apt-get install"
+
+for b in "${binaries[@]}"; do
+  [[ -x /usr/bin/$b ]] || fail "/usr/bin/$b missing"
+  out=$("/usr/bin/$b" --version 2>&1) || fail "/usr/bin/$b --version: $out"
+  [[ "$out" == *"$version"* ]] || fail "/usr/bin/$b --version printed '$out', not $version"
+  if ldd "/usr/bin/$b" | grep -q "not found"; then
+    fail "/usr/bin/$b has unresolved libraries: $(ldd "/usr/bin/$b" | grep "not found")"
+  fi
+done
+pass "binaries run (--version $version, every library resolved)"
+
+shopt -s nullglob
+units=("$src"/deploy/systemd/*.service)
+configs=("$src"/deploy/config/*.toml)
+shopt -u nullglob
+for unit in "${units[@]}"; do
+  name=$(basename "$unit")
+  [[ -f /lib/systemd/system/$name ]] || fail "/lib/systemd/system/$name missing"
+  cmp -s "$unit" "/lib/systemd/system/$name" || fail "/lib/systemd/system/$name differs from $unit"
+  compgen -G "/etc/systemd/system/*.wants/$name" >/dev/null && fail "$name was enabled by the package"
+done
+pass "${#units[@]} unit(s) in /lib/systemd/system, none enabled"
+
+conffiles=$(dpkg-query -W -f='${Conffiles}\n' ebnccl)
+for config in "${configs[@]}"; do
+  name=$(basename "$config")
+  cmp -s "$config" "/etc/ebnccl/$name" || fail "/etc/ebnccl/$name missing or different"
+  cmp -s "$config" "/usr/share/doc/ebnccl/examples/$name" || fail "examples/$name missing"
+  grep -q " /etc/ebnccl/$name " <<<"$conffiles" || fail "/etc/ebnccl/$name is not a conffile"
+done
+pass "${#configs[@]} config(s) in /etc/ebnccl as conffiles and in the examples"
+[[ -f /usr/share/doc/ebnccl/README.md ]] || fail "/usr/share/doc/ebnccl/README.md missing"
+
+getent passwd ebnccl >/dev/null || fail "user ebnccl missing"
+[[ $(id -gn ebnccl) == ebnccl ]] || fail "user ebnccl's group is $(id -gn ebnccl)"
+[[ $(getent passwd ebnccl | cut -d: -f6) == /var/lib/ebnccl ]] || fail "ebnccl's home"
+[[ -d /var/lib/ebnccl && $(stat -c %U:%G /var/lib/ebnccl) == ebnccl:ebnccl ]] ||
+  fail "/var/lib/ebnccl missing or not owned by ebnccl"
+pass "system user ebnccl and /var/lib/ebnccl"
+
+# The history database can be created by the ebnccl user in its directory.
+# (setpriv execs, so $! is the coordinator itself.)
+if /usr/bin/eb-coordinator --help 2>&1 | grep -q -- --history-path && command -v setpriv >/dev/null; then
+  setpriv --reuid=ebnccl --regid=ebnccl --init-groups -- /usr/bin/eb-coordinator --listen 127.0.0.1:0 \
+    --history-path /var/lib/ebnccl/history.db >"$work/coordinator.log" 2>&1 &
+  coordinator=$!
+  for _ in $(seq 100); do [[ -s /var/lib/ebnccl/history.db ]] && break; sleep 0.1; done
+  kill -TERM "$coordinator" 2>/dev/null || true
+  for _ in $(seq 50); do kill -0 "$coordinator" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$coordinator" 2>/dev/null || true
+  wait "$coordinator" || true
+  [[ -s /var/lib/ebnccl/history.db ]] ||
+    { cat "$work/coordinator.log" >&2; fail "eb-coordinator as ebnccl made no history.db"; }
+  pass "eb-coordinator as user ebnccl writes /var/lib/ebnccl/history.db"
+fi
+
+# --- Reinstall over a local edit: dpkg keeps it ----------------------------------------
+if [[ -f /etc/ebnccl/agent.toml ]]; then
+  echo "# local edit by deb_package_test" >>/etc/ebnccl/agent.toml
+  run "$work/reinstall.log" apt-get install --reinstall "${apt_opts[@]}" "$deb"
+  grep -q "local edit by deb_package_test" /etc/ebnccl/agent.toml ||
+    fail "reinstalling lost the local edit of /etc/ebnccl/agent.toml"
+  pass "reinstall keeps the edited /etc/ebnccl/agent.toml"
+fi
+
+# --- Remove: binaries go, configuration, data and user stay ------------------------------
+run "$work/remove.log" apt-get remove "${apt_opts[@]}" ebnccl
+[[ $(package_state) == config-files ]] || fail "ebnccl is '$(package_state)' after remove"
+for b in "${binaries[@]}"; do [[ ! -e /usr/bin/$b ]] || fail "/usr/bin/$b left after remove"; done
+for unit in "${units[@]}"; do
+  [[ ! -e /lib/systemd/system/$(basename "$unit") ]] || fail "$(basename "$unit") left after remove"
+done
+for config in "${configs[@]}"; do
+  [[ -f /etc/ebnccl/$(basename "$config") ]] || fail "remove deleted /etc/ebnccl/$(basename "$config")"
+done
+getent passwd ebnccl >/dev/null || fail "remove deleted user ebnccl"
+pass "apt-get remove (configuration, /var/lib/ebnccl and user kept)"
+
+# --- Purge: nothing left ---------------------------------------------------------------
+run "$work/purge.log" apt-get purge "${apt_opts[@]}" ebnccl
+state=$(package_state)
+[[ -z "$state" || "$state" == not-installed ]] || fail "ebnccl is '$state' after purge"
+for path in /etc/ebnccl /var/lib/ebnccl /usr/share/doc/ebnccl; do
+  [[ ! -e $path ]] || fail "$path left after purge"
+done
+! getent passwd ebnccl >/dev/null || fail "user ebnccl left after purge"
+! getent group ebnccl >/dev/null || fail "group ebnccl left after purge"
+pass "apt-get purge (binaries, units, configuration, /var/lib/ebnccl, user and group gone)"
+echo "PASS"

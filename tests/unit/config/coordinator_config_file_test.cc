@@ -1,0 +1,149 @@
+// coordinator.toml: the documented example parses and sets every field,
+// every key is in the example and in docs/CONFIG.md, and flag > file.
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "coordinator/config_file.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace eb::coordinator {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kExample = std::string(EB_DEPLOY_CONFIG_DIR) + "/coordinator.toml";
+
+std::string ReadAll(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+absl::Status ApplyText(const std::string &text, CoordinatorSettings *settings,
+                       const std::set<std::string> &given = {}) {
+  auto file = common::TomlFile::Parse(text, "/etc/ebnccl/coordinator.toml");
+  if (!file.ok()) return file.status();
+  return CoordinatorConfigSchema(settings).Apply(*file, given);
+}
+
+TEST(CoordinatorConfigFileTest, ExampleParsesAndShowsTheDefaults) {
+  CoordinatorSettings settings;
+  ASSERT_TRUE(ApplyCoordinatorConfigFile(kExample, true, {}, &settings).ok());
+  // The example shows every default: applying it changes nothing.
+  const CoordinatorSettings defaults;
+  EXPECT_EQ(settings.config.listen_address, defaults.config.listen_address);
+  EXPECT_EQ(settings.config.heartbeat_period, defaults.config.heartbeat_period);
+  EXPECT_EQ(settings.config.heartbeat_miss_limit, defaults.config.heartbeat_miss_limit);
+  EXPECT_EQ(settings.config.default_test_timeout, defaults.config.default_test_timeout);
+  EXPECT_EQ(settings.config.default_launch_timeout, defaults.config.default_launch_timeout);
+  EXPECT_EQ(settings.config.default_init_timeout, defaults.config.default_init_timeout);
+  EXPECT_EQ(settings.config.default_step_timeout, defaults.config.default_step_timeout);
+  EXPECT_EQ(settings.config.stop_timeout, defaults.config.stop_timeout);
+  EXPECT_EQ(settings.config.history_limit, defaults.config.history_limit);
+  EXPECT_EQ(settings.history_path, "/var/lib/ebnccl/history.db");
+  EXPECT_EQ(settings.config.metrics_listen, "");
+  EXPECT_EQ(settings.log_level, "info");
+  EXPECT_EQ(settings.log_file, "");
+}
+
+TEST(CoordinatorConfigFileTest, EveryKeyIsInTheExampleAndTheDocs) {
+  CoordinatorSettings settings;
+  const common::ConfigSchema schema = CoordinatorConfigSchema(&settings);
+  auto example = common::TomlFile::Load(kExample, true);
+  ASSERT_TRUE(example.ok()) << example.status();
+  const std::string doc = ReadAll(EB_CONFIG_DOC);
+  ASSERT_FALSE(doc.empty());
+  for (const common::ConfigSchema::Key *key : schema.keys()) {
+    EXPECT_TRUE(example->Contains(key->name())) << key->name();
+    EXPECT_THAT(doc, HasSubstr("`" + key->name() + "`")) << key->name();
+    // Every key can be overridden on the command line.
+    EXPECT_FALSE(key->flag().empty()) << key->name();
+  }
+}
+
+TEST(CoordinatorConfigFileTest, EveryFieldIsSet) {
+  CoordinatorSettings settings;
+  ASSERT_TRUE(ApplyText(R"(
+[coordinator]
+listen = ":29999"
+[heartbeat]
+period = "500ms"
+miss_limit = 5
+[timeouts]
+test = "10m"
+launch = 15000
+init = "45s"
+step = "1m30s"
+stop = "5s"
+[history]
+limit = 50
+path = "/srv/ebnccl/history.db"
+[metrics]
+listen = "0.0.0.0:9470"
+[log]
+level = "debug"
+file = "/var/log/ebnccl/coordinator.log"
+)",
+                        &settings)
+                  .ok());
+  EXPECT_EQ(settings.config.listen_address, "0.0.0.0:29999");
+  EXPECT_EQ(settings.config.heartbeat_period, absl::Milliseconds(500));
+  EXPECT_EQ(settings.config.heartbeat_miss_limit, 5);
+  EXPECT_EQ(settings.config.default_test_timeout, absl::Minutes(10));
+  EXPECT_EQ(settings.config.default_launch_timeout, absl::Seconds(15));
+  EXPECT_EQ(settings.config.default_init_timeout, absl::Seconds(45));
+  EXPECT_EQ(settings.config.default_step_timeout, absl::Seconds(90));
+  EXPECT_EQ(settings.config.stop_timeout, absl::Seconds(5));
+  EXPECT_EQ(settings.config.history_limit, 50);
+  EXPECT_EQ(settings.history_path, "/srv/ebnccl/history.db");
+  EXPECT_EQ(settings.config.metrics_listen, "0.0.0.0:9470");
+  EXPECT_EQ(settings.log_level, "debug");
+  EXPECT_EQ(settings.log_file, "/var/log/ebnccl/coordinator.log");
+}
+
+TEST(CoordinatorConfigFileTest, BadValuesNameTheKey) {
+  CoordinatorSettings settings;
+  EXPECT_EQ(ApplyText("[coordinator]\nlisten = \"host:99999\"\n", &settings).message(),
+            "/etc/ebnccl/coordinator.toml:2: key 'coordinator.listen': "
+            "'host:99999' is not a "
+            "valid address: port 99999 is outside 0..65535");
+  EXPECT_EQ(ApplyText("[heartbeat]\nperiod = \"1ms\"\n", &settings).message(),
+            "/etc/ebnccl/coordinator.toml:2: key 'heartbeat.period': must be "
+            "between 10ms and "
+            "10m, got 1ms");
+  EXPECT_EQ(ApplyText("[log]\nlevel = \"verbose\"\n", &settings).message(),
+            "/etc/ebnccl/coordinator.toml:2: key 'log.level': must be one of "
+            "trace, debug, info, "
+            "warn, error, critical, off, got \"verbose\"");
+  EXPECT_EQ(ApplyText("[timeouts]\nlaunch_timeout = \"1s\"\n", &settings).message(),
+            "/etc/ebnccl/coordinator.toml:2: key 'timeouts.launch_timeout': unknown "
+            "key (did "
+            "you mean 'timeouts.launch'?)");
+}
+
+TEST(CoordinatorConfigFileTest, FlagsWin) {
+  CoordinatorSettings settings;
+  settings.config.history_limit = 7;  // From --history-limit 7.
+  ASSERT_TRUE(
+      ApplyText("[history]\nlimit = 50\n[log]\nlevel = \"warn\"\n", &settings, {"--history-limit"})
+          .ok());
+  EXPECT_EQ(settings.config.history_limit, 7);
+  EXPECT_EQ(settings.log_level, "warn");
+}
+
+TEST(CoordinatorConfigFileTest, MissingFiles) {
+  CoordinatorSettings settings;
+  EXPECT_TRUE(
+      ApplyCoordinatorConfigFile("/nonexistent/coordinator.toml", false, {}, &settings).ok());
+  const absl::Status status =
+      ApplyCoordinatorConfigFile("/nonexistent/coordinator.toml", true, {}, &settings);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("/nonexistent/coordinator.toml"));
+}
+
+}  // namespace
+}  // namespace eb::coordinator

@@ -1,0 +1,256 @@
+// CoordinatorMetrics against a real NodeRegistry and TestManager on a
+// FakeClock and a ManualExecutor: node states and heartbeat ages follow the
+// registry, running tests and verdicts follow the manager, and the last
+// bandwidth of a real sweep lands on each of its nodes. The scrape text is
+// checked through the strict parser.
+
+#include "coordinator/metrics/coordinator_metrics.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "coordinator/config.h"
+#include "coordinator/core/node_registry.h"
+#include "coordinator/core/rendezvous_kv.h"
+#include "coordinator/core/test_manager.h"
+#include "coordinator/history/in_memory_test_history.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/fakes/fake_agent_channel.h"
+#include "tests/fakes/fake_clock.h"
+#include "tests/fakes/manual_executor.h"
+#include "tests/testutil/prometheus_text.h"
+
+namespace eb::coordinator {
+namespace {
+
+namespace v1 = ebnccl::v1;
+using ::eb::testing::ParsePrometheusText;
+using ::eb::testing::PromLabels;
+using ::eb::testing::PromText;
+using ::testing::DoubleNear;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::Pair;
+
+const std::vector<int64_t> kSizes = {1024, 2048};
+
+class NullObserver final : public TestObserver {
+ public:
+  void OnEvent(const v1::RunTestEvent&) override {}
+};
+
+class CoordinatorMetricsTest : public ::testing::Test {
+ protected:
+  CoordinatorMetricsTest() {
+    registry_.set_on_lost([this](const std::string& node, const std::string& reason) {
+      manager_.OnNodeLost(node, reason);
+    });
+  }
+
+  static CoordinatorConfig Config() {
+    CoordinatorConfig config;
+    config.heartbeat_period = absl::Seconds(2);
+    config.heartbeat_miss_limit = 3;
+    config.stop_timeout = absl::Seconds(5);
+    return config;
+  }
+
+  void AddNode(const std::string& name) {
+    v1::RegisterAgent request;
+    request.set_node_name(name);
+    request.mutable_inventory()->set_hostname(name);
+    request.mutable_inventory()->set_worker_slots(1);
+    request.mutable_inventory()->add_transports(v1::TRANSPORT_GLOO);
+    const uint64_t session = next_session_++;
+    ASSERT_TRUE(
+        registry_.Register(session, request, std::make_shared<eb::testing::FakeAgentChannel>())
+            .ok());
+    sessions_[name] = session;
+  }
+
+  std::string Start(const std::vector<std::string>& nodes) {
+    v1::TestSpec spec;
+    spec.set_collective(v1::COLLECTIVE_ALL_REDUCE);
+    spec.set_min_bytes(kSizes.front());
+    spec.set_max_bytes(kSizes.back());
+    spec.set_step_factor(2);
+    spec.set_iterations(5);
+    for (const std::string& node : nodes) spec.add_node_names(node);
+    absl::StatusOr<std::string> id = manager_.StartTest(spec, std::make_shared<NullObserver>());
+    EXPECT_TRUE(id.ok()) << id.status();
+    return id.value_or("");
+  }
+
+  // Every rank registers, joins, reports each size (100 us) and finishes;
+  // then every agent confirms its workers are gone.
+  void RunToCompletion(const std::string& test_id) {
+    const v1::TestReport report = manager_.GetTest(test_id).value();
+    auto send = [&](const v1::RankAssignment& rank, v1::WorkerEventKind kind,
+                    std::optional<int64_t> size = std::nullopt) {
+      v1::WorkerEvent event;
+      event.set_test_id(test_id);
+      event.set_rank(rank.rank());
+      event.set_kind(kind);
+      if (size) {
+        v1::RankSizeResult& result = *event.mutable_size_result();
+        result.set_size_bytes(*size);
+        result.set_count(*size / 4);
+        result.mutable_out_of_place()->set_time_us(100);
+        result.mutable_in_place()->set_time_us(100);
+      }
+      manager_.OnWorkerEvent(rank.node_name(), event);
+    };
+    for (const auto& rank : report.ranks()) send(rank, v1::WORKER_EVENT_KIND_REGISTERED);
+    for (const auto& rank : report.ranks()) send(rank, v1::WORKER_EVENT_KIND_JOINED);
+    for (int64_t size : kSizes) {
+      for (const auto& rank : report.ranks()) send(rank, v1::WORKER_EVENT_KIND_SIZE_DONE, size);
+    }
+    for (const auto& rank : report.ranks()) send(rank, v1::WORKER_EVENT_KIND_FINISHED);
+    for (const std::string& node : report.spec().node_names()) {
+      manager_.OnWorkersStopped(node, test_id);
+    }
+    executor_.RunUntilIdle();
+  }
+
+  // What TestManager::Finished will call once the lead wires it.
+  void Finished(const std::string& test_id) {
+    metrics_.OnTestFinished(manager_.GetTest(test_id).value());
+  }
+
+  PromText Scrape() {
+    metrics_.Update(registry_, manager_);
+    auto parsed = ParsePrometheusText(metrics_registry_.Render());
+    EXPECT_TRUE(parsed.ok()) << parsed.status();
+    return parsed.ok() ? *parsed : PromText{};
+  }
+
+  eb::testing::FakeClock clock_;
+  eb::testing::ManualExecutor executor_{clock_};
+  const CoordinatorConfig config_ = Config();
+  NodeRegistry registry_{clock_, executor_, config_, nullptr};
+  RendezvousKv rendezvous_{executor_};
+  int next_id_ = 1;
+  InMemoryTestHistory history_;
+  TestManager manager_{clock_,   executor_, registry_, rendezvous_,
+                       config_,  history_,  [this] { return "t-" + std::to_string(next_id_++); }};
+  common::MetricsRegistry metrics_registry_;
+  CoordinatorMetrics metrics_{metrics_registry_, clock_};
+  uint64_t next_session_ = 1;
+  std::map<std::string, uint64_t> sessions_;
+};
+
+TEST_F(CoordinatorMetricsTest, EmptyCoordinatorExportsZeros) {
+  const PromText text = Scrape();
+  EXPECT_THAT(text.Series("ebnccl_nodes"),
+              ElementsAre(Pair(PromLabels{{"state", "busy"}}, 0),
+                          Pair(PromLabels{{"state", "idle"}}, 0),
+                          Pair(PromLabels{{"state", "lost"}}, 0)));
+  EXPECT_THAT(text.Series("ebnccl_tests_total"),
+              ElementsAre(Pair(PromLabels{{"verdict", "cancelled"}}, 0),
+                          Pair(PromLabels{{"verdict", "failed"}}, 0),
+                          Pair(PromLabels{{"verdict", "passed"}}, 0),
+                          Pair(PromLabels{{"verdict", "timed_out"}}, 0)));
+  EXPECT_EQ(text.Value("ebnccl_tests_running"), 0);
+  EXPECT_THAT(text.Series("ebnccl_node_heartbeat_age_seconds"), IsEmpty());
+  EXPECT_THAT(text.Series("ebnccl_test_busbw_gbps"), IsEmpty());
+  for (const char* family : {"ebnccl_nodes", "ebnccl_tests_total", "ebnccl_tests_running",
+                             "ebnccl_node_heartbeat_age_seconds", "ebnccl_test_busbw_gbps"}) {
+    EXPECT_TRUE(text.families.contains(family)) << family;
+  }
+  EXPECT_EQ(text.families.at("ebnccl_tests_total").type, "counter");
+}
+
+TEST_F(CoordinatorMetricsTest, NodeStatesAndHeartbeatAgesFollowTheRegistry) {
+  AddNode("host0");
+  AddNode("host1");
+  AddNode("host2");
+  clock_.Advance(absl::Milliseconds(1500));
+  ASSERT_TRUE(registry_.Heartbeat(sessions_["host0"]).ok());
+  registry_.SessionClosed(sessions_["host2"]);
+  executor_.RunUntilIdle();
+
+  PromText text = Scrape();
+  EXPECT_EQ(text.Value("ebnccl_nodes", {{"state", "idle"}}), 2);
+  EXPECT_EQ(text.Value("ebnccl_nodes", {{"state", "lost"}}), 1);
+  EXPECT_EQ(text.Value("ebnccl_nodes", {{"state", "busy"}}), 0);
+  EXPECT_EQ(text.Value("ebnccl_node_heartbeat_age_seconds", {{"node", "host0"}}), 0);
+  EXPECT_EQ(text.Value("ebnccl_node_heartbeat_age_seconds", {{"node", "host1"}}), 1.5);
+
+  Start({"host0"});
+  clock_.Advance(absl::Milliseconds(250));
+  text = Scrape();
+  EXPECT_EQ(text.Value("ebnccl_nodes", {{"state", "busy"}}), 1);
+  EXPECT_EQ(text.Value("ebnccl_nodes", {{"state", "idle"}}), 1);
+  EXPECT_EQ(text.Value("ebnccl_tests_running"), 1);
+  EXPECT_EQ(text.Value("ebnccl_node_heartbeat_age_seconds", {{"node", "host1"}}), 1.75);
+}
+
+TEST_F(CoordinatorMetricsTest, PassedSweepCountsAndRecordsBandwidthPerNode) {
+  AddNode("host0");
+  AddNode("host1");
+  const std::string id = Start({"host0", "host1"});
+  RunToCompletion(id);
+  const v1::TestReport report = manager_.GetTest(id).value();
+  ASSERT_EQ(report.state(), v1::TEST_STATE_PASSED) << report.summary();
+  ASSERT_GT(report.avg_busbw_gbps(), 0);
+  Finished(id);
+
+  const PromText text = Scrape();
+  EXPECT_EQ(text.Value("ebnccl_tests_total", {{"verdict", "passed"}}), 1);
+  EXPECT_EQ(text.Value("ebnccl_tests_running"), 0);
+  EXPECT_EQ(text.Value("ebnccl_nodes", {{"state", "idle"}}), 2);
+  for (const char* node : {"host0", "host1"}) {
+    EXPECT_THAT(text.Value("ebnccl_test_busbw_gbps", {{"node", node}, {"collective", "all_reduce"}})
+                    .value_or(-1),
+                DoubleNear(report.avg_busbw_gbps(), 1e-9))
+        << node;
+  }
+}
+
+TEST_F(CoordinatorMetricsTest, TestWithoutResultsKeepsTheLastBandwidth) {
+  AddNode("host0");
+  AddNode("host1");
+  const std::string passed = Start({"host0", "host1"});
+  RunToCompletion(passed);
+  Finished(passed);
+  const double busbw = manager_.GetTest(passed)->avg_busbw_gbps();
+
+  const std::string cancelled = Start({"host0", "host1"});
+  ASSERT_TRUE(manager_.CancelTest(cancelled, "operator").ok());
+  for (const char* node : {"host0", "host1"}) manager_.OnWorkersStopped(node, cancelled);
+  executor_.RunUntilIdle();
+  ASSERT_EQ(manager_.GetTest(cancelled)->state(), v1::TEST_STATE_CANCELLED);
+  Finished(cancelled);
+
+  const PromText text = Scrape();
+  EXPECT_EQ(text.Value("ebnccl_tests_total", {{"verdict", "passed"}}), 1);
+  EXPECT_EQ(text.Value("ebnccl_tests_total", {{"verdict", "cancelled"}}), 1);
+  EXPECT_THAT(
+      text.Value("ebnccl_test_busbw_gbps", {{"node", "host0"}, {"collective", "all_reduce"}})
+          .value_or(-1),
+      DoubleNear(busbw, 1e-9));
+}
+
+TEST_F(CoordinatorMetricsTest, NonTerminalReportsAreIgnored) {
+  v1::TestReport report;
+  report.set_test_id("t-9");
+  report.set_state(v1::TEST_STATE_RUNNING);
+  metrics_.OnTestFinished(report);
+  const PromText text = Scrape();
+  for (const auto& [labels, value] : text.Series("ebnccl_tests_total")) EXPECT_EQ(value, 0);
+}
+
+TEST(CoordinatorMetricLabelsTest, VerdictAndStateLabels) {
+  EXPECT_STREQ(VerdictLabel(v1::TEST_STATE_TIMED_OUT), "timed_out");
+  EXPECT_EQ(VerdictLabel(v1::TEST_STATE_STOPPING), nullptr);
+  EXPECT_STREQ(NodeStateLabel(v1::NODE_STATE_LOST), "lost");
+  EXPECT_EQ(NodeStateLabel(v1::NODE_STATE_UNSPECIFIED), nullptr);
+}
+
+}  // namespace
+}  // namespace eb::coordinator
