@@ -144,10 +144,14 @@ void LocalCluster::StopProcess(Process& process) {
 absl::Status LocalCluster::StartCoordinator(std::vector<std::string> extra_flags) {
   // The history in the cluster's directory (the default's /var/lib/ebnccl
   // may not exist, and clusters must not share one).
-  std::vector<std::string> argv = {BinaryPath("eb-coordinator"), "--listen=127.0.0.1:0",
+  // A restarted coordinator takes the same port, so that agents find it again.
+  std::vector<std::string> argv = {BinaryPath("eb-coordinator"),
+                                   absl::StrCat("--listen=127.0.0.1:", coordinator_port_),
                                    "--history-path=" + work_dir_ + "/history.db"};
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
-  auto process = Spawn("coordinator", argv, work_dir_ + "/coordinator.log");
+  ++coordinator_starts_;
+  auto process = Spawn("coordinator", argv,
+                       absl::StrCat(work_dir_, "/coordinator-", coordinator_starts_, ".log"));
   if (!process.ok()) return process.status();
   coordinator_ = std::make_unique<Process>(*std::move(process));
   static const std::regex kListening(R"(listening on [^ ]+:(\d+))");
@@ -165,6 +169,15 @@ absl::Status LocalCluster::StartCoordinator(std::vector<std::string> extra_flags
     absl::SleepFor(absl::Milliseconds(20));
   }
   return absl::DeadlineExceededError("eb-coordinator did not report its port");
+}
+
+absl::Status LocalCluster::RestartCoordinator(int signal) {
+  if (!coordinator_) return absl::FailedPreconditionError("no coordinator");
+  kill(coordinator_->child.pid, signal);
+  if (!coordinator_->exited->WaitForNotificationWithTimeout(absl::Seconds(15))) {
+    return absl::DeadlineExceededError("the coordinator did not exit");
+  }
+  return StartCoordinator();
 }
 
 std::string LocalCluster::coordinator_address() const {

@@ -44,6 +44,9 @@ class LocalCluster {
 
   // Starts eb-coordinator on 127.0.0.1:0 and waits for its port.
   absl::Status StartCoordinator(std::vector<std::string> extra_flags = FastCoordinatorFlags());
+  // Sends `signal` to the coordinator, waits for it to exit, and starts a new
+  // one on the same port with the same history file.
+  absl::Status RestartCoordinator(int signal);
   // Starts an agent named `name` with `workers` slots, Gloo bound to
   // 127.0.0.1, and waits until the coordinator lists it.
   absl::Status StartAgent(const std::string& name, int workers,
@@ -92,6 +95,7 @@ class LocalCluster {
   std::unique_ptr<common::ProcessLauncher> launcher_;
   std::string work_dir_;
   int coordinator_port_ = 0;
+  int coordinator_starts_ = 0;
   std::unique_ptr<Process> coordinator_;
   std::map<std::string, Process> agents_;
   struct Cli {

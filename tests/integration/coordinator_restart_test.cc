@@ -1,0 +1,68 @@
+// A coordinator restart in the middle of a multi-agent setup: the agents
+// reconnect and register again, the history survives (the finished test
+// intact, the one that was running marked interrupted), and the next test
+// passes.
+
+#include <signal.h>
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/testutil/local_cluster.h"
+
+namespace eb::testing {
+namespace {
+
+const std::vector<std::string> kQuickTest = {"run-test", "--json", "--nodes", "host0,host1", "-b",
+                                             "8", "-e", "64K", "-f", "8", "-n", "2"};
+
+nlohmann::json Parse(const CliResult& result) {
+  nlohmann::json json = nlohmann::json::parse(result.out, nullptr, false);
+  EXPECT_FALSE(json.is_discarded()) << result.out << result.err;
+  return json;
+}
+
+TEST(CoordinatorRestartTest, AgentsComeBackAndHistorySurvives) {
+  LocalCluster cluster;
+  ASSERT_TRUE(cluster.StartCoordinator().ok());
+  ASSERT_TRUE(cluster.StartAgent("host0", 2).ok());
+  ASSERT_TRUE(cluster.StartAgent("host1", 2).ok());
+
+  nlohmann::json finished = Parse(cluster.Ebctl(kQuickTest));
+  ASSERT_EQ(finished["state"], "passed");
+  const std::string finished_id = finished["test_id"];
+
+  // A long test, cut by a coordinator crash.
+  const int handle = cluster.StartEbctl({"run-test", "--json", "--nodes", "host0,host1", "-b",
+                                         "256K", "-e", "256K", "-i", "1", "-n", "200000", "-w",
+                                         "0", "-c", "0"});
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  while (cluster.WorkerPids().size() < 4 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  ASSERT_EQ(cluster.WorkerPids().size(), 4u);
+  ASSERT_TRUE(cluster.RestartCoordinator(SIGKILL).ok());
+  CliResult cut = cluster.WaitEbctl(handle);
+  EXPECT_EQ(cut.exit_code, 8) << cut.err;  // the coordinator went away mid-call
+
+  // The agents stopped the orphaned workers and registered again.
+  EXPECT_TRUE(cluster.WaitForNoWorkers("", absl::Seconds(10)));
+  ASSERT_TRUE(cluster.WaitForIdleNodes(2, absl::Seconds(30)).ok());
+
+  nlohmann::json jobs = Parse(cluster.Ebctl({"jobs", "--json"}));
+  ASSERT_EQ(jobs.size(), 2u) << jobs.dump(2);
+  EXPECT_EQ(jobs[0]["state"], "interrupted");  // newest first
+  EXPECT_EQ(jobs[1]["test_id"], finished_id);
+  EXPECT_EQ(jobs[1]["state"], "passed");
+  nlohmann::json shown = Parse(cluster.Ebctl({"show", finished_id, "--json"}));
+  EXPECT_EQ(shown["results"].size(), finished["results"].size());
+
+  nlohmann::json next = Parse(cluster.Ebctl(kQuickTest));
+  EXPECT_EQ(next["state"], "passed") << next["summary"];
+}
+
+}  // namespace
+}  // namespace eb::testing
