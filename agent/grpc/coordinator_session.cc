@@ -54,11 +54,10 @@ void CoordinatorSession::RunLoop() {
       absl::MutexLock lock(&mu_);
       if (stopping_) return;
     }
-    const absl::Status status = RunOnce();
     bool was_connected = false;
+    const absl::Status status = RunOnce(&was_connected);
     {
       absl::MutexLock lock(&mu_);
-      was_connected = connected_;
       connected_ = false;
       outbox_.clear();
       if (stopping_) return;
@@ -75,7 +74,7 @@ void CoordinatorSession::RunLoop() {
   }
 }
 
-absl::Status CoordinatorSession::RunOnce() {
+absl::Status CoordinatorSession::RunOnce(bool* registered) {
   grpc::ClientContext context;
   {
     absl::MutexLock lock(&mu_);
@@ -98,6 +97,7 @@ absl::Status CoordinatorSession::RunOnce() {
       connected_ = true;
       writer_done_ = false;
     }
+    *registered = true;
     spdlog::info("registered with the coordinator (heartbeat every {})",
                  absl::FormatDuration(period));
     if (callbacks_.on_connected) callbacks_.on_connected(period);

@@ -58,7 +58,10 @@ class CoordinatorSession final : public CoordinatorSink {
  private:
   void RunLoop();
   // One connection: register, then read until the stream ends.
-  absl::Status RunOnce();
+  // One session: registers, then relays until the stream ends. *registered
+  // says whether the coordinator accepted the registration (so that the
+  // caller reports a lost session, not a failed dial).
+  absl::Status RunOnce(bool* registered);
   void WriterLoop(grpc::ClientReaderWriter<ebnccl::v1::AgentMessage,
                                            ebnccl::v1::CoordinatorMessage>* stream);
 

@@ -32,11 +32,11 @@ fi
 port=${EB_PORT:-29470}
 node=$(hostname)
 
-"$bin/eb-coordinator" --listen "127.0.0.1:$port" --history-path "$work/history.db" \
+"$bin/eb-coordinator" --config /dev/null --listen "127.0.0.1:$port" --history-path "$work/history.db" \
   --log-file "$work/coordinator.log" 2>/dev/null &
 pids+=($!)
 for _ in $(seq 100); do grep -q "listening on" "$work/coordinator.log" 2>/dev/null && break; sleep 0.1; done
-"$bin/eb-agent" --coordinator "127.0.0.1:$port" --node-name "$node" --workers "$workers" \
+"$bin/eb-agent" --config /dev/null --coordinator "127.0.0.1:$port" --node-name "$node" --workers "$workers" \
   --bootstrap-address 127.0.0.1 --run-dir "$work/agent" --log-file "$work/agent.log" 2>/dev/null &
 pids+=($!)
 for _ in $(seq 100); do grep -q "registered with the coordinator" "$work/agent.log" 2>/dev/null && break; sleep 0.1; done

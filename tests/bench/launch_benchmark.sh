@@ -26,11 +26,11 @@ cleanup() {
 }
 trap cleanup EXIT
 port=$((29500 + $$ % 1000))
-"$bin/eb-coordinator" --listen "127.0.0.1:$port" --history-path "$work/history.db" --log-level warn >"$work/c.log" 2>&1 &
+"$bin/eb-coordinator" --config /dev/null --listen "127.0.0.1:$port" --history-path "$work/history.db" --log-level warn >"$work/c.log" 2>&1 &
 pids+=($!)
 sleep 0.5
 for n in 0 1; do
-  "$bin/eb-agent" --coordinator "127.0.0.1:$port" --node-name "bench$n" --workers 4 \
+  "$bin/eb-agent" --config /dev/null --coordinator "127.0.0.1:$port" --node-name "bench$n" --workers 4 \
     --bootstrap-address 127.0.0.1 --run-dir "$work/run$n" --log-level warn >"$work/a$n.log" 2>&1 &
   pids+=($!)
 done

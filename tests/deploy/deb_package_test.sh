@@ -45,8 +45,10 @@ version=$(sed -n 's/^set(CPACK_PACKAGE_VERSION "\(.*\)")$/\1/p' "$build/CPackCon
 # the .deb: a world-readable directory.
 work=$(mktemp -d /tmp/eb-deb-test-XXXXXX)
 chmod 755 "$work"
+daemons=()  # pids of the installed daemons this test starts; killed on any exit
 cleanup() {
   local status=$?
+  for pid in "${daemons[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
   if [[ -n "$(package_state)" && "$(package_state)" != "not-installed" ]]; then
     echo "cleanup: purging ebnccl"
     apt-get purge -y -q ebnccl >"$work/cleanup.log" 2>&1 || dpkg --purge ebnccl || true
@@ -135,20 +137,55 @@ getent passwd ebnccl >/dev/null || fail "user ebnccl missing"
   fail "/var/lib/ebnccl missing or not owned by ebnccl"
 pass "system user ebnccl and /var/lib/ebnccl"
 
-# The history database can be created by the ebnccl user in its directory.
-# (setpriv execs, so $! is the coordinator itself.)
-if /usr/bin/eb-coordinator --help 2>&1 | grep -q -- --history-path && command -v setpriv >/dev/null; then
-  setpriv --reuid=ebnccl --regid=ebnccl --init-groups -- /usr/bin/eb-coordinator --listen 127.0.0.1:0 \
-    --history-path /var/lib/ebnccl/history.db >"$work/coordinator.log" 2>&1 &
+# --- The installed binaries work end to end (the issue's "done means") -------------------
+# The coordinator runs as the ebnccl user from the installed config (flags
+# override its listen address), an installed agent joins over Gloo, a test
+# passes, the coordinator restarts, and the test is still in `ebctl jobs`.
+port=$((29600 + $$ % 300))
+start_coordinator() {
+  # setpriv execs, so $! is the coordinator itself.
+  setpriv --reuid=ebnccl --regid=ebnccl --init-groups -- /usr/bin/eb-coordinator \
+    --config /etc/ebnccl/coordinator.toml --listen "127.0.0.1:$port" \
+    --history-path /var/lib/ebnccl/history.db --heartbeat-period-ms 200 \
+    >>"$work/coordinator.log" 2>&1 &
   coordinator=$!
-  for _ in $(seq 100); do [[ -s /var/lib/ebnccl/history.db ]] && break; sleep 0.1; done
-  kill -TERM "$coordinator" 2>/dev/null || true
-  for _ in $(seq 50); do kill -0 "$coordinator" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL "$coordinator" 2>/dev/null || true
-  wait "$coordinator" || true
-  [[ -s /var/lib/ebnccl/history.db ]] ||
-    { cat "$work/coordinator.log" >&2; fail "eb-coordinator as ebnccl made no history.db"; }
-  pass "eb-coordinator as user ebnccl writes /var/lib/ebnccl/history.db"
+  daemons+=("$coordinator")
+  for _ in $(seq 100); do /usr/bin/ebctl --coordinator "127.0.0.1:$port" nodes >/dev/null 2>&1 && return; sleep 0.1; done
+  cat "$work/coordinator.log" >&2; fail "the installed eb-coordinator did not come up"
+}
+stop_pid() {
+  kill -TERM "$1" 2>/dev/null || true
+  for _ in $(seq 50); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+wait_idle() {
+  for _ in $(seq 150); do
+    /usr/bin/ebctl --coordinator "127.0.0.1:$port" nodes --json 2>/dev/null | grep -q '"idle"' && return
+    sleep 0.1
+  done
+  fail "the installed agent did not register"
+}
+if command -v setpriv >/dev/null; then
+  start_coordinator
+  /usr/bin/eb-agent --config /dev/null --coordinator "127.0.0.1:$port" --node-name debtest \
+    --workers 2 --transport gloo --bootstrap-address 127.0.0.1 --run-dir "$work/run" \
+    >"$work/agent.log" 2>&1 &
+  agent=$!
+  daemons+=("$agent")
+  wait_idle
+  /usr/bin/ebctl --coordinator "127.0.0.1:$port" run-test --json --nodes debtest -b 8 -e 1K -f 4 \
+    >"$work/run.json" 2>"$work/run.err" || { cat "$work/run.err" "$work/agent.log" >&2; fail "ebctl run-test failed"; }
+  test_id=$(grep -o '"test_id": "[^"]*"' "$work/run.json" | cut -d'"' -f4)
+  [[ -s /var/lib/ebnccl/history.db ]] || fail "eb-coordinator as ebnccl made no history.db"
+  stop_pid "$coordinator"
+  start_coordinator
+  wait_idle
+  /usr/bin/ebctl --coordinator "127.0.0.1:$port" jobs | grep -q "$test_id" ||
+    fail "test $test_id is not in ebctl jobs after the coordinator restarted"
+  stop_pid "$agent"
+  stop_pid "$coordinator"
+  pass "installed binaries: a test passed, the coordinator restarted, ebctl jobs still lists it"
 fi
 
 # --- Reinstall over a local edit: dpkg keeps it ----------------------------------------

@@ -33,14 +33,14 @@ trap stop_cluster EXIT
 start_cluster() {
   stop_cluster
   rm -f "$work"/*.log
-  "$bin/eb-coordinator" --listen 127.0.0.1:29470 --heartbeat-period-ms 500 --history-path "" \
+  "$bin/eb-coordinator" --config /dev/null --listen 127.0.0.1:29470 --heartbeat-period-ms 500 --history-path "" \
     --log-file "$work/coordinator.log" 2>/dev/null &
   pids+=($!)
   sleep 0.5
   for spec in "$@"; do
     IFS=: read -r name list extra <<<"$spec"
     # shellcheck disable=SC2086
-    "$bin/eb-agent" --coordinator 127.0.0.1:29470 --node-name "$name" --gpus "$list" \
+    "$bin/eb-agent" --config /dev/null --coordinator 127.0.0.1:29470 --node-name "$name" --gpus "$list" \
       --transport nccl --run-dir "$work/run-$name" --worker-grace-ms 2000 \
       --log-file "$work/agent-$name.log" $extra 2>/dev/null &
     pids+=($!)

@@ -141,7 +141,7 @@ class SystemdIntegrationTest : public ::testing::Test {
 
   // Starts the coordinator and waits for READY=1; returns its status line.
   std::string StartCoordinator(Daemon& daemon, const std::string& listen = "127.0.0.1:0") {
-    daemon.Start("eb-coordinator", {"--listen", listen, "--metrics-listen", "127.0.0.1:0",
+    daemon.Start("eb-coordinator", {"--config", "/dev/null", "--listen", listen, "--metrics-listen", "127.0.0.1:0",
                                     "--history-path", "",
                                     "--heartbeat-period-ms", "200"});
     auto ready = daemon.harness().WaitFor("READY=1", kStartTimeout);
@@ -152,7 +152,7 @@ class SystemdIntegrationTest : public ::testing::Test {
   }
 
   void StartAgent(Daemon& daemon, int coordinator_port, const std::string& name) {
-    daemon.Start("eb-agent", {"--coordinator", absl::StrCat("127.0.0.1:", coordinator_port),
+    daemon.Start("eb-agent", {"--config", "/dev/null", "--coordinator", absl::StrCat("127.0.0.1:", coordinator_port),
                               "--node-name", name, "--workers", "2", "--transport", "gloo",
                               "--bootstrap-address", "127.0.0.1", "--worker-binary",
                               BinaryPath("eb-worker"), "--worker-grace-ms", "1000",

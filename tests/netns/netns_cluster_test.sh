@@ -58,13 +58,13 @@ for h in "${hosts[@]}"; do
 done
 coordinator="$subnet.1:29470"
 
-ip netns exec "$prefix-h0" "$bin/eb-coordinator" --listen "$coordinator" --history-path "$work/history.db" \
+ip netns exec "$prefix-h0" "$bin/eb-coordinator" --config /dev/null --listen "$coordinator" --history-path "$work/history.db" \
   --heartbeat-period-ms 200 --heartbeat-miss-limit 5 --stop-timeout-ms 5000 \
   >"$work/coordinator.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do grep -q "listening on" "$work/coordinator.log" && break; sleep 0.1; done
 for h in "${hosts[@]}"; do
-  ip netns exec "$prefix-h$h" "$bin/eb-agent" --coordinator "$coordinator" --node-name "node$h" \
+  ip netns exec "$prefix-h$h" "$bin/eb-agent" --config /dev/null --coordinator "$coordinator" --node-name "node$h" \
     --workers 2 --bootstrap-interface eth0 --run-dir "$work/run-node$h" \
     --worker-grace-ms 1000 --worker-heartbeat-ms 200 >"$work/agent-node$h.log" 2>&1 &
   pids+=($!)

@@ -145,7 +145,9 @@ absl::Status LocalCluster::StartCoordinator(std::vector<std::string> extra_flags
   // The history in the cluster's directory (the default's /var/lib/ebnccl
   // may not exist, and clusters must not share one).
   // A restarted coordinator takes the same port, so that agents find it again.
-  std::vector<std::string> argv = {BinaryPath("eb-coordinator"),
+  // --config=/dev/null: flags only, whatever an installed package left in
+  // /etc/ebnccl (its agent.toml names GPUs 0-7, which this host may lack).
+  std::vector<std::string> argv = {BinaryPath("eb-coordinator"), std::string(kNoConfigFile),
                                    absl::StrCat("--listen=127.0.0.1:", coordinator_port_),
                                    "--history-path=" + work_dir_ + "/history.db"};
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
@@ -186,7 +188,7 @@ std::string LocalCluster::coordinator_address() const {
 
 absl::Status LocalCluster::StartAgent(const std::string& name, int workers,
                                       std::vector<std::string> extra_flags) {
-  std::vector<std::string> argv = {BinaryPath("eb-agent"),
+  std::vector<std::string> argv = {BinaryPath("eb-agent"), std::string(kNoConfigFile),
                                    "--coordinator=" + coordinator_address(),
                                    "--node-name=" + name,
                                    absl::StrCat("--workers=", workers),

@@ -26,6 +26,10 @@ namespace eb::testing {
 // Where CMake put the binaries under test.
 std::string BinaryPath(const std::string& name);
 
+// Every daemon a test starts runs on its flags alone: an installed package's
+// /etc/ebnccl/*.toml (read by default) must not change what a test runs.
+inline constexpr char kNoConfigFile[] = "--config=/dev/null";
+
 struct CliResult {
   int exit_code = -1;
   std::string out;
