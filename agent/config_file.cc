@@ -161,7 +161,22 @@ common::ConfigSchema AgentConfigSchema(AgentSettings *settings) {
               {"trace", "debug", "info", "warn", "error", "critical", "off"})
       .Flag("--log-level");
   schema.String("log.file", &settings->log_file).Flag("--log-file");
-  schema.String("metrics.listen", &settings->config.metrics_listen).Flag("--metrics-listen");
+  AgentConfig &config = settings->config;
+  schema
+      .AddString(
+          "metrics.listen",
+          [&config](const std::string &value) -> absl::Status {
+            if (!value.empty()) {
+              // Checked here so that a bad value names the file, line and
+              // key; ResolveAgentConfig fills in the default port.
+              auto address = common::ParseHostPort(value, 1, "metrics.listen", true);
+              if (!address.ok()) return WithoutField(address.status(), "metrics.listen");
+            }
+            config.metrics_listen = value;
+            return absl::OkStatus();
+          },
+          [&config] { return config.metrics_listen; })
+      .Flag("--metrics-listen");
   return schema;
 }
 
@@ -170,7 +185,13 @@ absl::Status ApplyAgentConfigFile(const std::string &path, bool required,
                                   AgentSettings *settings) {
   auto file = common::TomlFile::Load(path, required);
   if (!file.ok()) return file.status();
-  return AgentConfigSchema(settings).Apply(*file, given_flags);
+  if (absl::Status status = AgentConfigSchema(settings).Apply(*file, given_flags); !status.ok()) {
+    return status;
+  }
+  if (!given_flags.contains("--gpus") && file->Contains("agent.gpus")) {
+    settings->gpus_origin = file->Where("agent.gpus");
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace eb::agent

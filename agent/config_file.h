@@ -28,6 +28,9 @@ struct AgentSettings {
   // InitLogging).
   std::string log_level = "info";
   std::string log_file;
+  // Where config.gpu_indices came from, for errors found when they are
+  // checked against the host: "--gpus" or "FILE:LINE: key 'agent.gpus'".
+  std::string gpus_origin = "--gpus";
 };
 
 // The schema of agent.toml bound to `settings`, which must outlive it. Each

@@ -19,6 +19,7 @@
 #include "agent/core/config_check.h"
 #include "agent/core/fabric_config.h"
 #include "agent/startup.h"
+#include "common/config/parse_command_line.h"
 #include "common/config/given_flags.h"
 #include "agent/core/gpu_discovery.h"
 #include "agent/core/inventory.h"
@@ -76,8 +77,9 @@ int main(int argc, char** argv) {
                  "Coordinator address HOST[:PORT] (default port 29470)");
   app.add_option("--node-name", config.node_name, "Unique name of this node (default: host name)");
   app.add_option("--workers", settings.workers,
-                 "Worker slots (ranks per test) on this node (default: the GPU count, or 1)")
-      ->check(CLI::Range(1, 1024));
+                 "Worker slots (ranks per test) on this node (default or 0: the GPU count, "
+                 "or 1)")
+      ->check(CLI::Range(0, 1024));
   app.add_option("--bootstrap-interface", config.bootstrap_interface,
                  "NIC for bootstrap and Gloo traffic (NCCL_SOCKET_IFNAME), e.g. eth0");
   app.add_option("--bootstrap-address", config.bootstrap_address,
@@ -87,8 +89,9 @@ int main(int argc, char** argv) {
   app.add_option("--ib-hca", ib_hca,
                  "HCA[:PORT] list NCCL may use, e.g. mlx5_100,mlx5_101 (written to NCCL_IB_HCA in "
                  "exact-match '=' form; checked against /sys/class/infiniband)");
-  app.add_option("--ib-gid-index", config.ib_gid_index, "NCCL_IB_GID_INDEX for RoCE (e.g. 3)")
-      ->check(CLI::Range(0, 255));
+  app.add_option("--ib-gid-index", config.ib_gid_index,
+                 "NCCL_IB_GID_INDEX for RoCE (e.g. 3; -1 = not set)")
+      ->check(CLI::Range(-1, 255));
   app.add_option("--sysfs-infiniband", config.sysfs_infiniband, "Where the HCAs are listed")
       ->capture_default_str();
   app.add_option("--gpus", config.gpu_indices,
@@ -110,7 +113,7 @@ int main(int argc, char** argv) {
                  "Serve Prometheus metrics on HOST:PORT (/metrics; port 0 = any); empty = off");
   app.add_option("--log-level", settings.log_level, "trace, debug, info, warn, error")->capture_default_str();
   app.add_option("--log-file", settings.log_file, "Also write the log to this file");
-  CLI11_PARSE(app, argc, argv);
+  if (auto exit_code = eb::common::ParseCommandLine(app, argc, argv)) return *exit_code;
 
   // Precedence: flag > file > default. Flags bound to config fields are
   // already set; the file fills the rest.
@@ -137,13 +140,14 @@ int main(int argc, char** argv) {
   }
   if (check_config) return CheckConfig(settings);
 
-  if (auto status = eb::common::InitLogging({"eb-agent", settings.log_level, settings.log_file});
+  if (auto status = eb::common::InitLogging(
+          {"eb-agent", settings.log_level, settings.log_file, eb::common::StderrIsJournal()});
       !status.ok()) {
     return UsageError(std::string(status.message()));
   }
   // A configured interface or HCA that is missing is an error, not a silent
   // fallback to another NIC or to TCP.
-  if (auto status = eb::agent::CheckHostForStart(config); !status.ok()) {
+  if (auto status = eb::agent::CheckHostForStart(settings); !status.ok()) {
     return UsageError(std::string(status.message()));
   }
   // systemd's WatchdogSec= reaches us as WATCHDOG_USEC (zero outside systemd).

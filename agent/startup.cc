@@ -61,13 +61,6 @@ absl::Status ResolveAgentConfig(AgentSettings* settings) {
       return absl::InvalidArgumentError(absl::StrCat("--worker-env: '", entry, "' is not KEY=VALUE"));
     }
   }
-  const size_t host_gpus = DiscoverGpus().size();
-  for (int index : config.gpu_indices) {
-    if (index < 0 || index >= static_cast<int>(host_gpus)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--gpus: GPU ", index, " does not exist (this host has ", host_gpus, ")"));
-    }
-  }
   const size_t gpus = AgentGpus(config).size();
   config.nccl_version = ProbeNcclVersion();
   config.worker_slots =
@@ -83,7 +76,16 @@ absl::Status ResolveAgentConfig(AgentSettings* settings) {
   return absl::OkStatus();
 }
 
-absl::Status CheckHostForStart(const AgentConfig& config) {
+absl::Status CheckHostForStart(const AgentSettings& settings) {
+  const AgentConfig& config = settings.config;
+  const size_t host_gpus = DiscoverGpus().size();
+  for (int index : config.gpu_indices) {
+    if (index < 0 || index >= static_cast<int>(host_gpus)) {
+      return absl::InvalidArgumentError(absl::StrCat(settings.gpus_origin, ": GPU ", index,
+                                                     " does not exist (this host has ",
+                                                     host_gpus, ")"));
+    }
+  }
   if (!config.bootstrap_interface.empty()) {
     auto address = common::InterfaceAddress(config.bootstrap_interface);
     if (!address.ok()) {

@@ -19,10 +19,12 @@ namespace eb::agent {
 // addresses. INVALID_ARGUMENT naming the flag or key on bad values.
 absl::Status ResolveAgentConfig(AgentSettings* settings);
 
-// The checks that must pass before the agent starts: bootstrap interface up,
+// The checks that must pass before the agent starts: the owned GPUs exist
+// (the error names settings.gpus_origin), bootstrap interface up,
 // configured HCAs present (ports not ACTIVE are logged as warnings), worker
-// binary executable. Logs the HCAs it found.
-absl::Status CheckHostForStart(const AgentConfig& config);
+// binary executable. Logs the HCAs it found. --check-config runs the fuller
+// CheckAgentConfig instead, which reports every problem rather than the first.
+absl::Status CheckHostForStart(const AgentSettings& settings);
 
 // The GPUs this agent owns (after --gpus).
 std::vector<ebnccl::v1::GpuInfo> AgentGpus(const AgentConfig& config);

@@ -52,7 +52,24 @@ common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings *settings) {
       .Flag("--history-limit");
   schema.String("history.path", &settings->history_path).Flag("--history-path");
 
-  schema.String("metrics.listen", &settings->config.metrics_listen).Flag("--metrics-listen");
+  schema
+      .AddString(
+          "metrics.listen",
+          [&config](const std::string &value) -> absl::Status {
+            // Checked here so that a bad value names the file, line and key;
+            // main() resolves the default port.
+            if (!value.empty()) {
+              auto address = common::ParseHostPort(value, 1, "metrics", true);
+              if (!address.ok()) {
+                return absl::InvalidArgumentError(
+                    std::string(absl::StripPrefix(address.status().message(), "metrics: ")));
+              }
+            }
+            config.metrics_listen = value;
+            return absl::OkStatus();
+          },
+          [&config] { return config.metrics_listen; })
+      .Flag("--metrics-listen");
 
   schema
       .Choice("log.level", &settings->log_level,

@@ -126,6 +126,15 @@ void CoordinatorServer::Shutdown() {
   if (watchdog_) watchdog_->Stop();
   // Before the loop stops: its scrapes post refreshes onto the loop.
   if (metrics_server_) metrics_server_->Stop();
+  // Running tests end as interrupted before the agents' streams close:
+  // otherwise the closing streams would read as lost nodes and blame
+  // healthy hardware (systemctl restart sends SIGTERM mid-test).
+  absl::Notification interrupted;
+  loop_.Post([this, &interrupted] {
+    if (tests_) tests_->InterruptAll("the coordinator was stopped while the test ran");
+    interrupted.Notify();
+  });
+  interrupted.WaitForNotificationWithTimeout(absl::Seconds(5));
   // Calls in flight finish or are cancelled; their reactors post to the
   // loop, which is still running.
   if (server_) server_->Shutdown(absl::Seconds(2));

@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "CLI/CLI.hpp"
+#include "common/config/parse_command_line.h"
 #include "common/config/given_flags.h"
 #include "coordinator/config_file.h"
 #include "common/logging/logging.h"
@@ -70,7 +71,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--log-level", settings.log_level, "trace, debug, info, warn, error")->capture_default_str();
   app.add_option("--log-file", settings.log_file, "Also write the log to this file");
-  CLI11_PARSE(app, argc, argv);
+  if (auto exit_code = eb::common::ParseCommandLine(app, argc, argv)) return *exit_code;
 
   // Precedence: flag > file > default. Flags bound to config fields are
   // already set; the file fills the rest; the *_ms flags are copied only
@@ -102,7 +103,8 @@ int main(int argc, char** argv) {
   config.history_path = settings.history_path;
 
   if (auto status =
-          eb::common::InitLogging({"eb-coordinator", settings.log_level, settings.log_file});
+          eb::common::InitLogging(
+          {"eb-coordinator", settings.log_level, settings.log_file, eb::common::StderrIsJournal()});
       !status.ok()) {
     std::fprintf(stderr, "eb-coordinator: %s\n", std::string(status.message()).c_str());
     return 2;

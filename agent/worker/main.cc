@@ -9,6 +9,7 @@
 
 #include "CLI/CLI.hpp"
 #include "agent/worker/worker_runtime.h"
+#include "common/config/parse_command_line.h"
 #include "common/logging/logging.h"
 #include "common/process/parent_death.h"
 #include "common/version/version.h"
@@ -41,7 +42,9 @@ int main(int argc, char** argv) {
   app.add_option("--bootstrap-address", options.bootstrap_address, "Address to bind for Gloo");
   app.add_option("--cuda-device", options.cuda_device, "GPU index (NCCL)");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
-  CLI11_PARSE(app, argc, argv);
+  if (auto exit_code = eb::common::ParseCommandLine(app, argc, argv, eb::worker::kExitUsage)) {
+    return *exit_code;
+  }
 
   if (auto status = eb::common::InitLogging({"eb-worker", log_level, ""}); !status.ok()) {
     std::fprintf(stderr, "eb-worker: %s\n", std::string(status.message()).c_str());

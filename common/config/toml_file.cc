@@ -289,6 +289,22 @@ bool TomlFile::Contains(absl::string_view dotted_key) const {
   return false;
 }
 
+std::string TomlFile::Where(absl::string_view dotted_key) const {
+  const toml::table *table = &document_->table;
+  const std::vector<std::string> parts = absl::StrSplit(dotted_key, '.');
+  for (size_t i = 0; i < parts.size(); ++i) {
+    auto found = table->find(parts[i]);
+    if (found == table->end()) return "";
+    if (i + 1 == parts.size()) {
+      return absl::StrCat(path_, ":", LineOf(found->first, found->second), ": key '", dotted_key,
+                          "'");
+    }
+    table = found->second.as_table();
+    if (table == nullptr) return "";
+  }
+  return "";
+}
+
 // ---------------------------------------------------------------------------
 // ConfigSchema: applying a file
 

@@ -54,6 +54,9 @@ class TomlFile {
   bool exists() const { return exists_; }
   // Whether the dotted key ("worker.env", "agent.workers") is present.
   bool Contains(absl::string_view dotted_key) const;
+  // "PATH:LINE: key 'KEY'" for a key present in the file, "" otherwise: for
+  // errors about a value found only later (checked against the host).
+  std::string Where(absl::string_view dotted_key) const;
 
  private:
   friend class ConfigSchema;

@@ -1,9 +1,15 @@
 #include "common/logging/logging.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <vector>
 
 #include "absl/debugging/failure_signal_handler.h"
+#include "spdlog/pattern_formatter.h"
 #include "spdlog/sinks/basic_file_sink.h"
 #include "spdlog/sinks/stdout_sinks.h"
 #include "spdlog/spdlog.h"
@@ -11,12 +17,60 @@
 namespace eb::common {
 namespace {
 
+constexpr char kPattern[] = "[%Y-%m-%d %H:%M:%S.%e %L %P %t] %v";
+
 void FlushLogOnFailure(const char* data) {
   if (data != nullptr) spdlog::critical("{}", data);
   spdlog::default_logger()->flush();
 }
 
+// %* : the syslog priority of the message in angle brackets (sd-daemon.h's
+// SD_ERR and friends).
+class SyslogPriorityFlag final : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg& message, const std::tm&,
+              spdlog::memory_buf_t& dest) override {
+    const char* prefix = "<6>";
+    switch (message.level) {
+      case spdlog::level::trace:
+      case spdlog::level::debug: prefix = "<7>"; break;
+      case spdlog::level::info: prefix = "<6>"; break;
+      case spdlog::level::warn: prefix = "<4>"; break;
+      case spdlog::level::err: prefix = "<3>"; break;
+      case spdlog::level::critical: prefix = "<2>"; break;
+      default: break;
+    }
+    dest.append(prefix, prefix + 3);
+  }
+  std::unique_ptr<spdlog::custom_flag_formatter> clone() const override {
+    return std::make_unique<SyslogPriorityFlag>();
+  }
+};
+
 }  // namespace
+
+bool StderrIsJournal() {
+  const char* stream = std::getenv("JOURNAL_STREAM");
+  if (stream == nullptr) return false;
+  unsigned long long device = 0;
+  unsigned long long inode = 0;
+  if (std::sscanf(stream, "%llu:%llu", &device, &inode) != 2) return false;
+  struct stat st {};
+  if (fstat(STDERR_FILENO, &st) != 0) return false;
+  // A child that inherited the variable but writes elsewhere must not
+  // prefix its lines.
+  return st.st_dev == device && st.st_ino == inode;
+}
+
+std::unique_ptr<spdlog::formatter> MakeLogFormatter(bool syslog_priority_prefix) {
+  auto formatter = std::make_unique<spdlog::pattern_formatter>();
+  if (!syslog_priority_prefix) {
+    formatter->set_pattern(kPattern);
+    return formatter;
+  }
+  formatter->add_flag<SyslogPriorityFlag>('*').set_pattern(std::string("%*") + kPattern);
+  return formatter;
+}
 
 absl::Status InitLogging(const LoggingOptions& options) {
   const spdlog::level::level_enum level = spdlog::level::from_str(options.level);
@@ -27,6 +81,7 @@ absl::Status InitLogging(const LoggingOptions& options) {
   }
   std::vector<spdlog::sink_ptr> sinks;
   sinks.push_back(std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  sinks.back()->set_formatter(MakeLogFormatter(options.syslog_priority_prefix));
   if (!options.file.empty()) {
     try {
       sinks.push_back(std::make_shared<spdlog::sinks::basic_file_sink_mt>(options.file));
@@ -34,9 +89,9 @@ absl::Status InitLogging(const LoggingOptions& options) {
       return absl::InvalidArgumentError("log file: cannot open '" + options.file +
                                         "': " + e.what());
     }
+    sinks.back()->set_formatter(MakeLogFormatter(false));
   }
   auto logger = std::make_shared<spdlog::logger>(options.component, sinks.begin(), sinks.end());
-  logger->set_pattern("[%Y-%m-%d %H:%M:%S.%e %L %P %t] %v");
   logger->set_level(level);
   logger->flush_on(spdlog::level::warn);
   spdlog::set_default_logger(logger);

@@ -5,9 +5,11 @@
 // file is given, to that file too. Log lines about a test carry
 // `test=<id> rank=<r> node=<n>` (rule 6).
 
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
+#include "spdlog/formatter.h"
 
 namespace eb::common {
 
@@ -18,7 +20,22 @@ struct LoggingOptions {
   std::string level = "info";
   // Optional file that receives the same lines as stderr.
   std::string file;
+  // Starts each stderr line with its syslog priority ("<3>" for errors), so
+  // that journald files it at that priority (systemd's SyslogLevelPrefix=,
+  // on by default) and `journalctl -p err` finds the errors. Set it when
+  // StderrIsJournal(); the log file never gets the prefix.
+  bool syslog_priority_prefix = false;
 };
+
+// True when stderr is connected to the journal (systemd sets JOURNAL_STREAM
+// to the device and inode of the stream it gave the service). Reads the
+// environment: call from main.
+bool StderrIsJournal();
+
+// The line format of every binary, "[%Y-%m-%d %H:%M:%S.%e %L %P %t] %v",
+// optionally led by the syslog priority of the message ("<6>" info, "<4>"
+// warn, "<3>" error...).
+std::unique_ptr<spdlog::formatter> MakeLogFormatter(bool syslog_priority_prefix);
 
 // Installs the default logger and the failure-signal handler (which flushes
 // the log before the process dies). INVALID_ARGUMENT for an unknown level.

@@ -52,6 +52,17 @@ class MetricsHttpServer::Impl {
       if (options_.refresh) options_.refresh();
       response.set_content(registry_.Render(), kContentType);
     });
+    // A scrape is a GET; anything else on /metrics is a client mistake
+    // worth naming (405 with Allow, as RFC 9110 asks).
+    auto method_not_allowed = [](const httplib::Request&, httplib::Response& response) {
+      response.status = 405;
+      response.set_header("Allow", "GET, HEAD");
+      response.set_content("method not allowed; GET /metrics\n", "text/plain");
+    };
+    server_.Post("/metrics", method_not_allowed);
+    server_.Put("/metrics", method_not_allowed);
+    server_.Patch("/metrics", method_not_allowed);
+    server_.Delete("/metrics", method_not_allowed);
     // httplib answers unknown paths with 404 itself; this gives them a body.
     server_.set_error_handler([](const httplib::Request&, httplib::Response& response) {
       if (response.status == 404) response.set_content("not found; try /metrics\n", "text/plain");

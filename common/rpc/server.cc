@@ -27,6 +27,10 @@ absl::StatusOr<std::unique_ptr<RpcServer>> RpcServer::Start(const RpcServerOptio
   // GOAWAY "too_many_pings" (STYLE.md pitfalls).
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
+  // gRPC sets SO_REUSEPORT by default: a second coordinator on the same
+  // port would start, and the kernel would split agents and ebctl calls
+  // between the two. A port in use must be a start-up error.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr) {
     return absl::UnavailableError("cannot listen on '" + options.listen_address +

@@ -32,7 +32,7 @@ absl::StatusOr<std::vector<ebnccl::v1::RankAssignment>> AssignRanks(
   for (const PlacementNode& node : nodes) {
     if (node.slots < per_node) {
       return absl::ResourceExhaustedError(
-          absl::StrCat("node ", node.name, " has ", node.slots, " worker slot",
+          absl::StrCat("workers_per_node: node ", node.name, " has ", node.slots, " worker slot",
                        node.slots == 1 ? "" : "s", "; the test asks for ", per_node, " per node"));
     }
   }

@@ -162,6 +162,13 @@ absl::Status TestManager::CancelTest(const std::string& test_id, const std::stri
   return absl::OkStatus();
 }
 
+void TestManager::InterruptAll(const std::string& reason) {
+  // Collect first: Interrupt finishes each run, which edits running_.
+  std::vector<TestRun*> runs;
+  for (auto& [id, running] : running_) runs.push_back(running.run.get());
+  for (TestRun* run : runs) run->Interrupt(reason);
+}
+
 absl::StatusOr<v1::TestReport> TestManager::GetTest(const std::string& test_id) const {
   if (auto it = running_.find(test_id); it != running_.end()) return it->second.run->report();
   absl::StatusOr<v1::TestReport> report = history_.Get(test_id);

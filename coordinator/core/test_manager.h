@@ -57,6 +57,10 @@ class TestManager final : public TestRunHost {
                                         std::shared_ptr<TestObserver> observer);
   // NOT_FOUND for an unknown or finished test.
   absl::Status CancelTest(const std::string& test_id, const std::string& reason);
+  // Ends every running test as INTERRUPTED (recorded, and the final event
+  // sent to its client) and tells the agents to stop their workers: the
+  // coordinator is going away, which says nothing about the nodes.
+  void InterruptAll(const std::string& reason);
   // A running test (live report) or one from the history. NOT_FOUND
   // otherwise; DATA_LOSS or a storage error from the history.
   absl::StatusOr<ebnccl::v1::TestReport> GetTest(const std::string& test_id) const;
@@ -64,6 +68,9 @@ class TestManager final : public TestRunHost {
   // (every one when limit <= 0). A history error is logged and only the
   // running tests are listed.
   std::vector<ebnccl::v1::TestReport> ListTests(int limit) const;
+
+  // Tests accepted and not yet finished.
+  int RunningCount() const { return static_cast<int>(running_.size()); }
 
   // Routed from agent sessions.
   void OnWorkerEvent(const std::string& node, const ebnccl::v1::WorkerEvent& event);

@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "common/spec/proto_enums.h"
 #include "coordinator/core/result_aggregator.h"
+#include "coordinator/history/test_history.h"
 #include "spdlog/spdlog.h"
 
 namespace eb::coordinator {
@@ -215,6 +216,28 @@ void TestRun::Cancel(const std::string& reason) {
   cancel_reason_ = reason;
   spdlog::info("test={} cancelled: {}", id(), reason);
   if (!stopping_) BeginStopping();
+}
+
+void TestRun::Interrupt(const std::string& reason) {
+  if (finished_) return;
+  executor_.Cancel(phase_timer_);
+  executor_.Cancel(total_timer_);
+  executor_.Cancel(stop_timer_);
+  for (const std::string& node : nodes_) {
+    if (lost_nodes_.contains(node) || stopped_nodes_.contains(node)) continue;
+    v1::CoordinatorMessage message;
+    message.mutable_stop()->set_test_id(id());
+    message.mutable_stop()->set_reason(absl::StrCat("interrupted: ", reason));
+    host_.SendToNode(node, message);
+  }
+  // Not a verdict on the hardware: the nodes it ran on are not blamed.
+  MarkReportInterrupted(report_, reason, UnixMillis(clock_.Now()));
+  finished_ = true;
+  spdlog::warn("test={} {}", id(), report_.summary());
+  v1::RunTestEvent event;
+  *event.mutable_finished() = report_;
+  host_.Publish(id(), event);
+  host_.Finished(id());
 }
 
 void TestRun::Raise(int rank, int level) {
@@ -444,11 +467,13 @@ void TestRun::Finalize() {
                       report_.failures_size() == 2 ? "" : "s", ")");
     }
   } else {
-    summary = absl::StrFormat("%s over %d ranks on %d node%s: %d sizes, avg busbw %.3f GB/s, "
-                              "data verified",
+    // -c 0 skips the data check: say so rather than claim a verification.
+    summary = absl::StrFormat("%s over %d ranks on %d node%s: %d sizes, avg busbw %.3f GB/s, %s",
                               spec::DisplayName(spec.collective()), progress_.size(),
                               nodes_.size(), nodes_.size() == 1 ? "" : "s", report_.results_size(),
-                              report_.avg_busbw_gbps());
+                              report_.avg_busbw_gbps(),
+                              spec.check_iterations() > 0 ? "data verified"
+                                                          : "data not checked (-c 0)");
   }
   report_.set_summary(summary);
   report_.set_state(state);

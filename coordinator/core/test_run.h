@@ -75,6 +75,11 @@ class TestRun {
   void OnNodeLost(const std::string& node, const std::string& reason);
   // The client cancelled.
   void Cancel(const std::string& reason);
+  // The coordinator is shutting down: tells every agent to stop the
+  // workers and ends the test now as INTERRUPTED (it cannot wait for the
+  // agents' confirmation: the process is about to exit). No-op once
+  // finished.
+  void Interrupt(const std::string& reason);
 
   const std::string& id() const { return report_.test_id(); }
   const ebnccl::v1::TestReport& report() const { return report_; }

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "common/config/parse_command_line.h"
 #include "common/version/version.h"
 #include "coordinator/ebctl/commands/nodes_command.h"
 #include "coordinator/ebctl/commands/run_test_command.h"
@@ -109,11 +110,8 @@ int main(int argc, char** argv) {
     sub->add_flag("--json", options.json, "Print JSON");
   }
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : eb::ebctl::kExitUsage;
+  if (auto exit_code = eb::common::ParseCommandLine(app, argc, argv, eb::ebctl::kExitUsage)) {
+    return *exit_code;
   }
   if (format == "json") options.json = true;
   options.connect_timeout = absl::Seconds(connect_timeout_s);

@@ -15,6 +15,7 @@ const char* VerdictLabel(v1::TestState state) {
     case v1::TEST_STATE_FAILED: return "failed";
     case v1::TEST_STATE_TIMED_OUT: return "timed_out";
     case v1::TEST_STATE_CANCELLED: return "cancelled";
+    case v1::TEST_STATE_INTERRUPTED: return "interrupted";
     default: return nullptr;
   }
 }
@@ -39,12 +40,14 @@ CoordinatorMetrics::CoordinatorMetrics(common::MetricsRegistry& registry, common
       tests_total_(registry.AddCounter("ebnccl_tests_total",
                                        "Tests finished since the coordinator started, by verdict.",
                                        {"verdict"})),
-      busbw_(registry.AddGauge("ebnccl_test_busbw_gbps",
-                               "Average bus bandwidth (GB/s, nccl-tests busbw) of the last test "
-                               "that measured this collective on this node.",
+      // Prometheus wants base units: bytes per second, not GB/s.
+      busbw_(registry.AddGauge("ebnccl_test_busbw_bytes_per_second",
+                               "Average bus bandwidth (nccl-tests busbw, bytes/s) of the last "
+                               "test that measured this collective on this node.",
                                {"node", "collective"})) {
   for (v1::TestState state : {v1::TEST_STATE_PASSED, v1::TEST_STATE_FAILED,
-                              v1::TEST_STATE_TIMED_OUT, v1::TEST_STATE_CANCELLED}) {
+                              v1::TEST_STATE_TIMED_OUT, v1::TEST_STATE_CANCELLED,
+                              v1::TEST_STATE_INTERRUPTED}) {
     tests_total_.Initialize({VerdictLabel(state)});
   }
   for (v1::NodeState state : {v1::NODE_STATE_IDLE, v1::NODE_STATE_BUSY, v1::NODE_STATE_LOST}) {
@@ -63,14 +66,9 @@ void CoordinatorMetrics::Update(const NodeRegistry& nodes, const TestManager& te
   nodes_.ReplaceAll(std::move(by_state));
   heartbeat_age_.ReplaceAll(std::move(ages));
 
-  // ListTests copies every remembered report (history_limit of them); with
-  // scrapes every few seconds that is cheap, but a TestManager accessor for
-  // the number of running tests would avoid it.
-  int running = 0;
-  for (const v1::TestReport& report : tests.ListTests(0)) {
-    if (VerdictLabel(report.state()) == nullptr) ++running;
-  }
-  tests_running_.Set(running);
+  // Only the live runs: interrupted tests of an earlier process are in the
+  // history but not running.
+  tests_running_.Set(static_cast<double>(tests.RunningCount()));
 }
 
 void CoordinatorMetrics::OnTestFinished(const v1::TestReport& report) {
@@ -86,7 +84,7 @@ void CoordinatorMetrics::OnTestFinished(const v1::TestReport& report) {
   if (report.results_size() == 0) return;
   const std::string collective = spec::DisplayName(report.spec().collective());
   for (const std::string& node : report.spec().node_names()) {
-    busbw_.Set({node, collective}, report.avg_busbw_gbps());
+    busbw_.Set({node, collective}, report.avg_busbw_gbps() * 1e9);
   }
 }
 

@@ -5,8 +5,8 @@
 //   ebnccl_nodes{state="idle|busy|lost"}               gauge
 //   ebnccl_node_heartbeat_age_seconds{node}            gauge
 //   ebnccl_tests_running                               gauge
-//   ebnccl_tests_total{verdict="passed|failed|timed_out|cancelled"}  counter
-//   ebnccl_test_busbw_gbps{node,collective}            gauge
+//   ebnccl_tests_total{verdict="passed|failed|timed_out|cancelled|interrupted"}  counter
+//   ebnccl_test_busbw_bytes_per_second{node,collective} gauge
 //
 // Gauges that mirror state (nodes, heartbeat ages, running tests) are
 // recomputed by Update(), which reads the executor-owned NodeRegistry and
@@ -41,7 +41,7 @@ class CoordinatorMetrics {
   void Update(const NodeRegistry& nodes, const TestManager& tests);
 
   // Counts a test that reached a terminal state in ebnccl_tests_total and,
-  // when it measured at least one size, sets ebnccl_test_busbw_gbps for each
+  // when it measured at least one size, sets ebnccl_test_busbw_bytes_per_second for each
   // of its nodes to the test's average bus bandwidth. Reports in other
   // states are ignored (and logged). Executor only.
   void OnTestFinished(const ebnccl::v1::TestReport& report);

@@ -12,7 +12,7 @@ packages=(
   libabsl-dev libspdlog-dev libgloo-dev libgtest-dev libgmock-dev
   nlohmann-json3-dev libcli11-dev
   libtomlplusplus-dev libcpp-httplib-dev libsystemd-dev libsqlite3-dev systemd
-  iproute2 procps
+  iproute2 procps python3
 )
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(openmpi-bin libopenmpi-dev hyperfine)

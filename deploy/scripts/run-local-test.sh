@@ -33,13 +33,20 @@ port=${EB_PORT:-29470}
 node=$(hostname)
 
 "$bin/eb-coordinator" --config /dev/null --listen "127.0.0.1:$port" --history-path "$work/history.db" \
-  --log-file "$work/coordinator.log" 2>/dev/null &
+  --log-file "$work/coordinator.log" 2>"$work/coordinator.err" &
 pids+=($!)
-for _ in $(seq 100); do grep -q "listening on" "$work/coordinator.log" 2>/dev/null && break; sleep 0.1; done
+# wait_for LOG PATTERN WHAT: until LOG shows PATTERN (10 s), or fail with the log.
+wait_for() {
+  for _ in $(seq 100); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+  echo "run-local-test: $3 did not start; its output (${1%.log}.err):" >&2
+  cat "${1%.log}.err" >&2 2>/dev/null || true
+  exit 1
+}
+wait_for "$work/coordinator.log" "listening on" eb-coordinator
 "$bin/eb-agent" --config /dev/null --coordinator "127.0.0.1:$port" --node-name "$node" --workers "$workers" \
-  --bootstrap-address 127.0.0.1 --run-dir "$work/agent" --log-file "$work/agent.log" 2>/dev/null &
+  --bootstrap-address 127.0.0.1 --run-dir "$work/agent" --log-file "$work/agent.log" 2>"$work/agent.err" &
 pids+=($!)
-for _ in $(seq 100); do grep -q "registered with the coordinator" "$work/agent.log" 2>/dev/null && break; sleep 0.1; done
+wait_for "$work/agent.log" "registered with the coordinator" eb-agent
 
 echo "# coordinator 127.0.0.1:$port, agent $node with $workers workers ($transport); logs in $work"
 set +e

@@ -49,7 +49,9 @@ class InMemoryRendezvousStore final : public transport::RendezvousStore {
                                                         absl::FormatDuration(timeout), ": ",
                                                         absl::StrJoin(missing, ", ")));
       }
+      ++waiting_;
       changed_.WaitWithDeadline(&mu_, deadline);
+      --waiting_;
     }
     std::vector<std::string> values;
     values.reserve(keys.size());
@@ -70,6 +72,14 @@ class InMemoryRendezvousStore final : public transport::RendezvousStore {
     return sets_;
   }
 
+  // Blocks until `count` callers are blocked in Wait: lets a test order
+  // "the waiter blocks, then another thread sets" without sleeping.
+  void AwaitWaiters(int count) const {
+    absl::MutexLock lock(&mu_);
+    auto enough = [this, count]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return waiting_ >= count; };
+    mu_.Await(absl::Condition(&enough));
+  }
+
   bool Contains(const std::string& key) const {
     absl::MutexLock lock(&mu_);
     return values_.contains(key);
@@ -81,6 +91,7 @@ class InMemoryRendezvousStore final : public transport::RendezvousStore {
   absl::flat_hash_map<std::string, std::string> values_ ABSL_GUARDED_BY(mu_);
   std::string closed_reason_ ABSL_GUARDED_BY(mu_);
   int sets_ ABSL_GUARDED_BY(mu_) = 0;
+  int waiting_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace eb::testing

@@ -52,13 +52,49 @@ TEST(CoordinatorRestartTest, AgentsComeBackAndHistorySurvives) {
   EXPECT_TRUE(cluster.WaitForNoWorkers("", absl::Seconds(10)));
   ASSERT_TRUE(cluster.WaitForIdleNodes(2, absl::Seconds(30)).ok());
 
-  nlohmann::json jobs = Parse(cluster.Ebctl({"jobs", "--json"}));
+  nlohmann::json jobs = Parse(cluster.Ebctl({"jobs", "--json"}))["tests"];
   ASSERT_EQ(jobs.size(), 2u) << jobs.dump(2);
   EXPECT_EQ(jobs[0]["state"], "interrupted");  // newest first
   EXPECT_EQ(jobs[1]["test_id"], finished_id);
   EXPECT_EQ(jobs[1]["state"], "passed");
   nlohmann::json shown = Parse(cluster.Ebctl({"show", finished_id, "--json"}));
   EXPECT_EQ(shown["results"].size(), finished["results"].size());
+
+  nlohmann::json next = Parse(cluster.Ebctl(kQuickTest));
+  EXPECT_EQ(next["state"], "passed") << next["summary"];
+}
+
+// systemctl restart: SIGTERM mid-test. The test ends as interrupted (not as
+// failed, and no healthy node is blamed), its client hears so, the agents
+// stop the workers and come back, and the next test passes.
+TEST(CoordinatorRestartTest, GracefulStopInterruptsTheRunningTestWithoutBlamingNodes) {
+  LocalCluster cluster;
+  ASSERT_TRUE(cluster.StartCoordinator().ok());
+  ASSERT_TRUE(cluster.StartAgent("host0", 2).ok());
+  ASSERT_TRUE(cluster.StartAgent("host1", 2).ok());
+
+  const int handle = cluster.StartEbctl({"run-test", "--json", "--nodes", "host0,host1", "-b",
+                                         "256K", "-e", "256K", "-i", "1", "-n", "200000", "-w",
+                                         "0", "-c", "0"});
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  while (cluster.WorkerPids().size() < 4 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  ASSERT_EQ(cluster.WorkerPids().size(), 4u);
+  ASSERT_TRUE(cluster.RestartCoordinator(SIGTERM).ok());
+  CliResult cut = cluster.WaitEbctl(handle);
+  EXPECT_EQ(cut.exit_code, 130) << cut.out << cut.err;
+  EXPECT_EQ(Parse(cut)["state"], "interrupted");
+
+  EXPECT_TRUE(cluster.WaitForNoWorkers("", absl::Seconds(10)));
+  ASSERT_TRUE(cluster.WaitForIdleNodes(2, absl::Seconds(30)).ok());
+  nlohmann::json jobs = Parse(cluster.Ebctl({"jobs", "--json"}))["tests"];
+  ASSERT_EQ(jobs.size(), 1u) << jobs.dump(2);
+  EXPECT_EQ(jobs[0]["state"], "interrupted");
+  nlohmann::json shown = Parse(cluster.Ebctl({"show", jobs[0]["test_id"], "--json"}));
+  ASSERT_GE(shown["failures"].size(), 1u) << shown.dump(2);
+  EXPECT_EQ(shown["failures"][0]["kind"], "interrupted");
+  for (const auto& failure : shown["failures"]) EXPECT_NE(failure["kind"], "node_lost") << failure;
 
   nlohmann::json next = Parse(cluster.Ebctl(kQuickTest));
   EXPECT_EQ(next["state"], "passed") << next["summary"];

@@ -33,7 +33,9 @@ class EbctlCliTest : public ::testing::Test {
     EXPECT_THAT(result.err, HasSubstr(message));
     EXPECT_TRUE(cluster_.WorkerPids().empty());
     CliResult jobs = cluster_.Ebctl({"jobs", "--json"});
-    EXPECT_EQ(nlohmann::json::parse(jobs.out).size(), 0u) << jobs.out;
+    nlohmann::json list = nlohmann::json::parse(jobs.out, nullptr, false);
+    EXPECT_EQ(list["schema"], "ebnccl.test_list") << jobs.out;
+    EXPECT_EQ(list["tests"].size(), 0u) << jobs.out;
   }
 
   LocalCluster cluster_;

@@ -45,7 +45,7 @@ pid_t WaitForRunningWorker(LocalCluster& cluster, int rank) {
     CliResult jobs = cluster.Ebctl({"jobs", "--json"});
     nlohmann::json list = nlohmann::json::parse(jobs.out, nullptr, false);
     if (!list.is_discarded()) {
-      for (const auto& test : list) {
+      for (const auto& test : list["tests"]) {
         if (test["state"] == "running") return cluster.WorkerPid(rank);
       }
     }

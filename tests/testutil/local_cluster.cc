@@ -259,13 +259,22 @@ absl::Status LocalCluster::SignalCoordinator(int signal) {
 }
 
 int LocalCluster::StartEbctl(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"ebctl", "--coordinator=" + coordinator_address()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return StartCommand(argv);
+}
+
+CliResult LocalCluster::RunCommand(const std::vector<std::string>& argv, absl::Duration timeout) {
+  return WaitEbctl(StartCommand(argv), timeout);
+}
+
+int LocalCluster::StartCommand(const std::vector<std::string>& argv) {
   const int handle = next_cli_++;
   Cli cli;
   cli.out_path = absl::StrCat(work_dir_, "/ebctl-", handle, ".out");
   cli.err_path = absl::StrCat(work_dir_, "/ebctl-", handle, ".err");
-  std::vector<std::string> quoted = {ShellQuote(BinaryPath("ebctl")),
-                                     ShellQuote("--coordinator=" + coordinator_address())};
-  for (const std::string& arg : args) quoted.push_back(ShellQuote(arg));
+  std::vector<std::string> quoted = {ShellQuote(BinaryPath(argv.front()))};
+  for (size_t i = 1; i < argv.size(); ++i) quoted.push_back(ShellQuote(argv[i]));
   // exec keeps the pid, so signals reach ebctl itself.
   const std::string command = absl::StrCat("exec ", absl::StrJoin(quoted, " "), " >",
                                            ShellQuote(cli.out_path), " 2>",

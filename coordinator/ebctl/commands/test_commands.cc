@@ -23,9 +23,7 @@ int JobsCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& options) 
   grpc::Status status = stub.ListTests(&context, request, &reply);
   if (!status.ok()) return RpcFailed("listing tests", status, true);
   if (options.json) {
-    nlohmann::json tests = nlohmann::json::array();
-    for (const v1::TestReport& report : reply.tests()) tests.push_back(ReportToJson(report));
-    std::cout << tests.dump(2) << std::endl;
+    std::cout << TestListToJson(reply).dump(2) << std::endl;
     return kExitOk;
   }
   std::cout << absl::StrFormat("%-26s  %-20s  %-14s  %-10s  %5s  %-24s  %s\n", "TEST", "START",

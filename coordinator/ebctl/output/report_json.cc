@@ -213,4 +213,12 @@ json NodesToJson(const v1::ListNodesReply& reply) {
               {"nodes", std::move(nodes)}};
 }
 
+json TestListToJson(const v1::ListTestsReply& reply, absl::string_view version) {
+  json tests = json::array();
+  for (const v1::TestReport& report : reply.tests()) tests.push_back(ReportToJson(report, version));
+  return json{{"schema", kTestListSchema},
+              {"schema_version", kJsonSchemaVersion},
+              {"tests", std::move(tests)}};
+}
+
 }  // namespace eb::ebctl

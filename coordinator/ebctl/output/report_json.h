@@ -16,6 +16,7 @@ namespace eb::ebctl {
 // field is added.
 inline constexpr char kTestReportSchema[] = "ebnccl.test_report";
 inline constexpr char kNodeListSchema[] = "ebnccl.node_list";
+inline constexpr char kTestListSchema[] = "ebnccl.test_list";
 inline constexpr int kJsonSchemaVersion = 1;
 
 // A test report: schema, version (`version`, the ebnccl version of the
@@ -35,5 +36,10 @@ nlohmann::json SizeResultToJson(const ebnccl::v1::SizeResult& row,
 // The node list: schema, schema_version and nodes[] with every field of
 // NodeStatus and its inventory.
 nlohmann::json NodesToJson(const ebnccl::v1::ListNodesReply& reply);
+
+// `ebctl jobs --json`: schema, schema_version and tests[], each a test
+// report (ReportToJson) without per-size results, newest first.
+nlohmann::json TestListToJson(const ebnccl::v1::ListTestsReply& reply,
+                              absl::string_view version = kVersion);
 
 }  // namespace eb::ebctl

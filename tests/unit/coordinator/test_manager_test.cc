@@ -415,6 +415,35 @@ TEST_F(TestManagerTest, CancelTestStopsTheTestAndFreesItsNodes) {
   EXPECT_EQ(Node("node-b").state, v1::NODE_STATE_IDLE);
 }
 
+TEST_F(TestManagerTest, InterruptAllEndsRunningTestsWithoutBlamingTheirNodes) {
+  AddNode("node-a");
+  AddNode("node-b");
+  ASSERT_THAT(Start(Spec({"node-a", "node-b"})), IsOk());
+  manager_.InterruptAll("the coordinator was stopped");
+
+  // Final at once (the process is exiting), recorded, sent to the client.
+  absl::StatusOr<v1::TestReport> recorded = history_.Get("t-1");
+  ASSERT_THAT(recorded, IsOk());
+  EXPECT_EQ(recorded->state(), v1::TEST_STATE_INTERRUPTED);
+  ASSERT_THAT(recorded->failures(), SizeIs(1));
+  EXPECT_EQ(recorded->failures(0).kind(), v1::FAILURE_KIND_INTERRUPTED);
+  EXPECT_EQ(recorded->failures(0).node_name(), "");
+  EXPECT_EQ(recorded->summary(), "interrupted: the coordinator was stopped");
+  EXPECT_EQ(ObserverOf("t-1").events.back().finished().state(), v1::TEST_STATE_INTERRUPTED);
+  // The agents are told to stop the workers.
+  for (const char* node : {"node-a", "node-b"}) {
+    SCOPED_TRACE(node);
+    ASSERT_THAT(channels_[node]->stops(), SizeIs(1));
+    EXPECT_THAT(channels_[node]->stops()[0].reason(), HasSubstr("interrupted"));
+  }
+  // The streams closing afterwards do not rewrite the verdict.
+  registry_.SessionClosed(sessions_["node-a"]);
+  registry_.SessionClosed(sessions_["node-b"]);
+  executor_.AdvanceTime(absl::Minutes(1));
+  EXPECT_EQ(history_.Get("t-1")->state(), v1::TEST_STATE_INTERRUPTED);
+  EXPECT_THAT(history_.Get("t-1")->failures(), SizeIs(1));
+}
+
 TEST_F(TestManagerTest, CancelOrGetOfAnUnknownTestIsNotFound) {
   EXPECT_THAT(manager_.CancelTest("t-404", "why"),
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("t-404")));

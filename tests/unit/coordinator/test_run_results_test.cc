@@ -15,6 +15,7 @@ namespace v1 = ebnccl::v1;
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
 using ::testing::StartsWith;
@@ -104,6 +105,19 @@ TEST_F(TestRunResultsTest, CompleteSweepStopsThenPassesOnlyOnceEveryNodeStopped)
   EXPECT_THAT(host_.finished_test_ids, ElementsAre("t-1"));
   // No timer is left behind.
   EXPECT_EQ(executor_.pending_timers(), 0u);
+}
+
+TEST_F(TestRunResultsTest, WithoutADataCheckTheSummaryDoesNotClaimOne) {
+  v1::TestSpec spec = DefaultSpec();
+  spec.set_check_iterations(0);
+  CreateAndStart(2, 2, spec);
+  RunWholeSweep();
+  run_->OnWorkersStopped("node-a");
+  run_->OnWorkersStopped("node-b");
+  ASSERT_TRUE(run_->finished());
+  EXPECT_EQ(report().state(), v1::TEST_STATE_PASSED);
+  EXPECT_THAT(report().summary(), HasSubstr("data not checked (-c 0)"));
+  EXPECT_THAT(report().summary(), Not(HasSubstr("data verified")));
 }
 
 TEST_F(TestRunResultsTest, NodeThatFinishedEarlyMayStopBeforeTheOthers) {

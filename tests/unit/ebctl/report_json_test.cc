@@ -220,5 +220,24 @@ TEST(NodesToJsonTest, Empty) {
             json::parse(R"({"schema": "ebnccl.node_list", "schema_version": 1, "nodes": []})"));
 }
 
+TEST(TestListToJsonTest, WrapsEachReportInOrder) {
+  v1::ListTestsReply reply;
+  *reply.add_tests() = testing::TwoRankReport();
+  reply.mutable_tests(0)->clear_results();
+  reply.add_tests()->set_test_id("t-older");
+  const json doc = TestListToJson(reply, "9.9.9");
+  EXPECT_EQ(doc["schema"], "ebnccl.test_list");
+  EXPECT_EQ(doc["schema_version"], 1);
+  ASSERT_EQ(doc["tests"].size(), 2u);
+  EXPECT_EQ(doc["tests"][0], ReportToJson(reply.tests(0), "9.9.9"));
+  EXPECT_EQ(doc["tests"][1]["test_id"], "t-older");
+  EXPECT_EQ(doc.size(), 3u) << doc.dump(2);
+}
+
+TEST(TestListToJsonTest, Empty) {
+  EXPECT_EQ(TestListToJson(v1::ListTestsReply()),
+            json::parse(R"({"schema": "ebnccl.test_list", "schema_version": 1, "tests": []})"));
+}
+
 }  // namespace
 }  // namespace eb::ebctl

@@ -153,13 +153,14 @@ TEST_F(CoordinatorMetricsTest, EmptyCoordinatorExportsZeros) {
   EXPECT_THAT(text.Series("ebnccl_tests_total"),
               ElementsAre(Pair(PromLabels{{"verdict", "cancelled"}}, 0),
                           Pair(PromLabels{{"verdict", "failed"}}, 0),
+                          Pair(PromLabels{{"verdict", "interrupted"}}, 0),
                           Pair(PromLabels{{"verdict", "passed"}}, 0),
                           Pair(PromLabels{{"verdict", "timed_out"}}, 0)));
   EXPECT_EQ(text.Value("ebnccl_tests_running"), 0);
   EXPECT_THAT(text.Series("ebnccl_node_heartbeat_age_seconds"), IsEmpty());
-  EXPECT_THAT(text.Series("ebnccl_test_busbw_gbps"), IsEmpty());
+  EXPECT_THAT(text.Series("ebnccl_test_busbw_bytes_per_second"), IsEmpty());
   for (const char* family : {"ebnccl_nodes", "ebnccl_tests_total", "ebnccl_tests_running",
-                             "ebnccl_node_heartbeat_age_seconds", "ebnccl_test_busbw_gbps"}) {
+                             "ebnccl_node_heartbeat_age_seconds", "ebnccl_test_busbw_bytes_per_second"}) {
     EXPECT_TRUE(text.families.contains(family)) << family;
   }
   EXPECT_EQ(text.families.at("ebnccl_tests_total").type, "counter");
@@ -205,9 +206,9 @@ TEST_F(CoordinatorMetricsTest, PassedSweepCountsAndRecordsBandwidthPerNode) {
   EXPECT_EQ(text.Value("ebnccl_tests_running"), 0);
   EXPECT_EQ(text.Value("ebnccl_nodes", {{"state", "idle"}}), 2);
   for (const char* node : {"host0", "host1"}) {
-    EXPECT_THAT(text.Value("ebnccl_test_busbw_gbps", {{"node", node}, {"collective", "all_reduce"}})
+    EXPECT_THAT(text.Value("ebnccl_test_busbw_bytes_per_second", {{"node", node}, {"collective", "all_reduce"}})
                     .value_or(-1),
-                DoubleNear(report.avg_busbw_gbps(), 1e-9))
+                DoubleNear(report.avg_busbw_gbps() * 1e9, 1e-3))
         << node;
   }
 }
@@ -231,9 +232,27 @@ TEST_F(CoordinatorMetricsTest, TestWithoutResultsKeepsTheLastBandwidth) {
   EXPECT_EQ(text.Value("ebnccl_tests_total", {{"verdict", "passed"}}), 1);
   EXPECT_EQ(text.Value("ebnccl_tests_total", {{"verdict", "cancelled"}}), 1);
   EXPECT_THAT(
-      text.Value("ebnccl_test_busbw_gbps", {{"node", "host0"}, {"collective", "all_reduce"}})
+      text.Value("ebnccl_test_busbw_bytes_per_second", {{"node", "host0"}, {"collective", "all_reduce"}})
           .value_or(-1),
-      DoubleNear(busbw, 1e-9));
+      DoubleNear(busbw * 1e9, 1e-3));
+}
+
+TEST_F(CoordinatorMetricsTest, InterruptedTestsOfAnEarlierProcessAreNotRunning) {
+  v1::TestReport old;
+  old.set_test_id("t-old");
+  old.set_state(v1::TEST_STATE_RUNNING);
+  ASSERT_TRUE(history_.Save(old).ok());
+  ASSERT_TRUE(history_.MarkInterrupted("restart", 0).ok());
+  AddNode("host0");
+  EXPECT_EQ(Scrape().Value("ebnccl_tests_running"), 0);
+
+  const std::string id = Start({"host0"});
+  EXPECT_EQ(Scrape().Value("ebnccl_tests_running"), 1);
+  manager_.InterruptAll("the coordinator was stopped");
+  Finished(id);
+  const PromText text = Scrape();
+  EXPECT_EQ(text.Value("ebnccl_tests_running"), 0);
+  EXPECT_EQ(text.Value("ebnccl_tests_total", {{"verdict", "interrupted"}}), 1);
 }
 
 TEST_F(CoordinatorMetricsTest, NonTerminalReportsAreIgnored) {

@@ -80,7 +80,7 @@ TEST_F(MetricsHttpServerTest, ServesTheRegistryOnMetrics) {
   EXPECT_EQ(parsed->Value("ebnccl_agent_worker_spawns_total"), 4);
 }
 
-TEST_F(MetricsHttpServerTest, OtherPathsAndMethodsAreNotFound) {
+TEST_F(MetricsHttpServerTest, OtherPathsAreNotFoundAndOtherMethodsNotAllowed) {
   auto server = StartServer();
   ASSERT_NE(server, nullptr);
   for (const char* path : {"/", "/metric", "/metrics/extra", "/debug"}) {
@@ -91,7 +91,11 @@ TEST_F(MetricsHttpServerTest, OtherPathsAndMethodsAreNotFound) {
   httplib::Client client("127.0.0.1", server->port());
   auto posted = client.Post("/metrics", "x", "text/plain");
   ASSERT_TRUE(posted);
-  EXPECT_EQ(posted->status, 404);
+  EXPECT_EQ(posted->status, 405);
+  EXPECT_EQ(posted->get_header_value("Allow"), "GET, HEAD");
+  auto deleted = client.Delete("/metrics");
+  ASSERT_TRUE(deleted);
+  EXPECT_EQ(deleted->status, 405);
 }
 
 TEST_F(MetricsHttpServerTest, RefreshRunsBeforeEachScrape) {

@@ -149,6 +149,9 @@ TEST(GlooFailureTest, AbortDuringAnOpReportsAborted) {
           return absl::OkStatus();
         }
         std::thread aborter([&] {
+          // Gives the barrier time to start, so that the abort usually
+          // lands inside it; an abort before it starts must give ABORTED
+          // as well, so the order does not decide the result.
           absl::SleepFor(absl::Milliseconds(200));
           comm.Abort("cancelled by the coordinator");
         });

@@ -36,7 +36,7 @@ TEST(InMemoryRendezvousStoreTest, WaitTimesOutNamingMissingKeys) {
 TEST(InMemoryRendezvousStoreTest, WaiterWakesOnSetFromAnotherThread) {
   InMemoryRendezvousStore store;
   std::thread setter([&] {
-    absl::SleepFor(absl::Milliseconds(20));
+    store.AwaitWaiters(1);
     ASSERT_TRUE(store.Set("k", "v").ok());
   });
   auto values = store.Wait({"k"}, absl::Seconds(5));
@@ -48,7 +48,7 @@ TEST(InMemoryRendezvousStoreTest, WaiterWakesOnSetFromAnotherThread) {
 TEST(InMemoryRendezvousStoreTest, CloseAbortsWaitersAndSetters) {
   InMemoryRendezvousStore store;
   std::thread closer([&] {
-    absl::SleepFor(absl::Milliseconds(20));
+    store.AwaitWaiters(1);
     store.Close("job cancelled");
   });
   auto values = store.Wait({"never"}, absl::Seconds(5));
