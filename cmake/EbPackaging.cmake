@@ -7,7 +7,10 @@
 #
 # Layout (prefix /usr in the package, /usr/local by default for cmake --install):
 #   <prefix>/bin/{eb-coordinator,eb-agent,eb-worker,ebctl}
-#   <prefix>/lib/systemd/system/*.service      every deploy/systemd/*.service
+#   <prefix>/lib/systemd/system/*.service      every deploy/systemd/*.service, its
+#                                              /usr/bin and /etc/ebnccl paths moved to
+#                                              <prefix>/bin, <prefix>/etc/ebnccl when the
+#                                              prefix is not /usr
 #   <prefix>/share/doc/ebnccl/                 README.md, docs/*.md, deploy/ROLLOUT.md
 #   <prefix>/share/doc/ebnccl/examples/*.toml  every deploy/config/*.toml
 #   /etc/ebnccl/*.toml                         the same files as conffiles (prefix
@@ -68,9 +71,26 @@ endif()
 # one is added. Prefix-relative: /usr/lib/systemd/system in the package
 # (= /lib/systemd/system on merged-/usr Debian), and
 # /usr/local/lib/systemd/system, which systemd also reads, by default.
+# The units name /usr/bin/eb-* and /etc/ebnccl/*.toml (the package's
+# layout); installed under another prefix (cmake --install, /usr/local by
+# default) they are rewritten to point at that prefix's binaries and
+# configs, decided at install time since --prefix may change it then.
 file(GLOB _eb_units CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/deploy/systemd/*.service)
 if(_eb_units)
-  install(FILES ${_eb_units} DESTINATION lib/systemd/system)
+  install(CODE "set(_eb_units \"${_eb_units}\")")
+  install(CODE [[
+    set(_eb_unitdir "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/lib/systemd/system")
+    foreach(_eb_unit IN LISTS _eb_units)
+      get_filename_component(_eb_name "${_eb_unit}" NAME)
+      file(READ "${_eb_unit}" _eb_text)
+      if(NOT (CMAKE_INSTALL_PREFIX STREQUAL "/usr" OR CMAKE_INSTALL_PREFIX STREQUAL "/"))
+        string(REPLACE "/usr/bin/" "${CMAKE_INSTALL_PREFIX}/bin/" _eb_text "${_eb_text}")
+        string(REPLACE "/etc/ebnccl/" "${CMAKE_INSTALL_PREFIX}/etc/ebnccl/" _eb_text "${_eb_text}")
+      endif()
+      message(STATUS "Installing: ${_eb_unitdir}/${_eb_name}")
+      file(WRITE "${_eb_unitdir}/${_eb_name}" "${_eb_text}")
+    endforeach()
+  ]])
 endif()
 
 # --- Documentation and example configurations ------------------------------

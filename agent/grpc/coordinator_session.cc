@@ -67,8 +67,18 @@ void CoordinatorSession::RunLoop() {
       if (callbacks_.on_disconnected) callbacks_.on_disconnected(status);
     }
     const absl::Duration delay = backoff.Next();
-    spdlog::warn("coordinator session ended ({}); reconnecting in {}", status.ToString(),
-                 absl::FormatDuration(delay));
+    if (status.code() == absl::StatusCode::kAlreadyExists) {
+      // Another live agent holds this node name (a duplicate --node-name, or
+      // this agent's previous session not yet timed out). Keep trying, so
+      // that the name is taken over once the other session is gone, but say
+      // loudly what is wrong.
+      spdlog::error("the coordinator refused the registration: {}; every agent needs its own "
+                    "--node-name (agent.node_name); retrying in {}",
+                    std::string(status.message()), absl::FormatDuration(delay));
+    } else {
+      spdlog::warn("coordinator session ended ({}); reconnecting in {}", status.ToString(),
+                   absl::FormatDuration(delay));
+    }
     absl::MutexLock lock(&mu_);
     mu_.AwaitWithTimeout(absl::Condition(&stopping_), delay);
   }
@@ -110,8 +120,11 @@ absl::Status CoordinatorSession::RunOnce(bool* registered) {
       absl::MutexLock lock(&mu_);
       connected_ = false;
     }
-    // Reads ended: the stream is over; stop the writer and collect status.
-    context.TryCancel();
+    // Reads ended: the call is over. connected_ = false wakes the writer,
+    // and a Write on a finished call fails at once, so the join is short.
+    // Not cancelling the call keeps the coordinator's own status (why it
+    // ended the session) for the log, rather than CANCELLED; Stop()
+    // cancels through context_ when it is the agent that ends the session.
     writer.join();
     result = common::FromGrpcStatus(stream->Finish());
     if (result.ok()) result = absl::UnavailableError("the coordinator ended the session");

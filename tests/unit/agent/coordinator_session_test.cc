@@ -1,0 +1,165 @@
+// CoordinatorSession against a scripted coordinator on loopback (a real
+// gRPC server on port 0): a session that registered and then ends is
+// reported as lost (the agent stops its workers on that), one the
+// coordinator refuses is not, commands reach the agent, and the session
+// reconnects and registers again.
+
+#include "agent/grpc/coordinator_session.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "common/rpc/channel.h"
+#include "common/rpc/server.h"
+#include "gtest/gtest.h"
+
+namespace eb::agent {
+namespace {
+
+namespace v1 = ebnccl::v1;
+constexpr absl::Duration kWait = absl::Seconds(10);
+
+// Each Session call takes the next step of `script`: kAcceptThenEnd
+// registers the agent, sends one stop command and ends the stream;
+// kRefuse fails the call with ALREADY_EXISTS; kAcceptAndHold registers and
+// keeps the stream open until the client goes.
+class ScriptedCoordinator final : public v1::AgentService::Service {
+ public:
+  enum class Step { kAcceptThenEnd, kRefuse, kAcceptAndHold };
+  explicit ScriptedCoordinator(std::vector<Step> script) : script_(std::move(script)) {}
+
+  grpc::Status Session(grpc::ServerContext* context,
+                       grpc::ServerReaderWriter<v1::CoordinatorMessage, v1::AgentMessage>* stream)
+      override {
+    v1::AgentMessage hello;
+    if (!stream->Read(&hello) || !hello.has_register_()) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no registration");
+    }
+    Step step;
+    {
+      absl::MutexLock lock(&mu_);
+      registrations_.push_back(hello.register_().node_name());
+      step = calls_ < script_.size() ? script_[calls_] : Step::kAcceptAndHold;
+      ++calls_;
+    }
+    if (step == Step::kRefuse) {
+      return grpc::Status(grpc::StatusCode::ALREADY_EXISTS,
+                          "node name 'n1' is already registered by a live agent");
+    }
+    v1::CoordinatorMessage reply;
+    reply.mutable_register_reply()->set_heartbeat_period_ms(250);
+    stream->Write(reply);
+    if (step == Step::kAcceptThenEnd) {
+      v1::CoordinatorMessage stop;
+      stop.mutable_stop()->set_test_id("t-1");
+      stream->Write(stop);
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the coordinator is going away");
+    }
+    v1::AgentMessage ignored;
+    while (!context->IsCancelled() && stream->Read(&ignored)) {
+    }
+    return grpc::Status::OK;
+  }
+
+  std::vector<std::string> registrations() {
+    absl::MutexLock lock(&mu_);
+    return registrations_;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<Step> script_;
+  size_t calls_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<std::string> registrations_ ABSL_GUARDED_BY(mu_);
+};
+
+// What the callbacks saw, with a way to wait for a count.
+struct Recorder {
+  absl::Mutex mu;
+  int connected ABSL_GUARDED_BY(mu) = 0;
+  std::vector<absl::Status> disconnected ABSL_GUARDED_BY(mu);
+  std::vector<std::string> stops ABSL_GUARDED_BY(mu);
+
+  bool AwaitConnected(int count) {
+    absl::MutexLock lock(&mu);
+    auto reached = [this, count]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return connected >= count; };
+    return mu.AwaitWithTimeout(absl::Condition(&reached), kWait);
+  }
+
+  CoordinatorSession::Callbacks Callbacks() {
+    CoordinatorSession::Callbacks callbacks;
+    callbacks.make_registration = [] {
+      v1::RegisterAgent registration;
+      registration.set_node_name("n1");
+      return registration;
+    };
+    callbacks.on_connected = [this](absl::Duration) {
+      absl::MutexLock lock(&mu);
+      ++connected;
+    };
+    callbacks.on_command = [this](const v1::CoordinatorMessage& command) {
+      absl::MutexLock lock(&mu);
+      if (command.has_stop()) stops.push_back(command.stop().test_id());
+    };
+    callbacks.on_disconnected = [this](const absl::Status& status) {
+      absl::MutexLock lock(&mu);
+      disconnected.push_back(status);
+    };
+    return callbacks;
+  }
+};
+
+class CoordinatorSessionTest : public ::testing::Test {
+ protected:
+  void Serve(std::vector<ScriptedCoordinator::Step> script) {
+    coordinator_ = std::make_unique<ScriptedCoordinator>(std::move(script));
+    auto server = common::RpcServer::Start({"127.0.0.1:0", {coordinator_.get()}});
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *std::move(server);
+  }
+
+  std::unique_ptr<CoordinatorSession> Connect() {
+    auto session = std::make_unique<CoordinatorSession>(
+        common::MakeChannel(absl::StrCat("127.0.0.1:", server_->port())), recorder_.Callbacks(),
+        absl::Milliseconds(5), absl::Milliseconds(20));
+    session->Start();
+    return session;
+  }
+
+  std::unique_ptr<ScriptedCoordinator> coordinator_;
+  std::unique_ptr<common::RpcServer> server_;
+  Recorder recorder_;
+};
+
+TEST_F(CoordinatorSessionTest, ARegisteredSessionThatEndsIsReportedAndReconnects) {
+  using Step = ScriptedCoordinator::Step;
+  Serve({Step::kAcceptThenEnd, Step::kAcceptAndHold});
+  auto session = Connect();
+  // Registered twice: the first session ended, the second holds.
+  ASSERT_TRUE(recorder_.AwaitConnected(2));
+  session->Stop();
+  absl::MutexLock lock(&recorder_.mu);
+  ASSERT_EQ(recorder_.disconnected.size(), 1u);
+  EXPECT_EQ(recorder_.disconnected[0].code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(recorder_.stops, std::vector<std::string>{"t-1"});
+}
+
+TEST_F(CoordinatorSessionTest, ARefusedRegistrationIsNotALostSession) {
+  using Step = ScriptedCoordinator::Step;
+  Serve({Step::kRefuse, Step::kRefuse, Step::kAcceptAndHold});
+  auto session = Connect();
+  ASSERT_TRUE(recorder_.AwaitConnected(1));
+  EXPECT_TRUE(session->connected());
+  session->Stop();
+  EXPECT_EQ(coordinator_->registrations().size(), 3u);
+  absl::MutexLock lock(&recorder_.mu);
+  // Never registered in the refused attempts: nothing to report as lost.
+  EXPECT_TRUE(recorder_.disconnected.empty());
+}
+
+}  // namespace
+}  // namespace eb::agent
