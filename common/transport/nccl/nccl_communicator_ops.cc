@@ -10,7 +10,6 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "common/status/cuda_status.h"
 #include "common/status/status_macros.h"
 #include "common/transport/cpu_pattern.h"
@@ -85,10 +84,10 @@ absl::Status NcclCommunicator::Capture(const GraphKey& key, const Wait& wait) {
     DestroyGraph(graph, nullptr);
     return common::CudaErrorToStatus(instantiated, "cudaGraphInstantiate");
   }
-  absl::MutexLock lock(&mu_);
-  if (aborted_) {
+  GateCall gate(*this);
+  if (!gate.entered()) {
     DestroyGraph(graph, exec);
-    return AbortedErrorLocked();
+    return AbortedError();
   }
   graphs_.Insert(key, graph, exec);
   return absl::OkStatus();
@@ -99,15 +98,17 @@ absl::StatusOr<absl::Duration> NcclCommunicator::RunGraph(const CollectiveCall& 
   const GraphKey key{call, iterations};
   bool cached = false;
   {
-    absl::MutexLock lock(&mu_);
-    if (aborted_) return AbortedErrorLocked();
+    // The cache is touched only through the gate: Abort destroys it.
+    GateCall gate(*this);
+    if (!gate.entered()) return AbortedError();
     cached = graphs_.Find(key) != nullptr;
   }
   if (!cached) EB_RETURN_IF_ERROR(Capture(key, wait));
   {
-    // Launch under the lock: Abort destroys cached graphs.
-    absl::MutexLock lock(&mu_);
-    if (aborted_) return AbortedErrorLocked();
+    // Launch inside the gate too (no lock is held across it): Abort waits
+    // for the launch before it destroys the graph.
+    GateCall gate(*this);
+    if (!gate.entered()) return AbortedError();
     cudaGraphExec_t exec = graphs_.Find(key);
     if (exec == nullptr) return absl::InternalError("captured graph missing from the cache");
     EB_RETURN_IF_ERROR(Record(start_, wait.what));
