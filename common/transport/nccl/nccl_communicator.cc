@@ -39,6 +39,9 @@ constexpr int kSpinPolls = 1000;
 // 1 ms is free there; waits on the stream use a short sleep.
 constexpr absl::Duration kSlowPollInterval = absl::Milliseconds(1);
 constexpr absl::Duration kEventPollInterval = absl::Microseconds(50);
+// Poll::kSpin: the async error and the deadline once per this many polls,
+// so each poll is just cudaEventQuery and a yield (about a microsecond).
+constexpr int kSpinCheckEvery = 16;
 // How long the destructor waits for the stream to drain before freeing
 // memory that kernels may still use. Kernels of an aborted communicator
 // exit on NCCL's abort flag; a stream that never drains means a wedged GPU,
@@ -448,16 +451,19 @@ absl::Status NcclCommunicator::WaitCommReady(const Wait& wait, absl::Duration sl
   }
 }
 
-absl::Status NcclCommunicator::WaitEvent(cudaEvent_t event, const Wait& wait) {
+absl::Status NcclCommunicator::WaitEvent(cudaEvent_t event, const Wait& wait, Poll poll) {
+  const bool spin = poll == Poll::kSpin;
   for (int polls = 0;; ++polls) {
     const cudaError_t done = cudaEventQuery(event);
     if (done == cudaSuccess) return absl::OkStatus();
     if (done != cudaErrorNotReady) return common::CudaErrorToStatus(done, wait.what);
-    // An async error (a peer or the network failed) would otherwise only
-    // surface as a timeout. ncclInProgress here is a background launch.
-    EB_RETURN_IF_ERROR(CallNccl(AsyncState, wait.what).status());
-    if (absl::Now() >= wait.deadline) return absl::DeadlineExceededError(wait.timeout);
-    if (polls < kSpinPolls) {
+    if (!spin || polls % kSpinCheckEvery == 0) {
+      // An async error (a peer or the network failed) would otherwise only
+      // surface as a timeout. ncclInProgress here is a background launch.
+      EB_RETURN_IF_ERROR(CallNccl(AsyncState, wait.what).status());
+      if (absl::Now() >= wait.deadline) return absl::DeadlineExceededError(wait.timeout);
+    }
+    if (spin || polls < kSpinPolls) {
       std::this_thread::yield();
     } else {
       absl::SleepFor(kEventPollInterval);

@@ -186,14 +186,24 @@ class NcclCommunicator final : public Communicator {
   // ncclInProgress (after init, finalize, or a nonblocking group launch).
   // Spins first, then sleeps `sleep` between polls.
   absl::Status WaitCommReady(const Wait& wait, absl::Duration sleep);
+  // How a wait on the stream polls.
+  enum class Poll {
+    // Spin (yield) 1000 polls, then sleep kEventPollInterval between polls:
+    // waits that nothing time-critical follows.
+    kSpinThenSleep,
+    // Yield between polls, never sleep; the async error and the deadline are
+    // checked every kSpinCheckEvery polls. For the barrier before a timed
+    // batch: every rank must leave it within microseconds of the others.
+    kSpin,
+  };
   // Polls cudaEventQuery(event) and the communicator's async error.
-  absl::Status WaitEvent(cudaEvent_t event, const Wait& wait);
+  absl::Status WaitEvent(cudaEvent_t event, const Wait& wait, Poll poll = Poll::kSpinThenSleep);
 
   absl::Status Enqueue(const CollectiveCall& call, const Wait& wait);
   absl::Status Record(cudaEvent_t event, absl::string_view what);
   absl::StatusOr<absl::Duration> Elapsed();
   absl::StatusOr<absl::Duration> RunDirect(const CollectiveCall& call, int iterations,
-                                           const Wait& wait);
+                                           const Wait& wait, Poll poll = Poll::kSpinThenSleep);
   absl::StatusOr<absl::Duration> RunGraph(const CollectiveCall& call, int iterations,
                                           const Wait& wait);
   absl::Status Capture(const GraphKey& key, const Wait& wait);
