@@ -3,12 +3,22 @@
 # possible (its time is scarce). Run from the repository root with the
 # bundle in .device and nccl-tests' source in .nccl-tests (never committed):
 #   export LD_LIBRARY_PATH=$PWD/.device/lib; tests/gpu/device_run.sh PHASE...
-# Phases (output under $RES, default /tmp/ebres; the caller tars it into
-# $OUT, since only a few files come back from the machine):
-#   tests    GPU unit tests (NcclCommunicator) and end-to-end ebctl --transport nccl tests
+# Phases (output under $RES, default /tmp/ebres; when $OUT is set, as on the
+# device tool, the end of the run copies device_run.log and gpu_tests.log
+# into $OUT and everything else as $OUT/ebres.tgz, since at most 8 files
+# come back from the machine):
+#   tests    every test `ctest -L gpu` runs, i.e. the three gpu-labelled binaries
+#            (ctest itself needs the build tree, which does not travel):
+#            nccl_host_logic_test, nccl_gpu_test (NcclCommunicator, its failure
+#            and abort paths) and nccl_cluster_test (ebctl --transport nccl end
+#            to end, and a rank that never joins or never starts); log in
+#            gpu_tests.log, gtest XML per binary, one PASS/FAIL line each in
+#            device_run.log. Fits one device call (at most 60 + 240 + 240 s).
 #   build    build nccl-tests in the background (later phases wait for it)
 #   bench1   every collective, -b 8 -e 8G -f 2, world size 1: ebctl vs nccl-tests -g 1
 #   bench    the same at world size = all GPUs: ebctl vs nccl-tests -g N (one process)
+#   rerun    sendrecv and alltoall at world size = all GPUs with -n 100, ebctl (table,
+#            then its JSON with per-rank times) vs nccl-tests -g N -n 100
 #   nodes2   two agents with distinct NCCL_HOSTID, half the GPUs each, NCCL_ALGO=Ring
 #   faults   SIGKILL one worker mid-sweep, SIGSTOP another; GPU memory after; next test
 #   init     communicator init time (ours and NCCL's "Init timings") at 2..N ranks
@@ -60,12 +70,24 @@ log "gpus=$gpus phases=$*"
 for phase in "$@"; do
   case $phase in
   tests)
-    timeout 60 "$bin/nccl_host_logic_test" --gtest_brief=1 >"$out/gpu_tests.log" 2>&1
-    log "nccl_host_logic_test rc=$?"
-    timeout 240 "$bin/nccl_gpu_test" --gtest_brief=1 >>"$out/gpu_tests.log" 2>&1
-    log "nccl_gpu_test rc=$?"
-    EB_BIN_DIR=$bin timeout 240 "$bin/nccl_cluster_test" --gtest_brief=1 >>"$out/gpu_tests.log" 2>&1
-    log "nccl_cluster_test rc=$?"
+    # Full gtest output (every test's OK or SKIPPED line), not --gtest_brief:
+    # a skipped test must be visible as such in the evidence.
+    : >"$out/gpu_tests.log"
+    for spec in nccl_host_logic_test:60 nccl_gpu_test:240 nccl_cluster_test:240; do
+      t=${spec%%:*}; limit=${spec##*:}
+      if [[ ! -x "$bin/$t" ]]; then
+        log "$t MISSING from $bin (bundle build/tests/nccl_*test too)"; continue
+      fi
+      EB_BIN_DIR=$bin timeout "$limit" "$bin/$t" --gtest_output="xml:$out/$t.xml" >"$work/$t.out" 2>&1
+      rc=$?
+      { echo "===== $t (timeout ${limit}s): rc=$rc ====="; cat "$work/$t.out"; } >>"$out/gpu_tests.log"
+      count() { grep -oE "^\[  $1 +\] [0-9]+ test" "$work/$t.out" | grep -oE '[0-9]+' | head -1; }
+      passed=$(count PASSED); skipped=$(count SKIPPED); failed=$(count FAILED)
+      verdict=FAIL
+      [[ $rc == 0 ]] && verdict=PASS
+      [[ $rc == 0 && ${passed:-0} == 0 ]] && verdict="NOTHING RAN (all skipped)"
+      log "$t rc=$rc $verdict: passed=${passed:-0} skipped=${skipped:-0} failed=${failed:-0}"
+    done
     ;;
   build)
     mkdir -p "$work/build"
@@ -90,6 +112,28 @@ for phase in "$@"; do
       CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((n - 1))) timeout 200 ".nccl-tests/build/${c}_perf" \
         -b 8 -e 8G -f 2 -g "$n" >"$out/nccltests_${n}_$c.txt" 2>&1
       log "nccl-tests $c -g $n rc=$?"
+    done
+    ;;
+  rerun)
+    # The N=2 outliers of 2026-11-29 (sendrecv 8 B and 16 KiB, alltoall 32 B,
+    # all out-of-place) with 5x the iterations, after the spin-only barrier.
+    n=$gpus
+    start_cluster "gpu0:$all_gpus" || continue
+    for c in sendrecv alltoall; do
+      timeout 200 "$bin/ebctl" --coordinator 127.0.0.1:29470 run-test --nodes gpu0 \
+        --workers-per-node "$n" --transport nccl --collective "$c" -b 8 -e 8G -f 2 -n 100 \
+        --timeout 190 >"$out/ours_n100_${n}_$c.txt" 2>&1
+      log "ebctl $c world=$n -n 100 rc=$?"
+      id=$(grep -o 'test t-[^ ]*' "$out/ours_n100_${n}_$c.txt" | head -1 | cut -d' ' -f2)
+      [[ -n $id ]] && ebctl show "$id" --json >"$out/ours_n100_${n}_$c.json" 2>&1
+    done
+    stop_cluster
+    while [[ ! -f "$work/build/done" ]]; do sleep 1; done
+    log "nccl-tests build $(cat "$work/build/done")"
+    for c in sendrecv alltoall; do
+      CUDA_VISIBLE_DEVICES=$all_gpus timeout 200 ".nccl-tests/build/${c}_perf" \
+        -b 8 -e 8G -f 2 -g "$n" -n 100 >"$out/nccltests_n100_${n}_$c.txt" 2>&1
+      log "nccl-tests $c -g $n -n 100 rc=$?"
     done
     ;;
   nodes2)
@@ -150,4 +194,9 @@ for phase in "$@"; do
   esac
 done
 cp "$work"/*.log "$out/" 2>/dev/null
-log "done"
+log "done in ${SECONDS}s"
+if [[ -n ${OUT:-} && -d $OUT ]]; then
+  cp "$out/device_run.log" "$OUT/" 2>/dev/null
+  [[ -f "$out/gpu_tests.log" ]] && cp "$out/gpu_tests.log" "$OUT/"
+  tar -czf "$OUT/ebres.tgz" -C "$out" .
+fi

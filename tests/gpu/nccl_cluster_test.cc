@@ -1,8 +1,9 @@
 // The whole system on the GPUs of this machine (label gpu): a coordinator,
 // one agent with one worker per GPU, and `ebctl run-test --transport nccl`
-// for every collective, with the JSON report checked. Skips where the NVIDIA
-// driver lists no GPU. Runs against the build tree, or against the binaries
-// in $EB_BIN_DIR (the bundle on the GPU machine).
+// for every collective, with the JSON report checked; and a world size 2
+// test whose rank 1 never joins or never starts (one GPU is enough). Skips
+// where the NVIDIA driver lists no GPU. Runs against the build tree, or
+// against the binaries in $EB_BIN_DIR (the bundle on the GPU machine).
 
 #include <filesystem>
 #include <string>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -101,6 +103,133 @@ TEST_F(NcclClusterTest, TwoRanksPerGpuAreRefusedBeforeAnythingStarts) {
   EXPECT_EQ(result.exit_code, 5) << result.err;
   EXPECT_THAT(result.err, HasSubstr("worker slot"));
   EXPECT_TRUE(cluster_.WorkerPids().empty());
+}
+
+// The issue's abort path: "a test of world size 2 where one rank is never
+// started must fail with a timeout inside its deadline plus a small margin,
+// naming the missing rank, and leave no process behind". Two agents on this
+// host, gpu0 and gpu1, one slot each; with one GPU both own GPU 0, which is
+// safe because rank 1 never touches it. Rank 0 (on gpu0) joins NCCL and
+// waits inside its nonblocking init; rank 1 (on gpu1) is held back by the
+// worker fault hook its agent passes on (--worker-env EB_WORKER_FAULT, as the
+// Gloo tests in tests/integration/fault_injection_test.cc do). The
+// coordinator's phase deadline must name rank 1, stop rank 0 in the middle
+// of NCCL's init, and leave both agents able to run the next test.
+class NcclMissingRankTest : public ::testing::Test {
+ protected:
+  // The phase deadline the test sets (--init-timeout or --launch-timeout).
+  static constexpr absl::Duration kDeadline = absl::Seconds(5);
+  // Worker start and registration before the deadline runs, stopping the
+  // workers (1 s grace, FastAgentFlags) and delivering the verdict after it;
+  // as in the Gloo fault tests.
+  static constexpr absl::Duration kMargin = absl::Seconds(8);
+
+  void SetUp() override {
+    gpus_ = DriverGpuCount();
+    if (gpus_ == 0) GTEST_SKIP() << "no NVIDIA GPU on this machine";
+    ASSERT_TRUE(cluster_.StartCoordinator().ok());
+  }
+
+  // `fault`: the EB_WORKER_FAULT mode of rank 1 (worker/fault_injection.h).
+  void StartAgents(const std::string& fault) {
+    std::vector<std::string> flags = LocalCluster::FastAgentFlags();
+    flags.push_back("--transport=nccl");
+    std::vector<std::string> gpu0 = flags;
+    gpu0.push_back("--gpus=0");
+    ASSERT_TRUE(cluster_.StartAgent("gpu0", 1, gpu0).ok());
+    std::vector<std::string> gpu1 = flags;
+    gpu1.push_back(gpus_ > 1 ? "--gpus=1" : "--gpus=0");
+    gpu1.push_back("--worker-env=EB_WORKER_FAULT=" + fault + ":rank=1");
+    ASSERT_TRUE(cluster_.StartAgent("gpu1", 1, gpu1).ok());
+  }
+
+  CliResult RunTwoRanks(const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"run-test", "--json", "--nodes", "gpu0,gpu1", "--transport",
+                                     "nccl", "-b", "8", "-e", "8", "-n", "1", "--nccl-env",
+                                     "NCCL_NVLS_ENABLE=0"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return cluster_.Ebctl(args, absl::Minutes(2));
+  }
+
+  static nlohmann::json Parse(const CliResult& result) {
+    nlohmann::json report = nlohmann::json::parse(result.out, nullptr, false);
+    EXPECT_FALSE(report.is_discarded()) << "stdout: " << result.out << "\nstderr: " << result.err;
+    return report;
+  }
+
+  static std::string Seconds(absl::Duration d) {
+    return absl::StrCat(absl::ToInt64Seconds(d), "s");
+  }
+
+  // Exit 4 within the deadline plus the margin, rank 1 named as the primary
+  // failure and no other rank blamed, and no worker left (the verdict comes
+  // after the stop).
+  nlohmann::json ExpectRankOneTimedOut(const CliResult& result, const std::string& kind,
+                                       const std::string& summary_text) {
+    EXPECT_EQ(result.exit_code, 4) << result.err;
+    EXPECT_GE(result.elapsed, kDeadline);
+    EXPECT_LE(result.elapsed, kDeadline + kMargin);
+    nlohmann::json report = Parse(result);
+    if (!report.is_object() || !report["failures"].is_array() || report["failures"].empty()) {
+      ADD_FAILURE() << "no failures in the report: " << result.out;
+      return report;
+    }
+    EXPECT_EQ(report["state"], "timed_out");
+    EXPECT_EQ(report["failures"][0]["kind"], kind);
+    EXPECT_EQ(report["failures"][0]["node"], "gpu1");
+    for (const nlohmann::json& failure : report["failures"]) {
+      EXPECT_EQ(failure["rank"], 1) << report["failures"].dump();
+    }
+    const std::string summary = report["summary"].get<std::string>();
+    EXPECT_THAT(summary, HasSubstr("rank 1 (node gpu1"));
+    EXPECT_THAT(summary, HasSubstr(summary_text));
+    EXPECT_TRUE(cluster_.WorkerPids(report["test_id"]).empty());
+    EXPECT_TRUE(cluster_.WorkerPids().empty());
+    return report;
+  }
+
+  // Both agents run the next test: world size 1 on each (rank 0 has no
+  // fault), and with two GPUs world size 2 with the nodes swapped, so that
+  // rank 1 lands on gpu0, whose workers have no fault.
+  void ExpectNextTestsPass() {
+    ASSERT_TRUE(cluster_.WaitForIdleNodes(2).ok());
+    std::vector<std::string> node_lists = {"gpu0", "gpu1"};
+    if (gpus_ > 1) node_lists.push_back("gpu1,gpu0");
+    for (const std::string& nodes : node_lists) {
+      SCOPED_TRACE(nodes);
+      CliResult result =
+          cluster_.Ebctl({"run-test", "--json", "--nodes", nodes, "--transport", "nccl", "-b", "8",
+                          "-e", "64K", "-f", "8", "-n", "2", "--nccl-env", "NCCL_NVLS_ENABLE=0"},
+                         absl::Minutes(2));
+      EXPECT_EQ(result.exit_code, 0) << result.err;
+      EXPECT_EQ(Parse(result)["state"], "passed");
+    }
+    EXPECT_TRUE(cluster_.WaitForNoWorkers("", absl::Seconds(10)));
+  }
+
+  int gpus_ = 0;
+  LocalCluster cluster_;
+};
+
+// Rank 1 registers with its agent but never reaches the NCCL rendezvous.
+TEST_F(NcclMissingRankTest, RankThatNeverJoinsTimesOutNamingIt) {
+  ASSERT_NO_FATAL_FAILURE(StartAgents("hang_before_join"));
+  const CliResult result = RunTwoRanks({"--init-timeout", Seconds(kDeadline)});
+  const nlohmann::json report = ExpectRankOneTimedOut(result, "timeout", "did not join");
+  // Rank 0 joined and waited: it is not blamed at all.
+  EXPECT_EQ(report["failures"].size(), 1u) << report["failures"].dump();
+  ExpectNextTestsPass();
+}
+
+// Rank 1's process never comes up (never registers), so the launch deadline
+// names it, while rank 0 already waits inside NCCL's init.
+TEST_F(NcclMissingRankTest, RankThatNeverStartsTimesOutNamingIt) {
+  ASSERT_NO_FATAL_FAILURE(StartAgents("hang_before_register"));
+  const CliResult result = RunTwoRanks({"--launch-timeout", Seconds(kDeadline)});
+  // The agent's registration deadline and the coordinator's launch deadline
+  // are the same and may both report rank 1.
+  (void)ExpectRankOneTimedOut(result, "worker_registration_timeout", "register");
+  ExpectNextTestsPass();
 }
 
 }  // namespace

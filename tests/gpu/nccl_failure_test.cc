@@ -30,6 +30,10 @@ using ::testing::HasSubstr;
 // init thread, which notices the abort flag within its socket poll.
 constexpr absl::Duration kMargin = absl::Seconds(5);
 
+// The communicator's own deadline. NCCL does not say which peer is missing,
+// so the message can only name this rank (its own identity, asserted below);
+// naming the missing rank is the coordinator's job, which
+// NcclMissingRankTest in nccl_cluster_test.cc checks end to end.
 TEST(NcclFailureTest, InitTimesOutWhenAPeerNeverJoins) {
   EB_SKIP_UNLESS_GPUS(1);
   eb::testing::InMemoryRendezvousStore store;

@@ -10,8 +10,8 @@
 #include <thread>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "common/status/cuda_status.h"
@@ -39,6 +39,9 @@ constexpr int kSpinPolls = 1000;
 // 1 ms is free there; waits on the stream use a short sleep.
 constexpr absl::Duration kSlowPollInterval = absl::Milliseconds(1);
 constexpr absl::Duration kEventPollInterval = absl::Microseconds(50);
+// Poll::kSpin: the async error and the deadline once per this many polls,
+// so each poll is just cudaEventQuery and a yield (about a microsecond).
+constexpr int kSpinCheckEvery = 16;
 // How long the destructor waits for the stream to drain before freeing
 // memory that kernels may still use. Kernels of an aborted communicator
 // exit on NCCL's abort flag; a stream that never drains means a wedged GPU,
@@ -104,14 +107,23 @@ absl::Status NcclCommunicator::Init(RendezvousStore& store, absl::Time deadline)
   config.blocking = 0;
   if (!comm_name_.empty()) config.commName = comm_name_.c_str();
   ncclComm_t comm = nullptr;
+  EB_RETURN_IF_ERROR(CheckNotAborted());
   const ncclResult_t result = ncclCommInitRankConfig(&comm, world_size_, id, rank_, &config);
   absl::Status status;
+  if (result != ncclSuccess && result != ncclInProgress) {
+    // Before publishing: only this thread can reach `comm` yet.
+    status = common::NcclResultToStatus(result, comm, "ncclCommInitRankConfig");
+  }
+  // Published even on failure: a half-made communicator is aborted.
+  bool published = false;
   {
-    absl::MutexLock lock(&mu_);
-    comm_ = comm;  // even on failure: a half-made communicator is aborted
-    if (result != ncclSuccess && result != ncclInProgress) {
-      status = common::NcclResultToStatus(result, comm, "ncclCommInitRankConfig");
-    }
+    GateCall call(*this, [&] { comm_ = comm; });
+    published = call.entered();
+  }
+  if (!published) {
+    // Aborted while NCCL's init was being started: Abort found no handle.
+    if (comm != nullptr) (void)ncclCommAbort(comm);
+    return AbortedError();
   }
   if (!status.ok()) return Fail(status);
   const std::string timeout = absl::StrCat("init timed out after ",
@@ -141,11 +153,13 @@ absl::Status NcclCommunicator::SplitBlockingDataComm(absl::Time deadline) {
   ncclResult_t result = ncclSuccess;
   absl::Status status;
   {
-    absl::MutexLock lock(&mu_);
-    if (aborted_) return AbortedErrorLocked();
-    result = ncclCommSplit(comm_, /*color=*/0, /*key=*/rank_, &child, &config);
+    ncclComm_t parent = nullptr;
+    GateCall call(*this, [&] { parent = comm_; });
+    if (!call.entered()) return AbortedError();
+    // Nonblocking parent: returns at once; the split runs as its job.
+    result = ncclCommSplit(parent, /*color=*/0, /*key=*/rank_, &child, &config);
     if (result != ncclSuccess && result != ncclInProgress) {
-      status = common::NcclResultToStatus(result, comm_, "ncclCommSplit");
+      status = common::NcclResultToStatus(result, parent, "ncclCommSplit");
     }
   }
   if (!status.ok()) return Fail(status);
@@ -165,36 +179,39 @@ absl::Status NcclCommunicator::SplitBlockingDataComm(absl::Time deadline) {
                  "collectives run on the nonblocking one", rank_);
     return absl::OkStatus();
   }
+  bool swapped = false;
   {
-    absl::MutexLock lock(&mu_);
-    if (aborted_) {
-      (void)ncclCommAbort(child);
-      return AbortedErrorLocked();
-    }
-    init_comm_ = comm_;
-    comm_ = child;
-    blocking_data_comm_ = true;
+    GateCall call(*this, [&] {
+      init_comm_ = comm_;
+      comm_ = child;
+    });
+    swapped = call.entered();
   }
+  if (!swapped) {
+    (void)ncclCommAbort(child);  // Abort took only the parent
+    return AbortedError();
+  }
+  blocking_data_comm_ = true;
   status = WaitCommReady(wait, kSlowPollInterval);
   if (!status.ok()) return Fail(status);
   // The init communicator is no longer needed; its resources are its own
-  // (splitShare = 0). Finalize is nonblocking on it, so it is polled.
-  ncclComm_t parent = nullptr;
-  {
-    absl::MutexLock lock(&mu_);
-    parent = init_comm_;
-  }
-  const ncclResult_t finalized = ncclCommFinalize(parent);
-  ncclResult_t state = finalized;
-  while (finalized == ncclSuccess || finalized == ncclInProgress) {
-    state = AsyncState(parent);
-    if (state != ncclInProgress || absl::Now() >= deadline) break;
+  // (splitShare = 0). Finalize is nonblocking on it, so it is polled. Each
+  // call goes through the gate: Abort may take init_comm_ meanwhile.
+  constexpr ncclComm_t NcclCommunicator::*kInit = &NcclCommunicator::init_comm_;
+  absl::StatusOr<ncclResult_t> state = CallNcclOn(kInit, ncclCommFinalize, "ncclCommFinalize");
+  // At least one query even after ncclSuccess: it completes NCCL's group job.
+  while (state.ok()) {
+    state = CallNcclOn(kInit, AsyncState, "ncclCommFinalize");
+    if (!state.ok() || *state != ncclInProgress || absl::Now() >= deadline) break;
     absl::SleepFor(kSlowPollInterval);
   }
-  absl::MutexLock lock(&mu_);
-  if (init_comm_ == nullptr) return AbortedErrorLocked();  // Abort took it
-  init_comm_ = nullptr;
-  if (state == ncclSuccess) {
+  if (gate_.aborted()) return AbortedError();
+  ncclComm_t parent = nullptr;
+  {
+    GateCall call(*this, [&] { parent = std::exchange(init_comm_, nullptr); });
+    if (!call.entered()) return AbortedError();  // Abort took the parent
+  }
+  if (state.ok() && *state == ncclSuccess) {
     (void)ncclCommDestroy(parent);
   } else {
     (void)ncclCommAbort(parent);
@@ -204,16 +221,17 @@ absl::Status NcclCommunicator::SplitBlockingDataComm(absl::Time deadline) {
 
 NcclCommunicator::~NcclCommunicator() {
   ScopedDevice guard(device_);
+  // An Abort on another thread may still be inside ncclCommAbort. It never
+  // waits for this thread there: a graph cleanup it left to the owner was
+  // done when the owner's stuck call returned (GateCall).
+  gate_.AwaitAbortDone();
   bool clean = false;
   {
-    absl::MutexLock lock(&mu_);
-    // An Abort on another thread may still be inside ncclCommAbort.
-    mu_.Await(absl::Condition(
-        +[](bool* running) { return !*running; }, &abort_running_));
-    clean = !aborted_ && comm_ != nullptr;
+    GateCall call(*this);
+    clean = call.entered() && comm_ != nullptr;
     // Graphs go before finalize: NCCL's finalize waits for every graph
     // that references the communicator (nccl_graph_cache.h).
-    if (!aborted_) graphs_.Clear();
+    if (call.entered()) graphs_.Clear();
   }
   if (clean) FinalizeAndDestroy();
   if (DrainStream()) {
@@ -243,15 +261,21 @@ void NcclCommunicator::FinalizeAndDestroy() {
     Abort(status.ToString());
     return;
   }
-  absl::MutexLock lock(&mu_);
-  if (aborted_ || comm_ == nullptr) return;
-  // After a completed finalize, destroy only frees local resources.
-  const ncclResult_t destroyed = ncclCommDestroy(comm_);
-  if (destroyed != ncclSuccess && destroyed != ncclInProgress) {
-    spdlog::warn("nccl communicator rank={}: {}", rank_,
-                 common::NcclResultToStatus(destroyed, nullptr, "ncclCommDestroy").ToString());
+  // Take the handle out of Abort's reach (a later Abort is then a no-op),
+  // then destroy it outside the gate's lock.
+  ncclComm_t comm = nullptr;
+  const AbortGate::Begun closed = gate_.BeginAbort(
+      "the communicator was destroyed", [&] { comm = std::exchange(comm_, nullptr); });
+  if (!closed.first) return;
+  if (comm != nullptr) {
+    // After a completed finalize, destroy only frees local resources.
+    const ncclResult_t destroyed = ncclCommDestroy(comm);
+    if (destroyed != ncclSuccess && destroyed != ncclInProgress) {
+      spdlog::warn("nccl communicator rank={}: {}", rank_,
+                   common::NcclResultToStatus(destroyed, nullptr, "ncclCommDestroy").ToString());
+    }
   }
-  comm_ = nullptr;
+  gate_.EndAbort();
 }
 
 void NcclCommunicator::FinalizeBlockingWithDeadline() {
@@ -261,14 +285,12 @@ void NcclCommunicator::FinalizeBlockingWithDeadline() {
   // it the helper is left behind (the worker exits right after teardown)
   // rather than the owner hanging.
   ncclComm_t comm = nullptr;
-  {
-    absl::MutexLock lock(&mu_);
-    if (aborted_ || comm_ == nullptr) return;
-    comm = comm_;
-    comm_ = nullptr;
-    aborted_ = true;  // nothing may use the communicator any more
-    abort_reason_ = "the communicator was destroyed";
-  }
+  // Nothing may use the communicator any more; a later Abort is a no-op.
+  const AbortGate::Begun closed = gate_.BeginAbort(
+      "the communicator was destroyed", [&] { comm = std::exchange(comm_, nullptr); });
+  if (!closed.first) return;
+  absl::Cleanup end_abort = [this] { gate_.EndAbort(); };
+  if (comm == nullptr) return;
   auto done = std::make_shared<absl::Notification>();
   const int device = device_;
   std::thread finalizer([comm, done, device] {
@@ -329,26 +351,28 @@ void NcclCommunicator::Abort(absl::string_view reason) {
   ScopedDevice guard(device_);  // restores a foreign caller's device
   ncclComm_t comm = nullptr;
   ncclComm_t init_comm = nullptr;
-  {
-    absl::MutexLock lock(&mu_);
-    if (aborted_) return;
-    aborted_ = true;
-    abort_reason_ = std::string(reason);
-    abort_running_ = true;
-    // Before ncclCommAbort, which waits for graphs referencing the comm.
-    graphs_.Clear();
-    comm = comm_;
-    comm_ = nullptr;
-    init_comm = init_comm_;
-    init_comm_ = nullptr;
-  }
+  // Marks the gate aborted (no new call starts), takes the handles, and
+  // waits up to the grace for a call in progress. No lock is held after it.
+  const AbortGate::Begun begun = gate_.BeginAbort(reason, [&] {
+    comm = std::exchange(comm_, nullptr);
+    init_comm = std::exchange(init_comm_, nullptr);
+  });
+  if (!begun.first) return;
   spdlog::warn("nccl communicator rank={} world={} device={} aborted: {}", rank_, world_size_,
                device_, std::string(reason));
+  if (begun.owner_out) {
+    // Before ncclCommAbort, which waits for graphs referencing the comm. The
+    // owner can no longer reach them: the gate is closed.
+    graphs_.Clear();
+  } else {
+    // The owner is stuck inside an NCCL call (e.g. a launch on a full work
+    // FIFO). ncclCommAbort sets NCCL's abort flag first, which releases it;
+    // the owner then destroys the graphs, which ncclCommAbort waits for.
+    spdlog::warn("nccl communicator rank={}: an NCCL call is still in progress after {}; "
+                 "aborting under it to release it", rank_,
+                 absl::FormatDuration(AbortGate::kDefaultGrace));
+  }
   if (comm != nullptr) {
-    // Outside the lock: ncclCommAbort can wait for a graph the
-    // communicator's thread is still capturing, and that thread needs the
-    // lock to notice the abort and drop the graph. No one else can reach
-    // `comm` any more: comm_ is null and aborted_ is set.
     const ncclResult_t result = ncclCommAbort(comm);
     if (result != ncclSuccess && result != ncclInProgress) {
       spdlog::warn("nccl communicator rank={}: ncclCommAbort: {}", rank_,
@@ -356,17 +380,16 @@ void NcclCommunicator::Abort(absl::string_view reason) {
     }
   }
   if (init_comm != nullptr) (void)ncclCommAbort(init_comm);
-  absl::MutexLock lock(&mu_);
-  abort_running_ = false;
+  gate_.EndAbort();
+}
+
+void NcclCommunicator::CleanUpAfterAbort() {
+  spdlog::warn("nccl communicator rank={}: the NCCL call an abort broke has returned; "
+               "destroying the CUDA graphs", rank_);
+  graphs_.Clear();
 }
 
 // ---- helpers --------------------------------------------------------------
-
-absl::Status NcclCommunicator::CheckNotAborted() {
-  absl::MutexLock lock(&mu_);
-  if (aborted_) return AbortedErrorLocked();
-  return absl::OkStatus();
-}
 
 absl::Status NcclCommunicator::Fail(absl::Status status) {
   Abort(status.ToString());
@@ -398,14 +421,21 @@ absl::Status NcclCommunicator::CheckPattern(const DataPattern& pattern) const {
   return CheckCall(pattern.call);
 }
 
-absl::StatusOr<ncclResult_t> NcclCommunicator::CallNccl(
-    absl::FunctionRef<ncclResult_t(ncclComm_t)> fn, absl::string_view what) {
-  absl::MutexLock lock(&mu_);
-  if (aborted_) return AbortedErrorLocked();
-  if (comm_ == nullptr) return absl::InternalError(absl::StrCat(what, ": no NCCL communicator"));
-  const ncclResult_t result = fn(comm_);
-  if (result == ncclSuccess || result == ncclInProgress) return result;
-  return common::NcclResultToStatus(result, comm_, what);
+absl::StatusOr<ncclResult_t> NcclCommunicator::CallNcclOn(
+    ncclComm_t NcclCommunicator::*handle, absl::FunctionRef<ncclResult_t(ncclComm_t)> fn,
+    absl::string_view what) {
+  {
+    ncclComm_t comm = nullptr;
+    GateCall call(*this, [&] { comm = this->*handle; });
+    if (!call.entered()) return AbortedError();
+    if (comm == nullptr) return absl::InternalError(absl::StrCat(what, ": no NCCL communicator"));
+    // Outside every lock: this is the call that may block.
+    const ncclResult_t result = fn(comm);
+    if (result == ncclSuccess || result == ncclInProgress) return result;
+    if (!gate_.aborted()) return common::NcclResultToStatus(result, comm, what);
+  }
+  // An Abort broke this call (NCCL's abort flag): report the abort.
+  return AbortedError();
 }
 
 absl::Status NcclCommunicator::WaitCommReady(const Wait& wait, absl::Duration sleep) {
@@ -421,16 +451,19 @@ absl::Status NcclCommunicator::WaitCommReady(const Wait& wait, absl::Duration sl
   }
 }
 
-absl::Status NcclCommunicator::WaitEvent(cudaEvent_t event, const Wait& wait) {
+absl::Status NcclCommunicator::WaitEvent(cudaEvent_t event, const Wait& wait, Poll poll) {
+  const bool spin = poll == Poll::kSpin;
   for (int polls = 0;; ++polls) {
     const cudaError_t done = cudaEventQuery(event);
     if (done == cudaSuccess) return absl::OkStatus();
     if (done != cudaErrorNotReady) return common::CudaErrorToStatus(done, wait.what);
-    // An async error (a peer or the network failed) would otherwise only
-    // surface as a timeout. ncclInProgress here is a background launch.
-    EB_RETURN_IF_ERROR(CallNccl(AsyncState, wait.what).status());
-    if (absl::Now() >= wait.deadline) return absl::DeadlineExceededError(wait.timeout);
-    if (polls < kSpinPolls) {
+    if (!spin || polls % kSpinCheckEvery == 0) {
+      // An async error (a peer or the network failed) would otherwise only
+      // surface as a timeout. ncclInProgress here is a background launch.
+      EB_RETURN_IF_ERROR(CallNccl(AsyncState, wait.what).status());
+      if (absl::Now() >= wait.deadline) return absl::DeadlineExceededError(wait.timeout);
+    }
+    if (spin || polls < kSpinPolls) {
       std::this_thread::yield();
     } else {
       absl::SleepFor(kEventPollInterval);

@@ -10,7 +10,9 @@
 //     ncclCommGetAsyncError against a deadline, like nccl-tests'
 //     testStreamSynchronize, and aborts on a timeout or an async error;
 //   - Abort(reason) is idempotent and thread-safe and keeps the first
-//     reason; after it, ncclCommDestroy/Finalize are never called;
+//     reason; after it, ncclCommDestroy/Finalize are never called. It never
+//     waits for a lock held across an NCCL or CUDA call (see "Threads"
+//     below), so it can break a call that blocks on the host;
 //   - destruction after a clean run finalizes (bounded) and destroys.
 // Differences from the Gloo backend, all following nccl-tests:
 //   - send and receive regions are passed to NCCL as given; NCCL supports
@@ -78,9 +80,20 @@ struct NcclOptions {
 //   RESOURCE_EXHAUSTED GPU memory for the internal buffers ran out;
 //   ABORTED            the store reports that the test has ended;
 //   INTERNAL           a malformed unique ID or another CUDA/NCCL error.
-// The communicator is then used from one thread (see communicator.h); the
-// calling thread's current device is left at cuda_device. Abort may come
-// from any thread, but must not race the communicator's destruction.
+// Threads: the communicator is then used from one thread, its owner (see
+// communicator.h); the calling thread's current device is left at
+// cuda_device. Abort may come from any thread at any time, but must not race
+// the communicator's destruction. An Abort from another thread:
+//   - stops new calls at once: the owner's next call returns ABORTED with
+//     the first abort's reason;
+//   - waits at most 200 ms for an NCCL call the owner is inside (every call
+//     that is not stuck returns within microseconds), then calls
+//     ncclCommAbort regardless, which releases a call blocked on the host
+//     (e.g. a launch on a full work FIFO after a peer died); that call then
+//     returns ABORTED too;
+//   - returns once ncclCommAbort has; in cuda_graph mode with the owner stuck
+//     it returns only after the owner's call came back (ncclCommAbort waits
+//     for the owner to destroy its graphs).
 // Destruction finalizes (bounded by op_timeout, then aborts) unless aborted,
 // and frees its memory once its stream drained (leaks it after 10 s rather
 // than block on a wedged GPU). Several threads

@@ -20,9 +20,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/transport/abort_gate.h"
 #include "common/transport/communicator.h"
 #include "common/transport/nccl/nccl_communicator.h"
 #include "common/transport/nccl/nccl_device.h"
@@ -45,11 +45,32 @@ inline constexpr size_t kScratchBytes = 16;
 // (connecting peers on first use can take a while).
 inline constexpr absl::Duration kLaunchPollInterval = absl::Microseconds(50);
 
-// Thread model: one owner thread calls everything but Abort, which any
-// thread may call, except concurrently with the destructor. Every call
-// into NCCL with comm_ happens under mu_ and only while not aborted, so
-// ncclCommAbort (made outside the lock, after comm_ is cleared) never races
-// another NCCL call on the same communicator.
+// Thread model (the contract nccl_communicator.h states, and how it holds):
+//   - One owner thread calls everything but Abort. Abort may come from any
+//     thread at any time, except concurrently with the destructor.
+//   - No lock is ever held across a call into NCCL or CUDA. A launch on the
+//     blocking data communicator can block on the host (NCCL spins inside
+//     the call while its work FIFO is full, e.g. after a peer died); an
+//     Abort that had to wait for a lock held across it would never come.
+//   - Every NCCL call on a communicator handle, and every touch of the CUDA
+//     graph cache, is bracketed by gate_.Enter/Leave (GateCall). The
+//     handles comm_ and init_comm_ are read and written only inside the
+//     gate's callbacks, i.e. under its lock; Abort takes them there.
+//   - Abort marks the gate aborted first (no new call starts; the owner
+//     checks before each call, lock-free), then waits at most the gate's
+//     grace (200 ms) for a call in progress to return: every call that is
+//     not stuck does so in microseconds, and NCCL's thread-safety rules ask
+//     that no two threads operate one communicator at a time. If the call
+//     is still inside after the grace, it is stuck, and Abort calls
+//     ncclCommAbort under it: ncclCommAbort sets NCCL's abort flags before
+//     anything else (init.cc, 2.28.3), the kernels exit on them, and a launch
+//     blocked on the work FIFO (enqueue.cc waitWorkFifoAvailable, which waits
+//     for earlier kernels) then proceeds. This overlap is the only one, and
+//     only for a stuck call; PyTorch's NCCL watchdog relies on the same.
+//   - The CUDA graphs must be destroyed before ncclCommAbort can finish (it
+//     waits for every graph that references the communicator). Abort
+//     destroys them when the owner is out; otherwise the owner does, right
+//     after its stuck call returns (gate_.Leave says so).
 class NcclCommunicator final : public Communicator {
  public:
   NcclCommunicator(const NcclOptions& options, const DeviceInfo& device, int nccl_version)
@@ -112,42 +133,84 @@ class NcclCommunicator final : public Communicator {
   absl::Status SplitBlockingDataComm(absl::Time deadline);
   absl::Status CheckCall(const CollectiveCall& call) const;
   absl::Status CheckPattern(const DataPattern& pattern) const;
-  absl::Status CheckNotAborted() ABSL_LOCKS_EXCLUDED(mu_);
-  absl::Status AbortedErrorLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return absl::AbortedError(absl::StrCat("nccl communicator aborted: ", abort_reason_));
+  absl::Status CheckNotAborted() const {
+    return gate_.aborted() ? AbortedError() : absl::OkStatus();
+  }
+  absl::Status AbortedError() const {
+    return absl::AbortedError(absl::StrCat("nccl communicator aborted: ", gate_.reason()));
   }
 
   // Aborts the communicator with `status` as the reason (a no-op after an
   // earlier abort, whose reason stays) and returns `status`. Every failure
   // after work was enqueued goes through here: NCCL's state is unknown
   // afterwards, and peers blocked on this rank are released sooner.
-  absl::Status Fail(absl::Status status) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status Fail(absl::Status status);
 
-  // Calls fn(comm_) under mu_, so that it never races ncclCommAbort.
-  // Returns ncclSuccess or ncclInProgress; an error as a status built while
-  // the communicator is alive (ncclGetLastError needs it); ABORTED after
-  // Abort. Never aborts by itself.
+  // One call through the gate, owner thread only (RAII for Enter/Leave).
+  // entered() is false once an abort has begun: then nothing may touch a
+  // handle or the graph cache. `under_lock` reads or publishes handles. On
+  // leaving, does the cleanup an abort left to the owner (CleanUpAfterAbort).
+  class GateCall {
+   public:
+    explicit GateCall(NcclCommunicator& comm, absl::FunctionRef<void()> under_lock = [] {})
+        : owner_(comm), entered_(comm.gate_.Enter(under_lock)) {}
+    ~GateCall() {
+      if (entered_ && owner_.gate_.Leave()) owner_.CleanUpAfterAbort();
+    }
+    GateCall(const GateCall&) = delete;
+    GateCall& operator=(const GateCall&) = delete;
+    bool entered() const { return entered_; }
+
+   private:
+    NcclCommunicator& owner_;
+    const bool entered_;
+  };
+  // Owner thread, after an Abort gave up waiting for its call: destroys the
+  // CUDA graphs, which the aborting thread's ncclCommAbort waits for.
+  void CleanUpAfterAbort();
+
+  // Calls fn(*handle) through the gate (handle: &comm_ or &init_comm_). The
+  // call runs outside every lock, so a blocked launch never holds up Abort.
+  // Returns ncclSuccess or ncclInProgress; an error as a status (built while
+  // the call is still inside the gate, so the communicator is alive);
+  // ABORTED after Abort, including a call that an Abort broke. Never aborts
+  // by itself.
+  absl::StatusOr<ncclResult_t> CallNcclOn(ncclComm_t NcclCommunicator::*handle,
+                                          absl::FunctionRef<ncclResult_t(ncclComm_t)> fn,
+                                          absl::string_view what);
   absl::StatusOr<ncclResult_t> CallNccl(absl::FunctionRef<ncclResult_t(ncclComm_t)> fn,
-                                        absl::string_view what) ABSL_LOCKS_EXCLUDED(mu_);
+                                        absl::string_view what) {
+    return CallNcclOn(&NcclCommunicator::comm_, fn, what);
+  }
   // Polls ncclCommGetAsyncError until the communicator leaves
   // ncclInProgress (after init, finalize, or a nonblocking group launch).
   // Spins first, then sleeps `sleep` between polls.
-  absl::Status WaitCommReady(const Wait& wait, absl::Duration sleep) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status WaitCommReady(const Wait& wait, absl::Duration sleep);
+  // How a wait on the stream polls.
+  enum class Poll {
+    // Spin (yield) 1000 polls, then sleep kEventPollInterval between polls:
+    // waits that nothing time-critical follows.
+    kSpinThenSleep,
+    // Yield between polls, never sleep; the async error and the deadline are
+    // checked every kSpinCheckEvery polls. For the barrier before a timed
+    // batch: every rank must leave it within microseconds of the others.
+    kSpin,
+  };
   // Polls cudaEventQuery(event) and the communicator's async error.
-  absl::Status WaitEvent(cudaEvent_t event, const Wait& wait) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status WaitEvent(cudaEvent_t event, const Wait& wait, Poll poll = Poll::kSpinThenSleep);
 
-  absl::Status Enqueue(const CollectiveCall& call, const Wait& wait) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status Enqueue(const CollectiveCall& call, const Wait& wait);
   absl::Status Record(cudaEvent_t event, absl::string_view what);
   absl::StatusOr<absl::Duration> Elapsed();
   absl::StatusOr<absl::Duration> RunDirect(const CollectiveCall& call, int iterations,
-                                           const Wait& wait) ABSL_LOCKS_EXCLUDED(mu_);
+                                           const Wait& wait, Poll poll = Poll::kSpinThenSleep);
   absl::StatusOr<absl::Duration> RunGraph(const CollectiveCall& call, int iterations,
-                                          const Wait& wait) ABSL_LOCKS_EXCLUDED(mu_);
-  absl::Status Capture(const GraphKey& key, const Wait& wait) ABSL_LOCKS_EXCLUDED(mu_);
+                                          const Wait& wait);
+  absl::Status Capture(const GraphKey& key, const Wait& wait);
   absl::Status SyncStream(const Wait& wait);
 
-  void FinalizeAndDestroy() ABSL_LOCKS_EXCLUDED(mu_);
-  void FinalizeBlockingWithDeadline() ABSL_LOCKS_EXCLUDED(mu_);
+  void FinalizeAndDestroy();
+  void FinalizeBlockingWithDeadline();
   bool DrainStream();
   void FreeResources();
 
@@ -174,18 +237,17 @@ class NcclCommunicator final : public Communicator {
   uint8_t* scratch_ = nullptr;                  // device, kScratchBytes
   unsigned long long* host_counter_ = nullptr;  // pinned host, for the async copy
 
-  absl::Mutex mu_;
-  ncclComm_t comm_ ABSL_GUARDED_BY(mu_) = nullptr;
+  AbortGate gate_;
+  // Guarded by gate_'s lock: touched only inside gate_.Enter and
+  // gate_.BeginAbort callbacks (see the thread model above).
+  ncclComm_t comm_ = nullptr;
   // The nonblocking communicator of init while the data communicator is
-  // being split off it; null otherwise.
-  ncclComm_t init_comm_ ABSL_GUARDED_BY(mu_) = nullptr;
-  bool aborted_ ABSL_GUARDED_BY(mu_) = false;
-  // True while Abort runs ncclCommAbort outside the lock; the destructor
-  // waits for it.
-  bool abort_running_ ABSL_GUARDED_BY(mu_) = false;
-  std::string abort_reason_ ABSL_GUARDED_BY(mu_);
-  // Under mu_ because Abort must destroy the graphs before ncclCommAbort.
-  GraphCache graphs_ ABSL_GUARDED_BY(mu_){kMaxCachedGraphs};
+  // being split off it; null otherwise. Guarded like comm_.
+  ncclComm_t init_comm_ = nullptr;
+  // Owned by whoever the gate says: the owner between Enter and Leave; after
+  // an abort, the aborting thread when BeginAbort found the owner out, else
+  // the owner once its Leave returned true.
+  GraphCache graphs_{kMaxCachedGraphs};
 };
 
 }  // namespace eb::transport::nccl_internal
