@@ -57,7 +57,7 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(const AgentConfi
   callbacks.make_registration = [self] {
     v1::RegisterAgent registration;
     registration.set_node_name(self->config_.node_name);
-    *registration.mutable_inventory() = CollectInventory(self->config_, OwnedGpus(self->config_.gpu_indices));
+    *registration.mutable_inventory() = CollectInventory(self->config_, self->CurrentGpus());
     return registration;
   };
   callbacks.on_connected = [self](absl::Duration period) {
@@ -118,6 +118,24 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(const AgentConfi
 }
 
 AgentServer::~AgentServer() { Shutdown(); }
+
+std::vector<v1::GpuInfo> AgentServer::CurrentGpus() {
+  DiscoveredGpus found = DiscoverGpusWithDetails(SystemNvml());
+  {
+    // Said once, not at every registration; again only when it changes.
+    absl::MutexLock lock(&nvml_note_mu_);
+    if (found.nvml_note != logged_nvml_note_) {
+      if (!found.nvml_note.empty()) {
+        spdlog::warn("node={}: {}; the inventory reports memory 0 for those GPUs",
+                     config_.node_name, found.nvml_note);
+      } else if (!logged_nvml_note_.empty()) {
+        spdlog::info("node={}: NVML now describes every GPU", config_.node_name);
+      }
+      logged_nvml_note_ = found.nvml_note;
+    }
+  }
+  return SelectGpus(found.gpus, config_.gpu_indices);
+}
 
 void AgentServer::OnConnected(absl::Duration heartbeat_period) {
   // READY=1 the first time (the unit is started once the agent can take

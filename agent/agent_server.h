@@ -5,8 +5,12 @@
 // WorkerControl server on a Unix socket for this node's workers.
 
 #include <memory>
+#include <string>
+#include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "agent/config.h"
 #include "agent/core/worker_supervisor.h"
 #include "agent/grpc/coordinator_session.h"
@@ -44,6 +48,9 @@ class AgentServer {
   void OnConnected(absl::Duration heartbeat_period);
   void SendHeartbeat(uint64_t session_generation);
   void OnCommand(const ebnccl::v1::CoordinatorMessage& command);
+  // The GPUs this agent owns, with NVML's details (memory); logs why they
+  // are missing the first time (and when that changes). Any thread.
+  std::vector<ebnccl::v1::GpuInfo> CurrentGpus();
 
   const AgentConfig config_;
   common::SystemdNotifier notifier_;
@@ -67,6 +74,8 @@ class AgentServer {
   absl::Duration heartbeat_period_ = absl::Seconds(2);
   bool shut_down_ = false;  // executor state
   bool shutdown_started_ = false;  // caller's thread
+  absl::Mutex nvml_note_mu_;
+  std::string logged_nvml_note_ ABSL_GUARDED_BY(nvml_note_mu_);
 };
 
 }  // namespace eb::agent

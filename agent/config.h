@@ -34,17 +34,23 @@ struct AgentConfig {
   int ib_gid_index = -1;
   // Where the HCAs are listed (tests point this at a fake tree).
   std::string sysfs_infiniband = "/sys/class/infiniband";
-  // Physical GPUs this agent owns, by CUDA index; slot i runs on
+  // Physical GPUs this agent owns, by index in PCI bus order (CUDA's with
+  // CUDA_DEVICE_ORDER=PCI_BUS_ID, set for every worker); slot i runs on
   // gpu_indices[i]. Empty: every GPU, slot i on GPU i. (Several agents on
   // one host, e.g. to simulate two nodes, each own a part.)
   std::vector<int> gpu_indices;
-  // Version of the NCCL library the workers load ("" when none).
+  // Version of the NCCL library the workers load ("" when none), as
+  // `eb-worker --print-nccl-version` reported it at start.
   std::string nccl_version;
+  // Why nccl_version is empty: the probe failed or the worker has no NCCL
+  // ("" when it has a version).
+  std::string nccl_problem;
   // Path of the eb-worker executable.
   std::string worker_binary;
   // Directory for the workers' Unix socket and per-test logs.
   std::string run_dir;
-  // Extra environment for every worker ("KEY=VALUE"), e.g. NCCL settings.
+  // Extra environment for every worker ("KEY=VALUE"), e.g. NCCL settings;
+  // never the variables env_policy.h reserves for the agent.
   std::vector<std::string> worker_env;
   // How long a stopped worker gets between SIGTERM and SIGKILL.
   absl::Duration worker_grace = absl::Seconds(5);

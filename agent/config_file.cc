@@ -6,8 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "agent/core/env_policy.h"
 #include "agent/core/fabric_config.h"
 #include "common/net/address.h"
+#include "common/status/status_macros.h"
 
 namespace eb::agent {
 
@@ -122,6 +124,7 @@ void AddWorkerSection(common::ConfigSchema &schema, AgentConfig &config) {
                 return absl::InvalidArgumentError(
                     absl::StrCat("the value of ", name, " contains a NUL character"));
               }
+              EB_RETURN_IF_ERROR(CheckWorkerEnvVariable(name, value));
               entries.push_back(absl::StrCat(name, "=", value));
             }
             config.worker_env = std::move(entries);

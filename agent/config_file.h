@@ -37,7 +37,8 @@ struct AgentSettings {
 // key names the flag that overrides it (Key::flag()). Values are checked as
 // the flags are: the coordinator address is normalised to HOST:PORT, HCA
 // entries parsed (ParseHcaList), GPU indices unique, [worker.env] names
-// non-empty without '='.
+// non-empty without '=' and none of the variables the agent owns
+// (env_policy.h).
 common::ConfigSchema AgentConfigSchema(AgentSettings *settings);
 
 // Loads `path` and applies it to `settings`, skipping the keys whose flags

@@ -17,13 +17,13 @@
 #include "agent/agent_server.h"
 #include "agent/config_file.h"
 #include "agent/core/config_check.h"
+#include "agent/core/env_policy.h"
 #include "agent/core/fabric_config.h"
 #include "agent/startup.h"
 #include "common/config/parse_command_line.h"
 #include "common/config/given_flags.h"
 #include "agent/core/gpu_discovery.h"
 #include "agent/core/inventory.h"
-#include "agent/core/nccl_library.h"
 #include "common/logging/logging.h"
 #include "common/net/address.h"
 #include "common/net/interfaces.h"
@@ -95,14 +95,16 @@ int main(int argc, char** argv) {
   app.add_option("--sysfs-infiniband", config.sysfs_infiniband, "Where the HCAs are listed")
       ->capture_default_str();
   app.add_option("--gpus", config.gpu_indices,
-                 "CUDA indices of the GPUs this agent owns, e.g. 0,1,2,3 (default: all)")
+                 "Indices (PCI bus order) of the GPUs this agent owns, e.g. 0,1,2,3 (default: all)")
       ->delimiter(',')->check(CLI::NonNegativeNumber);
   app.add_option("--worker-binary", config.worker_binary, "Path of eb-worker (default: beside eb-agent)");
   app.add_option("--run-dir", config.run_dir,
                  "Directory for the worker socket and per-test logs (default /run/ebnccl/NODE, "
                  "or /tmp/ebnccl-UID/NODE when not root)");
   app.add_option("--worker-env", config.worker_env,
-                 "KEY=VALUE added to every worker's environment (repeatable), e.g. NCCL_IB_HCA=...");
+                 "KEY=VALUE added to every worker's environment (repeatable), e.g. "
+                 "NCCL_DEBUG=INFO; not NCCL_IB_HCA, NCCL_SOCKET_IFNAME (use --ib-hca, "
+                 "--bootstrap-interface), CUDA_VISIBLE_DEVICES or CUDA_DEVICE_ORDER");
   app.add_option("--worker-grace-ms", grace_ms, "SIGTERM to SIGKILL grace for stopped workers")
       ->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--worker-hang-timeout-ms", hang_ms, "Kill a worker silent for this long")
@@ -135,7 +137,9 @@ int main(int argc, char** argv) {
     if (!hcas.ok()) return UsageError(std::string(hcas.status().message()));
     config.ib_hcas = *std::move(hcas);
   }
-  if (auto status = eb::agent::ResolveAgentConfig(&settings); !status.ok()) {
+  std::vector<std::string> environment;
+  for (char** entry = environ; *entry != nullptr; ++entry) environment.emplace_back(*entry);
+  if (auto status = eb::agent::ResolveAgentConfig(&settings, environment); !status.ok()) {
     return UsageError(std::string(status.message()));
   }
   if (check_config) return CheckConfig(settings);
@@ -162,8 +166,9 @@ int main(int argc, char** argv) {
   if (auto status = eb::common::Subreaper::Enable(); !status.ok()) {
     spdlog::warn("cannot become a child subreaper: {}", status.ToString());
   }
-  std::vector<std::string> environment;
-  for (char** entry = environ; *entry != nullptr; ++entry) environment.emplace_back(*entry);
+  for (const std::string& warning : eb::agent::AgentEnvironmentWarnings(environment)) {
+    spdlog::warn("{}", warning);
+  }
 
   auto agent = eb::agent::AgentServer::Start(config, std::move(environment));
   if (!agent.ok()) {
@@ -172,8 +177,9 @@ int main(int argc, char** argv) {
   }
   const std::vector<ebnccl::v1::GpuInfo> gpus = eb::agent::AgentGpus(config);
   if (!gpus.empty() && config.transport != "gloo" && !eb::agent::NcclUsable(config, gpus.size())) {
-    spdlog::warn("this node has {} GPUs but will not offer NCCL (NCCL library '{}', {} slots; "
+    spdlog::warn("this node has {} GPUs but will not offer NCCL (NCCL library '{}'{}{}, {} slots; "
                  "NCCL allows one rank per GPU)", gpus.size(), config.nccl_version,
+                 config.nccl_problem.empty() ? "" : ": ", config.nccl_problem,
                  config.worker_slots);
   }
   spdlog::info("eb-agent {} node={} coordinator={} slots={} gpus={} nccl={} transport={} "

@@ -7,9 +7,12 @@
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
+#include "agent/core/env_policy.h"
 #include "agent/core/fabric_config.h"
 #include "agent/core/gpu_discovery.h"
 #include "agent/core/nccl_library.h"
+#include "agent/core/worker_spec.h"
+#include "common/process/posix_process_launcher.h"
 #include "common/net/address.h"
 #include "common/net/interfaces.h"
 #include "spdlog/spdlog.h"
@@ -39,13 +42,34 @@ std::string DefaultRunDir(const std::string& node_name) {
   return absl::StrCat(base, "/", node_name);
 }
 
+// The workers' NCCL version from the worker itself (nccl_library.h).
+void ProbeNccl(const std::vector<std::string>& agent_env, AgentConfig* config) {
+  config->nccl_version.clear();
+  config->nccl_problem.clear();
+  auto launcher = common::PosixProcessLauncher::Create();
+  if (!launcher.ok()) {
+    config->nccl_problem = std::string(launcher.status().message());
+    return;
+  }
+  absl::StatusOr<std::string> version =
+      ProbeWorkerNcclVersion(**launcher, BuildNcclProbeSpec(*config, agent_env));
+  if (!version.ok()) {
+    config->nccl_problem = std::string(version.status().message());
+  } else if (version->empty()) {
+    config->nccl_problem = absl::StrCat(config->worker_binary, " was built without NCCL");
+  } else {
+    config->nccl_version = *version;
+  }
+}
+
 }  // namespace
 
 std::vector<ebnccl::v1::GpuInfo> AgentGpus(const AgentConfig& config) {
   return OwnedGpus(config.gpu_indices);
 }
 
-absl::Status ResolveAgentConfig(AgentSettings* settings) {
+absl::Status ResolveAgentConfig(AgentSettings* settings,
+                                const std::vector<std::string>& agent_env) {
   AgentConfig& config = settings->config;
   if (config.coordinator_address.empty()) {
     return absl::InvalidArgumentError(
@@ -57,15 +81,21 @@ absl::Status ResolveAgentConfig(AgentSettings* settings) {
   config.coordinator_address = coordinator->ToString();
   if (config.node_name.empty()) config.node_name = Hostname();
   for (const std::string& entry : config.worker_env) {
-    if (entry.find('=') == std::string::npos || entry.front() == '=') {
+    const size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) {
       return absl::InvalidArgumentError(absl::StrCat("--worker-env: '", entry, "' is not KEY=VALUE"));
     }
+    if (absl::Status status = CheckWorkerEnvVariable(entry.substr(0, eq), entry.substr(eq + 1));
+        !status.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--worker-env: ", status.message()));
+    }
   }
+  if (absl::Status status = CheckAgentEnvironment(agent_env); !status.ok()) return status;
   const size_t gpus = AgentGpus(config).size();
-  config.nccl_version = ProbeNcclVersion();
   config.worker_slots =
       settings->workers > 0 ? settings->workers : std::max<int>(1, static_cast<int>(gpus));
   if (config.worker_binary.empty()) config.worker_binary = DefaultWorkerBinary();
+  ProbeNccl(agent_env, &config);
   if (config.run_dir.empty()) config.run_dir = DefaultRunDir(config.node_name);
   if (!config.metrics_listen.empty()) {
     auto metrics = common::ParseHostPort(config.metrics_listen, kDefaultMetricsPort,

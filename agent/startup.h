@@ -16,8 +16,12 @@
 namespace eb::agent {
 
 // Fills the host-dependent defaults of `settings->config` and normalizes
-// addresses. INVALID_ARGUMENT naming the flag or key on bad values.
-absl::Status ResolveAgentConfig(AgentSettings* settings);
+// addresses; learns the workers' NCCL version by running the worker (with
+// the workers' environment, built from `agent_env`, the agent's own).
+// INVALID_ARGUMENT naming the flag or key on bad values, and when
+// `agent_env` or --worker-env sets a variable the agent owns
+// (env_policy.h). Logs nothing (logging may not be set up yet).
+absl::Status ResolveAgentConfig(AgentSettings* settings, const std::vector<std::string>& agent_env);
 
 // The checks that must pass before the agent starts: the owned GPUs exist
 // (the error names settings.gpus_origin), bootstrap interface up,

@@ -17,8 +17,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
+#include "agent/core/env_policy.h"
 #include "agent/core/gpu_discovery.h"
-#include "agent/core/nccl_library.h"
+#include "common/gpu/pci_bus_id.h"
 #include "common/net/address.h"
 
 namespace eb::agent {
@@ -141,22 +142,45 @@ std::vector<CheckResult> CheckHcaPorts(const AgentConfig &config, const HostProb
   return results;
 }
 
-std::string DescribeGpus(const std::vector<ebnccl::v1::GpuInfo> &gpus) {
+// "8 GPUs [0,...,7] NVIDIA H200, 140 GiB each", with why memory is
+// unknown when NVML could not say.
+std::string DescribeGpus(const std::vector<ebnccl::v1::GpuInfo> &gpus,
+                         const std::string &nvml_note) {
   std::vector<int> indices;
   std::vector<std::string> names;
+  std::vector<std::string> memory;
+  bool memory_unknown = false;
   for (const ebnccl::v1::GpuInfo &gpu : gpus) {
     indices.push_back(gpu.index());
     if (std::find(names.begin(), names.end(), gpu.name()) == names.end())
       names.push_back(gpu.name());
+    memory.push_back(common::FormatGpuMemory(gpu.memory_bytes()));
+    memory_unknown |= gpu.memory_bytes() <= 0;
   }
-  return absl::StrCat(gpus.size(), gpus.size() == 1 ? " GPU [" : " GPUs [",
-                      absl::StrJoin(indices, ","), "] ", absl::StrJoin(names, ", "));
+  std::string text = absl::StrCat(gpus.size(), gpus.size() == 1 ? " GPU [" : " GPUs [",
+                                  absl::StrJoin(indices, ","), "] ", absl::StrJoin(names, ", "));
+  if (!memory_unknown) {
+    const bool same = std::all_of(memory.begin(), memory.end(),
+                                  [&](const std::string &m) { return m == memory.front(); });
+    if (same) {
+      absl::StrAppend(&text, ", ", memory.front(), gpus.size() == 1 ? "" : " each");
+    } else {
+      absl::StrAppend(&text, ", ", absl::StrJoin(memory, " / "));
+    }
+  }
+  if (!nvml_note.empty()) {
+    absl::StrAppend(&text, " (", nvml_note, ")");
+  } else if (memory_unknown) {
+    absl::StrAppend(&text, " (GPU memory unknown)");
+  }
+  return text;
 }
 
 // The GPU line, and the GPUs this agent owns (for the NCCL line).
 CheckResult CheckGpus(const AgentConfig &config, const HostProbe &probe,
                       std::vector<ebnccl::v1::GpuInfo> *owned) {
-  const std::vector<ebnccl::v1::GpuInfo> all = probe.Gpus();
+  const DiscoveredGpus found = probe.Gpus();
+  const std::vector<ebnccl::v1::GpuInfo> &all = found.gpus;
   if (config.gpu_indices.empty()) {
     *owned = all;
   } else {
@@ -172,18 +196,19 @@ CheckResult CheckGpus(const AgentConfig &config, const HostProbe &probe,
     if (config.transport == "nccl") return Fail("gpus", "no GPUs, but agent.transport is nccl");
     return Ok("gpus", "no GPUs: CPU workers over Gloo only");
   }
-  return Ok("gpus", DescribeGpus(*owned));
+  return Ok("gpus", DescribeGpus(*owned, found.nvml_note));
 }
 
-CheckResult CheckNccl(const AgentConfig &config, const HostProbe &probe, size_t gpu_count) {
-  const std::string version = probe.NcclVersion();
+CheckResult CheckNccl(const AgentConfig &config, size_t gpu_count) {
+  const std::string &version = config.nccl_version;
   const std::string found = version.empty() ? "" : absl::StrCat("NCCL ", version, ": ");
   if (config.transport == "gloo") return Ok("nccl", found + "not offered (agent.transport = gloo)");
   if (gpu_count == 0) return Ok("nccl", found + "not offered (no GPUs)");
   if (version.empty()) {
-    return Fail("nccl",
-                "no usable NCCL library (libnccl.so.2 cannot be loaded, or this build "
-                "has no NCCL transport): the GPUs cannot be tested");
+    return Fail("nccl", absl::StrCat("no usable NCCL library for the workers (",
+                                     config.nccl_problem.empty() ? "unknown reason"
+                                                                 : config.nccl_problem,
+                                     "): the GPUs cannot be tested"));
   }
   if (static_cast<size_t>(config.worker_slots) > gpu_count) {
     return Fail("nccl", absl::StrCat(found, config.worker_slots, " worker slots on ", gpu_count,
@@ -199,6 +224,11 @@ CheckResult CheckWorkerEnv(const AgentConfig &config) {
     const size_t equals = entry.find('=');
     if (equals == std::string::npos || equals == 0) {
       return Fail("worker_env", absl::StrCat("'", entry, "' is not KEY=VALUE"));
+    }
+    if (absl::Status status =
+            CheckWorkerEnvVariable(entry.substr(0, equals), entry.substr(equals + 1));
+        !status.ok()) {
+      return Fail("worker_env", std::string(status.message()));
     }
     names.push_back(entry.substr(0, equals));
   }
@@ -218,7 +248,7 @@ std::vector<CheckResult> CheckAgentConfig(const AgentConfig &config, const HostP
   for (CheckResult &result : CheckHcaPorts(config, probe)) results.push_back(std::move(result));
   std::vector<ebnccl::v1::GpuInfo> owned;
   results.push_back(CheckGpus(config, probe, &owned));
-  results.push_back(CheckNccl(config, probe, owned.size()));
+  results.push_back(CheckNccl(config, owned.size()));
   if (config.worker_binary.empty()) {
     results.push_back(Fail("worker_binary", "not set"));
   } else if (absl::Status status = probe.CheckExecutable(config.worker_binary); !status.ok()) {
@@ -265,15 +295,7 @@ absl::StatusOr<std::vector<ebnccl::v1::HcaInfo>> RealHostProbe::Hcas(
   return CheckHcas(hcas, sysfs_root);
 }
 
-std::vector<ebnccl::v1::GpuInfo> RealHostProbe::Gpus() const { return DiscoverGpus(); }
-
-std::string RealHostProbe::NcclVersion() const {
-#ifdef EB_HAVE_NCCL
-  return ProbeNcclVersion();
-#else
-  return "";
-#endif
-}
+DiscoveredGpus RealHostProbe::Gpus() const { return DiscoverGpusWithDetails(SystemNvml()); }
 
 absl::Status RealHostProbe::Connect(const std::string &host_port, absl::Duration timeout) const {
   auto target = common::ParseHostPort(host_port, kDefaultCoordinatorPort, "coordinator");

@@ -16,6 +16,7 @@
 #include "agent/config.h"
 #include "agent/config_file.h"
 #include "agent/core/fabric_config.h"
+#include "agent/core/gpu_discovery.h"
 #include "common/net/interfaces.h"
 #include "ebnccl/v1/common.pb.h"
 
@@ -43,11 +44,9 @@ class HostProbe {
   // naming a missing HCA or port.
   virtual absl::StatusOr<std::vector<ebnccl::v1::HcaInfo>> Hcas(
       const std::vector<HcaPort> &hcas, const std::string &sysfs_root) const = 0;
-  // Every GPU of the host in CUDA (PCI bus) order (DiscoverGpus).
-  virtual std::vector<ebnccl::v1::GpuInfo> Gpus() const = 0;
-  // Version of the NCCL library the workers would use; "" when there is
-  // none or this build has no NCCL transport.
-  virtual std::string NcclVersion() const = 0;
+  // Every GPU of the host in CUDA (PCI bus) order, with NVML's details
+  // where it has them (DiscoverGpusWithDetails).
+  virtual DiscoveredGpus Gpus() const = 0;
   // Opens (and closes) a TCP connection to `host_port` ("HOST:PORT").
   // UNAVAILABLE when refused or unresolvable, DEADLINE_EXCEEDED when nothing
   // answers within `timeout`.
@@ -61,14 +60,13 @@ class HostProbe {
   virtual absl::StatusOr<std::string> CheckWritableDir(const std::string &path) const = 0;
 };
 
-// HostProbe on this host: /sys, /proc, dlopen of NCCL, TCP, access(2).
+// HostProbe on this host: /sys, /proc, NVML, TCP, access(2).
 class RealHostProbe final : public HostProbe {
  public:
   absl::StatusOr<std::vector<common::InterfaceInfo>> Interfaces() const override;
   absl::StatusOr<std::vector<ebnccl::v1::HcaInfo>> Hcas(
       const std::vector<HcaPort> &hcas, const std::string &sysfs_root) const override;
-  std::vector<ebnccl::v1::GpuInfo> Gpus() const override;
-  std::string NcclVersion() const override;
+  DiscoveredGpus Gpus() const override;
   absl::Status Connect(const std::string &host_port, absl::Duration timeout) const override;
   absl::Status CheckExecutable(const std::string &path) const override;
   absl::StatusOr<std::string> CheckWritableDir(const std::string &path) const override;
@@ -79,8 +77,9 @@ struct CheckOptions {
   absl::Duration connect_timeout = absl::Seconds(2);
 };
 
-// Checks `config` (after main() has resolved the node name, worker slots,
-// worker binary and run dir) against the host, in a fixed order: node_name,
+// Checks `config` (after ResolveAgentConfig has resolved the node name,
+// worker slots, worker binary, run dir and the workers' NCCL version,
+// config.nccl_version / nccl_problem) against the host, in a fixed order: node_name,
 // coordinator, bootstrap_interface, bootstrap_address (when set), one line
 // per HCA port (or one "ib_hca" line when none is set), gpus, nccl,
 // worker_binary, run_dir, worker_env. Blocks for at most

@@ -124,10 +124,29 @@ absl::StatusOr<std::vector<ebnccl::v1::HcaInfo>> CheckHcas(const std::vector<Hca
   return result;
 }
 
+std::vector<ebnccl::v1::HcaInfo> ReportHcas(const std::vector<HcaPort>& hcas,
+                                            absl::string_view sysfs_root) {
+  std::vector<ebnccl::v1::HcaInfo> report;
+  for (const HcaPort& hca : hcas) {
+    absl::StatusOr<std::vector<ebnccl::v1::HcaInfo>> ports = CheckHcas({hca}, sysfs_root);
+    if (ports.ok()) {
+      for (ebnccl::v1::HcaInfo& port : *ports) report.push_back(std::move(port));
+      continue;
+    }
+    ebnccl::v1::HcaInfo& missing = report.emplace_back();
+    missing.set_name(hca.name);
+    missing.set_port(hca.port);
+    missing.set_error(std::string(absl::StripPrefix(ports.status().message(), "--ib-hca: ")));
+  }
+  return report;
+}
+
 std::vector<std::string> HcaWarnings(const std::vector<ebnccl::v1::HcaInfo>& hcas) {
   std::vector<std::string> warnings;
   for (const ebnccl::v1::HcaInfo& hca : hcas) {
-    if (hca.state() != "ACTIVE") {
+    if (!hca.error().empty()) {
+      warnings.push_back(absl::StrCat(hca.error(), ": NCCL cannot use it"));
+    } else if (hca.state() != "ACTIVE") {
       warnings.push_back(absl::StrCat("HCA ", hca.name(), " port ", hca.port(), " is ",
                                       hca.state().empty() ? "in an unknown state" : hca.state(),
                                       ", not ACTIVE: NCCL cannot use it"));

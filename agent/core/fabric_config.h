@@ -38,7 +38,15 @@ std::string NcclIbHcaValue(const std::vector<HcaPort>& hcas);
 absl::StatusOr<std::vector<ebnccl::v1::HcaInfo>> CheckHcas(const std::vector<HcaPort>& hcas,
                                                            absl::string_view sysfs_root);
 
-// Problems worth a warning: ports that are not ACTIVE.
+// Every configured port for the inventory: CheckHcas of each entry on its
+// own, so that one missing HCA does not hide the others; an entry that
+// cannot be read is reported with its name, port and HcaInfo.error (the
+// NOT_FOUND message) instead of being left out.
+std::vector<ebnccl::v1::HcaInfo> ReportHcas(const std::vector<HcaPort>& hcas,
+                                            absl::string_view sysfs_root);
+
+// Problems worth a warning: ports that are not ACTIVE, entries with an
+// error.
 std::vector<std::string> HcaWarnings(const std::vector<ebnccl::v1::HcaInfo>& hcas);
 
 }  // namespace eb::agent

@@ -4,6 +4,7 @@
 
 #include "agent/core/fabric_config.h"
 #include "agent/core/gpu_discovery.h"
+#include "agent/core/host_identity.h"
 #include "common/net/interfaces.h"
 #include "common/version/version.h"
 
@@ -25,6 +26,7 @@ ebnccl::v1::NodeInventory CollectInventory(const AgentConfig& config,
   ebnccl::v1::NodeInventory inventory;
   char hostname[256] = {};
   if (gethostname(hostname, sizeof(hostname) - 1) == 0) inventory.set_hostname(hostname);
+  inventory.set_host_id(HostIdentity(inventory.hostname()));
   inventory.set_worker_slots(config.worker_slots);
   for (const ebnccl::v1::GpuInfo& gpu : gpus) *inventory.add_gpus() = gpu;
   if (auto interfaces = common::ListInterfaces(); interfaces.ok()) {
@@ -43,12 +45,11 @@ ebnccl::v1::NodeInventory CollectInventory(const AgentConfig& config,
   }
   if (NcclUsable(config, gpus.size())) inventory.add_transports(ebnccl::v1::TRANSPORT_NCCL);
   inventory.set_nccl_version(config.nccl_version);
-  if (!config.ib_hcas.empty()) {
-    // Fresh at every registration: a port may have gone down since start.
-    auto hcas = CheckHcas(config.ib_hcas, config.sysfs_infiniband);
-    if (hcas.ok()) {
-      for (ebnccl::v1::HcaInfo& hca : *hcas) *inventory.add_hcas() = std::move(hca);
-    }
+  // Fresh at every registration: a port may have gone down, or an HCA
+  // vanished, since start. Those are reported, not left out, so that
+  // `ebctl nodes` shows them.
+  for (ebnccl::v1::HcaInfo& hca : ReportHcas(config.ib_hcas, config.sysfs_infiniband)) {
+    *inventory.add_hcas() = std::move(hca);
   }
   inventory.set_driver_version(DriverVersion());
   inventory.set_agent_version(kVersion);

@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "agent/core/env_policy.h"
 #include "agent/core/fabric_config.h"
 
 namespace eb::agent {
@@ -22,6 +23,41 @@ std::string WorkerLogPath(const std::string& run_dir, const std::string& test_id
   return absl::StrCat(run_dir, "/logs/", test_id, "/rank-", rank, ".log");
 }
 
+std::vector<std::string> BuildWorkerEnv(const AgentConfig& config,
+                                        const std::vector<std::string>& agent_env,
+                                        const std::map<std::string, std::string>& test_env) {
+  // Later entries win.
+  std::map<std::string, std::string> env;
+  auto add = [&env](const std::string& entry) {
+    const size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) return;
+    std::string name = entry.substr(0, eq);
+    if (IsAgentOwnedVariable(name)) return;
+    env[std::move(name)] = entry.substr(eq + 1);
+  };
+  for (const std::string& entry : agent_env) {
+    if (IsPassedThrough(entry)) add(entry);
+  }
+  // The node's fabric configuration: the only source of these two.
+  if (!config.bootstrap_interface.empty()) {
+    env["NCCL_SOCKET_IFNAME"] = "=" + config.bootstrap_interface;
+  }
+  if (!config.ib_hcas.empty()) env["NCCL_IB_HCA"] = NcclIbHcaValue(config.ib_hcas);
+  if (config.ib_gid_index >= 0) env["NCCL_IB_GID_INDEX"] = absl::StrCat(config.ib_gid_index);
+  for (const std::string& entry : config.worker_env) add(entry);
+  // The test's own NCCL knobs (allow-listed by the coordinator).
+  for (const auto& [key, value] : test_env) {
+    if (!IsAgentOwnedVariable(key)) env[key] = value;
+  }
+  // --cuda-device i must be the agent's GPU i, the i-th in PCI order; CUDA's
+  // default order is "fastest first".
+  env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
+  std::vector<std::string> entries;
+  entries.reserve(env.size());
+  for (const auto& [key, value] : env) entries.push_back(absl::StrCat(key, "=", value));
+  return entries;
+}
+
 common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunch& worker) {
   const ebnccl::v1::LaunchTest& launch = *worker.launch;
   const ebnccl::v1::RankAssignment& rank = *worker.assignment;
@@ -37,38 +73,34 @@ common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunc
                             absl::ToInt64Milliseconds(config.worker_heartbeat_period)),
                absl::StrCat("--init-timeout-ms=", launch.init_timeout_ms()),
                absl::StrCat("--op-timeout-ms=", launch.op_timeout_ms())};
-  // The coordinator names the physical GPU (from this agent's inventory).
-  if (rank.device_index() >= 0) spec.argv.push_back(absl::StrCat("--cuda-device=", rank.device_index()));
+  // The coordinator names the physical GPU (from this agent's inventory),
+  // and its bus id, which the worker checks against CUDA's device.
+  if (rank.device_index() >= 0) {
+    spec.argv.push_back(absl::StrCat("--cuda-device=", rank.device_index()));
+    if (!rank.gpu_pci_bus_id().empty()) {
+      spec.argv.push_back(absl::StrCat("--gpu-bus-id=", rank.gpu_pci_bus_id()));
+    }
+  }
   if (!config.bootstrap_interface.empty()) {
     spec.argv.push_back(absl::StrCat("--bootstrap-interface=", config.bootstrap_interface));
   }
   if (!config.bootstrap_address.empty()) {
     spec.argv.push_back(absl::StrCat("--bootstrap-address=", config.bootstrap_address));
   }
-
-  // Later entries win: the operator's --worker-env overrides the agent's
-  // own environment.
-  std::map<std::string, std::string> env;
-  auto add = [&env](const std::string& entry) {
-    const size_t eq = entry.find('=');
-    if (eq == std::string::npos || eq == 0) return;
-    env[entry.substr(0, eq)] = entry.substr(eq + 1);
-  };
-  for (const std::string& entry : worker.agent_env) {
-    if (IsPassedThrough(entry)) add(entry);
-  }
-  // The node's fabric configuration, unless the operator's --worker-env
-  // already says otherwise.
-  if (!config.bootstrap_interface.empty()) {
-    env["NCCL_SOCKET_IFNAME"] = "=" + config.bootstrap_interface;
-  }
-  if (!config.ib_hcas.empty()) env["NCCL_IB_HCA"] = NcclIbHcaValue(config.ib_hcas);
-  if (config.ib_gid_index >= 0) env["NCCL_IB_GID_INDEX"] = absl::StrCat(config.ib_gid_index);
-  for (const std::string& entry : config.worker_env) add(entry);
-  // The test's own NCCL knobs (allow-listed by the coordinator) come last.
-  for (const auto& [key, value] : launch.spec().nccl_env()) env[key] = value;
-  for (const auto& [key, value] : env) spec.env.push_back(absl::StrCat(key, "=", value));
+  spec.env = BuildWorkerEnv(
+      config, worker.agent_env,
+      std::map<std::string, std::string>(launch.spec().nccl_env().begin(),
+                                         launch.spec().nccl_env().end()));
   spec.log_path = worker.log_path;
+  return spec;
+}
+
+common::ProcessSpec BuildNcclProbeSpec(const AgentConfig& config,
+                                       const std::vector<std::string>& agent_env) {
+  common::ProcessSpec spec;
+  spec.executable = config.worker_binary;
+  spec.argv = {config.worker_binary, "--print-nccl-version"};
+  spec.env = BuildWorkerEnv(config, agent_env);
   return spec;
 }
 

@@ -3,6 +3,7 @@
 // How the agent starts one worker: its exact argv and environment (STYLE.md
 // rules 13, 15, 19). Pure.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,13 +34,30 @@ struct WorkerLaunch {
 // service (STYLE.md rule 21's exception).
 bool IsPassedThrough(const std::string& env_entry);
 
-// The worker's argv and environment, in increasing precedence: the
-// passed-through part of the agent's environment, the node's fabric settings
-// (NCCL_SOCKET_IFNAME, NCCL_IB_HCA in '=' form, NCCL_IB_GID_INDEX),
-// config.worker_env, then the test's allow-listed nccl_env. For NCCL the
-// GPU is chosen by --cuda-device; CUDA_VISIBLE_DEVICES is never narrowed
-// (it would disable CUDA IPC between local ranks, NVIDIA/nccl#129).
+// The environment of a process started from eb-worker (a worker, or the
+// NCCL version probe), in increasing precedence: the passed-through part of
+// the agent's environment, the node's fabric settings (NCCL_SOCKET_IFNAME
+// and NCCL_IB_HCA in '=' form, NCCL_IB_GID_INDEX), config.worker_env, then
+// `test_env` (the test's allow-listed nccl_env); last CUDA_DEVICE_ORDER=
+// PCI_BUS_ID. The variables env_policy.h gives to the agent are never taken
+// from the agent's environment or config.worker_env (the agent refuses the
+// latter at start; this is the backstop). Sorted by name.
+std::vector<std::string> BuildWorkerEnv(const AgentConfig& config,
+                                        const std::vector<std::string>& agent_env,
+                                        const std::map<std::string, std::string>& test_env = {});
+
+// The worker's argv and environment (BuildWorkerEnv with the test's
+// nccl_env). For NCCL the GPU is chosen by --cuda-device, and --gpu-bus-id
+// names the PCI bus id the worker must find there; CUDA_VISIBLE_DEVICES is
+// never set (it would remap the indices and disable CUDA IPC between local
+// ranks, NVIDIA/nccl#129).
 common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunch& worker);
+
+// `eb-worker --print-nccl-version` with the workers' environment (no test's
+// settings), so that it loads the NCCL library a worker would load. No log
+// path: the caller decides where the output goes.
+common::ProcessSpec BuildNcclProbeSpec(const AgentConfig& config,
+                                       const std::vector<std::string>& agent_env);
 
 // Log file of a rank: <run_dir>/logs/<test_id>/rank-<rank>.log.
 std::string WorkerLogPath(const std::string& run_dir, const std::string& test_id, int rank);

@@ -5,9 +5,11 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "agent/worker/nccl_version.h"
 #include "agent/worker/worker_runtime.h"
 #include "common/config/parse_command_line.h"
 #include "common/logging/logging.h"
@@ -15,7 +17,28 @@
 #include "common/version/version.h"
 #include "spdlog/spdlog.h"
 
+namespace {
+
+constexpr char kPrintNcclVersion[] = "--print-nccl-version";
+
+// The agent's probe: print the loaded NCCL's version (or "none") and exit,
+// before anything else (no logging, no parent check, no CUDA).
+int PrintNcclVersion() {
+  absl::StatusOr<std::string> version = eb::worker::LoadedNcclVersion();
+  if (!version.ok()) {
+    std::fprintf(stderr, "eb-worker: %s\n", version.status().ToString().c_str());
+    return eb::worker::kExitInternal;
+  }
+  std::printf("%s\n", version->c_str());
+  return eb::worker::kExitOk;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  // Checked before the flags are parsed: the probe comes without the flags
+  // a worker requires.
+  if (argc == 2 && std::strcmp(argv[1], kPrintNcclVersion) == 0) return PrintNcclVersion();
   // Gloo's TCP writes do not suppress SIGPIPE: a peer that died must turn
   // into an error status, not kill this rank silently.
   signal(SIGPIPE, SIG_IGN);
@@ -41,10 +64,16 @@ int main(int argc, char** argv) {
   app.add_option("--bootstrap-interface", options.bootstrap_interface, "NIC for bootstrap/Gloo");
   app.add_option("--bootstrap-address", options.bootstrap_address, "Address to bind for Gloo");
   app.add_option("--cuda-device", options.cuda_device, "GPU index (NCCL)");
+  app.add_option("--gpu-bus-id", options.gpu_bus_id,
+                 "PCI bus id the agent expects at --cuda-device (checked before NCCL init)");
+  bool print_nccl_version = false;
+  app.add_flag(kPrintNcclVersion, print_nccl_version,
+               "Print the loaded NCCL library's version (or 'none') and exit; alone");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
   if (auto exit_code = eb::common::ParseCommandLine(app, argc, argv, eb::worker::kExitUsage)) {
     return *exit_code;
   }
+  if (print_nccl_version) return PrintNcclVersion();
 
   if (auto status = eb::common::InitLogging({"eb-worker", log_level, ""}); !status.ok()) {
     std::fprintf(stderr, "eb-worker: %s\n", std::string(status.message()).c_str());
@@ -66,10 +95,10 @@ int main(int argc, char** argv) {
   options.init_timeout = absl::Milliseconds(init_timeout_ms);
   options.op_timeout = absl::Milliseconds(op_timeout_ms);
   spdlog::info("eb-worker {} test={} rank={} agent={} init_timeout={}ms op_timeout={}ms "
-               "bootstrap_interface={} bootstrap_address={} cuda_device={}",
+               "bootstrap_interface={} bootstrap_address={} cuda_device={} gpu_bus_id={}",
                eb::kVersion, options.test_id, options.rank, options.agent_target, init_timeout_ms,
                op_timeout_ms, options.bootstrap_interface, options.bootstrap_address,
-               options.cuda_device);
+               options.cuda_device, options.gpu_bus_id);
   const int code = eb::worker::RunWorker(options);
   spdlog::default_logger()->flush();
   return code;

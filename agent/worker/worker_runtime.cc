@@ -117,6 +117,8 @@ absl::StatusOr<std::unique_ptr<transport::Communicator>> CreateCommunicator(
     nccl.rank = assignment.rank();
     nccl.world_size = assignment.world_size();
     nccl.cuda_device = options.cuda_device >= 0 ? options.cuda_device : assignment.device_index();
+    nccl.gpu_pci_bus_id =
+        !options.gpu_bus_id.empty() ? options.gpu_bus_id : assignment.gpu_pci_bus_id();
     nccl.comm_name = options.test_id;
     nccl.init_timeout = options.init_timeout;
     nccl.op_timeout = options.op_timeout;

@@ -33,6 +33,8 @@ struct WorkerOptions {
   std::string bootstrap_interface;
   std::string bootstrap_address;
   int cuda_device = -1;
+  // PCI bus id of the GPU the agent assigned (--gpu-bus-id); "" = unchecked.
+  std::string gpu_bus_id;
   FaultInjection fault;
 };
 

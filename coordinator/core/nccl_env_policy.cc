@@ -8,20 +8,31 @@
 namespace eb::coordinator {
 
 const std::vector<std::string>& AllowedNcclEnv() {
+  // Not NCCL_RUNTIME_CONNECT: the worker sets it to 0 so that peers connect
+  // during the nonblocking init, which has a deadline and can be aborted;
+  // 1 would defer the connects into the first collectives on the blocking
+  // data communicator, without a deadline, and break CUDA-graph capture
+  // (NCCL cannot connect peers while a stream is capturing).
   static const std::vector<std::string> kAllowed = {
-      "NCCL_ALGO",          "NCCL_BUFFSIZE",       "NCCL_CROSS_NIC",
-      "NCCL_DEBUG",         "NCCL_DEBUG_SUBSYS",   "NCCL_IB_DISABLE",
-      "NCCL_IB_QPS_PER_CONNECTION", "NCCL_IB_RETRY_CNT", "NCCL_IB_TIMEOUT",
-      "NCCL_MAX_NCHANNELS", "NCCL_MIN_NCHANNELS",  "NCCL_NET_GDR_LEVEL",
-      "NCCL_NTHREADS",      "NCCL_NVLS_ENABLE",    "NCCL_P2P_DISABLE",
-      "NCCL_P2P_LEVEL",     "NCCL_PROTO",          "NCCL_RUNTIME_CONNECT",
-      "NCCL_SHM_DISABLE",   "NCCL_ALGO_PROFILE"};
+      "NCCL_ALGO",         "NCCL_BUFFSIZE",      "NCCL_CROSS_NIC",
+      "NCCL_DEBUG",        "NCCL_DEBUG_SUBSYS",  "NCCL_IB_DISABLE",
+      "NCCL_IB_QPS_PER_CONNECTION",              "NCCL_IB_RETRY_CNT",
+      "NCCL_IB_TIMEOUT",   "NCCL_MAX_NCHANNELS", "NCCL_MIN_NCHANNELS",
+      "NCCL_NET_GDR_LEVEL", "NCCL_NTHREADS",     "NCCL_NVLS_ENABLE",
+      "NCCL_P2P_DISABLE",  "NCCL_P2P_LEVEL",     "NCCL_PROTO",
+      "NCCL_SHM_DISABLE"};
   return kAllowed;
 }
 
 absl::Status CheckNcclEnv(const std::map<std::string, std::string>& env) {
   const std::vector<std::string>& allowed = AllowedNcclEnv();
   for (const auto& [key, value] : env) {
+    if (key == "NCCL_RUNTIME_CONNECT") {
+      return absl::InvalidArgumentError(
+          "nccl_env: NCCL_RUNTIME_CONNECT may not be set by a test: the workers connect every "
+          "peer during the deadline-guarded init (NCCL_RUNTIME_CONNECT=0), and lazy connects "
+          "would happen in the timed collectives without a deadline and break --cudagraph");
+    }
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "nccl_env: ", key,

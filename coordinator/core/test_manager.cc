@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/transport/collective_layout.h"
+#include "coordinator/core/gpu_sharing.h"
 #include "coordinator/core/rank_assigner.h"
 #include "coordinator/core/spec_validator.h"
 #include "coordinator/core/transport_selection.h"
@@ -114,10 +115,15 @@ absl::StatusOr<std::string> TestManager::StartTest(const v1::TestSpec& request,
     }
     // Slot i runs on the node's i-th GPU as the agent reported it, so the
     // report names the physical GPU (an agent may own only some of them).
+    // Its bus id goes along, so that the worker can check that CUDA's
+    // device is that GPU.
     for (v1::RankAssignment& rank : *ranks) {
-      const v1::NodeInventory& inventory = inventories[rank.node_index()];
-      rank.set_device_index(inventory.gpus(rank.local_rank()).index());
+      const v1::GpuInfo& gpu = inventories[rank.node_index()].gpus(rank.local_rank());
+      rank.set_device_index(gpu.index());
+      rank.set_gpu_pci_bus_id(gpu.pci_bus_id());
     }
+    // Agents of one host that split its GPUs must not both use one of them.
+    if (absl::Status status = CheckNoSharedGpus(*ranks, inventories); !status.ok()) return status;
   }
   if (spec.root_rank() >= world_size) {
     return absl::InvalidArgumentError(

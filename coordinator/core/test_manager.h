@@ -49,8 +49,9 @@ class TestManager final : public TestRunHost {
 
   // Validates and places `spec`, then starts it. Nothing is started on
   // error: INVALID_ARGUMENT naming the field; NOT_FOUND for an unknown node;
-  // UNAVAILABLE for a lost node; RESOURCE_EXHAUSTED for busy nodes or too
-  // few slots; FAILED_PRECONDITION when no node is registered or the nodes
+  // UNAVAILABLE for a lost node; RESOURCE_EXHAUSTED for busy nodes, too
+  // few slots or GPUs, or two nodes of one host that would put NCCL ranks on
+  // the same GPU (gpu_sharing.h); FAILED_PRECONDITION when no node is registered or the nodes
   // lack a common transport. Returns the test id; every event goes to
   // `observer`, starting with `accepted`.
   absl::StatusOr<std::string> StartTest(const ebnccl::v1::TestSpec& spec,

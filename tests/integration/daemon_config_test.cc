@@ -40,7 +40,7 @@ TEST_F(DaemonConfigTest, AgentFileErrorsNameFileLineAndKey) {
                                        "\n"
                                        "[metrics]\n"
                                        "listen = \"127.0.0.1:notaport\"\n");
-  CliResult result = cluster_.RunCommand({"eb-agent", "--config", path});
+  CliResult result = cluster_.Run("eb-agent", {"--config", path});
   EXPECT_EQ(result.exit_code, 2) << result.err;
   EXPECT_THAT(result.err, HasSubstr(absl::StrCat(path, ":3: key 'agent.workerz': unknown key "
                                                        "(did you mean 'agent.workers'?)")));
@@ -53,7 +53,7 @@ TEST_F(DaemonConfigTest, CoordinatorFileErrorsNameFileLineAndKey) {
   const std::string path = WriteConfig("coordinator.toml",
                                        "[heartbeat]\n"
                                        "period = \"soon\"\n");
-  CliResult result = cluster_.RunCommand({"eb-coordinator", "--config", path});
+  CliResult result = cluster_.Run("eb-coordinator", {"--config", path});
   EXPECT_EQ(result.exit_code, 2) << result.err;
   EXPECT_THAT(result.err, HasSubstr(absl::StrCat(path, ":2: key 'heartbeat.period': ")));
 }
@@ -66,7 +66,8 @@ TEST_F(DaemonConfigTest, FlagValuesOutOfRangeExitTwo) {
         std::vector<std::string>{"eb-agent", "--config", "/dev/null", "--no-such-flag"},
         std::vector<std::string>{"eb-coordinator", "--config", "/dev/null",
                                  "--heartbeat-period-ms", "0"}}) {
-    CliResult result = cluster_.RunCommand(argv);
+    CliResult result =
+        cluster_.Run(argv.front(), std::vector<std::string>(argv.begin() + 1, argv.end()));
     EXPECT_EQ(result.exit_code, 2) << argv[3] << ": " << result.err;
     EXPECT_THAT(result.err, HasSubstr(argv[3])) << result.err;
   }
@@ -74,7 +75,7 @@ TEST_F(DaemonConfigTest, FlagValuesOutOfRangeExitTwo) {
 
 TEST_F(DaemonConfigTest, MissingExplicitConfigIsAnError) {
   const std::string path = absl::StrCat(cluster_.work_dir(), "/absent.toml");
-  CliResult result = cluster_.RunCommand({"eb-agent", "--config", path, "--coordinator", "x:1"});
+  CliResult result = cluster_.Run("eb-agent", {"--config", path, "--coordinator", "x:1"});
   EXPECT_EQ(result.exit_code, 2) << result.err;
   EXPECT_THAT(result.err, HasSubstr(path));
 }
@@ -86,13 +87,13 @@ TEST_F(DaemonConfigTest, GpuFromTheFileThatTheHostLacksNamesTheKey) {
                                        "[agent]\n"
                                        "coordinator = \"127.0.0.1:1\"\n"
                                        "gpus = [1023]\n");
-  CliResult result = cluster_.RunCommand(
-      {"eb-agent", "--config", path, "--run-dir", cluster_.work_dir() + "/run"});
+  CliResult result =
+      cluster_.Run("eb-agent", {"--config", path, "--run-dir", cluster_.work_dir() + "/run"});
   EXPECT_EQ(result.exit_code, 2) << result.err;
   EXPECT_THAT(result.err,
               HasSubstr(absl::StrCat(path, ":3: key 'agent.gpus': GPU 1023 does not exist")));
 
-  result = cluster_.RunCommand({"eb-agent", "--config", path, "--gpus", "1022", "--run-dir",
+  result = cluster_.Run("eb-agent", {"--config", path, "--gpus", "1022", "--run-dir",
                                 cluster_.work_dir() + "/run"});
   EXPECT_EQ(result.exit_code, 2) << result.err;
   EXPECT_THAT(result.err, HasSubstr("--gpus: GPU 1022 does not exist"));
@@ -107,7 +108,7 @@ TEST_F(DaemonConfigTest, CheckConfigPrintsTheConfigAndEveryCheck) {
                                        "gpus = [1023]\n");
   // Flag > file: --workers wins over agent.workers.
   CliResult result =
-      cluster_.RunCommand({"eb-agent", "--config", path, "--workers", "2", "--check-config"});
+      cluster_.Run("eb-agent", {"--config", path, "--workers", "2", "--check-config"});
   EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
   EXPECT_THAT(result.out, HasSubstr("node_name = \"checked\""));
   EXPECT_THAT(result.out, HasSubstr("workers = 2"));
@@ -125,8 +126,8 @@ TEST_F(DaemonConfigTest, CheckConfigPassesAgainstARunningCoordinator) {
       "agent.toml", absl::StrCat("[agent]\ncoordinator = \"", cluster_.coordinator_address(),
                                  "\"\ntransport = \"gloo\"\n[network]\nbootstrap_address = "
                                  "\"127.0.0.1\"\n"));
-  CliResult result = cluster_.RunCommand(
-      {"eb-agent", "--config", path, "--run-dir", cluster_.work_dir() + "/run", "--check-config"});
+  CliResult result = cluster_.Run(
+      "eb-agent", {"--config", path, "--run-dir", cluster_.work_dir() + "/run", "--check-config"});
   EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
   EXPECT_THAT(result.out, HasSubstr("ok    coordinator: "));
   EXPECT_THAT(result.out, Not(HasSubstr("FAIL")));

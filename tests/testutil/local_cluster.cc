@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <regex>
@@ -46,8 +47,13 @@ std::string ShellQuote(const std::string& text) {
 std::vector<std::string> BaseEnv() {
   std::vector<std::string> env;
   for (char** entry = environ; *entry != nullptr; ++entry) {
-    // Faults are injected per agent, never inherited by accident.
-    if (!absl::StartsWith(*entry, "EB_WORKER_FAULT=")) env.emplace_back(*entry);
+    // Faults are injected per agent, never inherited by accident; nor the
+    // fabric variables an agent refuses to inherit (agent/core/env_policy.h).
+    if (absl::StartsWith(*entry, "EB_WORKER_FAULT=") || absl::StartsWith(*entry, "NCCL_IB_HCA=") ||
+        absl::StartsWith(*entry, "NCCL_SOCKET_IFNAME=")) {
+      continue;
+    }
+    env.emplace_back(*entry);
   }
   return env;
 }
@@ -259,28 +265,36 @@ absl::Status LocalCluster::SignalCoordinator(int signal) {
 }
 
 int LocalCluster::StartEbctl(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {"ebctl", "--coordinator=" + coordinator_address()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return StartCommand(argv);
+  std::vector<std::string> full = {"--coordinator=" + coordinator_address()};
+  full.insert(full.end(), args.begin(), args.end());
+  return StartBinary("ebctl", full, {});
 }
 
-CliResult LocalCluster::RunCommand(const std::vector<std::string>& argv, absl::Duration timeout) {
-  return WaitEbctl(StartCommand(argv), timeout);
-}
-
-int LocalCluster::StartCommand(const std::vector<std::string>& argv) {
+int LocalCluster::StartBinary(const std::string& binary, const std::vector<std::string>& args,
+                              const std::vector<std::string>& extra_env) {
   const int handle = next_cli_++;
   Cli cli;
-  cli.out_path = absl::StrCat(work_dir_, "/ebctl-", handle, ".out");
-  cli.err_path = absl::StrCat(work_dir_, "/ebctl-", handle, ".err");
-  std::vector<std::string> quoted = {ShellQuote(BinaryPath(argv.front()))};
-  for (size_t i = 1; i < argv.size(); ++i) quoted.push_back(ShellQuote(argv[i]));
-  // exec keeps the pid, so signals reach ebctl itself.
+  cli.out_path = absl::StrCat(work_dir_, "/", binary, "-", handle, ".out");
+  cli.err_path = absl::StrCat(work_dir_, "/", binary, "-", handle, ".err");
+  std::vector<std::string> quoted = {ShellQuote(BinaryPath(binary))};
+  for (const std::string& arg : args) quoted.push_back(ShellQuote(arg));
+  // exec keeps the pid, so signals reach the binary itself.
   const std::string command = absl::StrCat("exec ", absl::StrJoin(quoted, " "), " >",
                                            ShellQuote(cli.out_path), " 2>",
                                            ShellQuote(cli.err_path));
-  auto process = Spawn(absl::StrCat("ebctl #", handle), {"/bin/sh", "-c", command},
-                       absl::StrCat(work_dir_, "/ebctl-", handle, ".sh.log"));
+  std::vector<std::string> env;
+  if (!extra_env.empty()) {
+    // getenv finds the first of two equal names: drop the inherited one.
+    for (std::string& entry : BaseEnv()) {
+      const std::string name = entry.substr(0, entry.find('=') + 1);
+      const bool replaced = std::any_of(extra_env.begin(), extra_env.end(),
+                                        [&](const std::string& e) { return absl::StartsWith(e, name); });
+      if (!replaced) env.push_back(std::move(entry));
+    }
+    env.insert(env.end(), extra_env.begin(), extra_env.end());
+  }
+  auto process = Spawn(absl::StrCat(binary, " #", handle), {"/bin/sh", "-c", command},
+                       absl::StrCat(work_dir_, "/", binary, "-", handle, ".sh.log"), std::move(env));
   EXPECT_TRUE(process.ok()) << process.status();
   cli.process = *std::move(process);
   cli.started = absl::Now();
@@ -308,6 +322,11 @@ void LocalCluster::SignalEbctl(int handle, int signal) {
 
 CliResult LocalCluster::Ebctl(const std::vector<std::string>& args, absl::Duration timeout) {
   return WaitEbctl(StartEbctl(args), timeout);
+}
+
+CliResult LocalCluster::Run(const std::string& binary, const std::vector<std::string>& args,
+                            const std::vector<std::string>& extra_env, absl::Duration timeout) {
+  return WaitEbctl(StartBinary(binary, args, extra_env), timeout);
 }
 
 std::vector<pid_t> LocalCluster::WorkerPids(const std::string& test_id) const {

@@ -68,10 +68,13 @@ class LocalCluster {
   CliResult WaitEbctl(int handle, absl::Duration timeout = absl::Seconds(90));
   // Sends a signal to a background ebctl.
   void SignalEbctl(int handle, int signal);
-  // Runs one of the binaries under test (argv[0] is its name, e.g.
-  // "eb-agent") with stdout and stderr captured, and waits for it.
-  CliResult RunCommand(const std::vector<std::string>& argv,
-                       absl::Duration timeout = absl::Seconds(30));
+  // Runs the binary `binary` (e.g. "eb-agent") with exactly `args` and the
+  // test's environment plus `extra_env` ("KEY=VALUE", replacing inherited
+  // ones), and
+  // waits for it; needs no coordinator.
+  CliResult Run(const std::string& binary, const std::vector<std::string>& args,
+                const std::vector<std::string>& extra_env = {},
+                absl::Duration timeout = absl::Seconds(60));
 
   std::string coordinator_address() const;
   const std::string& work_dir() const { return work_dir_; }
@@ -99,9 +102,9 @@ class LocalCluster {
   absl::StatusOr<Process> Spawn(const std::string& name, std::vector<std::string> argv,
                                 const std::string& log_path, std::vector<std::string> env = {});
   void StopProcess(Process& process);
-  // Starts argv (argv[0] a binary under test) with its output in files;
-  // collect it with WaitEbctl.
-  int StartCommand(const std::vector<std::string>& argv);
+  // Starts `binary` with stdout and stderr to files; collect with WaitEbctl.
+  int StartBinary(const std::string& binary, const std::vector<std::string>& args,
+                  const std::vector<std::string>& extra_env);
 
   std::unique_ptr<common::ProcessLauncher> launcher_;
   std::string work_dir_;

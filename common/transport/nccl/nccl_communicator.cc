@@ -494,6 +494,10 @@ absl::StatusOr<std::unique_ptr<Communicator>> CreateNcclCommunicator(const NcclO
   EB_RETURN_IF_ERROR(
       common::CudaErrorToStatus(cudaSetDevice(options.cuda_device),
                                 absl::StrCat("cudaSetDevice(", options.cuda_device, ")")));
+  // The agent's GPU i must be CUDA's device i: otherwise this rank would
+  // measure another GPU than the one its report names.
+  EB_RETURN_IF_ERROR(
+      CheckDevicePciBusId(options.cuda_device, options.gpu_pci_bus_id, options.rank));
   EB_ASSIGN_OR_RETURN(int nccl_version, NcclRuntimeVersion());
   // Connect every peer during init, which has a deadline and can be
   // aborted, rather than lazily inside the first collective: on the blocking

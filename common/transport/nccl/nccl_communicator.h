@@ -48,6 +48,9 @@ struct NcclOptions {
   int world_size = 1;
   // The CUDA device index of this rank's GPU (as the agent assigned it).
   int cuda_device = 0;
+  // PCI bus id the agent's inventory gives that GPU; when set, the device
+  // must have it (see CheckDevicePciBusId). Empty: not checked.
+  std::string gpu_pci_bus_id;
   // The test id; becomes ncclConfig_t.commName, which NCCL prints in its
   // logs, RAS and Inspector output.
   std::string comm_name;
@@ -72,6 +75,8 @@ struct NcclOptions {
 //                      ncclInvalidUsage such as "Duplicate GPU detected" or
 //                      mismatched NCCL versions;
 //   UNIMPLEMENTED      a GPU older than sm_80 (our kernels' minimum);
+//   FAILED_PRECONDITION cuda_device is not the GPU at gpu_pci_bus_id (the
+//                      message names both bus ids and the rank);
 //   DEADLINE_EXCEEDED  the unique ID or NCCL's init did not arrive within
 //                      init_timeout (the message names rank, world size and
 //                      device); the half-made communicator is aborted first;

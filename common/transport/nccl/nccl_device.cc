@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/gpu/pci_bus_id.h"
 #include "common/status/cuda_status.h"
 #include "spdlog/spdlog.h"
 
@@ -71,6 +72,14 @@ absl::StatusOr<DeviceInfo> QueryDevice(int device) {
       cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
   info.compute_capability = 10 * major + minor;
   return info;
+}
+
+absl::Status CheckDevicePciBusId(int device, const std::string& expected, int rank) {
+  if (expected.empty()) return absl::OkStatus();
+  // "dddd:bb:dd.f" needs 13 bytes; CUDA documents 13, NVML's longer form 16.
+  char actual[32] = {};
+  EB_CUDA_RETURN_IF_ERROR(cudaDeviceGetPCIBusId(actual, sizeof(actual), device));
+  return common::CheckSamePciBusId(actual, expected, device, rank);
 }
 
 absl::StatusOr<std::unique_ptr<Buffer>> AllocateDeviceBuffer(int device, size_t bytes) {

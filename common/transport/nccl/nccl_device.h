@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -44,6 +45,12 @@ struct DeviceInfo {
 // (2 visible)"; UNAVAILABLE when no CUDA device can be used (no driver).
 // Thread-safe.
 absl::StatusOr<DeviceInfo> QueryDevice(int device);
+
+// OK when CUDA device `device` is the GPU at PCI bus id `expected` (any
+// case or domain width; "" is not checked). FAILED_PRECONDITION naming both
+// bus ids, the device and `rank` when it is another GPU (CUDA's device order
+// differs from the agent's); the CUDA error when the id cannot be read.
+absl::Status CheckDevicePciBusId(int device, const std::string& expected, int rank);
 
 // Allocates `bytes` (at least 1) of device memory on `device` with
 // cudaMalloc. RESOURCE_EXHAUSTED "cannot allocate N bytes on cuda device D"

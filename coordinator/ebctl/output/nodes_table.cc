@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/gpu/pci_bus_id.h"
 #include "common/spec/proto_enums.h"
 #include "coordinator/ebctl/output/labels.h"
 #include "coordinator/ebctl/output/report_table.h"
@@ -27,22 +28,53 @@ std::string FormatAge(int64_t age_ms) {
   return absl::StrFormat("%dh%02dm", seconds / 3600, (seconds % 3600) / 60);
 }
 
-// "8x NVIDIA H200"; mixed nodes list each model in order of appearance.
+// "8x NVIDIA H200 (140 GiB)"; mixed nodes list each model (and memory
+// size) in order of appearance; no size when the agent had no NVML.
 std::string FormatGpus(const v1::NodeInventory& inventory) {
   std::vector<std::pair<std::string, int>> models;
   for (const v1::GpuInfo& gpu : inventory.gpus()) {
+    std::string model = gpu.name().empty() ? "GPU" : gpu.name();
+    if (const std::string memory = common::FormatGpuMemory(gpu.memory_bytes()); !memory.empty()) {
+      absl::StrAppend(&model, " (", memory, ")");
+    }
     auto it = std::find_if(models.begin(), models.end(),
-                           [&](const auto& model) { return model.first == gpu.name(); });
+                           [&](const auto& entry) { return entry.first == model; });
     if (it == models.end()) {
-      models.emplace_back(gpu.name(), 1);
+      models.emplace_back(std::move(model), 1);
     } else {
       ++it->second;
     }
   }
   if (models.empty()) return "-";
   return absl::StrJoin(models, ", ", [](std::string* out, const auto& model) {
-    absl::StrAppend(out, model.second, "x ", model.first.empty() ? "GPU" : model.first);
+    absl::StrAppend(out, model.second, "x ", model.first);
   });
+}
+
+bool HcaUsable(const v1::HcaInfo& hca) { return hca.error().empty() && hca.state() == "ACTIVE"; }
+
+// "8 active", or "6/8 active" when some configured ports are unusable;
+// "-" when the agent configures none (NCCL's own choice).
+std::string FormatHcas(const v1::NodeInventory& inventory) {
+  if (inventory.hcas().empty()) return "-";
+  const auto usable = std::count_if(inventory.hcas().begin(), inventory.hcas().end(), HcaUsable);
+  if (usable == inventory.hcas_size()) return absl::StrCat(usable, " active");
+  return absl::StrCat(usable, "/", inventory.hcas_size(), " active");
+}
+
+// One line per unusable HCA port of `node`.
+void AppendHcaProblems(const v1::NodeStatus& node, std::string* out) {
+  for (const v1::HcaInfo& hca : node.inventory().hcas()) {
+    if (HcaUsable(hca)) continue;
+    absl::StrAppend(out, "node ", node.node_name(), ": ");
+    if (!hca.error().empty()) {
+      absl::StrAppend(out, hca.error(), "\n");
+    } else {
+      absl::StrAppend(out, "HCA ", hca.name(), " port ", hca.port(), " is ",
+                      hca.state().empty() ? "in an unknown state" : hca.state(),
+                      ", not ACTIVE\n");
+    }
+  }
 }
 
 std::string FormatTransports(const v1::NodeInventory& inventory) {
@@ -78,18 +110,21 @@ std::string RenderColumns(const std::vector<Row>& rows) {
 std::string NodesTable(const v1::ListNodesReply& reply) {
   if (reply.nodes().empty()) return "no agents are registered with the coordinator\n";
   std::vector<Row> rows;
-  rows.push_back(
-      {"NODE", "ADDRESS", "STATE", "SLOTS", "HEARTBEAT", "TRANSPORTS", "GPUS", "IFACE", "TEST"});
+  rows.push_back({"NODE", "ADDRESS", "STATE", "SLOTS", "HEARTBEAT", "TRANSPORTS", "NCCL", "GPUS",
+                  "HCAS", "IFACE", "TEST"});
+  std::string problems;
   for (const v1::NodeStatus& node : reply.nodes()) {
     const v1::NodeInventory& inventory = node.inventory();
     rows.push_back(
         {node.node_name(), OrDash(node.peer_address()), NodeStateName(node.state()),
          absl::StrCat(inventory.worker_slots()), FormatAge(node.heartbeat_age_ms()),
-         FormatTransports(inventory), FormatGpus(inventory),
+         FormatTransports(inventory), OrDash(inventory.nccl_version()), FormatGpus(inventory),
+         FormatHcas(inventory),
          inventory.bootstrap_interface().empty() ? "any" : inventory.bootstrap_interface(),
          OrDash(node.current_test_id())});
+    AppendHcaProblems(node, &problems);
   }
-  return RenderColumns(rows);
+  return RenderColumns(rows) + problems;
 }
 
 }  // namespace eb::ebctl

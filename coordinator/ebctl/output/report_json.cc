@@ -174,7 +174,8 @@ json NodesToJson(const v1::ListNodesReply& reply) {
                           {"port", hca.port()},
                           {"state", hca.state()},
                           {"link_layer", hca.link_layer()},
-                          {"rate_gbps", hca.rate_gbps()}});
+                          {"rate_gbps", hca.rate_gbps()},
+                          {"error", hca.error()}});
     }
     json interfaces = json::array();
     for (const v1::NetworkInterface& iface : inventory.interfaces()) {
@@ -197,6 +198,7 @@ json NodesToJson(const v1::ListNodesReply& reply) {
         {"heartbeat_age_ms", node.heartbeat_age_ms()},
         {"current_test", node.current_test_id().empty() ? json() : json(node.current_test_id())},
         {"hostname", inventory.hostname()},
+        {"host_id", inventory.host_id()},
         {"slots", inventory.worker_slots()},
         {"gpus", std::move(gpus)},
         {"hcas", std::move(hcas)},

@@ -43,8 +43,11 @@ std::string TableRow(const ebnccl::v1::SizeResult& row, const ebnccl::v1::TestSp
 std::string TableFooter(const ebnccl::v1::TestReport& finished);
 
 // The node list: one line per node with name, address, state, slots,
-// heartbeat age, transports, GPUs, bootstrap interface and current test,
-// under an upper-case header; columns are as wide as their widest cell.
+// heartbeat age, transports, NCCL version, GPUs (model and memory), HCA
+// ports (how many are ACTIVE), bootstrap interface and current test, under
+// an upper-case header; columns are as wide as their widest cell. Then one
+// line per HCA problem ("node gpu-01: HCA mlx5_103 port 1 is DOWN, ..."),
+// which a table cell would truncate.
 std::string NodesTable(const ebnccl::v1::ListNodesReply& reply);
 
 }  // namespace eb::ebctl

@@ -13,6 +13,7 @@ namespace eb::agent {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 namespace fs = std::filesystem;
 
 class FabricConfigTest : public ::testing::Test {
@@ -96,6 +97,40 @@ TEST_F(FabricConfigTest, NoInfinibandTreeMeansNoHcas) {
   auto hcas = CheckHcas({{"mlx5_0", 0}}, (root_ / "absent").string());
   ASSERT_FALSE(hcas.ok());
   EXPECT_THAT(std::string(hcas.status().message()), HasSubstr("lists no HCAs"));
+}
+
+TEST_F(FabricConfigTest, ReportKeepsMissingHcasWithTheirErrorBesideTheGoodOnes) {
+  AddPort("mlx5_100", 1, "4: ACTIVE", "200 Gb/sec (4X HDR)", "InfiniBand");
+  AddPort("mlx5_103", 1, "1: DOWN", "200 Gb/sec (4X HDR)", "InfiniBand");
+  const auto report = ReportHcas({{"mlx5_100", 1}, {"mlx5_107", 1}, {"mlx5_103", 0},
+                                  {"mlx5_100", 2}},
+                                 root_.string());
+  ASSERT_EQ(report.size(), 4u);
+  EXPECT_EQ(report[0].name(), "mlx5_100");
+  EXPECT_EQ(report[0].state(), "ACTIVE");
+  EXPECT_EQ(report[0].error(), "");
+  // Missing: named, with its port and why, instead of being dropped (and
+  // of hiding the others).
+  EXPECT_EQ(report[1].name(), "mlx5_107");
+  EXPECT_EQ(report[1].port(), 1);
+  EXPECT_EQ(report[1].state(), "");
+  EXPECT_THAT(report[1].error(), HasSubstr("HCA mlx5_107 does not exist"));
+  EXPECT_THAT(report[1].error(), Not(HasSubstr("--ib-hca")));
+  EXPECT_EQ(report[2].name(), "mlx5_103");
+  EXPECT_EQ(report[2].port(), 1);
+  EXPECT_EQ(report[2].state(), "DOWN");
+  EXPECT_EQ(report[3].name(), "mlx5_100");
+  EXPECT_EQ(report[3].port(), 2);
+  EXPECT_THAT(report[3].error(), HasSubstr("has no port 2"));
+
+  const std::vector<std::string> warnings = HcaWarnings(report);
+  ASSERT_EQ(warnings.size(), 3u);
+  EXPECT_THAT(warnings[0], HasSubstr("mlx5_107 does not exist"));
+  EXPECT_THAT(warnings[1], HasSubstr("mlx5_103 port 1 is DOWN"));
+}
+
+TEST_F(FabricConfigTest, NothingConfiguredReportsNothing) {
+  EXPECT_TRUE(ReportHcas({}, root_.string()).empty());
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// GPU discovery from a fake /proc/driver/nvidia tree: no CUDA, no driver.
+// GPU discovery from a fake /proc/driver/nvidia tree and a fake NVML: no
+// CUDA, no driver, no libnvidia-ml.
 
 #include "agent/core/gpu_discovery.h"
 
@@ -16,7 +17,24 @@ namespace eb::agent {
 namespace {
 
 namespace fs = std::filesystem;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+
+constexpr int64_t kH200Bytes = int64_t{143771} << 20;
+
+// Answers what the test set, and counts the queries.
+class FakeNvml : public GpuDetailsSource {
+ public:
+  absl::StatusOr<NvmlReport> Query() override {
+    ++queries;
+    return answer;
+  }
+  absl::StatusOr<NvmlReport> answer = NvmlReport{};
+  int queries = 0;
+};
+
+NvmlGpu H200(const std::string& bus_id) { return NvmlGpu{bus_id, "NVIDIA H200", kH200Bytes}; }
 
 // A driver's `information` file, as on a real H100/H200 node.
 std::string Information(const std::string& model, const std::string& bus) {
@@ -93,6 +111,99 @@ TEST_F(GpuDiscoveryTest, MissingOrEmptyDirectoryMeansNoGpus) {
   EXPECT_THAT(DiscoverGpus((root_ / "does-not-exist").string()), IsEmpty());
   fs::create_directories(root_ / "empty");
   EXPECT_THAT(DiscoverGpus((root_ / "empty").string()), IsEmpty());
+}
+
+TEST_F(GpuDiscoveryTest, BusIdsAreNormalised) {
+  AddGpu("00000000:9A:00.0", "Model: \t\t NVIDIA H200\n");
+  const auto gpus = DiscoverGpus((root_ / "gpus").string());
+  ASSERT_EQ(gpus.size(), 1u);
+  EXPECT_EQ(gpus[0].pci_bus_id(), "0000:9a:00.0");
+}
+
+TEST_F(GpuDiscoveryTest, NvmlFillsMemoryMatchedByBusIdWhateverItsSpelling) {
+  AddGpu("0000:18:00.0", Information("NVIDIA H200", "0000:18:00.0"));
+  AddGpu("0000:9a:00.0", Information("NVIDIA H200", "0000:9a:00.0"));
+  FakeNvml nvml;
+  // NVML's own order and spelling: 8-digit domain, upper case.
+  NvmlGpu second = H200("00000000:9A:00.0");
+  second.memory_bytes = 2 * kH200Bytes;
+  nvml.answer = NvmlReport{{second, H200("00000000:18:00.0")}, {}};
+  const DiscoveredGpus found = DiscoverGpusWithDetails(nvml, (root_ / "gpus").string());
+  ASSERT_EQ(found.gpus.size(), 2u);
+  EXPECT_EQ(found.gpus[0].index(), 0);
+  EXPECT_EQ(found.gpus[0].pci_bus_id(), "0000:18:00.0");
+  EXPECT_EQ(found.gpus[0].memory_bytes(), kH200Bytes);
+  EXPECT_EQ(found.gpus[1].pci_bus_id(), "0000:9a:00.0");
+  EXPECT_EQ(found.gpus[1].memory_bytes(), 2 * kH200Bytes);
+  EXPECT_EQ(found.nvml_note, "");
+}
+
+TEST_F(GpuDiscoveryTest, NvmlNameWinsButAnEmptyOneKeepsTheDrivers) {
+  AddGpu("0000:18:00.0", Information("NVIDIA H200 (proc)", "0000:18:00.0"));
+  AddGpu("0000:19:00.0", Information("NVIDIA H200 (proc)", "0000:19:00.0"));
+  FakeNvml nvml;
+  NvmlGpu nameless = H200("0000:19:00.0");
+  nameless.name.clear();
+  nvml.answer = NvmlReport{{H200("0000:18:00.0"), nameless}, {}};
+  const DiscoveredGpus found = DiscoverGpusWithDetails(nvml, (root_ / "gpus").string());
+  EXPECT_EQ(found.gpus[0].name(), "NVIDIA H200");
+  EXPECT_EQ(found.gpus[1].name(), "NVIDIA H200 (proc)");
+}
+
+TEST_F(GpuDiscoveryTest, WithoutNvmlTheProcListStandsWithMemoryZeroAndANote) {
+  AddGpu("0000:18:00.0", Information("NVIDIA H200", "0000:18:00.0"));
+  FakeNvml nvml;
+  nvml.answer = absl::UnavailableError("libnvidia-ml.so.1 cannot be loaded (not found)");
+  const DiscoveredGpus found = DiscoverGpusWithDetails(nvml, (root_ / "gpus").string());
+  ASSERT_EQ(found.gpus.size(), 1u);
+  EXPECT_EQ(found.gpus[0].name(), "NVIDIA H200");
+  EXPECT_EQ(found.gpus[0].pci_bus_id(), "0000:18:00.0");
+  EXPECT_EQ(found.gpus[0].memory_bytes(), 0);
+  EXPECT_EQ(found.nvml_note, "GPU memory unknown: libnvidia-ml.so.1 cannot be loaded (not found)");
+}
+
+TEST_F(GpuDiscoveryTest, NvmlIsNotAskedWithoutGpus) {
+  FakeNvml nvml;
+  const DiscoveredGpus found = DiscoverGpusWithDetails(nvml, (root_ / "none").string());
+  EXPECT_THAT(found.gpus, IsEmpty());
+  EXPECT_EQ(found.nvml_note, "");
+  EXPECT_EQ(nvml.queries, 0);
+}
+
+TEST_F(GpuDiscoveryTest, UnmatchedGpusOnEitherSideAreNoted) {
+  AddGpu("0000:18:00.0", Information("NVIDIA H200", "0000:18:00.0"));
+  AddGpu("0000:19:00.0", Information("NVIDIA H200", "0000:19:00.0"));
+  FakeNvml nvml;
+  nvml.answer = NvmlReport{{H200("00000000:18:00.0"), H200("00000000:CC:00.0")},
+                           {"NVML device 2: nvmlDeviceGetHandleByIndex_v2: GPU is lost (15)"}};
+  const DiscoveredGpus found = DiscoverGpusWithDetails(nvml, (root_ / "gpus").string());
+  EXPECT_EQ(found.gpus[0].memory_bytes(), kH200Bytes);
+  EXPECT_EQ(found.gpus[1].memory_bytes(), 0);
+  EXPECT_THAT(found.nvml_note, HasSubstr("GPU is lost"));
+  EXPECT_THAT(found.nvml_note, HasSubstr("NVML does not describe GPU 1 (0000:19:00.0)"));
+  EXPECT_THAT(found.nvml_note, HasSubstr("NVML lists GPU 00000000:CC:00.0"));
+}
+
+TEST_F(GpuDiscoveryTest, OneNvmlGpuFillsOneEntryOnly) {
+  // A driver listing one GPU twice (two spellings) must not get the memory
+  // of one NVML GPU twice.
+  std::vector<ebnccl::v1::GpuInfo> gpus(2);
+  gpus[0].set_pci_bus_id("0000:18:00.0");
+  gpus[1].set_pci_bus_id("00000000:18:00.0");
+  const std::vector<std::string> notes =
+      ApplyNvmlDetails(NvmlReport{{H200("0000:18:00.0")}, {}}, &gpus);
+  EXPECT_EQ(gpus[0].memory_bytes(), kH200Bytes);
+  EXPECT_EQ(gpus[1].memory_bytes(), 0);
+  EXPECT_EQ(notes.size(), 1u);
+}
+
+TEST(SelectGpusTest, PicksTheOwnedIndicesInOrderAndSkipsMissingOnes) {
+  std::vector<ebnccl::v1::GpuInfo> all(4);
+  for (int i = 0; i < 4; ++i) all[i].set_index(i);
+  std::vector<int> picked;
+  for (const auto& gpu : SelectGpus(all, {3, 1, 9})) picked.push_back(gpu.index());
+  EXPECT_THAT(picked, ElementsAre(3, 1));
+  EXPECT_EQ(SelectGpus(all, {}).size(), 4u);
 }
 
 TEST_F(GpuDiscoveryTest, DriverVersionFromARealisticVersionFile) {

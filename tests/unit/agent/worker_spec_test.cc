@@ -1,5 +1,6 @@
-// The exact argv and environment the agent gives a worker (STYLE.md rules 13,
-// 15, 19, 21): what is passed, what is withheld, and who wins on conflict.
+// The exact argv and environment the agent gives a worker and its NCCL
+// probe (STYLE.md rules 13, 15, 19, 21): what is passed, what is withheld,
+// and who wins on conflict.
 
 #include "agent/core/worker_spec.h"
 
@@ -17,7 +18,6 @@ namespace {
 namespace v1 = ebnccl::v1;
 using ::testing::Contains;
 using ::testing::ElementsAre;
-using ::testing::IsEmpty;
 using ::testing::Not;
 using ::testing::StartsWith;
 
@@ -95,6 +95,20 @@ TEST_F(WorkerSpecTest, CpuRankGetsNoCudaDeviceAndNoBootstrapFlagsWhenUnconfigure
                                      "--init-timeout-ms=30000", "--op-timeout-ms=5000"));
 }
 
+TEST_F(WorkerSpecTest, TheGpusBusIdGoesWithTheDevice) {
+  assignment_.set_gpu_pci_bus_id("0000:9a:00.0");
+  const common::ProcessSpec spec = BuildWorkerSpec(config_, Worker());
+  EXPECT_THAT(spec.argv, Contains("--cuda-device=1"));
+  EXPECT_THAT(spec.argv, Contains("--gpu-bus-id=0000:9a:00.0"));
+  // No GPU, no bus id, even if one came along.
+  assignment_.set_device_index(-1);
+  EXPECT_THAT(BuildWorkerSpec(config_, Worker()).argv, Not(Contains(StartsWith("--gpu-bus-id"))));
+}
+
+TEST_F(WorkerSpecTest, NoBusIdFlagWhenTheInventoryHadNone) {
+  EXPECT_THAT(BuildWorkerSpec(config_, Worker()).argv, Not(Contains(StartsWith("--gpu-bus-id"))));
+}
+
 TEST_F(WorkerSpecTest, DeviceZeroIsPassed) {
   assignment_.set_device_index(0);
   EXPECT_THAT(BuildWorkerSpec(config_, Worker()).argv, Contains("--cuda-device=0"));
@@ -126,15 +140,16 @@ TEST_F(WorkerSpecTest, EnvKeepsTheAllowListAndDropsSecrets) {
   const common::ProcessSpec spec = BuildWorkerSpec(
       config_,
       Worker({"PATH=/usr/bin:/bin", "LD_LIBRARY_PATH=/usr/local/cuda/lib64", "HOME=/var/lib/eb",
-              "TMPDIR=/scratch", "LANG=C.UTF-8", "TZ=UTC", "NCCL_IB_HCA=mlx5_0",
-              "CUDA_DEVICE_ORDER=PCI_BUS_ID", "NVIDIA_DRIVER_CAPABILITIES=compute",
+              "TMPDIR=/scratch", "LANG=C.UTF-8", "TZ=UTC", "NCCL_DEBUG=WARN",
+              "CUDA_HOME=/usr/local/cuda", "NVIDIA_DRIVER_CAPABILITIES=compute",
               "AWS_SECRET=hunter2", "LD_PRELOAD=/evil.so", "SHELL=/bin/bash"}));
   EXPECT_EQ(EnvMap(spec.env), (std::map<std::string, std::string>{
                                   {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"},
+                                  {"CUDA_HOME", "/usr/local/cuda"},
                                   {"HOME", "/var/lib/eb"},
                                   {"LANG", "C.UTF-8"},
                                   {"LD_LIBRARY_PATH", "/usr/local/cuda/lib64"},
-                                  {"NCCL_IB_HCA", "mlx5_0"},
+                                  {"NCCL_DEBUG", "WARN"},
                                   {"NVIDIA_DRIVER_CAPABILITIES", "compute"},
                                   {"PATH", "/usr/bin:/bin"},
                                   {"TMPDIR", "/scratch"},
@@ -145,29 +160,38 @@ TEST_F(WorkerSpecTest, EnvKeepsTheAllowListAndDropsSecrets) {
   }
 }
 
-TEST_F(WorkerSpecTest, EmptyAgentEnvGivesEmptyWorkerEnv) {
-  EXPECT_THAT(BuildWorkerSpec(config_, Worker()).env, IsEmpty());
+TEST_F(WorkerSpecTest, EmptyAgentEnvGivesOnlyThePciDeviceOrder) {
+  EXPECT_THAT(BuildWorkerSpec(config_, Worker()).env, ElementsAre("CUDA_DEVICE_ORDER=PCI_BUS_ID"));
+}
+
+TEST_F(WorkerSpecTest, DeviceOrderIsAlwaysPciBusId) {
+  // CUDA's default is "fastest first", which would make --cuda-device i
+  // another GPU than the agent's i-th in PCI order.
+  config_.worker_env = {"CUDA_DEVICE_ORDER=FASTEST_FIRST"};
+  const auto env = EnvMap(BuildWorkerSpec(config_, Worker({"CUDA_DEVICE_ORDER=FASTEST_FIRST"})).env);
+  EXPECT_EQ(env.at("CUDA_DEVICE_ORDER"), "PCI_BUS_ID");
 }
 
 TEST_F(WorkerSpecTest, WorkerEnvOverridesAndExtendsTheAgentEnv) {
   config_.worker_env = {"NCCL_DEBUG=INFO", "EB_WORKER_FAULT=crash_at_size=2:rank=1",
-                        "NCCL_IB_HCA==mlx5_0"};
+                        "NCCL_TOPO_FILE==/etc/topo.xml"};
   const common::ProcessSpec spec =
       BuildWorkerSpec(config_, Worker({"NCCL_DEBUG=WARN", "PATH=/usr/bin"}));
   const auto env = EnvMap(spec.env);
   EXPECT_EQ(env.at("NCCL_DEBUG"), "INFO");
   // --worker-env is the operator's explicit choice: not filtered.
   EXPECT_EQ(env.at("EB_WORKER_FAULT"), "crash_at_size=2:rank=1");
-  // Only the first '=' separates; NCCL's "=" exact-match prefix survives.
-  EXPECT_EQ(env.at("NCCL_IB_HCA"), "=mlx5_0");
+  // Only the first '=' separates; a value starting with '=' survives.
+  EXPECT_EQ(env.at("NCCL_TOPO_FILE"), "=/etc/topo.xml");
   EXPECT_EQ(env.at("PATH"), "/usr/bin");
-  EXPECT_EQ(env.size(), 4u);
+  EXPECT_EQ(env.size(), 5u);  // and CUDA_DEVICE_ORDER
 }
 
 TEST_F(WorkerSpecTest, MalformedEntriesAreDropped) {
   config_.worker_env = {"NOEQUALS", "=value", "EMPTY="};
   const auto env = EnvMap(BuildWorkerSpec(config_, Worker({"NCCL_BAD", "NCCL_OK=1"})).env);
-  EXPECT_EQ(env, (std::map<std::string, std::string>{{"EMPTY", ""}, {"NCCL_OK", "1"}}));
+  EXPECT_EQ(env, (std::map<std::string, std::string>{
+                     {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}, {"EMPTY", ""}, {"NCCL_OK", "1"}}));
 }
 
 TEST_F(WorkerSpecTest, SocketIfnameDefaultsToExactMatchOfTheInterface) {
@@ -177,11 +201,22 @@ TEST_F(WorkerSpecTest, SocketIfnameDefaultsToExactMatchOfTheInterface) {
   EXPECT_EQ(env.at("NCCL_SOCKET_IFNAME"), "=eth1");
 }
 
-TEST_F(WorkerSpecTest, SocketIfnameFromWorkerEnvWins) {
+TEST_F(WorkerSpecTest, WorkerEnvCannotUndoTheExactMatchForms) {
+  // The agent refuses these at start (env_policy.h); the builder is the
+  // backstop, so that no source can turn '=eth1' back into a prefix.
   config_.bootstrap_interface = "eth1";
-  config_.worker_env = {"NCCL_SOCKET_IFNAME=ib0"};
+  config_.ib_hcas = {HcaPort{"mlx5_1", 1}};
+  config_.worker_env = {"NCCL_SOCKET_IFNAME=eth", "NCCL_IB_HCA=mlx5_1"};
   const auto env = EnvMap(BuildWorkerSpec(config_, Worker()).env);
-  EXPECT_EQ(env.at("NCCL_SOCKET_IFNAME"), "ib0");
+  EXPECT_EQ(env.at("NCCL_SOCKET_IFNAME"), "=eth1");
+  EXPECT_EQ(env.at("NCCL_IB_HCA"), "=mlx5_1:1");
+}
+
+TEST_F(WorkerSpecTest, WorkerEnvFabricVariablesAreIgnoredWithoutFabricConfig) {
+  config_.worker_env = {"NCCL_SOCKET_IFNAME=ib0", "NCCL_IB_HCA=mlx5"};
+  const auto env = EnvMap(BuildWorkerSpec(config_, Worker()).env);
+  EXPECT_FALSE(env.contains("NCCL_SOCKET_IFNAME"));
+  EXPECT_FALSE(env.contains("NCCL_IB_HCA"));
 }
 
 TEST_F(WorkerSpecTest, ConfiguredInterfaceBeatsTheAgentsInheritedSocketIfname) {
@@ -192,9 +227,12 @@ TEST_F(WorkerSpecTest, ConfiguredInterfaceBeatsTheAgentsInheritedSocketIfname) {
   EXPECT_EQ(env.at("NCCL_SOCKET_IFNAME"), "=eth1");
 }
 
-TEST_F(WorkerSpecTest, InheritedSocketIfnamePassesWithoutAConfiguredInterface) {
-  const auto env = EnvMap(BuildWorkerSpec(config_, Worker({"NCCL_SOCKET_IFNAME=^docker"})).env);
-  EXPECT_EQ(env.at("NCCL_SOCKET_IFNAME"), "^docker");
+TEST_F(WorkerSpecTest, InheritedFabricVariablesAreNotPassedOn) {
+  // The agent refuses to start with them; the builder never passes them.
+  const auto env = EnvMap(
+      BuildWorkerSpec(config_, Worker({"NCCL_SOCKET_IFNAME=^docker", "NCCL_IB_HCA=mlx5"})).env);
+  EXPECT_FALSE(env.contains("NCCL_SOCKET_IFNAME"));
+  EXPECT_FALSE(env.contains("NCCL_IB_HCA"));
 }
 
 TEST_F(WorkerSpecTest, FabricSettingsInExactMatchForm) {
@@ -217,25 +255,38 @@ TEST_F(WorkerSpecTest, NoFabricSettingsWhenUnconfigured) {
 TEST_F(WorkerSpecTest, PrecedenceAgentEnvThenFabricThenWorkerEnvThenTestEnv) {
   config_.bootstrap_interface = "eth1";
   config_.ib_hcas = {HcaPort{"mlx5_0", 1}};
-  config_.worker_env = {"NCCL_IB_HCA=mlx5_9", "NCCL_DEBUG=INFO", "NCCL_PROTO=LL"};
+  config_.ib_gid_index = 3;
+  config_.worker_env = {"NCCL_IB_GID_INDEX=5", "NCCL_DEBUG=INFO", "NCCL_PROTO=LL"};
   (*launch_.mutable_spec()->mutable_nccl_env())["NCCL_PROTO"] = "Simple";
   (*launch_.mutable_spec()->mutable_nccl_env())["NCCL_ALGO"] = "Ring";
   const auto env =
       EnvMap(BuildWorkerSpec(config_, Worker({"NCCL_DEBUG=WARN", "NCCL_SOCKET_IFNAME=lo"})).env);
   EXPECT_EQ(env.at("NCCL_SOCKET_IFNAME"), "=eth1");  // Fabric over the agent's env.
-  EXPECT_EQ(env.at("NCCL_IB_HCA"), "mlx5_9");        // --worker-env over fabric.
+  EXPECT_EQ(env.at("NCCL_IB_HCA"), "=mlx5_0:1");     // Only from the fabric config.
+  EXPECT_EQ(env.at("NCCL_IB_GID_INDEX"), "5");       // --worker-env over fabric.
   EXPECT_EQ(env.at("NCCL_DEBUG"), "INFO");           // --worker-env over the agent's env.
   EXPECT_EQ(env.at("NCCL_PROTO"), "Simple");         // The test's knobs last.
   EXPECT_EQ(env.at("NCCL_ALGO"), "Ring");
 }
 
-TEST_F(WorkerSpecTest, CudaVisibleDevicesIsNeverNarrowed) {
+TEST_F(WorkerSpecTest, InheritedCudaVisibleDevicesIsNotPassedOn) {
+  // It would remap --cuda-device (the agent's index is the host's PCI
+  // order) and, narrowed, disable CUDA IPC (NVIDIA/nccl#129).
   config_.bootstrap_interface = "eth1";
   assignment_.set_device_index(2);
   const common::ProcessSpec spec =
-      BuildWorkerSpec(config_, Worker({"CUDA_VISIBLE_DEVICES=0,1,2,3"}));
-  EXPECT_EQ(EnvMap(spec.env).at("CUDA_VISIBLE_DEVICES"), "0,1,2,3");
+      BuildWorkerSpec(config_, Worker({"CUDA_VISIBLE_DEVICES=3,2,1,0"}));
+  EXPECT_FALSE(EnvMap(spec.env).contains("CUDA_VISIBLE_DEVICES"));
   EXPECT_THAT(spec.argv, Contains("--cuda-device=2"));
+}
+
+TEST_F(WorkerSpecTest, TestEnvCannotSetAgentOwnedVariables) {
+  // The coordinator's allow-list refuses them; this is the backstop.
+  (*launch_.mutable_spec()->mutable_nccl_env())["NCCL_IB_HCA"] = "mlx5";
+  (*launch_.mutable_spec()->mutable_nccl_env())["CUDA_VISIBLE_DEVICES"] = "0";
+  const auto env = EnvMap(BuildWorkerSpec(config_, Worker()).env);
+  EXPECT_FALSE(env.contains("NCCL_IB_HCA"));
+  EXPECT_FALSE(env.contains("CUDA_VISIBLE_DEVICES"));
 }
 
 TEST_F(WorkerSpecTest, CudaVisibleDevicesIsNotAddedWhenTheAgentHasNone) {
@@ -246,7 +297,23 @@ TEST_F(WorkerSpecTest, CudaVisibleDevicesIsNotAddedWhenTheAgentHasNone) {
 TEST_F(WorkerSpecTest, EnvIsSortedByKeyForReproducibleLaunches) {
   config_.worker_env = {"ZZZ=1", "AAA=2"};
   const common::ProcessSpec spec = BuildWorkerSpec(config_, Worker({"TZ=UTC", "HOME=/h"}));
-  EXPECT_THAT(spec.env, ElementsAre("AAA=2", "HOME=/h", "TZ=UTC", "ZZZ=1"));
+  EXPECT_THAT(spec.env,
+              ElementsAre("AAA=2", "CUDA_DEVICE_ORDER=PCI_BUS_ID", "HOME=/h", "TZ=UTC", "ZZZ=1"));
+}
+
+TEST_F(WorkerSpecTest, NcclProbeGetsTheWorkersEnvironmentWithoutATest) {
+  config_.worker_env = {"LD_LIBRARY_PATH=/opt/nccl-2.28/lib", "NCCL_DEBUG=WARN"};
+  config_.bootstrap_interface = "eth1";
+  const std::vector<std::string> agent_env = {"PATH=/usr/bin", "LD_LIBRARY_PATH=/usr/lib",
+                                              "AWS_SECRET=hunter2"};
+  const common::ProcessSpec probe = BuildNcclProbeSpec(config_, agent_env);
+  EXPECT_EQ(probe.executable, "/opt/eb/bin/eb-worker");
+  EXPECT_THAT(probe.argv, ElementsAre("/opt/eb/bin/eb-worker", "--print-nccl-version"));
+  // Exactly what a worker gets: --worker-env's library path decides which
+  // libnccl.so.2 is loaded.
+  EXPECT_EQ(probe.env, BuildWorkerEnv(config_, agent_env));
+  EXPECT_EQ(EnvMap(probe.env).at("LD_LIBRARY_PATH"), "/opt/nccl-2.28/lib");
+  EXPECT_EQ(probe.env, BuildWorkerSpec(config_, Worker(agent_env)).env);
 }
 
 TEST(WorkerLogPathTest, Layout) {

@@ -14,6 +14,7 @@
 namespace eb::agent {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -157,14 +158,15 @@ TEST(AgentConfigFileTest, TransportAndWorkersAreChecked) {
 TEST(AgentConfigFileTest, WorkerEnvTableBecomesKeyValueEntries) {
   AgentSettings settings;
   ASSERT_TRUE(ApplyText(R"([worker.env]
-NCCL_IB_HCA = "=mlx5_100:1"
+NCCL_TOPO_FILE = "=/etc/topo.xml"
 EB_WORKER_FAULT = "hang:rank=1"
 "WITH.DOT" = ""
 )",
                         &settings)
                   .ok());
   EXPECT_THAT(settings.config.worker_env,
-              ElementsAre("EB_WORKER_FAULT=hang:rank=1", "NCCL_IB_HCA==mlx5_100:1", "WITH.DOT="));
+              ElementsAre("EB_WORKER_FAULT=hang:rank=1", "NCCL_TOPO_FILE==/etc/topo.xml",
+                          "WITH.DOT="));
   // A table's setter sees the whole table: the line is the table's header.
   EXPECT_EQ(ErrorOf("[worker.env]\n\"A=B\" = \"x\"\n"),
             "/etc/ebnccl/agent.toml:1: key 'worker.env': \"A=B\" is not an "
@@ -174,6 +176,21 @@ EB_WORKER_FAULT = "hang:rank=1"
             "/etc/ebnccl/agent.toml:2: key 'worker.env.NCCL_DEBUG': expected a "
             "string, got "
             "integer 1");
+}
+
+TEST(AgentConfigFileTest, WorkerEnvRefusesTheVariablesTheAgentOwns) {
+  // They would undo nccl.ib_hca's exact-match form or the GPU index
+  // mapping (agent/core/env_policy.h): the error names the key to use.
+  EXPECT_THAT(ErrorOf("[worker.env]\nNCCL_IB_HCA = \"mlx5_100\"\n"),
+              AllOf(HasSubstr("key 'worker.env'"),
+                    HasSubstr("NCCL_IB_HCA cannot be set in the workers' environment"),
+                    HasSubstr("nccl.ib_hca")));
+  EXPECT_THAT(ErrorOf("[worker.env]\nNCCL_SOCKET_IFNAME = \"eth0\"\n"),
+              HasSubstr("network.bootstrap_interface"));
+  EXPECT_THAT(ErrorOf("[worker.env]\nCUDA_VISIBLE_DEVICES = \"0,1\"\n"),
+              AllOf(HasSubstr("CUDA_VISIBLE_DEVICES cannot be set"), HasSubstr("agent.gpus")));
+  EXPECT_THAT(ErrorOf("[worker.env]\nCUDA_DEVICE_ORDER = \"FASTEST_FIRST\"\n"),
+              HasSubstr("PCI_BUS_ID"));
 }
 
 TEST(AgentConfigFileTest, FlagsWinOverTheFile) {

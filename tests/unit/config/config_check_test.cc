@@ -42,8 +42,7 @@ class FakeHostProbe : public HostProbe {
     }
     return found;
   }
-  std::vector<ebnccl::v1::GpuInfo> Gpus() const override { return gpus; }
-  std::string NcclVersion() const override { return nccl_version; }
+  DiscoveredGpus Gpus() const override { return {gpus, nvml_note}; }
   absl::Status Connect(const std::string &host_port, absl::Duration timeout) const override {
     last_connect = host_port;
     last_timeout = timeout;
@@ -57,7 +56,7 @@ class FakeHostProbe : public HostProbe {
   absl::StatusOr<std::vector<common::InterfaceInfo>> interfaces;
   std::map<std::string, ebnccl::v1::HcaInfo> hcas;
   std::vector<ebnccl::v1::GpuInfo> gpus;
-  std::string nccl_version = "2.28.9";
+  std::string nvml_note;
   absl::Status connect;
   absl::Status executable;
   absl::StatusOr<std::string> writable = std::string("exists, writable");
@@ -78,6 +77,7 @@ class ConfigCheckTest : public ::testing::Test {
     config_.worker_binary = "/usr/bin/eb-worker";
     config_.run_dir = "/run/ebnccl/host0";
     config_.worker_env = {"NCCL_DEBUG=WARN"};
+    config_.nccl_version = "2.28.9";
     common::InterfaceInfo lo{"lo", {"127.0.0.1"}, true, true, 65536, 0};
     common::InterfaceInfo eth0{"eth0", {"10.0.0.2"}, true, false, 1500, 100000};
     probe_.interfaces = std::vector<common::InterfaceInfo>{eth0, lo};
@@ -94,6 +94,7 @@ class ConfigCheckTest : public ::testing::Test {
       ebnccl::v1::GpuInfo gpu;
       gpu.set_index(i);
       gpu.set_name("NVIDIA A800-SXM4-80GB");
+      gpu.set_memory_bytes(int64_t{81920} << 20);
       probe_.gpus.push_back(gpu);
     }
   }
@@ -134,8 +135,28 @@ TEST_F(ConfigCheckTest, HealthyNodePassesEveryCheck) {
             "index 3");
   EXPECT_EQ(FormatCheckResult(results[2]),
             "ok    bootstrap_interface: eth0 up, 10.0.0.2, MTU 1500, 100000 Mb/s");
-  EXPECT_EQ(Find("gpus").detail, "8 GPUs [0,1,2,3,4,5,6,7] NVIDIA A800-SXM4-80GB");
+  EXPECT_EQ(Find("gpus").detail, "8 GPUs [0,1,2,3,4,5,6,7] NVIDIA A800-SXM4-80GB, 80 GiB each");
   EXPECT_EQ(Find("nccl").detail, "NCCL 2.28.9, 8 slots on 8 GPUs");
+}
+
+TEST_F(ConfigCheckTest, GpuMemoryUnknownWithoutNvmlSaysWhy) {
+  for (auto &gpu : probe_.gpus) gpu.set_memory_bytes(0);
+  probe_.nvml_note = "GPU memory unknown: libnvidia-ml.so.1 cannot be loaded (not found)";
+  const CheckResult result = Find("gpus");
+  EXPECT_TRUE(result.ok);  // informational: NCCL does not need NVML
+  EXPECT_EQ(result.detail,
+            "8 GPUs [0,1,2,3,4,5,6,7] NVIDIA A800-SXM4-80GB (GPU memory unknown: "
+            "libnvidia-ml.so.1 cannot be loaded (not found))");
+}
+
+TEST_F(ConfigCheckTest, MixedGpuMemoryIsListedPerGpu) {
+  config_.gpu_indices = {0, 1};
+  config_.worker_slots = 2;
+  probe_.gpus[1].set_memory_bytes(int64_t{40960} << 20);
+  EXPECT_EQ(Find("gpus").detail, "2 GPUs [0,1] NVIDIA A800-SXM4-80GB, 80 GiB / 40 GiB");
+  config_.gpu_indices = {0};
+  config_.worker_slots = 1;
+  EXPECT_EQ(Find("gpus").detail, "1 GPU [0] NVIDIA A800-SXM4-80GB, 80 GiB");
 }
 
 TEST_F(ConfigCheckTest, NodeName) {
@@ -238,7 +259,7 @@ TEST_F(ConfigCheckTest, GpuIndexThatDoesNotExist) {
 TEST_F(ConfigCheckTest, OwnedGpusAreCounted) {
   config_.gpu_indices = {4, 5};
   config_.worker_slots = 2;
-  EXPECT_EQ(Find("gpus").detail, "2 GPUs [4,5] NVIDIA A800-SXM4-80GB");
+  EXPECT_EQ(Find("gpus").detail, "2 GPUs [4,5] NVIDIA A800-SXM4-80GB, 80 GiB each");
   EXPECT_TRUE(Find("nccl").ok);
 }
 
@@ -251,10 +272,13 @@ TEST_F(ConfigCheckTest, NoGpus) {
 }
 
 TEST_F(ConfigCheckTest, NcclMissingOnAGpuNode) {
-  probe_.nccl_version.clear();
+  config_.nccl_version.clear();
+  config_.nccl_problem =
+      "/usr/bin/eb-worker --print-nccl-version: exit code 127; output: libnccl.so.2: cannot open";
   const CheckResult result = Find("nccl");
   EXPECT_FALSE(result.ok);
-  EXPECT_THAT(result.detail, HasSubstr("no usable NCCL library"));
+  EXPECT_THAT(result.detail, HasSubstr("no usable NCCL library for the workers"));
+  EXPECT_THAT(result.detail, HasSubstr("libnccl.so.2: cannot open"));
   config_.transport = "gloo";
   EXPECT_TRUE(Find("nccl").ok);
 }
@@ -286,6 +310,14 @@ TEST_F(ConfigCheckTest, WorkerEnv) {
   EXPECT_EQ(Find("worker_env").detail, "NCCL_DEBUG");
   config_.worker_env.push_back("=oops");
   EXPECT_FALSE(Find("worker_env").ok);
+}
+
+TEST_F(ConfigCheckTest, WorkerEnvWithAnAgentOwnedVariableFails) {
+  config_.worker_env.push_back("NCCL_IB_HCA=mlx5_100");
+  const CheckResult result = Find("worker_env");
+  EXPECT_FALSE(result.ok);
+  EXPECT_THAT(result.detail, HasSubstr("NCCL_IB_HCA cannot be set in the workers' environment"));
+  EXPECT_THAT(result.detail, HasSubstr("--ib-hca"));
 }
 
 // The real probe, on what every machine has: loopback, /bin/sh, /tmp.

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "absl/time/time.h"
 #include "coordinator/config.h"
 #include "coordinator/core/node_registry.h"
@@ -79,6 +80,30 @@ class TestManagerTest : public ::testing::Test {
     sessions_[name] = session;
     channels_[name] = channel;
     return channel;
+  }
+
+  // Registers an NCCL agent on host `host_id` owning the host's GPUs
+  // `gpus` (physical indices; the bus id of GPU i is 0000:<i+0x10>:00.0).
+  void AddGpuNode(const std::string& name, const std::string& host_id,
+                  const std::vector<int>& gpus) {
+    v1::RegisterAgent request;
+    request.set_node_name(name);
+    v1::NodeInventory& inventory = *request.mutable_inventory();
+    inventory.set_hostname("gpu-host");
+    inventory.set_host_id(host_id);
+    inventory.set_worker_slots(static_cast<int>(gpus.size()));
+    inventory.add_transports(v1::TRANSPORT_NCCL);
+    inventory.set_nccl_version("2.28.9");
+    for (int index : gpus) {
+      v1::GpuInfo& gpu = *inventory.add_gpus();
+      gpu.set_index(index);
+      gpu.set_pci_bus_id(absl::StrFormat("0000:%02x:00.0", index + 0x10));
+    }
+    const uint64_t session = next_session_++;
+    auto channel = std::make_shared<FakeAgentChannel>("ipv4:10.0.0.9:" + std::to_string(session));
+    EXPECT_THAT(registry_.Register(session, request, channel), IsOk());
+    sessions_[name] = session;
+    channels_[name] = channel;
   }
 
   static v1::TestSpec Spec(const std::vector<std::string>& nodes) {
@@ -338,6 +363,50 @@ TEST_F(TestManagerTest, AutoTransportOnGpuNodesRunsNcclWithOneRankPerGpu) {
   EXPECT_EQ(launches[0].ranks(1).rank(), 3);
   EXPECT_EQ(launches[0].ranks(1).device_index(), 1);
   EXPECT_EQ(manager_.GetTest("t-1")->transport(), v1::TRANSPORT_NCCL);
+}
+
+TEST_F(TestManagerTest, NcclRanksCarryTheirGpusBusId) {
+  AddGpuNode("node-a", "boot_id:host-1", {4, 5});
+  ASSERT_THAT(Start(Spec({"node-a"})), IsOk());
+  const auto launches = channels_["node-a"]->launches();
+  ASSERT_THAT(launches, SizeIs(1));
+  ASSERT_EQ(launches[0].ranks_size(), 2);
+  EXPECT_EQ(launches[0].ranks(0).device_index(), 4);
+  EXPECT_EQ(launches[0].ranks(0).gpu_pci_bus_id(), "0000:14:00.0");
+  EXPECT_EQ(launches[0].ranks(1).device_index(), 5);
+  EXPECT_EQ(launches[0].ranks(1).gpu_pci_bus_id(), "0000:15:00.0");
+}
+
+TEST_F(TestManagerTest, AgentsSplittingOneHostsGpusRunTogether) {
+  AddGpuNode("half-a", "boot_id:host-1", {0, 1});
+  AddGpuNode("half-b", "boot_id:host-1", {2, 3});
+  ASSERT_THAT(Start(Spec({"half-a", "half-b"})), IsOk());
+  EXPECT_THAT(channels_["half-b"]->launches(), SizeIs(1));
+}
+
+TEST_F(TestManagerTest, TwoNodesOfOneHostOnTheSameGpuAreRefusedBeforeAnythingStarts) {
+  // Both agents were started without --gpus (or with overlapping lists).
+  AddGpuNode("half-a", "boot_id:host-1", {0, 1});
+  AddGpuNode("half-b", "boot_id:host-1", {1, 2});
+  EXPECT_THAT(Start(Spec({"half-a", "half-b"})),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       AllOf(HasSubstr("nodes half-a and half-b run on one host"),
+                             HasSubstr("0000:11:00.0"), HasSubstr("disjoint --gpus"))));
+  EXPECT_THAT(channels_["half-a"]->launches(), IsEmpty());
+  EXPECT_THAT(channels_["half-b"]->launches(), IsEmpty());
+  EXPECT_EQ(Node("half-a").state, v1::NODE_STATE_IDLE);
+  EXPECT_EQ(Node("half-b").state, v1::NODE_STATE_IDLE);
+  EXPECT_THAT(manager_.ListTests(10), IsEmpty());
+  // One rank per node uses GPUs 0 and 1: no overlap, so it runs.
+  v1::TestSpec one = Spec({"half-a", "half-b"});
+  one.set_workers_per_node(1);
+  EXPECT_THAT(Start(one), IsOk());
+}
+
+TEST_F(TestManagerTest, EqualBusIdsOnDifferentHostsAreDifferentGpus) {
+  AddGpuNode("node-a", "boot_id:host-1", {0, 1});
+  AddGpuNode("node-b", "boot_id:host-2", {0, 1});
+  EXPECT_THAT(Start(Spec({"node-a", "node-b"})), IsOk());
 }
 
 TEST_F(TestManagerTest, EmptyNodeListUsesEveryIdleNode) {

@@ -1,5 +1,6 @@
 #include "coordinator/ebctl/output/report_table.h"
 
+#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -26,27 +27,66 @@ TEST(NodesTableTest, AlignedColumns) {
   inventory->set_worker_slots(8);
   inventory->add_transports(v1::TRANSPORT_GLOO);
   inventory->add_transports(v1::TRANSPORT_NCCL);
+  inventory->set_nccl_version("2.28.9");
   inventory->set_bootstrap_interface("eth0");
   for (int i = 0; i < 8; ++i) {
     v1::GpuInfo* info = inventory->add_gpus();
     info->set_index(i);
     info->set_name(i < 6 ? "NVIDIA H200" : "NVIDIA H100");
+    info->set_memory_bytes(i < 6 ? int64_t{143771} << 20 : int64_t{81559} << 20);
+  }
+  for (int i = 0; i < 2; ++i) {
+    v1::HcaInfo* hca = inventory->add_hcas();
+    hca->set_name("mlx5_10" + std::to_string(i));
+    hca->set_port(1);
+    hca->set_state("ACTIVE");
   }
   v1::NodeStatus* cpu = AddNode(&reply, "cpu-01", v1::NODE_STATE_LOST, 200'000);
   cpu->mutable_inventory()->set_worker_slots(2);
   cpu->mutable_inventory()->add_transports(v1::TRANSPORT_GLOO);
   AddNode(&reply, "old", v1::NODE_STATE_IDLE, 7'500'000)->clear_peer_address();
 
-  EXPECT_EQ(
-      NodesTable(reply),
-      "NODE    ADDRESS              STATE  SLOTS  HEARTBEAT  TRANSPORTS  GPUS                 "
-      "           IFACE  TEST\n"
-      "gpu-01  ipv4:10.0.0.1:40000  busy   8      0.4s       gloo,nccl   6x NVIDIA H200, 2x "
-      "NVIDIA H100  eth0   t-1\n"
-      "cpu-01  ipv4:10.0.0.1:40000  lost   2      3m20s      gloo        -                    "
-      "           any    -\n"
-      "old     -                    idle   0      2h05m      -           -                    "
-      "           any    -\n");
+  // One line per node; the columns are as wide as their widest cell.
+  const std::vector<std::string> lines = {
+      "NODE    ADDRESS              STATE  SLOTS  HEARTBEAT  TRANSPORTS  NCCL    GPUS                                               HCAS      IFACE  TEST",
+      "gpu-01  ipv4:10.0.0.1:40000  busy   8      0.4s       gloo,nccl   2.28.9  6x NVIDIA H200 (140 GiB), 2x NVIDIA H100 (80 GiB)  2 active  eth0   t-1",
+      "cpu-01  ipv4:10.0.0.1:40000  lost   2      3m20s      gloo        -       -                                                  -         any    -",
+      "old     -                    idle   0      2h05m      -           -       -                                                  -         any    -",
+  };
+  EXPECT_EQ(NodesTable(reply), absl::StrJoin(lines, "\n") + "\n");
+}
+
+TEST(NodesTableTest, GpusWithoutMemoryShowTheModelOnly) {
+  v1::ListNodesReply reply;
+  v1::NodeInventory* inventory = AddNode(&reply, "n", v1::NODE_STATE_IDLE, 0)->mutable_inventory();
+  inventory->add_gpus()->set_name("NVIDIA H200");
+  inventory->add_gpus()->set_name("NVIDIA H200");
+  inventory->add_gpus();
+  EXPECT_THAT(NodesTable(reply), ::testing::HasSubstr("  2x NVIDIA H200, 1x GPU  "));
+}
+
+TEST(NodesTableTest, UnusableHcasAreCountedAndSpelledOutBelowTheTable) {
+  v1::ListNodesReply reply;
+  v1::NodeInventory* inventory =
+      AddNode(&reply, "gpu-02", v1::NODE_STATE_IDLE, 100)->mutable_inventory();
+  v1::HcaInfo* active = inventory->add_hcas();
+  active->set_name("mlx5_100");
+  active->set_port(1);
+  active->set_state("ACTIVE");
+  v1::HcaInfo* down = inventory->add_hcas();
+  down->set_name("mlx5_103");
+  down->set_port(1);
+  down->set_state("DOWN");
+  v1::HcaInfo* missing = inventory->add_hcas();
+  missing->set_name("mlx5_107");
+  missing->set_port(1);
+  missing->set_error("HCA mlx5_107 does not exist (/sys/class/infiniband lists mlx5_100, mlx5_103)");
+  const std::string table = NodesTable(reply);
+  EXPECT_THAT(table, ::testing::HasSubstr("  1/3 active  "));
+  EXPECT_THAT(table, ::testing::EndsWith(
+                         "\nnode gpu-02: HCA mlx5_103 port 1 is DOWN, not ACTIVE\n"
+                         "node gpu-02: HCA mlx5_107 does not exist (/sys/class/infiniband lists "
+                         "mlx5_100, mlx5_103)\n"));
 }
 
 TEST(NodesTableTest, NoNodes) {

@@ -167,6 +167,7 @@ TEST(NodesToJsonTest, EveryField) {
   node->set_current_test_id("t-1");
   v1::NodeInventory* inventory = node->mutable_inventory();
   inventory->set_hostname("gpu-01.example.com");
+  inventory->set_host_id("boot_id:5f2a7c1e");
   inventory->set_worker_slots(8);
   v1::GpuInfo* gpu = inventory->add_gpus();
   gpu->set_index(0);
@@ -179,6 +180,10 @@ TEST(NodesToJsonTest, EveryField) {
   hca->set_state("ACTIVE");
   hca->set_link_layer("InfiniBand");
   hca->set_rate_gbps(400);
+  v1::HcaInfo* missing = inventory->add_hcas();
+  missing->set_name("mlx5_7");
+  missing->set_port(1);
+  missing->set_error("HCA mlx5_7 does not exist (/sys/class/infiniband lists mlx5_0)");
   v1::NetworkInterface* iface = inventory->add_interfaces();
   iface->set_name("eth0");
   iface->add_addresses("10.0.0.1");
@@ -197,18 +202,20 @@ TEST(NodesToJsonTest, EveryField) {
   EXPECT_EQ(doc["schema"], "ebnccl.node_list");
   EXPECT_EQ(doc["schema_version"], 1);
   ASSERT_EQ(doc["nodes"].size(), 2u);
-  EXPECT_EQ(doc["nodes"][0], json::parse(R"({
+  EXPECT_EQ(doc["nodes"][0], json::parse(R"json({
       "name": "gpu-01", "address": "ipv4:10.0.0.1:50000", "state": "busy",
       "heartbeat_age_ms": 420, "current_test": "t-1", "hostname": "gpu-01.example.com",
-      "slots": 8,
+      "host_id": "boot_id:5f2a7c1e", "slots": 8,
       "gpus": [{"index": 0, "name": "NVIDIA H200", "pci_bus_id": "0000:0a:00.0",
                 "memory_bytes": 151397597184}],
       "hcas": [{"name": "mlx5_0", "port": 1, "state": "ACTIVE", "link_layer": "InfiniBand",
-                "rate_gbps": 400}],
+                "rate_gbps": 400, "error": ""},
+               {"name": "mlx5_7", "port": 1, "state": "", "link_layer": "", "rate_gbps": 0,
+                "error": "HCA mlx5_7 does not exist (/sys/class/infiniband lists mlx5_0)"}],
       "interfaces": [{"name": "eth0", "addresses": ["10.0.0.1"], "up": true, "mtu_bytes": 9000,
                       "speed_mbps": 100000}],
       "bootstrap_interface": "eth0", "transports": ["gloo", "nccl"], "nccl_version": "2.28.9",
-      "driver_version": "580.65", "agent_version": "0.1.0"})"))
+      "driver_version": "580.65", "agent_version": "0.1.0"})json"))
       << doc["nodes"][0].dump(2);
   EXPECT_EQ(doc["nodes"][1]["state"], "unspecified");
   EXPECT_TRUE(doc["nodes"][1]["current_test"].is_null());
