@@ -504,9 +504,15 @@ absl::StatusOr<std::unique_ptr<Communicator>> CreateNcclCommunicator(const NcclO
   // data communicator a lazy connect to a peer that never calls would block
   // the caller with no deadline, and CUDA-graph capture cannot connect peers
   // (NCCL: "operation not permitted when stream is capturing"). It also keeps
-  // connection set-up out of the first timed call. An operator's own
-  // setting wins.
-  setenv("NCCL_RUNTIME_CONNECT", "0", /*overwrite=*/0);
+  // connection set-up out of the first timed call. Forced, whatever the
+  // operator's environment says: the deadlines depend on it.
+  if (const char* set = std::getenv("NCCL_RUNTIME_CONNECT");
+      set != nullptr && std::string(set) != "0") {
+    spdlog::warn("rank={}: NCCL_RUNTIME_CONNECT={} ignored: peers are connected during the "
+                 "deadline-guarded init (NCCL_RUNTIME_CONNECT=0)",
+                 options.rank, set);
+  }
+  setenv("NCCL_RUNTIME_CONNECT", "0", /*overwrite=*/1);
   auto comm = std::make_unique<nccl_internal::NcclCommunicator>(options, device, nccl_version);
   EB_RETURN_IF_ERROR(comm->Init(store, deadline));
   return std::unique_ptr<Communicator>(std::move(comm));
