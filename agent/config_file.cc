@@ -169,12 +169,9 @@ common::ConfigSchema AgentConfigSchema(AgentSettings *settings) {
       .AddString(
           "metrics.listen",
           [&config](const std::string &value) -> absl::Status {
-            if (!value.empty()) {
-              // Checked here so that a bad value names the file, line and
-              // key; ResolveAgentConfig fills in the default port.
-              auto address = common::ParseHostPort(value, 1, "metrics.listen", true);
-              if (!address.ok()) return WithoutField(address.status(), "metrics.listen");
-            }
+            // Checked here so that a bad value names the file, line and key;
+            // ResolveAgentConfig fills in the default port.
+            if (!value.empty()) EB_RETURN_IF_ERROR(common::CheckListenAddress(value));
             config.metrics_listen = value;
             return absl::OkStatus();
           },

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "common/net/address.h"
+#include "common/status/status_macros.h"
 
 namespace eb::coordinator {
 
@@ -58,13 +59,7 @@ common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings *settings) {
           [&config](const std::string &value) -> absl::Status {
             // Checked here so that a bad value names the file, line and key;
             // main() resolves the default port.
-            if (!value.empty()) {
-              auto address = common::ParseHostPort(value, 1, "metrics", true);
-              if (!address.ok()) {
-                return absl::InvalidArgumentError(
-                    std::string(absl::StripPrefix(address.status().message(), "metrics: ")));
-              }
-            }
+            if (!value.empty()) EB_RETURN_IF_ERROR(common::CheckListenAddress(value));
             config.metrics_listen = value;
             return absl::OkStatus();
           },

@@ -2,12 +2,21 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 
 namespace eb::common {
 
 std::string HostPort::ToString() const {
   if (host.find(':') != std::string::npos) return absl::StrCat("[", host, "]:", port);
   return absl::StrCat(host, ":", port);
+}
+
+absl::Status CheckListenAddress(absl::string_view text) {
+  // Any default port will do: only the check matters here.
+  absl::StatusOr<HostPort> parsed = ParseHostPort(text, 1, "address", true);
+  if (parsed.ok()) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      std::string(absl::StripPrefix(parsed.status().message(), "address: ")));
 }
 
 absl::StatusOr<HostPort> ParseHostPort(absl::string_view text, int default_port,

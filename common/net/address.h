@@ -25,4 +25,9 @@ struct HostPort {
 absl::StatusOr<HostPort> ParseHostPort(absl::string_view text, int default_port,
                                        absl::string_view field, bool allow_port_zero = false);
 
+// Whether `text` is an address a server can listen on ("host:port",
+// "host", ":port"; port 0 allowed), as ParseHostPort checks it; the error
+// message carries no field name (a config schema prefixes FILE:LINE: key).
+absl::Status CheckListenAddress(absl::string_view text);
+
 }  // namespace eb::common

@@ -25,6 +25,19 @@ nlohmann::json Parse(const CliResult& result) {
   return json;
 }
 
+// Starts a test that runs for minutes on host0,host1 (2 workers each) and
+// waits until its 4 workers are up; returns the ebctl handle.
+int StartLongTest(LocalCluster& cluster) {
+  const int handle = cluster.StartEbctl({"run-test", "--json", "--nodes", "host0,host1", "-b",
+                                         "256K", "-e", "256K", "-i", "1", "-n", "200000", "-w",
+                                         "0", "-c", "0"});
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  while (cluster.WorkerPids().size() < 4 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  return handle;
+}
+
 TEST(CoordinatorRestartTest, AgentsComeBackAndHistorySurvives) {
   LocalCluster cluster;
   ASSERT_TRUE(cluster.StartCoordinator().ok());
@@ -36,13 +49,7 @@ TEST(CoordinatorRestartTest, AgentsComeBackAndHistorySurvives) {
   const std::string finished_id = finished["test_id"];
 
   // A long test, cut by a coordinator crash.
-  const int handle = cluster.StartEbctl({"run-test", "--json", "--nodes", "host0,host1", "-b",
-                                         "256K", "-e", "256K", "-i", "1", "-n", "200000", "-w",
-                                         "0", "-c", "0"});
-  const absl::Time deadline = absl::Now() + absl::Seconds(20);
-  while (cluster.WorkerPids().size() < 4 && absl::Now() < deadline) {
-    absl::SleepFor(absl::Milliseconds(50));
-  }
+  const int handle = StartLongTest(cluster);
   ASSERT_EQ(cluster.WorkerPids().size(), 4u);
   ASSERT_TRUE(cluster.RestartCoordinator(SIGKILL).ok());
   CliResult cut = cluster.WaitEbctl(handle);
@@ -73,13 +80,7 @@ TEST(CoordinatorRestartTest, GracefulStopInterruptsTheRunningTestWithoutBlamingN
   ASSERT_TRUE(cluster.StartAgent("host0", 2).ok());
   ASSERT_TRUE(cluster.StartAgent("host1", 2).ok());
 
-  const int handle = cluster.StartEbctl({"run-test", "--json", "--nodes", "host0,host1", "-b",
-                                         "256K", "-e", "256K", "-i", "1", "-n", "200000", "-w",
-                                         "0", "-c", "0"});
-  const absl::Time deadline = absl::Now() + absl::Seconds(20);
-  while (cluster.WorkerPids().size() < 4 && absl::Now() < deadline) {
-    absl::SleepFor(absl::Milliseconds(50));
-  }
+  const int handle = StartLongTest(cluster);
   ASSERT_EQ(cluster.WorkerPids().size(), 4u);
   ASSERT_TRUE(cluster.RestartCoordinator(SIGTERM).ok());
   CliResult cut = cluster.WaitEbctl(handle);
