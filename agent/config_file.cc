@@ -164,18 +164,9 @@ common::ConfigSchema AgentConfigSchema(AgentSettings *settings) {
               {"trace", "debug", "info", "warn", "error", "critical", "off"})
       .Flag("--log-level");
   schema.String("log.file", &settings->log_file).Flag("--log-file");
-  AgentConfig &config = settings->config;
-  schema
-      .AddString(
-          "metrics.listen",
-          [&config](const std::string &value) -> absl::Status {
-            // Checked here so that a bad value names the file, line and key;
-            // ResolveAgentConfig fills in the default port.
-            if (!value.empty()) EB_RETURN_IF_ERROR(common::CheckListenAddress(value));
-            config.metrics_listen = value;
-            return absl::OkStatus();
-          },
-          [&config] { return config.metrics_listen; })
+  // Checked here so that a bad value names the file, line and key;
+  // ResolveAgentConfig fills in the default port.
+  schema.String("metrics.listen", &settings->config.metrics_listen, common::CheckListenAddress)
       .Flag("--metrics-listen");
   return schema;
 }

@@ -6,7 +6,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "common/net/address.h"
-#include "common/status/status_macros.h"
 
 namespace eb::coordinator {
 
@@ -53,17 +52,9 @@ common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings *settings) {
       .Flag("--history-limit");
   schema.String("history.path", &settings->history_path).Flag("--history-path");
 
-  schema
-      .AddString(
-          "metrics.listen",
-          [&config](const std::string &value) -> absl::Status {
-            // Checked here so that a bad value names the file, line and key;
-            // main() resolves the default port.
-            if (!value.empty()) EB_RETURN_IF_ERROR(common::CheckListenAddress(value));
-            config.metrics_listen = value;
-            return absl::OkStatus();
-          },
-          [&config] { return config.metrics_listen; })
+  // Checked here so that a bad value names the file, line and key; main()
+  // resolves the default port.
+  schema.String("metrics.listen", &config.metrics_listen, common::CheckListenAddress)
       .Flag("--metrics-listen");
 
   schema

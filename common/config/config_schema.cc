@@ -151,6 +151,20 @@ ConfigSchema::Key &ConfigSchema::String(std::string key, std::string *field) {
       [field] { return *field; });
 }
 
+ConfigSchema::Key &ConfigSchema::String(std::string key, std::string *field,
+                                        std::function<absl::Status(absl::string_view)> check) {
+  return AddString(
+      std::move(key),
+      [field, check = std::move(check)](const std::string &value) {
+        if (!value.empty()) {
+          if (absl::Status status = check(value); !status.ok()) return status;
+        }
+        *field = value;
+        return absl::OkStatus();
+      },
+      [field] { return *field; });
+}
+
 ConfigSchema::Key &ConfigSchema::Choice(std::string key, std::string *field,
                                         std::vector<std::string> choices) {
   return AddString(

@@ -151,6 +151,10 @@ class ConfigSchema {
 
   // Bound forms: store into the field, with range checks.
   Key &String(std::string key, std::string *field);
+  // A string that `check` must accept (its error becomes the key's); the
+  // empty string, "not set", is stored without asking it.
+  Key &String(std::string key, std::string *field,
+              std::function<absl::Status(absl::string_view)> check);
   // `field` must hold one of `choices`.
   Key &Choice(std::string key, std::string *field, std::vector<std::string> choices);
   Key &Int(std::string key, int *field, int min, int max);

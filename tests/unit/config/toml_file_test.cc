@@ -288,6 +288,26 @@ TEST(ConfigSchemaTest, SetterErrorsAreWrapped) {
   EXPECT_EQ(schema.Apply(*file).message(), "f.toml:2: key 'a.b': no good");
 }
 
+TEST(ConfigSchemaTest, CheckedStringsAreCheckedUnlessEmpty) {
+  std::string field = "kept";
+  ConfigSchema schema;
+  schema.String("a.b", &field, [](absl::string_view value) {
+    return value == "ok" ? absl::OkStatus() : absl::InvalidArgumentError("not ok");
+  });
+  auto bad = TomlFile::Parse("[a]\nb = \"x\"\n", "f.toml");
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ(schema.Apply(*bad).message(), "f.toml:2: key 'a.b': not ok");
+  EXPECT_EQ(field, "kept");
+  auto good = TomlFile::Parse("[a]\nb = \"ok\"\n", "f.toml");
+  ASSERT_TRUE(good.ok());
+  EXPECT_TRUE(schema.Apply(*good).ok());
+  EXPECT_EQ(field, "ok");
+  auto empty = TomlFile::Parse("[a]\nb = \"\"\n", "f.toml");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(schema.Apply(*empty).ok());
+  EXPECT_EQ(field, "");
+}
+
 class TomlFileLoadTest : public ::testing::Test {
  protected:
   void SetUp() override {
