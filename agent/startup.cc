@@ -108,13 +108,9 @@ absl::Status ResolveAgentConfig(AgentSettings* settings,
 
 absl::Status CheckHostForStart(const AgentSettings& settings) {
   const AgentConfig& config = settings.config;
-  const size_t host_gpus = DiscoverGpus().size();
-  for (int index : config.gpu_indices) {
-    if (index < 0 || index >= static_cast<int>(host_gpus)) {
-      return absl::InvalidArgumentError(absl::StrCat(settings.gpus_origin, ": GPU ", index,
-                                                     " does not exist (this host has ",
-                                                     host_gpus, ")"));
-    }
+  if (absl::Status gpus = CheckGpuIndices(config.gpu_indices, DiscoverGpus().size());
+      !gpus.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(settings.gpus_origin, ": ", gpus.message()));
   }
   if (!config.bootstrap_interface.empty()) {
     auto address = common::InterfaceAddress(config.bootstrap_interface);

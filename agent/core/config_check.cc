@@ -181,17 +181,10 @@ CheckResult CheckGpus(const AgentConfig &config, const HostProbe &probe,
                       std::vector<ebnccl::v1::GpuInfo> *owned) {
   const DiscoveredGpus found = probe.Gpus();
   const std::vector<ebnccl::v1::GpuInfo> &all = found.gpus;
-  if (config.gpu_indices.empty()) {
-    *owned = all;
-  } else {
-    for (int index : config.gpu_indices) {
-      if (index < 0 || index >= static_cast<int>(all.size())) {
-        return Fail("gpus", absl::StrCat("GPU ", index, " does not exist (this host has ",
-                                         all.size(), ")"));
-      }
-      owned->push_back(all[index]);
-    }
+  if (absl::Status exist = CheckGpuIndices(config.gpu_indices, all.size()); !exist.ok()) {
+    return Fail("gpus", std::string(exist.message()));
   }
+  *owned = SelectGpus(all, config.gpu_indices);
   if (owned->empty()) {
     if (config.transport == "nccl") return Fail("gpus", "no GPUs, but agent.transport is nccl");
     return Ok("gpus", "no GPUs: CPU workers over Gloo only");

@@ -96,6 +96,16 @@ std::vector<ebnccl::v1::GpuInfo> SelectGpus(const std::vector<ebnccl::v1::GpuInf
   return owned;
 }
 
+absl::Status CheckGpuIndices(const std::vector<int>& gpu_indices, size_t host_gpus) {
+  for (int index : gpu_indices) {
+    if (index < 0 || index >= static_cast<int>(host_gpus)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("GPU ", index, " does not exist (this host has ", host_gpus, ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 std::vector<ebnccl::v1::GpuInfo> OwnedGpus(const std::vector<int>& gpu_indices) {
   return SelectGpus(DiscoverGpus(), gpu_indices);
 }

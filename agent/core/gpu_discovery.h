@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "agent/core/nvml.h"
 #include "ebnccl/v1/common.pb.h"
@@ -48,6 +49,11 @@ DiscoveredGpus DiscoverGpusWithDetails(GpuDetailsSource& nvml,
 // checks them at start).
 std::vector<ebnccl::v1::GpuInfo> SelectGpus(const std::vector<ebnccl::v1::GpuInfo>& all,
                                             const std::vector<int>& gpu_indices);
+
+// OK when every one of `gpu_indices` names one of the host's `host_gpus`
+// GPUs; else INVALID_ARGUMENT "GPU 7 does not exist (this host has 4)" for
+// the first that does not (callers prefix where the index came from).
+absl::Status CheckGpuIndices(const std::vector<int>& gpu_indices, size_t host_gpus);
 
 // SelectGpus(DiscoverGpus(), gpu_indices): /proc only, no NVML.
 std::vector<ebnccl::v1::GpuInfo> OwnedGpus(const std::vector<int>& gpu_indices);

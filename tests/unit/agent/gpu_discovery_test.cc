@@ -206,6 +206,15 @@ TEST(SelectGpusTest, PicksTheOwnedIndicesInOrderAndSkipsMissingOnes) {
   EXPECT_EQ(SelectGpus(all, {}).size(), 4u);
 }
 
+TEST(CheckGpuIndicesTest, NamesTheFirstIndexTheHostLacks) {
+  EXPECT_TRUE(CheckGpuIndices({}, 0).ok());
+  EXPECT_TRUE(CheckGpuIndices({0, 3}, 4).ok());
+  const absl::Status missing = CheckGpuIndices({1, 4, 7}, 4);
+  EXPECT_EQ(missing.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(missing.message(), "GPU 4 does not exist (this host has 4)");
+  EXPECT_EQ(CheckGpuIndices({-1}, 4).message(), "GPU -1 does not exist (this host has 4)");
+}
+
 TEST_F(GpuDiscoveryTest, DriverVersionFromARealisticVersionFile) {
   Write(root_ / "version",
         "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 07:09:20 UTC "
