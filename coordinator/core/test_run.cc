@@ -223,12 +223,8 @@ void TestRun::Interrupt(const std::string& reason) {
   executor_.Cancel(phase_timer_);
   executor_.Cancel(total_timer_);
   executor_.Cancel(stop_timer_);
-  for (const std::string& node : nodes_) {
-    if (lost_nodes_.contains(node) || stopped_nodes_.contains(node)) continue;
-    v1::CoordinatorMessage message;
-    message.mutable_stop()->set_test_id(id());
-    message.mutable_stop()->set_reason(absl::StrCat("interrupted: ", reason));
-    host_.SendToNode(node, message);
+  for (const std::string& node : NodesStillRunning()) {
+    SendStop(node, absl::StrCat("interrupted: ", reason));
   }
   // Not a verdict on the hardware: the nodes it ran on are not blamed.
   MarkReportInterrupted(report_, reason, UnixMillis(clock_.Now()));
@@ -372,13 +368,7 @@ void TestRun::BeginStopping() {
   if (report_.failures_size() > 0 || cancelled_) {
     const std::string reason =
         cancelled_ ? absl::StrCat("cancelled: ", cancel_reason_) : report_.failures(0).message();
-    for (const std::string& node : nodes_) {
-      if (lost_nodes_.contains(node) || stopped_nodes_.contains(node)) continue;
-      v1::CoordinatorMessage message;
-      message.mutable_stop()->set_test_id(id());
-      message.mutable_stop()->set_reason(reason);
-      host_.SendToNode(node, message);
-    }
+    for (const std::string& node : NodesStillRunning()) SendStop(node, reason);
   }
   stop_timer_ = executor_.PostAfter(timeouts_.stop, [this] { OnStopDeadline(); });
   MaybeFinalize();
@@ -386,27 +376,31 @@ void TestRun::BeginStopping() {
 
 void TestRun::OnStopDeadline() {
   if (finished_) return;
-  std::vector<std::string> silent;
-  for (const std::string& node : nodes_) {
-    if (!lost_nodes_.contains(node) && !stopped_nodes_.contains(node)) silent.push_back(node);
-  }
+  const std::vector<std::string> silent = NodesStillRunning();
   spdlog::warn("test={}: agents on {} did not confirm that the workers stopped within {}", id(),
                absl::StrJoin(silent, ","), Seconds(timeouts_.stop));
-  for (const std::string& node : silent) {
-    v1::CoordinatorMessage message;
-    message.mutable_stop()->set_test_id(id());
-    message.mutable_stop()->set_reason("workers did not exit after the test");
-    host_.SendToNode(node, message);
-  }
+  for (const std::string& node : silent) SendStop(node, "workers did not exit after the test");
   Finalize();
 }
 
 void TestRun::MaybeFinalize() {
   if (!stopping_ || finished_) return;
+  if (NodesStillRunning().empty()) Finalize();
+}
+
+std::vector<std::string> TestRun::NodesStillRunning() const {
+  std::vector<std::string> nodes;
   for (const std::string& node : nodes_) {
-    if (!lost_nodes_.contains(node) && !stopped_nodes_.contains(node)) return;
+    if (!lost_nodes_.contains(node) && !stopped_nodes_.contains(node)) nodes.push_back(node);
   }
-  Finalize();
+  return nodes;
+}
+
+void TestRun::SendStop(const std::string& node, const std::string& reason) {
+  v1::CoordinatorMessage message;
+  message.mutable_stop()->set_test_id(id());
+  message.mutable_stop()->set_reason(reason);
+  host_.SendToNode(node, message);
 }
 
 void TestRun::Finalize() {

@@ -110,6 +110,11 @@ class TestRun {
   void BeginStopping();
   void OnStopDeadline();
   void MaybeFinalize();
+  // Nodes that are neither lost nor confirmed their workers stopped, in
+  // node order.
+  std::vector<std::string> NodesStillRunning() const;
+  // Tells the agent of `node` to stop this test's workers.
+  void SendStop(const std::string& node, const std::string& reason);
   void Finalize();
   ebnccl::v1::Failure RankFailure(int rank, ebnccl::v1::FailureKind kind,
                                   const std::string& message) const;
