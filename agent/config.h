@@ -39,6 +39,12 @@ struct AgentConfig {
   // gpu_indices[i]. Empty: every GPU, slot i on GPU i. (Several agents on
   // one host, e.g. to simulate two nodes, each own a part.)
   std::vector<int> gpu_indices;
+  // Identity of this agent's machine, for the coordinator's refusal of two
+  // ranks of one host's agents on one GPU; empty: the kernel's boot id
+  // (HostIdentity). Agents on one machine report the same identity unless
+  // told otherwise, which is only right when they cannot share a GPU (e.g.
+  // a test whose second rank never starts).
+  std::string host_id;
   // Version of the NCCL library the workers load ("" when none), as
   // `eb-worker --print-nccl-version` reported it at start.
   std::string nccl_version;

@@ -66,6 +66,7 @@ void AddAgentSection(common::ConfigSchema &schema, AgentSettings *settings) {
             return std::vector<int64_t>(config.gpu_indices.begin(), config.gpu_indices.end());
           })
       .Flag("--gpus");
+  schema.String("agent.host_id", &config.host_id).Flag("--host-id");
   schema.Choice("agent.transport", &config.transport, {"auto", "gloo", "nccl"}).Flag("--transport");
   schema.String("agent.run_dir", &config.run_dir).Flag("--run-dir");
   schema.Duration("agent.reconnect_initial", &config.reconnect_initial);

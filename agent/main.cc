@@ -97,6 +97,9 @@ int main(int argc, char** argv) {
   app.add_option("--gpus", config.gpu_indices,
                  "Indices (PCI bus order) of the GPUs this agent owns, e.g. 0,1,2,3 (default: all)")
       ->delimiter(',')->check(CLI::NonNegativeNumber);
+  app.add_option("--host-id", config.host_id,
+                 "Identity of this machine for the check that agents of one host never put two "
+                 "ranks on one GPU (default: the kernel's boot id)");
   app.add_option("--worker-binary", config.worker_binary, "Path of eb-worker (default: beside eb-agent)");
   app.add_option("--run-dir", config.run_dir,
                  "Directory for the worker socket and per-test logs (default /run/ebnccl/NODE, "

@@ -2,6 +2,7 @@
 """Side-by-side of ebctl tables and nccl-tests tables of the same sweeps.
 
     tests/bench/compare_tables.py OURS.txt NCCL_TESTS.txt
+    tests/bench/compare_tables.py OURS1.txt,OURS2.txt,... NCCL1.txt,NCCL2.txt,...
     tests/bench/compare_tables.py --all DIR > DIR/TABLES.md
 
 Both tools print the nccl-tests layout; rows are matched by size. The first
@@ -25,6 +26,7 @@ are printed but left out of the summary.
 import argparse
 import os
 import re
+import statistics
 import sys
 
 LATENCY_FACTOR = 2.0    # x the latency floor
@@ -34,6 +36,14 @@ COLLECTIVES = ["all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduc
 
 
 def rows(path):
+    """Rows by size; PATH may be several comma-separated files (repeated runs
+    of one sweep), whose every field is then the per-size median."""
+    paths = path.split(",")
+    if len(paths) > 1:
+        tables = [rows(p) for p in paths]
+        sizes = set.intersection(*(set(t) for t in tables))
+        return {size: {key: statistics.median(t[size][key] for t in tables)
+                       for key in tables[0][size]} for size in sizes}
     table = {}
     for line in open(path):
         parts = line.split()
@@ -50,6 +60,10 @@ def rows(path):
 
 
 def avg_busbw(path):
+    paths = path.split(",")
+    if len(paths) > 1:
+        values = [avg_busbw(p) for p in paths]
+        return None if None in values else statistics.median(values)
     for line in open(path):
         m = re.match(r"#\s*Avg bus bandwidth\s*:\s*([0-9.]+)", line)
         if m:
@@ -133,12 +147,20 @@ def main_pair(ours_path, ref_path):
 
 
 def main_all(directory):
-    pairs = {}
-    for name in os.listdir(directory):
-        m = re.fullmatch(r"ours_(\d+)_(\w+)\.txt", name)
-        ref = os.path.join(directory, f"nccltests_{m.group(1)}_{m.group(2)}.txt") if m else None
+    # (N, collective) -> ([ours files], [nccl-tests files]); repeated runs
+    # (repeatR_ours_N_C.txt beside repeatR_nccltests_N_C.txt) are grouped and
+    # compared by their per-size medians.
+    groups = {}
+    for name in sorted(os.listdir(directory)):
+        m = re.fullmatch(r"((?:repeat\d+_)?)ours_(\d+)_(\w+)\.txt", name)
+        ref = os.path.join(directory, f"{m.group(1)}nccltests_{m.group(2)}_{m.group(3)}.txt") \
+            if m else None
         if m and os.path.exists(ref):
-            pairs[(int(m.group(1)), m.group(2))] = (os.path.join(directory, name), ref)
+            group = groups.setdefault((int(m.group(2)), m.group(3)), ([], []))
+            group[0].append(os.path.join(directory, name))
+            group[1].append(ref)
+    pairs = {key: (",".join(ours), ",".join(refs)) for key, (ours, refs) in groups.items()}
+    repeats = {len(ours) for ours, _ in groups.values()}
     worlds = sorted({n for n, _ in pairs})
     names = {c for _, c in pairs}
     collectives = [c for c in COLLECTIVES if c in names] + sorted(names - set(COLLECTIVES))
@@ -161,6 +183,10 @@ def main_all(directory):
           "at N=1 it means nothing: the busbw factor is 0 for all_reduce, all_gather, "
           "reduce_scatter and alltoall, and for broadcast, reduce and sendrecv the mean is "
           "dominated by in-place no-ops.")
+    if repeats != {1}:
+        print()
+        print(f"Each tool ran each sweep {' or '.join(str(r) for r in sorted(repeats))} times, "
+              "alternating; every figure below is the per-size median over those runs.")
     print()
     header = "| collective | N | worst ratio (bandwidth-bound) | worst gap (latency-bound) | " \
              "nccl-tests floor oop / ip (us) | avg busbw ours / nccl-tests (GB/s) |"
@@ -188,7 +214,11 @@ def main_all(directory):
             print()
             print(f"## {c}, N={n}")
             print()
-            print(f"`ours_{n}_{c}.txt` vs `nccltests_{n}_{c}.txt`")
+            ours_files, ref_files = groups[(n, c)]
+            print(" vs ".join(
+                ", ".join(f"`{os.path.basename(f)}`" for f in files) if len(files) < 3
+                else f"the median of {len(files)} runs, `{os.path.basename(files[0])}` ..."
+                for files in (ours_files, ref_files)))
             print()
             print("\n".join(table))
             print()

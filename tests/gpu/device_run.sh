@@ -3,22 +3,31 @@
 # possible (its time is scarce). Run from the repository root with the
 # bundle in .device and nccl-tests' source in .nccl-tests (never committed):
 #   export LD_LIBRARY_PATH=$PWD/.device/lib; tests/gpu/device_run.sh PHASE...
+# Bundle (here) with the debug info stripped, else it is ~200 MiB, far over
+# the 64 MiB a device call carries:
+#   ../shared/device/bundle.sh .device build/bin/* \
+#     build/tests/nccl_{host_logic,bus_id,gpu,cluster}_test && strip --strip-debug .device/bin/*
 # Phases (output under $RES, default /tmp/ebres; when $OUT is set, as on the
 # device tool, the end of the run copies device_run.log and gpu_tests.log
 # into $OUT and everything else as $OUT/ebres.tgz, since at most 8 files
 # come back from the machine):
-#   tests    every test `ctest -L gpu` runs, i.e. the three gpu-labelled binaries
+#   tests    every test `ctest -L gpu` runs, i.e. the four gpu-labelled binaries
 #            (ctest itself needs the build tree, which does not travel):
-#            nccl_host_logic_test, nccl_gpu_test (NcclCommunicator, its failure
+#            nccl_host_logic_test, nccl_bus_id_test (the worker's PCI bus id
+#            check), nccl_gpu_test (NcclCommunicator, its failure
 #            and abort paths) and nccl_cluster_test (ebctl --transport nccl end
 #            to end, and a rank that never joins or never starts); log in
 #            gpu_tests.log, gtest XML per binary, one PASS/FAIL line each in
-#            device_run.log. Fits one device call (at most 60 + 240 + 240 s).
-#   build    build nccl-tests in the background (later phases wait for it)
+#            device_run.log. Fits one device call (at most 60 + 60 + 240 + 240 s).
+#   build    build nccl-tests in the background (later phases wait for it; a
+#            second call on the still-warm machine reuses the binaries)
 #   bench1   every collective, -b 8 -e 8G -f 2, world size 1: ebctl vs nccl-tests -g 1
 #   bench    the same at world size = all GPUs: ebctl vs nccl-tests -g N (one process)
 #   rerun    sendrecv and alltoall at world size = all GPUs with -n 100, ebctl (table,
 #            then its JSON with per-rank times) vs nccl-tests -g N -n 100
+#   known_bug  NVIDIA/nccl#1950 through ebctl (exit 7, the worker log names it) and
+#            nccl-tests, reduce_scatter double avg 65560 B at world size 1
+#   repeat   ours and nccl-tests alternated $REPEATS times on one sweep (see the phase)
 #   nodes2   two agents with distinct NCCL_HOSTID, half the GPUs each, NCCL_ALGO=Ring
 #   faults   SIGKILL one worker mid-sweep, SIGSTOP another; GPU memory after; next test
 #   init     communicator init time (ours and NCCL's "Init timings") at 2..N ranks
@@ -62,6 +71,15 @@ start_cluster() {
   log "cluster did not come up"; return 1
 }
 all_gpus=$(seq -s, 0 $((gpus - 1)))
+built=$PWD/.nccl-tests/build.done
+build_pid=
+wait_for_nccl_tests() {
+  if [[ ! -f $built && -z $build_pid ]]; then
+    log "nccl-tests not built (no build phase before this one)"; return 1
+  fi
+  while [[ ! -f $built ]]; do sleep 1; done
+  log "nccl-tests build $(cat "$built")"
+}
 
 nvidia-smi >"$out/nvidia-smi.txt" 2>&1
 nvidia-smi topo -m >>"$out/nvidia-smi.txt" 2>&1
@@ -73,7 +91,7 @@ for phase in "$@"; do
     # Full gtest output (every test's OK or SKIPPED line), not --gtest_brief:
     # a skipped test must be visible as such in the evidence.
     : >"$out/gpu_tests.log"
-    for spec in nccl_host_logic_test:60 nccl_gpu_test:240 nccl_cluster_test:240; do
+    for spec in nccl_host_logic_test:60 nccl_bus_id_test:60 nccl_gpu_test:240 nccl_cluster_test:240; do
       t=${spec%%:*}; limit=${spec##*:}
       if [[ ! -x "$bin/$t" ]]; then
         log "$t MISSING from $bin (bundle build/tests/nccl_*test too)"; continue
@@ -90,15 +108,24 @@ for phase in "$@"; do
     done
     ;;
   build)
-    mkdir -p "$work/build"
+    # The marker lives in the checkout, not in $work, so a later device call on
+    # the same (still warm) machine reuses the binaries instead of rebuilding.
+    if [[ -f $built ]] && grep -q rc=0 "$built"; then
+      log "nccl-tests already built"; continue
+    fi
+    rm -f "$built"
     (make -C .nccl-tests/src -j"$(nproc)" NCCL_HOME=/usr CUDA_HOME=/usr/local/cuda \
        BIN_FILES_LIST="all_reduce all_gather broadcast reduce_scatter reduce alltoall sendrecv" \
        NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" >"$out/nccl-tests-build.log" 2>&1;
-     echo "rc=$?" >"$work/build/done") &
+     echo "rc=$?" >"$built.tmp"; mv "$built.tmp" "$built") &
+    build_pid=$!
     ;;
   bench1 | bench)
     n=$([[ $phase == bench1 ]] && echo 1 || echo "$gpus")
     start_cluster "gpu0:$all_gpus" || continue
+    # The agent's inventory (NVML names, bus ids, memory; NCCL and driver
+    # versions; HCAs) as the coordinator sees it.
+    ebctl nodes --json >"$out/nodes.json" 2>&1
     for c in $collectives; do
       timeout 200 "$bin/ebctl" --coordinator 127.0.0.1:29470 run-test --nodes gpu0 \
         --workers-per-node "$n" --transport nccl --collective "$c" -b 8 -e 8G -f 2 \
@@ -106,8 +133,7 @@ for phase in "$@"; do
       log "ebctl $c world=$n rc=$?"
     done
     stop_cluster
-    while [[ ! -f "$work/build/done" ]]; do sleep 1; done
-    log "nccl-tests build $(cat "$work/build/done")"
+    wait_for_nccl_tests || continue
     for c in $collectives; do
       CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((n - 1))) timeout 200 ".nccl-tests/build/${c}_perf" \
         -b 8 -e 8G -f 2 -g "$n" >"$out/nccltests_${n}_$c.txt" 2>&1
@@ -128,13 +154,52 @@ for phase in "$@"; do
       [[ -n $id ]] && ebctl show "$id" --json >"$out/ours_n100_${n}_$c.json" 2>&1
     done
     stop_cluster
-    while [[ ! -f "$work/build/done" ]]; do sleep 1; done
-    log "nccl-tests build $(cat "$work/build/done")"
+    wait_for_nccl_tests || continue
     for c in sendrecv alltoall; do
       CUDA_VISIBLE_DEVICES=$all_gpus timeout 200 ".nccl-tests/build/${c}_perf" \
         -b 8 -e 8G -f 2 -g "$n" -n 100 >"$out/nccltests_n100_${n}_$c.txt" 2>&1
       log "nccl-tests $c -g $n -n 100 rc=$?"
     done
+    ;;
+  known_bug)
+    # NVIDIA/nccl#1950 (one-rank avg leaves the last elements unwritten; fixed
+    # in 2.29.7), which nccl_gpu_test found here on NCCL 2.28.3: ebctl must
+    # fail it with exit 7 and the worker log must name the bug; nccl-tests on
+    # the same call for comparison.
+    start_cluster "gpu0:0" || continue
+    ebctl run-test --nodes gpu0 --transport nccl --collective reduce_scatter -d double -o avg \
+      -b 65560 -e 65560 --json >"$out/known_bug.json" 2>"$out/known_bug.err"
+    log "known_bug ebctl rc=$?"
+    id=$(grep -o '"test_id": "[^"]*"' "$out/known_bug.json" | cut -d'"' -f4)
+    ebctl logs "$id" --rank 0 >"$out/known_bug_rank0.log" 2>&1
+    stop_cluster
+    wait_for_nccl_tests || continue
+    CUDA_VISIBLE_DEVICES=0 timeout 60 .nccl-tests/build/reduce_scatter_perf -b 65560 -e 65560 \
+      -d double -o avg -g 1 >"$out/known_bug_nccltests.txt" 2>&1
+    log "known_bug nccl-tests rc=$?"
+    ;;
+  repeat)
+    # Run-to-run spread: ours and nccl-tests alternated $REPEATS times on the
+    # same sweep, so that a gap seen once can be told from noise (compare
+    # the per-size medians: tests/bench/compare_tables.py --all). Settings:
+    # REPEATS (3), REPEAT_COLLECTIVES ("sendrecv all_reduce"), REPEAT_ITERS
+    # (100); files repeatR_ours_N_C.txt and repeatR_nccltests_N_C.txt.
+    n=$gpus
+    start_cluster "gpu0:$all_gpus" || continue
+    wait_for_nccl_tests || continue
+    for rep in $(seq "${REPEATS:-3}"); do
+      for c in ${REPEAT_COLLECTIVES:-sendrecv all_reduce}; do
+        timeout 200 "$bin/ebctl" --coordinator 127.0.0.1:29470 run-test --nodes gpu0 \
+          --workers-per-node "$n" --transport nccl --collective "$c" -b 8 -e 8G -f 2 \
+          -n "${REPEAT_ITERS:-100}" --timeout 190 >"$out/repeat${rep}_ours_${n}_$c.txt" 2>&1
+        log "repeat $rep ebctl $c world=$n -n ${REPEAT_ITERS:-100} rc=$?"
+        CUDA_VISIBLE_DEVICES=$all_gpus timeout 200 ".nccl-tests/build/${c}_perf" \
+          -b 8 -e 8G -f 2 -g "$n" -n "${REPEAT_ITERS:-100}" \
+          >"$out/repeat${rep}_nccltests_${n}_$c.txt" 2>&1
+        log "repeat $rep nccl-tests $c -g $n -n ${REPEAT_ITERS:-100} rc=$?"
+      done
+    done
+    stop_cluster
     ;;
   nodes2)
     half=$((gpus / 2))
@@ -193,6 +258,8 @@ for phase in "$@"; do
     ;;
   esac
 done
+# A build still running is finished, so that its binaries outlive this call.
+[[ -n $build_pid ]] && wait_for_nccl_tests
 cp "$work"/*.log "$out/" 2>/dev/null
 log "done in ${SECONDS}s"
 if [[ -n ${OUT:-} && -d $OUT ]]; then

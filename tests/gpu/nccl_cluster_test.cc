@@ -109,7 +109,8 @@ TEST_F(NcclClusterTest, TwoRanksPerGpuAreRefusedBeforeAnythingStarts) {
 // started must fail with a timeout inside its deadline plus a small margin,
 // naming the missing rank, and leave no process behind". Two agents on this
 // host, gpu0 and gpu1, one slot each; with one GPU both own GPU 0, which is
-// safe because rank 1 never touches it. Rank 0 (on gpu0) joins NCCL and
+// safe because rank 1 never touches it, and gpu1 says so with its own
+// --host-id (else the coordinator refuses the shared GPU). Rank 0 (on gpu0) joins NCCL and
 // waits inside its nonblocking init; rank 1 (on gpu1) is held back by the
 // worker fault hook its agent passes on (--worker-env EB_WORKER_FAULT, as the
 // Gloo tests in tests/integration/fault_injection_test.cc do). The
@@ -138,7 +139,12 @@ class NcclMissingRankTest : public ::testing::Test {
     gpu0.push_back("--gpus=0");
     ASSERT_TRUE(cluster_.StartAgent("gpu0", 1, gpu0).ok());
     std::vector<std::string> gpu1 = flags;
-    gpu1.push_back(gpus_ > 1 ? "--gpus=1" : "--gpus=0");
+    if (gpus_ > 1) {
+      gpu1.push_back("--gpus=1");
+    } else {
+      gpu1.push_back("--gpus=0");
+      gpu1.push_back("--host-id=rank-1-never-touches-gpu-0");
+    }
     gpu1.push_back("--worker-env=EB_WORKER_FAULT=" + fault + ":rank=1");
     ASSERT_TRUE(cluster_.StartAgent("gpu1", 1, gpu1).ok());
   }

@@ -163,6 +163,44 @@ TEST(NcclTypesTest, InPlacePointToPointIsNotChecked) {
   EXPECT_FALSE(IsUncheckableInPlace(call, 4));
 }
 
+// NVIDIA/nccl#1950 as seen on the H200 with NCCL 2.28.3: reduce_scatter of
+// 65560 bytes of double at world size 1 is 8194 elements (16-byte chunks),
+// split over 5 blocks of 1638, which leaves 4.
+TEST(NcclTypesTest, OneRankAvgBugIsPredictedExactly) {
+  alignas(16) static uint8_t send[1 << 17];
+  alignas(16) static uint8_t recv[1 << 17];
+  const int v2283 = NcclVersionCode(2, 28, 3);
+  CollectiveCall call;
+  call.collective = Collective::kReduceScatter;
+  call.type = DataType::kDouble;
+  call.op = ReduceOp::kAvg;
+  call.count = 8194;
+  call.send = send;
+  call.recv = recv;
+  EXPECT_EQ(NcclOneRankAvgUnwritten(call, 1, v2283), 4);
+  EXPECT_EQ(NcclOneRankAvgUnwritten(call, 1, kNcclOneRankAvgFixedVersion), 0);  // fixed
+  EXPECT_EQ(NcclOneRankAvgUnwritten(call, 2, v2283), 0);  // not the one-rank kernel
+  call.count = 8195;  // all_reduce of the same size: 5 x 1640 covers it
+  EXPECT_EQ(NcclOneRankAvgUnwritten(call, 1, v2283), 0);
+  call.count = 1 << 14;  // powers of two, as in a -f 2 sweep, divide evenly
+  EXPECT_EQ(NcclOneRankAvgUnwritten(call, 1, v2283), 0);
+  call.count = 8194;
+  call.recv = send;  // in place the tail keeps its input, x * 1: right
+  EXPECT_EQ(NcclOneRankAvgUnwritten(call, 1, v2283), 0);
+  call.recv = recv;
+  call.op = ReduceOp::kSum;  // a plain copy in NCCL
+  EXPECT_EQ(NcclOneRankAvgUnwritten(call, 1, v2283), 0);
+  call.op = ReduceOp::kAvg;
+  call.type = DataType::kInt64;  // integer avg is SumPostDiv: a copy too
+  EXPECT_EQ(NcclOneRankAvgUnwritten(call, 1, v2283), 0);
+  call.type = DataType::kFloat;  // 8194 floats: 3 blocks of 2732 (packs of 4)
+  EXPECT_EQ(NcclOneRankAvgUnwritten(call, 1, v2283), 0);
+  call.count = 32 * 4096 + 3;  // 32 blocks of 4096 floats: 3 left over
+  EXPECT_EQ(NcclOneRankAvgUnwritten(call, 1, v2283), 3);
+  call.collective = Collective::kBroadcast;  // not a reduction
+  EXPECT_EQ(NcclOneRankAvgUnwritten(call, 1, v2283), 0);
+}
+
 TEST(NcclCollectivesTest, AlltoAllNeedsNccl2280) {
   EXPECT_FALSE(UsesNcclAlltoAll(NcclVersionCode(2, 27, 7)));
   // The library linked here (2.28.9) exports it; so does the GPU machine's

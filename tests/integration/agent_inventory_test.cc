@@ -82,16 +82,18 @@ TEST(AgentInventoryTest, NodesShowTheNcclVersionAndAHostIdentity) {
   ASSERT_TRUE(cluster.StartCoordinator().ok());
   ASSERT_TRUE(cluster.StartAgent("host0", 1).ok());
   ASSERT_TRUE(cluster.StartAgent("host1", 1).ok());
+  ASSERT_TRUE(cluster.StartAgent("host2", 1, {"--host-id=rack7-slot3"}).ok());
   CliResult nodes = cluster.Ebctl({"nodes", "--json"});
   ASSERT_EQ(nodes.exit_code, 0) << nodes.err;
   const nlohmann::json doc = nlohmann::json::parse(nodes.out);
-  ASSERT_EQ(doc["nodes"].size(), 2u);
+  ASSERT_EQ(doc["nodes"].size(), 3u);
   for (const nlohmann::json& node : doc["nodes"]) {
     EXPECT_EQ(node["nccl_version"], version == "none" ? "" : version) << node.dump();
     EXPECT_NE(node["host_id"], "") << node.dump();
   }
   // Two agents of one machine: one host.
   EXPECT_EQ(doc["nodes"][0]["host_id"], doc["nodes"][1]["host_id"]);
+  EXPECT_EQ(doc["nodes"][2]["host_id"], "configured:rack7-slot3");
   CliResult table = cluster.Ebctl({"nodes"});
   EXPECT_THAT(table.out, HasSubstr("NCCL"));
   if (version != "none") {

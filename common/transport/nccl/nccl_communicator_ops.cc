@@ -20,6 +20,7 @@
 #include "common/transport/nccl/nccl_types.h"
 #include "common/transport/pattern.h"
 #include "common/transport/types.h"
+#include "spdlog/spdlog.h"
 
 namespace eb::transport::nccl_internal {
 
@@ -230,7 +231,16 @@ absl::StatusOr<int64_t> NcclCommunicator::CountWrong(const DataPattern& data) {
   }
   if (status.ok()) status = SyncStream(wait);
   if (!status.ok()) return Fail(status);
-  return static_cast<int64_t>(*host_counter_);
+  const auto wrong = static_cast<int64_t>(*host_counter_);
+  if (wrong > 0 && wrong == NcclOneRankAvgUnwritten(data.call, world_size_, nccl_version_)) {
+    spdlog::warn(
+        "nccl rank={}: the {} wrong elements of {} {} avg (count {}, out of place) are the ones "
+        "NCCL {}.{}.{} leaves unwritten with one rank (NVIDIA/nccl#1950, fixed in 2.29.7): a "
+        "bug of the library, not of the GPU or the fabric",
+        rank_, wrong, Name(data.call.collective), Name(data.call.type), data.call.count,
+        nccl_version_ / 10000, nccl_version_ / 100 % 100, nccl_version_ % 100);
+  }
+  return wrong;
 }
 
 }  // namespace eb::transport::nccl_internal

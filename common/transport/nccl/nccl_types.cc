@@ -1,5 +1,6 @@
 #include "common/transport/nccl/nccl_types.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
@@ -105,6 +106,22 @@ uint32_t VerifyUlpTolerance(Collective collective, DataType type, ReduceOp op, i
   if (world_size < 1) return 0;
   const bool power_of_two = (world_size & (world_size - 1)) == 0;
   return power_of_two ? 0 : static_cast<uint32_t>(world_size) + 1;
+}
+
+int64_t NcclOneRankAvgUnwritten(const CollectiveCall& call, int world_size, int nccl_version) {
+  if (nccl_version >= kNcclOneRankAvgFixedVersion || world_size != 1) return 0;
+  if (!IsReducing(call.collective) || call.op != ReduceOp::kAvg || !IsFloatingType(call.type)) {
+    return 0;
+  }
+  if (call.count == 0 || call.send == call.recv) return 0;
+  // NCCL 2.28's ncclLaunchOneRank and oneRankReduce (src/device/onerank.cu).
+  const uint64_t element = DataTypeSize(call.type);
+  const uint64_t count = call.count;
+  const uint64_t blocks = std::min<uint64_t>(32, (count * element + (16 << 10) - 1) / (16 << 10));
+  const uint64_t per_pack = 16 / element;
+  const uint64_t per_block = (count / blocks + per_pack - 1) / per_pack * per_pack;
+  const uint64_t covered = blocks * per_block;
+  return covered >= count ? 0 : static_cast<int64_t>(count - covered);
 }
 
 }  // namespace eb::transport

@@ -75,4 +75,22 @@ uint32_t VerifyUlpTolerance(Collective collective, DataType type, ReduceOp op, i
 // rank NCCL copies each chunk onto itself, which is exact.
 bool IsUncheckableInPlace(const CollectiveCall& call, int world_size);
 
+// NCCL before 2.29.7 has a data-corruption bug (NVIDIA/nccl#1950): on a
+// communicator of one rank, a reduction NCCL runs as a pre-multiplied sum
+// (avg on a floating type) goes through its oneRankReduce kernel, which
+// splits the `count` elements over bn = min(32, ceil(bytes / 16 KiB))
+// blocks of alignUp(count / bn, 16 / element size) elements each, rounding
+// count / bn down, so the last elements are never written. Out of place
+// they keep whatever the receive buffer held (our poison); in place they
+// keep the input, which x * 1 leaves right. Seen on the H200 with NCCL
+// 2.28.3: reduce_scatter, double, avg, 8194 elements, 4 wrong.
+inline constexpr int kNcclOneRankAvgFixedVersion = NcclVersionCode(2, 29, 7);
+
+// How many receive elements that bug leaves unwritten for `call` on a
+// communicator of `world_size` ranks with NCCL `nccl_version` (a version
+// code); 0 when the library is fixed or the call is not affected. A wrong
+// count equal to it is still a failure (the data is wrong) but can be named
+// for what it is.
+int64_t NcclOneRankAvgUnwritten(const CollectiveCall& call, int world_size, int nccl_version);
+
 }  // namespace eb::transport
