@@ -122,7 +122,7 @@ absl::StatusOr<std::unique_ptr<transport::Communicator>> CreateCommunicator(
     nccl.comm_name = options.test_id;
     nccl.init_timeout = options.init_timeout;
     nccl.op_timeout = options.op_timeout;
-    nccl.cuda_graph = spec.cuda_graph();
+    nccl.cuda_graph_launches = spec.cuda_graph_launches();
     return transport::CreateNcclCommunicator(nccl, link);
 #else
     return absl::UnimplementedError("this eb-worker was built without NCCL");

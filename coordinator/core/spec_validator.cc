@@ -78,6 +78,10 @@ absl::StatusOr<v1::TestSpec> ValidateAndNormalize(const v1::TestSpec& input,
     return Invalid("check_iterations",
                    absl::StrCat("must be >= 0, got ", spec.check_iterations()));
   }
+  if (spec.cuda_graph_launches() < 0) {
+    return Invalid("cuda_graph_launches",
+                   absl::StrCat("must be >= 0, got ", spec.cuda_graph_launches()));
+  }
   if (spec.root_rank() < 0) {
     return Invalid("root_rank", absl::StrCat("must be >= 0, got ", spec.root_rank()));
   }

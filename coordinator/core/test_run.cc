@@ -462,9 +462,10 @@ void TestRun::Finalize() {
     }
   } else {
     // -c 0 skips the data check: say so rather than claim a verification.
-    summary = absl::StrFormat("%s over %d ranks on %d node%s: %d sizes, avg busbw %.3f GB/s, %s",
+    summary = absl::StrFormat("%s over %d rank%s on %d node%s: %d sizes, avg busbw %.3f GB/s, %s",
                               spec::DisplayName(spec.collective()), progress_.size(),
-                              nodes_.size(), nodes_.size() == 1 ? "" : "s", report_.results_size(),
+                              progress_.size() == 1 ? "" : "s", nodes_.size(),
+                              nodes_.size() == 1 ? "" : "s", report_.results_size(),
                               report_.avg_busbw_gbps(),
                               spec.check_iterations() > 0 ? "data verified"
                                                           : "data not checked (-c 0)");

@@ -63,7 +63,7 @@ absl::Status CheckSupported(v1::Transport transport, const v1::TestSpec& spec) {
     return absl::OkStatus();
   }
   if (transport != v1::TRANSPORT_GLOO) return absl::OkStatus();
-  if (spec.cuda_graph()) {
+  if (spec.cuda_graph_launches() > 0) {
     return absl::InvalidArgumentError("cuda_graph: needs the nccl transport (GPU nodes)");
   }
   if (!spec.nccl_env().empty()) {

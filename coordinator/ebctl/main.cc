@@ -53,7 +53,9 @@ void AddRunTestFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f) {
   cmd.add_option("--nccl-env", f.nccl_env,
                  "KEY=VALUE NCCL setting for this test (repeatable; NCCL_ALGO, NCCL_PROTO, "
                  "NCCL_DEBUG, ...)")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  cmd.add_option("-G,--cudagraph", f.cuda_graph, "Replay the timed iterations as a CUDA graph");
+  cmd.add_option("-G,--cudagraph", f.cuda_graph,
+                 "Capture the timed iterations as a CUDA graph and launch it N times per "
+                 "measurement (nccl-tests -G; 0 = off; NCCL only)");
 }
 
 }  // namespace

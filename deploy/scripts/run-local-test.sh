@@ -6,13 +6,19 @@
 #
 #   deploy/scripts/run-local-test.sh [extra ebctl run-test flags...]
 # Exit code: ebctl's (docs/EXIT_CODES.md).
+# EB_BIN_DIR=DIR: use the binaries in DIR and skip installing and building
+# (a machine that cannot install packages, e.g. the GPU machine with a
+# bundle built elsewhere). EB_PORT: the coordinator's port (29470).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
-deploy/scripts/install-deps.sh
-deploy/scripts/build.sh
-
-bin=$repo/build/bin
+if [[ -n ${EB_BIN_DIR:-} ]]; then
+  bin=$(cd "$EB_BIN_DIR" && pwd)
+else
+  deploy/scripts/install-deps.sh
+  deploy/scripts/build.sh
+  bin=$repo/build/bin
+fi
 work=$(mktemp -d /tmp/ebnccl-local-XXXXXX)
 pids=()
 cleanup() {

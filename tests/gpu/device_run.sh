@@ -28,12 +28,14 @@
 #   known_bug  NVIDIA/nccl#1950 through ebctl (exit 7, the worker log names it) and
 #            nccl-tests, reduce_scatter double avg 65560 B at world size 1
 #   repeat   ours and nccl-tests alternated $REPEATS times on one sweep (see the phase)
+#   main     deploy/scripts/run-local-test.sh (the README's main command) from the bundle
+#   graphs   CUDA-graph mode, all_reduce and sendrecv: ebctl vs nccl-tests, -G 1 and -G 10
 #   nodes2   two agents with distinct NCCL_HOSTID, half the GPUs each, NCCL_ALGO=Ring
 #   faults   SIGKILL one worker mid-sweep, SIGSTOP another; GPU memory after; next test
 #   init     communicator init time (ours and NCCL's "Init timings") at 2..N ranks
 set -uo pipefail
 out=${RES:-/tmp/ebres}
-mkdir -p "$out"
+mkdir -p "$out" "$out/graph1" "$out/graph10"
 bin=$PWD/.device/bin
 work=$(mktemp -d)
 gpus=$(nvidia-smi -L | wc -l)
@@ -200,6 +202,35 @@ for phase in "$@"; do
       done
     done
     stop_cluster
+    ;;
+  main)
+    # The README's main command on this machine's GPUs (transport auto, one
+    # worker per GPU), from the bundle instead of a build.
+    EB_BIN_DIR=$bin EB_PORT=29471 timeout 120 deploy/scripts/run-local-test.sh \
+      >"$out/run_local_test.txt" 2>&1
+    log "run-local-test.sh rc=$?"
+    ;;
+  graphs)
+    # CUDA-graph mode, both tools with -G G (the timed iterations captured
+    # once, the graph launched G times per measurement, the time divided by G).
+    start_cluster "gpu0:$all_gpus" || continue
+    for g in 1 10; do
+      for c in all_reduce sendrecv; do
+        timeout 200 "$bin/ebctl" --coordinator 127.0.0.1:29470 run-test --nodes gpu0 \
+          --workers-per-node "$gpus" --transport nccl --collective "$c" -b 8 -e 8G -f 2 -G "$g" \
+          --timeout 190 >"$out/graph$g/ours_${gpus}_$c.txt" 2>&1
+        log "ebctl $c -G $g rc=$?"
+      done
+    done
+    stop_cluster
+    wait_for_nccl_tests || continue
+    for g in 1 10; do
+      for c in all_reduce sendrecv; do
+        CUDA_VISIBLE_DEVICES=$all_gpus timeout 200 ".nccl-tests/build/${c}_perf" \
+          -b 8 -e 8G -f 2 -g "$gpus" -G "$g" >"$out/graph$g/nccltests_${gpus}_$c.txt" 2>&1
+        log "nccl-tests $c -G $g rc=$?"
+      done
+    done
     ;;
   nodes2)
     half=$((gpus / 2))

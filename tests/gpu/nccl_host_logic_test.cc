@@ -275,9 +275,12 @@ TEST(NcclOptionsTest, BadOptionsAreInvalidArgument) {
   no_init_time.init_timeout = absl::ZeroDuration();
   NcclOptions no_op_time;
   no_op_time.op_timeout = absl::Microseconds(10);
+  NcclOptions graph_negative;
+  graph_negative.cuda_graph_launches = -1;
   for (const Case& c :
        {Case{world0, "world_size"}, Case{rank_out, "rank"}, Case{device_negative, "cuda_device"},
-        Case{no_init_time, "init_timeout"}, Case{no_op_time, "op_timeout"}}) {
+        Case{no_init_time, "init_timeout"}, Case{no_op_time, "op_timeout"},
+        Case{graph_negative, "cuda_graph_launches"}}) {
     const absl::Status status = CreateNcclCommunicator(c.options, store).status();
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
     EXPECT_THAT(std::string(status.message()), HasSubstr(c.field));

@@ -73,7 +73,7 @@ TEST_P(NcclMultiGpuTest, CudaGraphModeFindsNoWrongElements) {
   const BenchmarkOptions options = SweepOptions(GetParam(), DataType::kBfloat16, ReduceOp::kSum, n);
   const std::vector<absl::Status> results = RunNcclRanks(
       n, [&](Communicator& comm) { return RunSweep(comm, options); },
-      [](NcclOptions& o) { o.cuda_graph = true; });
+      [](NcclOptions& o) { o.cuda_graph_launches = 1; });
   for (size_t r = 0; r < results.size(); ++r) EXPECT_TRUE(results[r].ok()) << results[r];
 }
 

@@ -31,9 +31,9 @@ using ::eb::transport::testing::TestOptions;
 using ::testing::HasSubstr;
 
 std::unique_ptr<Communicator> MustCreate(eb::testing::InMemoryRendezvousStore& store,
-                                         bool cuda_graph = false) {
+                                         int cuda_graph_launches = 0) {
   NcclOptions options = TestOptions(0, 1, 0);
-  options.cuda_graph = cuda_graph;
+  options.cuda_graph_launches = cuda_graph_launches;
   absl::StatusOr<std::unique_ptr<Communicator>> comm = CreateNcclCommunicator(options, store);
   EXPECT_TRUE(comm.ok()) << comm.status();
   return comm.ok() ? std::move(comm).value() : nullptr;

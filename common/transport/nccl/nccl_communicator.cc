@@ -60,6 +60,10 @@ absl::Status ValidateOptions(const NcclOptions& o) {
     return absl::InvalidArgumentError(
         absl::StrCat("cuda_device: must be >= 0, got ", o.cuda_device));
   }
+  if (o.cuda_graph_launches < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cuda_graph_launches: must be >= 0, got ", o.cuda_graph_launches));
+  }
   if (o.init_timeout < absl::Milliseconds(1)) {
     return absl::InvalidArgumentError(absl::StrCat("init_timeout: must be at least 1ms, got ",
                                                    absl::FormatDuration(o.init_timeout)));

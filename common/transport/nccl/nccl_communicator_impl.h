@@ -80,7 +80,7 @@ class NcclCommunicator final : public Communicator {
         comm_name_(options.comm_name),
         op_timeout_(options.op_timeout),
         init_timeout_(options.init_timeout),
-        cuda_graph_(options.cuda_graph),
+        cuda_graph_launches_(options.cuda_graph_launches),
         compute_capability_(device.compute_capability),
         nccl_version_(nccl_version) {}
 
@@ -222,7 +222,7 @@ class NcclCommunicator final : public Communicator {
   const std::string comm_name_;
   const absl::Duration op_timeout_;
   const absl::Duration init_timeout_;
-  const bool cuda_graph_;
+  const int cuda_graph_launches_;
   const int compute_capability_;
   const int nccl_version_;
   // True once the collectives run on the blocking communicator split off

@@ -113,12 +113,17 @@ absl::StatusOr<absl::Duration> NcclCommunicator::RunGraph(const CollectiveCall& 
     if (!gate.entered()) return AbortedError();
     cudaGraphExec_t exec = graphs_.Find(key);
     if (exec == nullptr) return absl::InternalError("captured graph missing from the cache");
+    // nccl-tests -G N: N launches of the graph between the events, the time
+    // divided by N.
     EB_RETURN_IF_ERROR(Record(start_, wait.what));
-    EB_CUDA_RETURN_IF_ERROR(cudaGraphLaunch(exec, stream_));
+    for (int launch = 0; launch < cuda_graph_launches_; ++launch) {
+      EB_CUDA_RETURN_IF_ERROR(cudaGraphLaunch(exec, stream_));
+    }
     EB_RETURN_IF_ERROR(Record(stop_, wait.what));
   }
   EB_RETURN_IF_ERROR(WaitEvent(stop_, wait));
-  return Elapsed();
+  EB_ASSIGN_OR_RETURN(absl::Duration elapsed, Elapsed());
+  return elapsed / cuda_graph_launches_;
 }
 
 absl::StatusOr<absl::Duration> NcclCommunicator::Run(const CollectiveCall& call, int iterations) {
@@ -142,9 +147,11 @@ absl::StatusOr<absl::Duration> NcclCommunicator::Run(const CollectiveCall& call,
       std::max(pattern::SendElements(spec), pattern::RecvElements(spec, call.root));
   const std::string what = absl::StrCat("collective ", Name(call.collective), " of ",
                                         elements * DataTypeSize(call.type), " bytes");
-  const Wait wait = OpWait(what, BatchBudget(iterations));
+  const bool graph = cuda_graph_launches_ > 0;
+  const Wait wait =
+      OpWait(what, BatchBudget(graph ? iterations * cuda_graph_launches_ : iterations));
   absl::StatusOr<absl::Duration> elapsed =
-      cuda_graph_ ? RunGraph(call, iterations, wait) : RunDirect(call, iterations, wait);
+      graph ? RunGraph(call, iterations, wait) : RunDirect(call, iterations, wait);
   if (!elapsed.ok()) return Fail(elapsed.status());
   return elapsed;
 }

@@ -39,6 +39,7 @@ json ConfigToJson(const v1::TestReport& report) {
       {"warmup_iters", spec.warmup_iterations()},
       {"iterations", spec.iterations()},
       {"validation", spec.check_iterations()},
+      {"graph", spec.cuda_graph_launches()},
       {"datatype", spec::DisplayName(spec.data_type())},
       {"redop", RedopLabel(spec)},
       {"root", RootLabel(spec)},

@@ -86,10 +86,11 @@ std::string TableHeader(const v1::TestReport& accepted, absl::string_view versio
   absl::StrAppendFormat(
       &out,
       "# collective %s nranks %d nodes %d minBytes %d maxBytes %d step: %s warmup iters: %d "
-      "iters: %d validation: %d datatype %s redop %s root %d",
+      "iters: %d validation: %d graph: %d datatype %s redop %s root %d",
       spec::DisplayName(spec.collective()), accepted.ranks_size(), TestNodeNames(accepted).size(),
       spec.min_bytes(), spec.max_bytes(), StepText(spec), spec.warmup_iterations(),
-      spec.iterations(), spec.check_iterations(), spec::DisplayName(spec.data_type()),
+      spec.iterations(), spec.check_iterations(), spec.cuda_graph_launches(),
+      spec::DisplayName(spec.data_type()),
       RedopLabel(spec), RootLabel(spec));
   if (spec.min_busbw_gbps() > 0) {
     absl::StrAppendFormat(&out, " min busbw: %g", spec.min_busbw_gbps());

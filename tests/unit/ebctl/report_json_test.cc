@@ -30,7 +30,7 @@ TEST(ReportToJsonTest, Config) {
   const json config = ReportToJson(testing::TwoRankReport())["config"];
   EXPECT_EQ(config,
             json::parse(R"({"minimum_bytes": 8, "maximum_bytes": 134217728, "step_factor": 2,
-                            "warmup_iters": 5, "iterations": 20, "validation": 1,
+                            "warmup_iters": 5, "iterations": 20, "validation": 1, "graph": 0,
                             "datatype": "float", "redop": "sum", "root": -1, "nranks": 2,
                             "nodes": ["host1", "host2"], "workers_per_node": 1,
                             "timeout_ms": 600000, "min_busbw_gbps": 50.0})"))
