@@ -1,9 +1,13 @@
 // The whole system on the GPUs of this machine (label gpu): a coordinator,
 // one agent with one worker per GPU, and `ebctl run-test --transport nccl`
-// for every collective, with the JSON report checked; and a world size 2
-// test whose rank 1 never joins or never starts (one GPU is enough). Skips
+// for every collective, with the JSON report checked; a world size 2 test
+// whose rank 1 never joins or never starts; and world size 2 over NCCL's
+// socket transport with both ranks on GPU 0, verified, with a peer killed
+// or stopped mid-collective (one GPU is enough for all of it). Skips
 // where the NVIDIA driver lists no GPU. Runs against the build tree, or
 // against the binaries in $EB_BIN_DIR (the bundle on the GPU machine).
+
+#include <signal.h>
 
 #include <filesystem>
 #include <string>
@@ -32,6 +36,13 @@ int DriverGpuCount() {
   return count;
 }
 
+// ebctl's --json report, or a failure showing what ebctl printed.
+nlohmann::json Parse(const CliResult& result) {
+  nlohmann::json report = nlohmann::json::parse(result.out, nullptr, false);
+  EXPECT_FALSE(report.is_discarded()) << "stdout: " << result.out << "\nstderr: " << result.err;
+  return report;
+}
+
 class NcclClusterTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -50,9 +61,7 @@ class NcclClusterTest : public ::testing::Test {
     args.insert(args.end(), extra.begin(), extra.end());
     CliResult result = cluster_.Ebctl(args, absl::Minutes(5));
     EXPECT_EQ(result.exit_code, expected_exit) << result.err;
-    nlohmann::json report = nlohmann::json::parse(result.out, nullptr, false);
-    EXPECT_FALSE(report.is_discarded()) << result.out << result.err;
-    return report;
+    return Parse(result);
   }
 
   int gpus_ = 0;
@@ -170,12 +179,6 @@ class NcclMissingRankTest : public ::testing::Test {
     return cluster_.Ebctl(args, absl::Minutes(2));
   }
 
-  static nlohmann::json Parse(const CliResult& result) {
-    nlohmann::json report = nlohmann::json::parse(result.out, nullptr, false);
-    EXPECT_FALSE(report.is_discarded()) << "stdout: " << result.out << "\nstderr: " << result.err;
-    return report;
-  }
-
   static std::string Seconds(absl::Duration d) {
     return absl::StrCat(absl::ToInt64Seconds(d), "s");
   }
@@ -249,6 +252,133 @@ TEST_F(NcclMissingRankTest, RankThatNeverStartsTimesOutNamingIt) {
   // are the same and may both report rank 1.
   (void)ExpectRankOneTimedOut(result, "worker_registration_timeout", "register");
   ExpectNextTestsPass();
+}
+
+// World size 2 on one GPU, so that real NCCL runs between two processes on
+// any GPU machine: two agents of this host, nodeA and nodeB, both owning
+// GPU 0, each told it is a host of its own, with --host-id for the
+// coordinator's shared-GPU check and NCCL_HOSTID for NCCL's duplicate-GPU
+// check. NCCL then treats them as two nodes and connects them through its
+// socket transport over loopback (--bootstrap-interface lo). This measures
+// nothing (two ranks share a GPU and the loopback), but it is NCCL between
+// processes: rank 1 gets the unique ID from rank 0 through the coordinator,
+// every collective is verified at world size 2, and a peer that dies or
+// stops mid-collective leaves rank 0 inside NCCL, from where it must be
+// aborted and stopped.
+class NcclTwoNodesOneGpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (DriverGpuCount() == 0) GTEST_SKIP() << "no NVIDIA GPU on this machine";
+    ASSERT_TRUE(cluster_.StartCoordinator().ok());
+    for (const char* node : {"nodeA", "nodeB"}) {
+      std::vector<std::string> flags = LocalCluster::FastAgentFlags();
+      const std::string host = absl::StrCat("ebnccl-test-", node);
+      flags.insert(flags.end(),
+                   {"--transport=nccl", "--gpus=0", "--bootstrap-interface=lo",
+                    "--host-id=" + host, "--worker-env=NCCL_HOSTID=" + host});
+      ASSERT_TRUE(cluster_.StartAgent(node, 1, flags).ok()) << node;
+    }
+  }
+
+  CliResult RunTest(const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"run-test", "--json", "--nodes", "nodeA,nodeB", "--transport",
+                                     "nccl", "--nccl-env", "NCCL_NVLS_ENABLE=0"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return cluster_.Ebctl(args, absl::Minutes(3));
+  }
+
+  // Starts a sweep that runs for minutes, waits until both ranks are in it,
+  // sends `signal` to rank 1 and returns ebctl's result.
+  CliResult SignalRankOneMidSweep(int signal, const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"run-test", "--json", "--nodes", "nodeA,nodeB",
+                                     "--transport", "nccl", "--nccl-env", "NCCL_NVLS_ENABLE=0",
+                                     "--collective", "all_reduce", "-b", "1M", "-e", "1M", "-i",
+                                     "1", "-n", "1000000", "-w", "0", "-c", "0"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const int handle = cluster_.StartEbctl(args);
+    const pid_t victim = cluster_.WaitForRunningWorker(1);
+    EXPECT_GT(victim, 0);
+    if (victim > 0) {
+      absl::SleepFor(absl::Milliseconds(500));  // well inside the batch
+      EXPECT_EQ(kill(victim, signal), 0);
+    }
+    signalled_ = absl::Now();
+    return cluster_.WaitEbctl(handle, absl::Minutes(2));
+  }
+
+  // Rank 1 on nodeB is the primary failure, rank 0 is not blamed before it,
+  // no worker is left, and both nodes run the next two-rank test.
+  void ExpectRankOneBlamedAndRecovery(const nlohmann::json& report, const std::string& kind) {
+    ASSERT_TRUE(report.is_object());
+    ASSERT_TRUE(report["failures"].is_array() && !report["failures"].empty()) << report.dump();
+    const nlohmann::json& primary = report["failures"][0];
+    EXPECT_EQ(primary["kind"], kind) << report["failures"].dump(2);
+    EXPECT_EQ(primary["rank"], 1) << report["failures"].dump(2);
+    EXPECT_EQ(primary["node"], "nodeB");
+    EXPECT_THAT(report["summary"].get<std::string>(), HasSubstr("rank 1 (node nodeB"));
+    EXPECT_TRUE(cluster_.WaitForNoWorkers(report["test_id"], absl::Seconds(10)))
+        << "a worker outlived its failed test";
+    ASSERT_TRUE(cluster_.WaitForIdleNodes(2).ok());
+    CliResult next = RunTest({"-b", "8", "-e", "64K", "-f", "8", "-n", "2"});
+    EXPECT_EQ(next.exit_code, 0) << next.err;
+    EXPECT_EQ(Parse(next)["state"], "passed");
+  }
+
+  LocalCluster cluster_;
+  absl::Time signalled_;
+};
+
+TEST_F(NcclTwoNodesOneGpuTest, EveryCollectiveIsVerifiedAtWorldSizeTwo) {
+  for (const char* collective : {"all_reduce", "all_gather", "reduce_scatter", "broadcast",
+                                 "reduce", "alltoall", "sendrecv"}) {
+    SCOPED_TRACE(collective);
+    const CliResult result =
+        RunTest({"--collective", collective, "-b", "8", "-e", "4M", "-f", "8", "-n", "3"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    const nlohmann::json report = Parse(result);
+    ASSERT_TRUE(report.is_object());
+    EXPECT_EQ(report["state"], "passed") << report["summary"];
+    EXPECT_EQ(report["config"]["nranks"], 2);
+    EXPECT_EQ(report["devices"][1]["node"], "nodeB");
+    EXPECT_EQ(report["out_of_bounds"]["count"], 0);
+  }
+  // A reduction whose result depends on both ranks, in types NCCL reduces
+  // differently, and avg, exact at a power-of-two world size.
+  for (const char* type : {"half", "bfloat16", "int8", "double"}) {
+    SCOPED_TRACE(type);
+    const CliResult result = RunTest({"--collective", "reduce_scatter", "-d", type, "-o", "sum",
+                                      "-b", "1K", "-e", "1M", "-f", "32", "-n", "2"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(Parse(result)["state"], "passed");
+  }
+  const CliResult avg = RunTest({"--collective", "all_reduce", "-d", "float", "-o", "avg", "-b",
+                                 "1K", "-e", "1M", "-f", "32", "-n", "2", "-G", "2"});
+  EXPECT_EQ(avg.exit_code, 0) << avg.err;
+  EXPECT_EQ(Parse(avg)["state"], "passed");
+}
+
+// SIGKILL of rank 1 mid-collective: rank 0 is left inside NCCL. The test
+// fails within seconds naming rank 1, and rank 0 is aborted and stopped.
+TEST_F(NcclTwoNodesOneGpuTest, KilledPeerFailsTheTestAndTheWaitingRankIsStopped) {
+  const CliResult result = SignalRankOneMidSweep(SIGKILL, {"--step-timeout", "20s"});
+  EXPECT_LT(absl::Now() - signalled_, absl::Seconds(10)) << "the failure waited for a deadline";
+  EXPECT_EQ(result.exit_code, 3) << result.err;
+  const nlohmann::json report = Parse(result);
+  EXPECT_EQ(report["failures"][0]["signal"], 9);
+  ExpectRankOneBlamedAndRecovery(report, "worker_exited");
+}
+
+// SIGSTOP of rank 1: nothing fails by itself, rank 0 waits inside NCCL and
+// keeps heartbeating. Rank 1 must be named as hung (not rank 0 for its
+// stuck collective), and both must be gone afterwards (the stopped one by
+// SIGKILL, the waiting one by abort).
+TEST_F(NcclTwoNodesOneGpuTest, StoppedPeerIsNamedAndTheWaitingRankIsStopped) {
+  const CliResult result = SignalRankOneMidSweep(SIGSTOP, {"--step-timeout", "5s"});
+  EXPECT_LT(absl::Now() - signalled_, absl::Seconds(5 + 10));
+  EXPECT_NE(result.exit_code, 0) << result.err;
+  const nlohmann::json report = Parse(result);
+  EXPECT_NE(report["state"], "passed");
+  ExpectRankOneBlamedAndRecovery(report, "worker_hung");
 }
 
 }  // namespace

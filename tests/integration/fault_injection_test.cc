@@ -36,24 +36,6 @@ nlohmann::json Parse(const CliResult& result) {
   return report;
 }
 
-// Waits until some worker of rank `rank` is running its sweep: the test's
-// state is RUNNING once every rank joined, which we observe from the
-// coordinator.
-pid_t WaitForRunningWorker(LocalCluster& cluster, int rank) {
-  const absl::Time deadline = absl::Now() + absl::Seconds(30);
-  while (absl::Now() < deadline) {
-    CliResult jobs = cluster.Ebctl({"jobs", "--json"});
-    nlohmann::json list = nlohmann::json::parse(jobs.out, nullptr, false);
-    if (!list.is_discarded()) {
-      for (const auto& test : list["tests"]) {
-        if (test["state"] == "running") return cluster.WorkerPid(rank);
-      }
-    }
-    absl::SleepFor(absl::Milliseconds(50));
-  }
-  return -1;
-}
-
 class FaultInjectionTest : public ::testing::Test {
  protected:
   void StartCluster(std::vector<std::string> host1_extra = {}) {
@@ -78,7 +60,7 @@ class FaultInjectionTest : public ::testing::Test {
 TEST_F(FaultInjectionTest, KilledWorkerFailsTheTestWithinSeconds) {
   StartCluster();
   const int handle = cluster_.StartEbctl(kLongSweep);
-  const pid_t victim = WaitForRunningWorker(cluster_, 3);
+  const pid_t victim = cluster_.WaitForRunningWorker(3);
   ASSERT_GT(victim, 0);
   const absl::Time killed = absl::Now();
   ASSERT_EQ(kill(victim, SIGKILL), 0);
@@ -104,7 +86,7 @@ TEST_F(FaultInjectionTest, KilledWorkerFailsTheTestWithinSeconds) {
 TEST_F(FaultInjectionTest, KilledAgentFailsTheTestNamingTheNode) {
   StartCluster();
   const int handle = cluster_.StartEbctl(kLongSweep);
-  ASSERT_GT(WaitForRunningWorker(cluster_, 0), 0);
+  ASSERT_GT(cluster_.WaitForRunningWorker(0), 0);
   const absl::Time killed = absl::Now();
   ASSERT_TRUE(cluster_.SignalAgent("host1", SIGKILL).ok());
   CliResult result = cluster_.WaitEbctl(handle);
@@ -159,7 +141,7 @@ TEST_F(FaultInjectionTest, HungWorkerIsNamed) {
   std::vector<std::string> args = kLongSweep;
   args.insert(args.end(), {"--step-timeout", "3s"});
   const int handle = cluster_.StartEbctl(args);
-  const pid_t victim = WaitForRunningWorker(cluster_, 1);
+  const pid_t victim = cluster_.WaitForRunningWorker(1);
   ASSERT_GT(victim, 0);
   ASSERT_EQ(kill(victim, SIGSTOP), 0);
   CliResult result = cluster_.WaitEbctl(handle);
@@ -200,7 +182,7 @@ TEST_F(FaultInjectionTest, BandwidthBelowMinimumExitsSeven) {
 TEST_F(FaultInjectionTest, InterruptedEbctlCancelsTheTest) {
   StartCluster();
   const int handle = cluster_.StartEbctl(kLongSweep);
-  ASSERT_GT(WaitForRunningWorker(cluster_, 0), 0);
+  ASSERT_GT(cluster_.WaitForRunningWorker(0), 0);
   cluster_.SignalEbctl(handle, SIGINT);
   CliResult result = cluster_.WaitEbctl(handle, absl::Seconds(20));
   EXPECT_EQ(result.exit_code, 130) << result.err;

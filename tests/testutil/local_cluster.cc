@@ -44,6 +44,23 @@ std::string ShellQuote(const std::string& text) {
   return quoted + "'";
 }
 
+// Asks the coordinator at `address` with `probe(stub, context)` (a fresh
+// context with a 2 s deadline each time) every `period` until it returns
+// true (then true) or `timeout` has passed (then false).
+template <typename Probe>
+bool PollCoordinator(const std::string& address, absl::Duration timeout, absl::Duration period,
+                     Probe&& probe) {
+  auto stub = ebnccl::v1::Control::NewStub(common::MakeChannel(address));
+  const absl::Time deadline = absl::Now() + timeout;
+  while (absl::Now() < deadline) {
+    grpc::ClientContext context;
+    common::SetTimeout(context, absl::Seconds(2));
+    if (probe(*stub, context)) return true;
+    absl::SleepFor(period);
+  }
+  return false;
+}
+
 std::vector<std::string> BaseEnv() {
   std::vector<std::string> env;
   for (char** entry = environ; *entry != nullptr; ++entry) {
@@ -209,45 +226,43 @@ absl::Status LocalCluster::StartAgent(const std::string& name, int workers,
   if (!process.ok()) return process.status();
   agents_.emplace(name, *std::move(process));
   // Registered means listed by the coordinator and not lost.
-  auto channel = common::MakeChannel(coordinator_address());
-  auto stub = ebnccl::v1::Control::NewStub(channel);
-  const absl::Time deadline = absl::Now() + absl::Seconds(20);
-  while (absl::Now() < deadline) {
-    grpc::ClientContext context;
-    common::SetTimeout(context, absl::Seconds(2));
-    ebnccl::v1::ListNodesReply reply;
-    if (stub->ListNodes(&context, {}, &reply).ok()) {
-      for (const auto& node : reply.nodes()) {
-        if (node.node_name() == name && node.state() != ebnccl::v1::NODE_STATE_LOST) {
-          return absl::OkStatus();
+  const Process& agent = agents_.at(name);
+  bool exited = false;
+  const bool registered = PollCoordinator(
+      coordinator_address(), absl::Seconds(20), absl::Milliseconds(20),
+      [&](ebnccl::v1::Control::Stub& stub, grpc::ClientContext& context) {
+        ebnccl::v1::ListNodesReply reply;
+        if (stub.ListNodes(&context, {}, &reply).ok()) {
+          for (const auto& node : reply.nodes()) {
+            if (node.node_name() == name && node.state() != ebnccl::v1::NODE_STATE_LOST) {
+              return true;
+            }
+          }
         }
-      }
-    }
-    if (agents_.at(name).exited->HasBeenNotified()) {
-      return absl::InternalError("eb-agent " + name + " exited: " +
-                                 agents_.at(name).exit_info->Describe());
-    }
-    absl::SleepFor(absl::Milliseconds(20));
+        exited = agent.exited->HasBeenNotified();
+        return exited;
+      });
+  if (exited) {
+    return absl::InternalError("eb-agent " + name + " exited: " + agent.exit_info->Describe());
   }
-  return absl::DeadlineExceededError("agent " + name + " did not register");
+  if (!registered) return absl::DeadlineExceededError("agent " + name + " did not register");
+  return absl::OkStatus();
 }
 
 absl::Status LocalCluster::WaitForIdleNodes(int count, absl::Duration timeout) {
-  auto stub = ebnccl::v1::Control::NewStub(common::MakeChannel(coordinator_address()));
-  const absl::Time deadline = absl::Now() + timeout;
   int idle = 0;
-  while (absl::Now() < deadline) {
-    grpc::ClientContext context;
-    common::SetTimeout(context, absl::Seconds(2));
-    ebnccl::v1::ListNodesReply reply;
-    idle = 0;
-    if (stub->ListNodes(&context, {}, &reply).ok()) {
-      for (const auto& node : reply.nodes()) idle += node.state() == ebnccl::v1::NODE_STATE_IDLE;
-    }
-    if (idle >= count) return absl::OkStatus();
-    absl::SleepFor(absl::Milliseconds(20));
-  }
-  return absl::DeadlineExceededError(absl::StrCat("only ", idle, " idle nodes"));
+  const bool enough = PollCoordinator(
+      coordinator_address(), timeout, absl::Milliseconds(20),
+      [&](ebnccl::v1::Control::Stub& stub, grpc::ClientContext& context) {
+        ebnccl::v1::ListNodesReply reply;
+        idle = 0;
+        if (stub.ListNodes(&context, {}, &reply).ok()) {
+          for (const auto& node : reply.nodes()) idle += node.state() == ebnccl::v1::NODE_STATE_IDLE;
+        }
+        return idle >= count;
+      });
+  if (!enough) return absl::DeadlineExceededError(absl::StrCat("only ", idle, " idle nodes"));
+  return absl::OkStatus();
 }
 
 absl::Status LocalCluster::SignalAgent(const std::string& name, int signal) {
@@ -359,6 +374,20 @@ pid_t LocalCluster::WorkerPid(int rank) const {
     if (std::find(argv.begin(), argv.end(), absl::StrCat("--rank=", rank)) != argv.end()) return pid;
   }
   return -1;
+}
+
+pid_t LocalCluster::WaitForRunningWorker(int rank, absl::Duration timeout) {
+  const bool running = PollCoordinator(
+      coordinator_address(), timeout, absl::Milliseconds(50),
+      [](ebnccl::v1::Control::Stub& stub, grpc::ClientContext& context) {
+        ebnccl::v1::ListTestsReply reply;
+        if (!stub.ListTests(&context, {}, &reply).ok()) return false;
+        for (const auto& test : reply.tests()) {
+          if (test.state() == ebnccl::v1::TEST_STATE_RUNNING) return true;
+        }
+        return false;
+      });
+  return running ? WorkerPid(rank) : -1;
 }
 
 bool LocalCluster::WaitForNoWorkers(const std::string& test_id, absl::Duration timeout) const {

@@ -85,6 +85,9 @@ class LocalCluster {
   std::vector<pid_t> WorkerPids(const std::string& test_id = "") const;
   // Live worker of `rank` (of any test of this cluster), or -1.
   pid_t WorkerPid(int rank) const;
+  // Waits until a test of this cluster is RUNNING (every rank joined) and
+  // returns the live worker of `rank`, or -1 after `timeout`.
+  pid_t WaitForRunningWorker(int rank, absl::Duration timeout = absl::Seconds(30));
   // Waits until no live eb-worker of `test_id` (all when empty) remains.
   bool WaitForNoWorkers(const std::string& test_id, absl::Duration timeout) const;
 
