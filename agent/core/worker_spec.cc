@@ -8,6 +8,11 @@
 #include "agent/core/fabric_config.h"
 
 namespace eb::agent {
+namespace {
+
+constexpr char kNcclNet[] = "NCCL_NET";
+
+}  // namespace
 
 bool IsPassedThrough(const std::string& env_entry) {
   static const char* const kExact[] = {"PATH=", "LD_LIBRARY_PATH=", "HOME=", "TMPDIR=", "LANG=",
@@ -48,6 +53,15 @@ std::vector<std::string> BuildWorkerEnv(const AgentConfig& config,
   // The test's own NCCL knobs (allow-listed by the coordinator).
   for (const auto& [key, value] : test_env) {
     if (!IsAgentOwnedVariable(key)) env[key] = value;
+  }
+  // HCAs configured: NCCL must use them or fail, never fall back to TCP
+  // sockets without a word (NCCL_NET=IB; NCCL's IB transport covers RoCE
+  // too). An NCCL_NET from the agent's environment or worker.env wins (an
+  // external plugin such as IBext), and a test that turns IB off
+  // (NCCL_IB_DISABLE=1, e.g. to compare with sockets) gets NCCL's choice.
+  if (!config.ib_hcas.empty() && !env.contains(kNcclNet)) {
+    const auto disabled = env.find("NCCL_IB_DISABLE");
+    if (disabled == env.end() || disabled->second != "1") env[kNcclNet] = "IB";
   }
   // --cuda-device i must be the agent's GPU i, the i-th in PCI order; CUDA's
   // default order is "fastest first".

@@ -38,8 +38,10 @@ bool IsPassedThrough(const std::string& env_entry);
 // NCCL version probe), in increasing precedence: the passed-through part of
 // the agent's environment, the node's fabric settings (NCCL_SOCKET_IFNAME
 // and NCCL_IB_HCA in '=' form, NCCL_IB_GID_INDEX), config.worker_env, then
-// `test_env` (the test's allow-listed nccl_env); last CUDA_DEVICE_ORDER=
-// PCI_BUS_ID. The variables env_policy.h gives to the agent are never taken
+// `test_env` (the test's allow-listed nccl_env); last NCCL_NET=IB where
+// HCAs are configured and nothing above set NCCL_NET or NCCL_IB_DISABLE=1
+// (so that NCCL fails rather than silently using TCP sockets), and
+// CUDA_DEVICE_ORDER=PCI_BUS_ID. The variables env_policy.h gives to the agent are never taken
 // from the agent's environment or config.worker_env (the agent refuses the
 // latter at start; this is the backstop). Sorted by name.
 std::vector<std::string> BuildWorkerEnv(const AgentConfig& config,

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "agent/worker/agent_link.h"
@@ -106,6 +107,28 @@ absl::StatusOr<transport::BenchmarkOptions> ToBenchmarkOptions(const v1::TestSpe
   return options;
 }
 
+#ifdef EB_HAVE_NCCL
+// Where the agent forced NCCL's IB transport (its HCAs are configured; see
+// agent/core/worker_spec.h), a failed init may be NCCL unable to use them:
+// it is not allowed to fall back to TCP sockets, so say what to check. Not
+// for deadlines and aborts, which a missing peer explains.
+absl::Status WithIbTransportHint(absl::Status status) {
+  const char* net = std::getenv("NCCL_NET");
+  const char* hcas = std::getenv("NCCL_IB_HCA");
+  if (status.ok() || net == nullptr || hcas == nullptr || !absl::EqualsIgnoreCase(net, "IB") ||
+      status.code() == absl::StatusCode::kDeadlineExceeded ||
+      status.code() == absl::StatusCode::kAborted) {
+    return status;
+  }
+  return absl::Status(
+      status.code(),
+      absl::StrCat(status.message(), " (NCCL_NET=IB, NCCL_IB_HCA=", hcas,
+                   ": this node's HCAs are configured, so NCCL may not fall back to TCP sockets; "
+                   "if it could not use them, check rdma-core (libibverbs), "
+                   "/dev/infiniband/uverbs* for this process, and the ports' state)"));
+}
+#endif
+
 // The communicator of the test's transport, joined through the relayed
 // rendezvous.
 absl::StatusOr<std::unique_ptr<transport::Communicator>> CreateCommunicator(
@@ -123,7 +146,10 @@ absl::StatusOr<std::unique_ptr<transport::Communicator>> CreateCommunicator(
     nccl.init_timeout = options.init_timeout;
     nccl.op_timeout = options.op_timeout;
     nccl.cuda_graph_launches = spec.cuda_graph_launches();
-    return transport::CreateNcclCommunicator(nccl, link);
+    absl::StatusOr<std::unique_ptr<transport::Communicator>> comm =
+        transport::CreateNcclCommunicator(nccl, link);
+    if (!comm.ok()) return WithIbTransportHint(comm.status());
+    return comm;
 #else
     return absl::UnimplementedError("this eb-worker was built without NCCL");
 #endif

@@ -30,6 +30,7 @@
 #   repeat   ours and nccl-tests alternated $REPEATS times on one sweep (see the phase)
 #   main     deploy/scripts/run-local-test.sh (the README's main command) from the bundle
 #   graphs   CUDA-graph mode, all_reduce and sendrecv: ebctl vs nccl-tests, -G 1 and -G 10
+#   no_tcp_fallback  configured HCAs NCCL cannot open: the test fails, naming NCCL_NET=IB
 #   nodes2   two agents with distinct NCCL_HOSTID, half the GPUs each, NCCL_ALGO=Ring
 #   faults   SIGKILL one worker mid-sweep, SIGSTOP another; GPU memory after; next test
 #   init     communicator init time (ours and NCCL's "Init timings") at 2..N ranks
@@ -231,6 +232,23 @@ for phase in "$@"; do
         log "nccl-tests $c -G $g rc=$?"
       done
     done
+    ;;
+  no_tcp_fallback)
+    # Configured HCAs that NCCL cannot open (a fake sysfs tree lists an
+    # ACTIVE ebnccl_fake_0): the test must fail naming NCCL_NET=IB, not run
+    # over TCP sockets; with NCCL_IB_DISABLE=1 from the test it runs.
+    fake=$work/infiniband/ebnccl_fake_0/ports/1
+    mkdir -p "$fake"
+    echo "4: ACTIVE" >"$fake/state"; echo "400 Gb/sec (4X NDR)" >"$fake/rate"
+    echo InfiniBand >"$fake/link_layer"
+    start_cluster "gpu0:0:--sysfs-infiniband=$work/infiniband --ib-hca=ebnccl_fake_0" || continue
+    ebctl nodes >"$out/no_tcp_fallback_nodes.txt" 2>&1
+    ebctl run-test --nodes gpu0 --transport nccl -b 8 -e 64K -f 8 >"$out/no_tcp_fallback.txt" 2>&1
+    log "no_tcp_fallback rc=$?"
+    ebctl run-test --nodes gpu0 --transport nccl -b 8 -e 64K -f 8 --nccl-env NCCL_IB_DISABLE=1 \
+      >"$out/no_tcp_fallback_ib_disabled.txt" 2>&1
+    log "no_tcp_fallback with NCCL_IB_DISABLE=1 rc=$?"
+    stop_cluster
     ;;
   nodes2)
     half=$((gpus / 2))

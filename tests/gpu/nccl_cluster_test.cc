@@ -10,6 +10,7 @@
 #include <signal.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -252,6 +253,47 @@ TEST_F(NcclMissingRankTest, RankThatNeverStartsTimesOutNamingIt) {
   // are the same and may both report rank 1.
   (void)ExpectRankOneTimedOut(result, "worker_registration_timeout", "register");
   ExpectNextTestsPass();
+}
+
+// The node's HCAs are configured, and a fake sysfs tree says the one listed
+// is ACTIVE, so the agent starts; but no such device exists for NCCL. The
+// test must fail naming the IB transport rather than run over TCP sockets
+// (the agent sets NCCL_NET=IB). A test that turns IB off (NCCL_IB_DISABLE=1)
+// runs on the same node with NCCL's own choice.
+TEST(NcclFabricTest, ConfiguredHcasThatNcclCannotOpenFailTheTestInsteadOfFallingBackToTcp) {
+  if (DriverGpuCount() == 0) GTEST_SKIP() << "no NVIDIA GPU on this machine";
+  LocalCluster cluster;
+  const std::filesystem::path sysfs = std::filesystem::path(cluster.work_dir()) / "infiniband";
+  const std::filesystem::path port = sysfs / "ebnccl_fake_0" / "ports" / "1";
+  std::filesystem::create_directories(port);
+  std::ofstream(port / "state") << "4: ACTIVE\n";
+  std::ofstream(port / "rate") << "400 Gb/sec (4X NDR)\n";
+  std::ofstream(port / "link_layer") << "InfiniBand\n";
+  ASSERT_TRUE(cluster.StartCoordinator().ok());
+  std::vector<std::string> flags = LocalCluster::FastAgentFlags();
+  flags.insert(flags.end(), {"--transport=nccl", "--gpus=0", "--sysfs-infiniband=" + sysfs.string(),
+                             "--ib-hca=ebnccl_fake_0"});
+  ASSERT_TRUE(cluster.StartAgent("gpu0", 1, flags).ok());
+  const std::vector<std::string> args = {"run-test", "--json", "--nodes", "gpu0", "--transport",
+                                         "nccl", "-b", "8", "-e", "64K", "-f", "8", "-n", "2"};
+
+  const CliResult forced = cluster.Ebctl(args, absl::Minutes(2));
+  EXPECT_EQ(forced.exit_code, 3) << forced.err;
+  const nlohmann::json report = Parse(forced);
+  ASSERT_TRUE(report.is_object());
+  EXPECT_EQ(report["state"], "failed");
+  const std::string summary = report["summary"].get<std::string>();
+  EXPECT_THAT(summary, HasSubstr("rank 0 (node gpu0"));
+  EXPECT_THAT(summary, HasSubstr("NCCL_NET=IB, NCCL_IB_HCA==ebnccl_fake_0"));
+  EXPECT_THAT(summary, HasSubstr("may not fall back to TCP sockets"));
+  EXPECT_TRUE(cluster.WaitForNoWorkers(report["test_id"], absl::Seconds(10)));
+
+  std::vector<std::string> without_ib = args;
+  without_ib.insert(without_ib.end(), {"--nccl-env", "NCCL_IB_DISABLE=1"});
+  ASSERT_TRUE(cluster.WaitForIdleNodes(1).ok());
+  const CliResult sockets = cluster.Ebctl(without_ib, absl::Minutes(2));
+  EXPECT_EQ(sockets.exit_code, 0) << sockets.err;
+  EXPECT_EQ(Parse(sockets)["state"], "passed");
 }
 
 // World size 2 on one GPU, so that real NCCL runs between two processes on

@@ -244,8 +244,28 @@ TEST_F(WorkerSpecTest, FabricSettingsInExactMatchForm) {
   EXPECT_EQ(env.at("NCCL_IB_GID_INDEX"), "3");
 }
 
+// Configured HCAs must be used or the test fails: no silent TCP fallback.
+TEST_F(WorkerSpecTest, ConfiguredHcasForceNcclsIbTransport) {
+  config_.ib_hcas = {HcaPort{"mlx5_100", 1}};
+  EXPECT_EQ(EnvMap(BuildWorkerSpec(config_, Worker()).env).at("NCCL_NET"), "IB");
+  // The operator's choice wins: inherited by the service, or worker.env
+  // (an external plugin).
+  EXPECT_EQ(EnvMap(BuildWorkerSpec(config_, Worker({"NCCL_NET=IBext"})).env).at("NCCL_NET"),
+            "IBext");
+  config_.worker_env = {"NCCL_NET=AWS Libfabric"};
+  EXPECT_EQ(EnvMap(BuildWorkerSpec(config_, Worker()).env).at("NCCL_NET"), "AWS Libfabric");
+  config_.worker_env.clear();
+  // A test that turns IB off gets NCCL's own choice (sockets), not a forced
+  // IB that could only fail.
+  (*launch_.mutable_spec()->mutable_nccl_env())["NCCL_IB_DISABLE"] = "1";
+  EXPECT_FALSE(EnvMap(BuildWorkerSpec(config_, Worker()).env).contains("NCCL_NET"));
+  (*launch_.mutable_spec()->mutable_nccl_env())["NCCL_IB_DISABLE"] = "0";
+  EXPECT_EQ(EnvMap(BuildWorkerSpec(config_, Worker()).env).at("NCCL_NET"), "IB");
+}
+
 TEST_F(WorkerSpecTest, NoFabricSettingsWhenUnconfigured) {
   const auto env = EnvMap(BuildWorkerSpec(config_, Worker({"PATH=/usr/bin"})).env);
+  EXPECT_FALSE(env.contains("NCCL_NET"));
   EXPECT_FALSE(env.contains("NCCL_IB_HCA"));
   EXPECT_FALSE(env.contains("NCCL_IB_GID_INDEX"));
   config_.ib_gid_index = 0;  // 0 is a real GID index.
