@@ -75,7 +75,7 @@ absl::Status BenchmarkRunner::Measure(const CollectiveCall& call, PlacementResul
   EB_RETURN_IF_ERROR(comm_.Run(call, 1).status());
   EB_RETURN_IF_ERROR(comm_.Barrier());
 
-  EB_ASSIGN_OR_RETURN(absl::Duration batch, comm_.Run(call, options_.iterations));
+  EB_ASSIGN_OR_RETURN(absl::Duration batch, comm_.RunTimedBatch(call, options_.iterations));
   result.time_us = absl::ToDoubleMicroseconds(batch) / options_.iterations;
   EB_RETURN_IF_ERROR(comm_.Barrier());
 

@@ -89,6 +89,17 @@ class Communicator {
   // ABORTED after Abort; UNAVAILABLE when a peer is gone.
   virtual absl::StatusOr<absl::Duration> Run(const CollectiveCall& call, int iterations) = 0;
 
+  // The timed batch of a measurement (BenchmarkRunner): Run unless the
+  // backend times batches differently. The NCCL backend's CUDA-graph mode
+  // (nccl-tests -G N) launches the captured batch N times here and returns
+  // the time of one launch, while Run launches it once, as nccl-tests does
+  // for its check: N launches of an in-place reduction would change the
+  // data N times.
+  virtual absl::StatusOr<absl::Duration> RunTimedBatch(const CollectiveCall& call,
+                                                       int iterations) {
+    return Run(call, iterations);
+  }
+
   // Blocks until every rank reached the barrier (same errors as Run).
   virtual absl::Status Barrier() = 0;
 

@@ -21,11 +21,12 @@ namespace eb::testing {
 
 class FakeCommunicator final : public transport::Communicator {
  public:
-  // One recorded call. kind: "fill", "run", "barrier", "check".
+  // One recorded call. kind: "fill", "run", "timed" (RunTimedBatch),
+  // "barrier", "check".
   struct Event {
     std::string kind;
     transport::CollectiveCall call;
-    int iterations = 0;  // run
+    int iterations = 0;  // run, timed
     uint32_t seed = 0;   // fill, check
   };
 
@@ -77,6 +78,14 @@ class FakeCommunicator final : public transport::Communicator {
     events_.push_back({"run", call, iterations, 0});
     if (runs_++ == fail_run_) return fail_status_;
     return time_per_call_ * iterations;
+  }
+
+  // Recorded as "timed"; otherwise as Run.
+  absl::StatusOr<absl::Duration> RunTimedBatch(const transport::CollectiveCall& call,
+                                               int iterations) override {
+    absl::StatusOr<absl::Duration> result = Run(call, iterations);
+    events_.back().kind = "timed";
+    return result;
   }
 
   absl::Status Barrier() override {

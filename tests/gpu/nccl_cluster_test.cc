@@ -394,9 +394,16 @@ TEST_F(NcclTwoNodesOneGpuTest, EveryCollectiveIsVerifiedAtWorldSizeTwo) {
     EXPECT_EQ(Parse(result)["state"], "passed");
   }
   const CliResult avg = RunTest({"--collective", "all_reduce", "-d", "float", "-o", "avg", "-b",
-                                 "1K", "-e", "1M", "-f", "32", "-n", "2", "-G", "2"});
+                                 "1K", "-e", "1M", "-f", "32", "-n", "2"});
   EXPECT_EQ(avg.exit_code, 0) << avg.err;
   EXPECT_EQ(Parse(avg)["state"], "passed");
+  // -G 3: the timed batch is launched 3 times, the check once. An in-place
+  // sum at N=2 is not idempotent, so a check launched 3 times would fail.
+  const CliResult graph = RunTest({"--collective", "all_reduce", "-o", "sum", "-b", "1K", "-e",
+                                   "1M", "-f", "32", "-n", "2", "-c", "2", "-G", "3"});
+  EXPECT_EQ(graph.exit_code, 0) << graph.err;
+  EXPECT_EQ(Parse(graph)["state"], "passed");
+  EXPECT_EQ(Parse(graph)["config"]["graph"], 3);
 }
 
 // SIGKILL of rank 1 mid-collective: rank 0 is left inside NCCL. The test

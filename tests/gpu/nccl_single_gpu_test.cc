@@ -177,7 +177,7 @@ TEST(NcclCommunicatorTest, UnknownDeviceIsInvalidArgument) {
 TEST(NcclCommunicatorTest, CudaGraphModeReplaysCapturedBatches) {
   EB_SKIP_UNLESS_GPUS(1);
   eb::testing::InMemoryRendezvousStore store;
-  std::unique_ptr<Communicator> comm = MustCreate(store, /*cuda_graph=*/true);
+  std::unique_ptr<Communicator> comm = MustCreate(store, /*cuda_graph_launches=*/3);
   ASSERT_NE(comm, nullptr);
   auto send = comm->Allocate(1 << 20);
   auto recv = comm->Allocate(1 << 20);
@@ -198,6 +198,9 @@ TEST(NcclCommunicatorTest, CudaGraphModeReplaysCapturedBatches) {
         absl::StatusOr<absl::Duration> batch = comm->Run(call, 4);
         ASSERT_TRUE(batch.ok()) << Name(c) << ": " << batch.status();
         EXPECT_GT(*batch, absl::ZeroDuration()) << Name(c);
+        absl::StatusOr<absl::Duration> timed = comm->RunTimedBatch(call, 4);  // 3 launches
+        ASSERT_TRUE(timed.ok()) << Name(c) << ": " << timed.status();
+        EXPECT_GT(*timed, absl::ZeroDuration()) << Name(c);
       }
       absl::StatusOr<int64_t> wrong = comm->CountWrong(pattern);
       ASSERT_TRUE(wrong.ok()) << wrong.status();

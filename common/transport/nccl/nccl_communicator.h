@@ -60,9 +60,10 @@ struct NcclOptions {
   // (capped at max(op_timeout, 1 hour)); Barrier, FillInput and CountWrong
   // at most op_timeout. Also bounds ncclCommFinalize on destruction.
   absl::Duration op_timeout = absl::Seconds(60);
-  // nccl-tests -G: 0 = off; N > 0 = Run captures its `iterations` calls
-  // into a CUDA graph once per call shape, times N launches of it and
-  // returns that time / N (the time of `iterations` calls).
+  // nccl-tests -G: 0 = off; N > 0 = Run and RunTimedBatch capture their
+  // `iterations` calls into a CUDA graph once per call shape; Run launches
+  // it once, RunTimedBatch times N launches and returns that time / N (the
+  // time of `iterations` calls).
   int cuda_graph_launches = 0;
 };
 

@@ -104,6 +104,10 @@ class NcclCommunicator final : public Communicator {
   absl::Status FillInput(const DataPattern& pattern) override;
   absl::StatusOr<int64_t> CountWrong(const DataPattern& pattern) override;
   absl::StatusOr<absl::Duration> Run(const CollectiveCall& call, int iterations) override;
+  // In CUDA-graph mode: cuda_graph_launches launches of the captured batch,
+  // the time divided by them; otherwise Run.
+  absl::StatusOr<absl::Duration> RunTimedBatch(const CollectiveCall& call,
+                                               int iterations) override;
   absl::Status Barrier() override;
   void Abort(absl::string_view reason) override;
 
@@ -204,8 +208,12 @@ class NcclCommunicator final : public Communicator {
   absl::StatusOr<absl::Duration> Elapsed();
   absl::StatusOr<absl::Duration> RunDirect(const CollectiveCall& call, int iterations,
                                            const Wait& wait, Poll poll = Poll::kSpinThenSleep);
+  // Run and RunTimedBatch: `launches` launches of the batch's graph in
+  // CUDA-graph mode (ignored otherwise).
+  absl::StatusOr<absl::Duration> RunBatch(const CollectiveCall& call, int iterations,
+                                          int launches);
   absl::StatusOr<absl::Duration> RunGraph(const CollectiveCall& call, int iterations,
-                                          const Wait& wait);
+                                          int launches, const Wait& wait);
   absl::Status Capture(const GraphKey& key, const Wait& wait);
   absl::Status SyncStream(const Wait& wait);
 

@@ -96,7 +96,8 @@ absl::Status NcclCommunicator::Capture(const GraphKey& key, const Wait& wait) {
 }
 
 absl::StatusOr<absl::Duration> NcclCommunicator::RunGraph(const CollectiveCall& call,
-                                                          int iterations, const Wait& wait) {
+                                                          int iterations, int launches,
+                                                          const Wait& wait) {
   const GraphKey key{call, iterations};
   bool cached = false;
   {
@@ -116,17 +117,27 @@ absl::StatusOr<absl::Duration> NcclCommunicator::RunGraph(const CollectiveCall& 
     // nccl-tests -G N: N launches of the graph between the events, the time
     // divided by N.
     EB_RETURN_IF_ERROR(Record(start_, wait.what));
-    for (int launch = 0; launch < cuda_graph_launches_; ++launch) {
+    for (int launch = 0; launch < launches; ++launch) {
       EB_CUDA_RETURN_IF_ERROR(cudaGraphLaunch(exec, stream_));
     }
     EB_RETURN_IF_ERROR(Record(stop_, wait.what));
   }
   EB_RETURN_IF_ERROR(WaitEvent(stop_, wait));
   EB_ASSIGN_OR_RETURN(absl::Duration elapsed, Elapsed());
-  return elapsed / cuda_graph_launches_;
+  return elapsed / launches;
 }
 
 absl::StatusOr<absl::Duration> NcclCommunicator::Run(const CollectiveCall& call, int iterations) {
+  return RunBatch(call, iterations, 1);
+}
+
+absl::StatusOr<absl::Duration> NcclCommunicator::RunTimedBatch(const CollectiveCall& call,
+                                                               int iterations) {
+  return RunBatch(call, iterations, std::max(cuda_graph_launches_, 1));
+}
+
+absl::StatusOr<absl::Duration> NcclCommunicator::RunBatch(const CollectiveCall& call,
+                                                          int iterations, int launches) {
   if (iterations < 1) {
     return absl::InvalidArgumentError(absl::StrCat("iterations: must be >= 1, got ", iterations));
   }
@@ -148,10 +159,9 @@ absl::StatusOr<absl::Duration> NcclCommunicator::Run(const CollectiveCall& call,
   const std::string what = absl::StrCat("collective ", Name(call.collective), " of ",
                                         elements * DataTypeSize(call.type), " bytes");
   const bool graph = cuda_graph_launches_ > 0;
-  const Wait wait =
-      OpWait(what, BatchBudget(graph ? iterations * cuda_graph_launches_ : iterations));
+  const Wait wait = OpWait(what, BatchBudget(graph ? iterations * launches : iterations));
   absl::StatusOr<absl::Duration> elapsed =
-      graph ? RunGraph(call, iterations, wait) : RunDirect(call, iterations, wait);
+      graph ? RunGraph(call, iterations, launches, wait) : RunDirect(call, iterations, wait);
   if (!elapsed.ok()) return Fail(elapsed.status());
   return elapsed;
 }

@@ -35,8 +35,9 @@ BenchmarkOptions SmallSweep() {
 std::vector<std::string> Kinds(const FakeCommunicator& comm) {
   std::vector<std::string> kinds;
   for (const auto& e : comm.events()) {
-    kinds.push_back(e.kind == "run" ? absl::StrCat("run", e.iterations, "x", e.call.count)
-                                    : e.kind);
+    kinds.push_back(e.kind == "run" || e.kind == "timed"
+                        ? absl::StrCat(e.kind, e.iterations, "x", e.call.count)
+                        : e.kind);
   }
   return kinds;
 }
@@ -71,10 +72,11 @@ TEST(BenchmarkRunnerTest, FollowsNcclTestsSequence) {
   // Warm-up: doubling sizes, warmup_iterations calls each.
   EXPECT_THAT(std::vector<std::string>(kinds.begin(), kinds.begin() + 3),
               ElementsAre("run2x16", "run2x32", "run2x64"));
-  // Then per placement: fill (seed 99), untimed call, barrier, timed batch,
+  // Then per placement: fill (seed 99), untimed call, barrier, timed batch
+  // (RunTimedBatch: the only one, so that -G N repeats nothing else),
   // barrier, and per check: fill, call, count.
   EXPECT_THAT(std::vector<std::string>(kinds.begin() + 3, kinds.begin() + 3 + 14),
-              ElementsAre("fill", "run1x16", "barrier", "run4x16", "barrier", "fill", "run1x16",
+              ElementsAre("fill", "run1x16", "barrier", "timed4x16", "barrier", "fill", "run1x16",
                           "check", "fill", "run1x16", "check", "fill", "run1x16", "check"));
   EXPECT_EQ(comm.events()[3].seed, 99u);
   // Check seeds are fresh every time and never the timed seed.
@@ -102,7 +104,7 @@ TEST(BenchmarkRunnerTest, InPlacePointersAreNcclTests) {
   const uint8_t* recv = comm.buffer(1);
   std::vector<CollectiveCall> runs;
   for (const auto& e : comm.events()) {
-    if (e.kind == "run") runs.push_back(e.call);
+    if (e.kind == "run" || e.kind == "timed") runs.push_back(e.call);
   }
   ASSERT_EQ(runs.size(), 4u);  // (untimed + timed) x 2 placements
   EXPECT_EQ(runs[0].send, send);
