@@ -1,5 +1,6 @@
 #include "common/transport/benchmark_runner.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,9 +43,11 @@ absl::Status Validate(const BenchmarkOptions& o, int world_size) {
 
 // The call nccl-tests issues for `layout` (startColl): out of place from the
 // send buffer into the receive buffer; in place both inside the receive
-// buffer at the rank's in-place offsets.
+// buffer at the rank's in-place offsets; iteration i of a batch moved by
+// (i % steps) times the printed size, steps = how many fit in the buffers
+// (both of `capacity` bytes, as nccl-tests allocates maxbytes for each).
 CollectiveCall MakeCall(const BenchmarkOptions& o, const CollectiveLayout& layout, bool in_place,
-                        int rank, Buffer& send, Buffer& recv) {
+                        int rank, Buffer& send, Buffer& recv, size_t capacity) {
   CollectiveCall call;
   call.collective = o.collective;
   call.type = o.type;
@@ -59,6 +62,11 @@ CollectiveCall MakeCall(const BenchmarkOptions& o, const CollectiveLayout& layou
     call.send = send.data();
     call.recv = recv_base;
   }
+  const auto stride = static_cast<size_t>(layout.printed_size_bytes());
+  if (stride > 0 && capacity / stride > 1) {
+    call.rotation_stride_bytes = stride;
+    call.rotation_steps = static_cast<int>(std::min<size_t>(capacity / stride, 1 << 30));
+  }
   return call;
 }
 
@@ -69,9 +77,12 @@ BenchmarkRunner::BenchmarkRunner(Communicator& comm, const BenchmarkOptions& opt
 
 absl::Status BenchmarkRunner::Measure(const CollectiveCall& call, PlacementResult& result) {
   const int world_size = comm_.WorldSize();
+  // Checks are one call on the bytes they filled: no rotation.
+  CollectiveCall checked = call;
+  checked.rotation_steps = 1;
   // Untimed first call and barrier, so that the timed batch starts together
   // on all ranks with connections and caches warm (BenchTime's "Sync").
-  EB_RETURN_IF_ERROR(comm_.FillInput(DataPattern{call, world_size, kTimedSeed}));
+  EB_RETURN_IF_ERROR(comm_.FillInput(DataPattern{checked, world_size, kTimedSeed}));
   EB_RETURN_IF_ERROR(comm_.Run(call, 1).status());
   EB_RETURN_IF_ERROR(comm_.Barrier());
 
@@ -85,9 +96,9 @@ absl::Status BenchmarkRunner::Measure(const CollectiveCall& call, PlacementResul
   for (int c = 0; c < options_.check_iterations; ++c) {
     uint32_t seed = next_check_seed_++;
     if (seed == kTimedSeed) seed = next_check_seed_++;
-    const DataPattern pattern{call, world_size, seed};
+    const DataPattern pattern{checked, world_size, seed};
     EB_RETURN_IF_ERROR(comm_.FillInput(pattern));
-    EB_RETURN_IF_ERROR(comm_.Run(call, 1).status());
+    EB_RETURN_IF_ERROR(comm_.Run(checked, 1).status());
     EB_ASSIGN_OR_RETURN(int64_t wrong, comm_.CountWrong(pattern));
     result.wrong += wrong;
   }
@@ -108,14 +119,18 @@ absl::Status BenchmarkRunner::Run(const SizeCallback& on_size) {
   EB_ASSIGN_OR_RETURN(
       CollectiveLayout largest,
       ComputeLayout(options_.collective, options_.max_bytes, element_size, world_size));
-  EB_ASSIGN_OR_RETURN(std::unique_ptr<Buffer> send, comm_.Allocate(largest.send_bytes()));
-  EB_ASSIGN_OR_RETURN(std::unique_ptr<Buffer> recv, comm_.Allocate(largest.printed_size_bytes()));
+  // Both of the largest printed size, as nccl-tests allocates maxbytes for
+  // each: room for the per-iteration rotation (MakeCall) of every smaller
+  // size.
+  const auto capacity = static_cast<size_t>(largest.printed_size_bytes());
+  EB_ASSIGN_OR_RETURN(std::unique_ptr<Buffer> send, comm_.Allocate(capacity));
+  EB_ASSIGN_OR_RETURN(std::unique_ptr<Buffer> recv, comm_.Allocate(capacity));
 
   if (options_.warmup_iterations > 0) {
     for (int64_t size : WarmupSizes(options_.min_bytes, options_.max_bytes)) {
       EB_ASSIGN_OR_RETURN(CollectiveLayout layout,
                           ComputeLayout(options_.collective, size, element_size, world_size));
-      const CollectiveCall call = MakeCall(options_, layout, false, rank, *send, *recv);
+      const CollectiveCall call = MakeCall(options_, layout, false, rank, *send, *recv, capacity);
       EB_RETURN_IF_ERROR(WithContext(comm_.Run(call, options_.warmup_iterations).status(),
                                      absl::StrCat("warm-up size ", size)));
     }
@@ -128,7 +143,8 @@ absl::Status BenchmarkRunner::Run(const SizeCallback& on_size) {
     m.size_bytes = layout.printed_size_bytes();
     m.count = layout.param_count;
     for (const bool in_place : {false, true}) {
-      const CollectiveCall call = MakeCall(options_, layout, in_place, rank, *send, *recv);
+      const CollectiveCall call =
+          MakeCall(options_, layout, in_place, rank, *send, *recv, capacity);
       EB_RETURN_IF_ERROR(
           WithContext(Measure(call, in_place ? m.in_place : m.out_of_place),
                       absl::StrCat("size ", size, in_place ? " in-place" : " out-of-place")));

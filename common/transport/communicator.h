@@ -44,7 +44,27 @@ struct CollectiveCall {
   // send == recv).
   const void* send = nullptr;
   void* recv = nullptr;
+  // nccl-tests' per-iteration offset (startColl: "avoid cache effects"):
+  // iteration i of a batch moves both pointers by
+  // (i % rotation_steps) * rotation_stride_bytes, so that a call does not
+  // find in the GPU's L2 (or a CPU's caches) what the previous one left
+  // there. Iteration 0 is the call itself. The buffers must hold
+  // rotation_steps strides. 1 (or a stride of 0): every iteration on the
+  // same bytes, as for data checks.
+  size_t rotation_stride_bytes = 0;
+  int rotation_steps = 1;
 };
+
+// The call that iteration `iteration` of a batch of `call` issues.
+inline CollectiveCall AtIteration(const CollectiveCall& call, int iteration) {
+  if (call.rotation_steps <= 1 || call.rotation_stride_bytes == 0 || iteration <= 0) return call;
+  const size_t shift =
+      call.rotation_stride_bytes * static_cast<size_t>(iteration % call.rotation_steps);
+  CollectiveCall shifted = call;
+  shifted.send = static_cast<const uint8_t*>(call.send) + shift;
+  shifted.recv = static_cast<uint8_t*>(call.recv) + shift;
+  return shifted;
+}
 
 // The data a rank's buffers hold, for filling and verifying. `seed` differs
 // per check iteration so that a stale buffer never passes.

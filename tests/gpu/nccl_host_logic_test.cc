@@ -314,6 +314,12 @@ TEST(GraphCacheTest, KeysCompareEveryField) {
   b = a;
   b.call.op = ReduceOp::kMax;
   EXPECT_FALSE(a == b);
+  b = a;
+  b.call.rotation_steps = 3;  // other pointers in the captured iterations
+  EXPECT_FALSE(a == b);
+  b = a;
+  b.call.rotation_stride_bytes = 64;
+  EXPECT_FALSE(a == b);
   GraphCache cache(2);
   EXPECT_EQ(cache.Find(a), nullptr);
   EXPECT_EQ(cache.size(), 0u);

@@ -59,7 +59,7 @@ absl::StatusOr<absl::Duration> NcclCommunicator::RunDirect(const CollectiveCall&
                                                            int iterations, const Wait& wait,
                                                            Poll poll) {
   EB_RETURN_IF_ERROR(Record(start_, wait.what));
-  for (int i = 0; i < iterations; ++i) EB_RETURN_IF_ERROR(Enqueue(call, wait));
+  for (int i = 0; i < iterations; ++i) EB_RETURN_IF_ERROR(Enqueue(AtIteration(call, i), wait));
   EB_RETURN_IF_ERROR(Record(stop_, wait.what));
   EB_RETURN_IF_ERROR(WaitEvent(stop_, wait, poll));
   return Elapsed();
@@ -70,7 +70,9 @@ absl::Status NcclCommunicator::Capture(const GraphKey& key, const Wait& wait) {
   // peers during the capture, which global mode forbids.
   EB_CUDA_RETURN_IF_ERROR(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
   absl::Status status;
-  for (int i = 0; i < key.iterations && status.ok(); ++i) status = Enqueue(key.call, wait);
+  for (int i = 0; i < key.iterations && status.ok(); ++i) {
+    status = Enqueue(AtIteration(key.call, i), wait);
+  }
   cudaGraph_t graph = nullptr;
   const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
   // The capture ends before any abort: the partial graph holds references

@@ -52,10 +52,12 @@ absl::StatusOr<DeviceInfo> QueryDevice(int device);
 // differs from the agent's); the CUDA error when the id cannot be read.
 absl::Status CheckDevicePciBusId(int device, const std::string& expected, int rank);
 
-// Allocates `bytes` (at least 1) of device memory on `device` with
-// cudaMalloc. RESOURCE_EXHAUSTED "cannot allocate N bytes on cuda device D"
-// when it runs out. The Buffer frees it with cudaFree (on `device`) when
-// destroyed, from any thread; cudaFree waits for work still using it.
+// Allocates `bytes` (at least 1) of device memory on `device` as nccl-tests
+// does: ncclMemAlloc where the library has it (2.19+), else, or when that
+// fails, cudaMalloc. RESOURCE_EXHAUSTED "cannot allocate N bytes on cuda
+// device D" when it runs out. The Buffer frees it the matching way (on
+// `device`) when destroyed, from any thread; both wait for work still
+// using it.
 absl::StatusOr<std::unique_ptr<Buffer>> AllocateDeviceBuffer(int device, size_t bytes);
 
 }  // namespace eb::transport

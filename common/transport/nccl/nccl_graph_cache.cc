@@ -17,7 +17,8 @@ bool GraphKey::operator==(const GraphKey& other) const {
   const CollectiveCall& b = other.call;
   return iterations == other.iterations && a.collective == b.collective && a.type == b.type &&
          a.op == b.op && a.root == b.root && a.count == b.count && a.send == b.send &&
-         a.recv == b.recv;
+         a.recv == b.recv && a.rotation_stride_bytes == b.rotation_stride_bytes &&
+         a.rotation_steps == b.rotation_steps;
 }
 
 void DestroyGraph(cudaGraph_t graph, cudaGraphExec_t exec) {

@@ -1,6 +1,8 @@
 #include "common/transport/benchmark_runner.h"
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -18,6 +20,7 @@ namespace {
 using ::eb::testing::FakeCommunicator;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Pair;
 
 BenchmarkOptions SmallSweep() {
   BenchmarkOptions o;
@@ -98,8 +101,8 @@ TEST(BenchmarkRunnerTest, InPlacePointersAreNcclTests) {
   o.check_iterations = 0;
   BenchmarkRunner runner(comm, o);
   ASSERT_TRUE(runner.Run([](const SizeMeasurement&) { return absl::OkStatus(); }).ok());
-  // Buffers: send = 64 elements, recv = the printed size.
-  EXPECT_THAT(comm.allocations(), ElementsAre(256u, 1024u));
+  // Both buffers of the largest printed size, as nccl-tests allocates them.
+  EXPECT_THAT(comm.allocations(), ElementsAre(1024u, 1024u));
   const uint8_t* send = comm.buffer(0);
   const uint8_t* recv = comm.buffer(1);
   std::vector<CollectiveCall> runs;
@@ -112,6 +115,41 @@ TEST(BenchmarkRunnerTest, InPlacePointersAreNcclTests) {
   EXPECT_EQ(runs[0].count, 64u);
   EXPECT_EQ(runs[2].send, recv + 2 * 64 * 4);
   EXPECT_EQ(runs[2].recv, recv);
+}
+
+// nccl-tests' startColl moves every iteration of a batch by the printed
+// size within buffers of maxbytes, so that no call runs from the cache the
+// previous one warmed; checks run on the filled bytes only.
+TEST(BenchmarkRunnerTest, TimedIterationsRotateThroughTheBuffersChecksDoNot) {
+  FakeCommunicator comm(0, 1);
+  BenchmarkRunner runner(comm, SmallSweep());  // 64, 128, 256 bytes
+  ASSERT_TRUE(runner.Run([](const SizeMeasurement&) { return absl::OkStatus(); }).ok());
+  EXPECT_THAT(comm.allocations(), ElementsAre(256u, 256u));
+  std::map<size_t, std::pair<int, size_t>> timed;  // count -> (steps, stride)
+  for (const auto& e : comm.events()) {
+    if (e.kind == "timed") {
+      timed[e.call.count] = {e.call.rotation_steps, e.call.rotation_stride_bytes};
+    }
+    if (e.kind == "fill" || e.kind == "check") {
+      EXPECT_EQ(e.call.rotation_steps, 1);
+    }
+  }
+  // 256 / 64 = 4 strides, 256 / 128 = 2, 256 / 256 = 1 (no room to move).
+  EXPECT_THAT(timed, ElementsAre(Pair(16u, Pair(4, 64u)), Pair(32u, Pair(2, 128u)),
+                                 Pair(64u, Pair(1, 0u))));
+
+  uint8_t buffer[256];
+  CollectiveCall call;
+  call.send = buffer;
+  call.recv = buffer + 8;
+  call.rotation_stride_bytes = 64;
+  call.rotation_steps = 4;
+  EXPECT_EQ(AtIteration(call, 0).send, buffer);
+  EXPECT_EQ(AtIteration(call, 1).send, buffer + 64);
+  EXPECT_EQ(AtIteration(call, 3).recv, buffer + 8 + 192);
+  EXPECT_EQ(AtIteration(call, 4).send, buffer);  // wraps around
+  call.rotation_steps = 1;
+  EXPECT_EQ(AtIteration(call, 3).send, buffer);
 }
 
 TEST(BenchmarkRunnerTest, ErrorsCarryTheSizeAndPlacement) {
