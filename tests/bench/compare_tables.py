@@ -16,7 +16,9 @@ Which target a sample (one size, one placement) is held to:
   * bandwidth-bound: nccl-tests' time is more than twice its latency floor
     (its smallest time for that placement over the sweep's non-empty sizes)
     and at least 10 us. Judged by the ratio ours / nccl-tests (target:
-    within 2%).
+    within 2%), both ways: the worst (highest) ratio shows where ours is
+    slower, the lowest where ours measured less, which is as suspect (a
+    different measurement, e.g. data left in a cache).
   * latency-bound: every other sample. Judged by the gap ours - nccl-tests
     in us (target: at most +2 us). A negative worst gap means ours was below
     nccl-tests at every latency-bound sample.
@@ -92,7 +94,7 @@ def compare(ours_path, ref_path):
         "nccl-tests ip (us) | ratio | ours busbw | nccl-tests busbw |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    worst_ratio, worst_gap = None, None  # (value, size, variant)
+    worst_ratio, lowest_ratio, worst_gap = None, None, None  # (value, size, variant)
     counts = {"bandwidth": 0, "latency": 0}
     for size in sizes:
         a, b = ours[size], ref[size]
@@ -108,6 +110,8 @@ def compare(ours_path, ref_path):
                 counts["bandwidth"] += 1
                 if worst_ratio is None or ratios[variant] > worst_ratio[0]:
                     worst_ratio = (ratios[variant], size, variant)
+                if lowest_ratio is None or ratios[variant] < lowest_ratio[0]:
+                    lowest_ratio = (ratios[variant], size, variant)
             else:
                 counts["latency"] += 1
                 if worst_gap is None or mine - theirs > worst_gap[0]:
@@ -117,13 +121,14 @@ def compare(ours_path, ref_path):
                      f"{ratios['ip']:.3f} | "
                      f"{a['oop_busbw']:.2f} | {b['oop_busbw']:.2f} |")
     return table, {
-        "floors": floors, "worst_ratio": worst_ratio, "worst_gap": worst_gap, "counts": counts,
+        "floors": floors, "worst_ratio": worst_ratio, "lowest_ratio": lowest_ratio,
+        "worst_gap": worst_gap, "counts": counts,
         "busbw": (avg_busbw(ours_path), avg_busbw(ref_path)),
     }
 
 
-def fmt_ratio(summary):
-    w = summary["worst_ratio"]
+def fmt_ratio(summary, key="worst_ratio"):
+    w = summary[key]
     return "n/a (none)" if w is None else f"{w[0]:.3f} ({human(w[1])} {w[2]})"
 
 
@@ -135,6 +140,7 @@ def fmt_gap(summary):
 def summary_line(summary):
     c, f = summary["counts"], summary["floors"]
     return (f"worst ratio, bandwidth-bound samples ({c['bandwidth']}): {fmt_ratio(summary)}; "
+            f"lowest ratio: {fmt_ratio(summary, 'lowest_ratio')}; "
             f"worst gap, latency-bound samples ({c['latency']}): {fmt_gap(summary)}; "
             f"nccl-tests latency floor {f['oop']:.2f} us oop, {f['ip']:.2f} us ip")
 
@@ -188,10 +194,11 @@ def main_all(directory):
         print(f"Each tool ran each sweep {' or '.join(str(r) for r in sorted(repeats))} times, "
               "alternating; every figure below is the per-size median over those runs.")
     print()
-    header = "| collective | N | worst ratio (bandwidth-bound) | worst gap (latency-bound) | " \
-             "nccl-tests floor oop / ip (us) | avg busbw ours / nccl-tests (GB/s) |"
+    header = "| collective | N | worst ratio (bandwidth-bound) | lowest ratio (bandwidth-bound) | " \
+             "worst gap (latency-bound) | nccl-tests floor oop / ip (us) | " \
+             "avg busbw ours / nccl-tests (GB/s) |"
     print(header)
-    print("|---|---:|---|---|---|---|")
+    print("|---|---:|---|---|---|---|---|")
     for c in collectives:
         for n in worlds:
             if (n, c) not in results:
@@ -204,7 +211,7 @@ def main_all(directory):
                 bw = "n/a"
             else:
                 bw = f"{ours_bw:.1f} / {ref_bw:.1f}"
-            print(f"| {c} | {n} | {fmt_ratio(s)} | {fmt_gap(s)} | "
+            print(f"| {c} | {n} | {fmt_ratio(s)} | {fmt_ratio(s, 'lowest_ratio')} | {fmt_gap(s)} | "
                   f"{s['floors']['oop']:.2f} / {s['floors']['ip']:.2f} | {bw} |")
     for c in collectives:
         for n in worlds:
