@@ -322,22 +322,25 @@ class NcclTwoNodesOneGpuTest : public ::testing::Test {
     }
   }
 
-  CliResult RunTest(const std::vector<std::string>& extra) {
+  // `ebctl run-test` over both nodes with `extra`.
+  static std::vector<std::string> TestArgs(const std::vector<std::string>& extra) {
     std::vector<std::string> args = {"run-test", "--json", "--nodes", "nodeA,nodeB", "--transport",
                                      "nccl", "--nccl-env", "NCCL_NVLS_ENABLE=0"};
     args.insert(args.end(), extra.begin(), extra.end());
-    return cluster_.Ebctl(args, absl::Minutes(3));
+    return args;
+  }
+
+  CliResult RunTest(const std::vector<std::string>& extra) {
+    return cluster_.Ebctl(TestArgs(extra), absl::Minutes(3));
   }
 
   // Starts a sweep that runs for minutes, waits until both ranks are in it,
   // sends `signal` to rank 1 and returns ebctl's result.
   CliResult SignalRankOneMidSweep(int signal, const std::vector<std::string>& extra) {
-    std::vector<std::string> args = {"run-test", "--json", "--nodes", "nodeA,nodeB",
-                                     "--transport", "nccl", "--nccl-env", "NCCL_NVLS_ENABLE=0",
-                                     "--collective", "all_reduce", "-b", "1M", "-e", "1M", "-i",
-                                     "1", "-n", "1000000", "-w", "0", "-c", "0"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    const int handle = cluster_.StartEbctl(args);
+    std::vector<std::string> sweep = {"--collective", "all_reduce", "-b", "1M", "-e", "1M",
+                                      "-i", "1", "-n", "1000000", "-w", "0", "-c", "0"};
+    sweep.insert(sweep.end(), extra.begin(), extra.end());
+    const int handle = cluster_.StartEbctl(TestArgs(sweep));
     const pid_t victim = cluster_.WaitForRunningWorker(1);
     EXPECT_GT(victim, 0);
     if (victim > 0) {

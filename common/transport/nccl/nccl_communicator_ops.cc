@@ -160,10 +160,11 @@ absl::StatusOr<absl::Duration> NcclCommunicator::RunBatch(const CollectiveCall& 
       std::max(pattern::SendElements(spec), pattern::RecvElements(spec, call.root));
   const std::string what = absl::StrCat("collective ", Name(call.collective), " of ",
                                         elements * DataTypeSize(call.type), " bytes");
-  const bool graph = cuda_graph_launches_ > 0;
-  const Wait wait = OpWait(what, BatchBudget(graph ? iterations * launches : iterations));
-  absl::StatusOr<absl::Duration> elapsed =
-      graph ? RunGraph(call, iterations, launches, wait) : RunDirect(call, iterations, wait);
+  // `launches` is 1 outside CUDA-graph mode.
+  const Wait wait = OpWait(what, BatchBudget(iterations * launches));
+  absl::StatusOr<absl::Duration> elapsed = cuda_graph_launches_ > 0
+                                               ? RunGraph(call, iterations, launches, wait)
+                                               : RunDirect(call, iterations, wait);
   if (!elapsed.ok()) return Fail(elapsed.status());
   return elapsed;
 }

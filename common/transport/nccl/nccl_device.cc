@@ -9,6 +9,12 @@
 #include "common/status/cuda_status.h"
 #include "spdlog/spdlog.h"
 
+// As ncclAlltoAll in nccl_collectives.cc: weak, so that the binary still
+// loads on a libnccl older than 2.19 (the addresses are then null) rather
+// than failing at load time under BIND_NOW or at the first call.
+#pragma weak ncclMemAlloc
+#pragma weak ncclMemFree
+
 namespace eb::transport {
 namespace {
 
@@ -52,7 +58,8 @@ class DeviceBuffer final : public Buffer {
 bool NcclHasMemAlloc() {
   static const bool has = [] {
     int version = 0;
-    return ncclGetVersion(&version) == ncclSuccess && version >= kNcclMemAllocVersion;
+    return ncclGetVersion(&version) == ncclSuccess && version >= kNcclMemAllocVersion &&
+           &ncclMemAlloc != nullptr && &ncclMemFree != nullptr;
   }();
   return has;
 }
