@@ -32,8 +32,8 @@ std::string RandomToken() {
 
 AgentServer::AgentServer(const AgentConfig& config) : config_(config), loop_("eb-agent-loop") {}
 
-absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(const AgentConfig& config,
-                                                                std::vector<std::string> agent_env) {
+absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
+    const AgentConfig& config, std::vector<std::string> agent_env) {
   std::unique_ptr<AgentServer> agent(new AgentServer(config));
   auto launcher = common::PosixProcessLauncher::Create();
   if (!launcher.ok()) return launcher.status();
@@ -67,9 +67,9 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(const AgentConfi
     self->loop_.Post([self, command] { self->OnCommand(command); });
   };
   callbacks.on_disconnected = [self](const absl::Status& status) {
-    (void)self->notifier_.NotifyStatus(
-        absl::StrCat("lost the coordinator ", self->config_.coordinator_address, " (",
-                     status.message(), "); reconnecting"));
+    (void)self->notifier_.NotifyStatus(absl::StrCat("lost the coordinator ",
+                                                    self->config_.coordinator_address, " (",
+                                                    status.message(), "); reconnecting"));
     self->loop_.Post([self, status] {
       ++self->session_generation_;
       // Without the coordinator no test can complete or be reported: stop
@@ -82,14 +82,13 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(const AgentConfi
   agent->metered_sink_ =
       std::make_unique<MeteredCoordinatorSink>(*agent->session_, agent->metrics_);
 
-  SupervisorEnvironment environment{static_cast<int>(getpid()), socket_target,
-                                    std::move(agent_env), RandomToken};
-  agent->supervisor_ = std::make_unique<WorkerSupervisor>(config, std::move(environment),
-                                                          common::RealClock::Get(), agent->loop_,
-                                                          *agent->metered_launcher_,
-                                                          *agent->metered_sink_);
-  agent->worker_service_ = std::make_unique<WorkerControlService>(
-      agent->loop_, *agent->supervisor_, coordinator_channel);
+  SupervisorEnvironment environment{static_cast<int>(getpid()), socket_target, std::move(agent_env),
+                                    RandomToken};
+  agent->supervisor_ = std::make_unique<WorkerSupervisor>(
+      config, std::move(environment), common::RealClock::Get(), agent->loop_,
+      *agent->metered_launcher_, *agent->metered_sink_);
+  agent->worker_service_ = std::make_unique<WorkerControlService>(agent->loop_, *agent->supervisor_,
+                                                                  coordinator_channel);
   common::RpcServerOptions options;
   options.listen_address = socket_target;
   options.services = {agent->worker_service_.get()};
@@ -140,8 +139,8 @@ std::vector<v1::GpuInfo> AgentServer::CurrentGpus() {
 void AgentServer::OnConnected(absl::Duration heartbeat_period) {
   // READY=1 the first time (the unit is started once the agent can take
   // tests); a STATUS update after each reconnect.
-  std::string status = absl::StrCat("registered with ", config_.coordinator_address, " as ",
-                                    config_.node_name);
+  std::string status =
+      absl::StrCat("registered with ", config_.coordinator_address, " as ", config_.node_name);
   if (metrics_server_) absl::StrAppend(&status, "; metrics on port ", metrics_server_->port());
   if (absl::Status notified = notifier_.NotifyReady(status); !notified.ok()) {
     spdlog::warn("systemd: {}", notified.ToString());

@@ -19,10 +19,10 @@
 #include "common/exec/event_loop.h"
 #include "common/metrics/metrics_http_server.h"
 #include "common/metrics/metrics_registry.h"
-#include "common/systemd/systemd_notifier.h"
-#include "common/systemd/watchdog_pinger.h"
 #include "common/process/process_launcher.h"
 #include "common/rpc/server.h"
+#include "common/systemd/systemd_notifier.h"
+#include "common/systemd/watchdog_pinger.h"
 
 namespace eb::agent {
 
@@ -72,7 +72,7 @@ class AgentServer {
   uint64_t session_generation_ = 0;
   int64_t heartbeat_sequence_ = 0;
   absl::Duration heartbeat_period_ = absl::Seconds(2);
-  bool shut_down_ = false;  // executor state
+  bool shut_down_ = false;         // executor state
   bool shutdown_started_ = false;  // caller's thread
   absl::Mutex nvml_note_mu_;
   std::string logged_nvml_note_ ABSL_GUARDED_BY(nvml_note_mu_);

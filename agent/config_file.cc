@@ -19,17 +19,17 @@ constexpr int kDefaultCoordinatorPort = 29470;
 
 // The parsers below name their flag first ("--ib-hca: ..."); in a file the
 // schema names the key instead.
-absl::Status WithoutField(const absl::Status &status, absl::string_view field) {
+absl::Status WithoutField(const absl::Status& status, absl::string_view field) {
   return absl::InvalidArgumentError(
       std::string(absl::StripPrefix(status.message(), absl::StrCat(field, ": "))));
 }
 
-void AddAgentSection(common::ConfigSchema &schema, AgentSettings *settings) {
-  AgentConfig &config = settings->config;
+void AddAgentSection(common::ConfigSchema& schema, AgentSettings* settings) {
+  AgentConfig& config = settings->config;
   schema
       .AddString(
           "agent.coordinator",
-          [&config](const std::string &value) -> absl::Status {
+          [&config](const std::string& value) -> absl::Status {
             if (value.empty()) {
               config.coordinator_address.clear();
               return absl::OkStatus();
@@ -46,7 +46,7 @@ void AddAgentSection(common::ConfigSchema &schema, AgentSettings *settings) {
   schema
       .AddIntList(
           "agent.gpus",
-          [&config](const std::vector<int64_t> &value) -> absl::Status {
+          [&config](const std::vector<int64_t>& value) -> absl::Status {
             std::vector<int> indices;
             for (int64_t index : value) {
               if (index < 0 || index > 1023) {
@@ -73,7 +73,7 @@ void AddAgentSection(common::ConfigSchema &schema, AgentSettings *settings) {
   schema.Duration("agent.reconnect_max", &config.reconnect_max);
 }
 
-void AddNetworkSections(common::ConfigSchema &schema, AgentConfig &config) {
+void AddNetworkSections(common::ConfigSchema& schema, AgentConfig& config) {
   schema.String("network.bootstrap_interface", &config.bootstrap_interface)
       .Flag("--bootstrap-interface");
   schema.String("network.bootstrap_address", &config.bootstrap_address).Flag("--bootstrap-address");
@@ -81,9 +81,9 @@ void AddNetworkSections(common::ConfigSchema &schema, AgentConfig &config) {
   schema
       .AddStringList(
           "nccl.ib_hca",
-          [&config](const std::vector<std::string> &value) -> absl::Status {
+          [&config](const std::vector<std::string>& value) -> absl::Status {
             std::vector<HcaPort> hcas;
-            for (const std::string &entry : value) {
+            for (const std::string& entry : value) {
               auto parsed = ParseHcaList(entry);
               if (!parsed.ok()) return WithoutField(parsed.status(), "--ib-hca");
               hcas.insert(hcas.end(), parsed->begin(), parsed->end());
@@ -93,7 +93,7 @@ void AddNetworkSections(common::ConfigSchema &schema, AgentConfig &config) {
           },
           [&config] {
             std::vector<std::string> entries;
-            for (const HcaPort &hca : config.ib_hcas) {
+            for (const HcaPort& hca : config.ib_hcas) {
               entries.push_back(hca.port > 0 ? absl::StrCat(hca.name, ":", hca.port) : hca.name);
             }
             return entries;
@@ -103,7 +103,7 @@ void AddNetworkSections(common::ConfigSchema &schema, AgentConfig &config) {
   schema.String("nccl.sysfs_infiniband", &config.sysfs_infiniband).Flag("--sysfs-infiniband");
 }
 
-void AddWorkerSection(common::ConfigSchema &schema, AgentConfig &config) {
+void AddWorkerSection(common::ConfigSchema& schema, AgentConfig& config) {
   schema.String("worker.binary", &config.worker_binary).Flag("--worker-binary");
   schema.Duration("worker.grace", &config.worker_grace).Flag("--worker-grace-ms");
   schema.Duration("worker.hang_timeout", &config.worker_hang_timeout)
@@ -113,9 +113,9 @@ void AddWorkerSection(common::ConfigSchema &schema, AgentConfig &config) {
   schema
       .AddStringTable(
           "worker.env",
-          [&config](const common::StringTable &table) -> absl::Status {
+          [&config](const common::StringTable& table) -> absl::Status {
             std::vector<std::string> entries;
-            for (const auto &[name, value] : table) {
+            for (const auto& [name, value] : table) {
               if (name.empty() || name.find('=') != std::string::npos ||
                   name.find('\0') != std::string::npos) {
                 return absl::InvalidArgumentError(
@@ -135,12 +135,12 @@ void AddWorkerSection(common::ConfigSchema &schema, AgentConfig &config) {
             // A later entry for the same name wins, as --worker-env does when
             // the list is applied in order; a table holds each name once.
             common::StringTable table;
-            for (const std::string &entry : config.worker_env) {
+            for (const std::string& entry : config.worker_env) {
               const size_t equals = entry.find('=');
               std::string name = entry.substr(0, equals);
               std::string value = equals == std::string::npos ? "" : entry.substr(equals + 1);
               auto same = std::find_if(table.begin(), table.end(),
-                                       [&](const auto &pair) { return pair.first == name; });
+                                       [&](const auto& pair) { return pair.first == name; });
               if (same != table.end()) {
                 same->second = std::move(value);
               } else {
@@ -155,7 +155,7 @@ void AddWorkerSection(common::ConfigSchema &schema, AgentConfig &config) {
 
 }  // namespace
 
-common::ConfigSchema AgentConfigSchema(AgentSettings *settings) {
+common::ConfigSchema AgentConfigSchema(AgentSettings* settings) {
   common::ConfigSchema schema;
   AddAgentSection(schema, settings);
   AddNetworkSections(schema, settings->config);
@@ -172,9 +172,9 @@ common::ConfigSchema AgentConfigSchema(AgentSettings *settings) {
   return schema;
 }
 
-absl::Status ApplyAgentConfigFile(const std::string &path, bool required,
-                                  const std::set<std::string> &given_flags,
-                                  AgentSettings *settings) {
+absl::Status ApplyAgentConfigFile(const std::string& path, bool required,
+                                  const std::set<std::string>& given_flags,
+                                  AgentSettings* settings) {
   auto file = common::TomlFile::Load(path, required);
   if (!file.ok()) return file.status();
   if (absl::Status status = AgentConfigSchema(settings).Apply(*file, given_flags); !status.ok()) {

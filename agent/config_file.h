@@ -39,14 +39,14 @@ struct AgentSettings {
 // entries parsed (ParseHcaList), GPU indices unique, [worker.env] names
 // non-empty without '=' and none of the variables the agent owns
 // (env_policy.h).
-common::ConfigSchema AgentConfigSchema(AgentSettings *settings);
+common::ConfigSchema AgentConfigSchema(AgentSettings* settings);
 
 // Loads `path` and applies it to `settings`, skipping the keys whose flags
 // are in `given_flags` (e.g. "--workers"). A missing file is an error when
 // `required` (--config was given) and ignored otherwise. INVALID_ARGUMENT
 // naming the file, line and key (see common::ConfigSchema::Apply).
-absl::Status ApplyAgentConfigFile(const std::string &path, bool required,
-                                  const std::set<std::string> &given_flags,
-                                  AgentSettings *settings);
+absl::Status ApplyAgentConfigFile(const std::string& path, bool required,
+                                  const std::set<std::string>& given_flags,
+                                  AgentSettings* settings);
 
 }  // namespace eb::agent

@@ -19,11 +19,11 @@
 #include "agent/core/config_check.h"
 #include "agent/core/env_policy.h"
 #include "agent/core/fabric_config.h"
-#include "agent/startup.h"
-#include "common/config/parse_command_line.h"
-#include "common/config/given_flags.h"
 #include "agent/core/gpu_discovery.h"
 #include "agent/core/inventory.h"
+#include "agent/startup.h"
+#include "common/config/given_flags.h"
+#include "common/config/parse_command_line.h"
 #include "common/logging/logging.h"
 #include "common/net/address.h"
 #include "common/net/interfaces.h"
@@ -50,7 +50,8 @@ int CheckConfig(const eb::agent::AgentSettings& settings) {
   std::fputs(eb::agent::FormatEffectiveConfig(settings).c_str(), stdout);
   eb::agent::RealHostProbe probe;
   const auto results = eb::agent::CheckAgentConfig(settings.config, probe);
-  for (const auto& result : results) std::printf("%s\n", eb::agent::FormatCheckResult(result).c_str());
+  for (const auto& result : results)
+    std::printf("%s\n", eb::agent::FormatCheckResult(result).c_str());
   return eb::agent::AllChecksPassed(results) ? 0 : 1;
 }
 
@@ -85,7 +86,8 @@ int main(int argc, char** argv) {
   app.add_option("--bootstrap-address", config.bootstrap_address,
                  "Local address the workers bind when no interface is given, e.g. 10.0.0.2");
   app.add_option("--transport", config.transport, "Transports offered: auto, gloo or nccl")
-      ->check(CLI::IsMember({"auto", "gloo", "nccl"}))->capture_default_str();
+      ->check(CLI::IsMember({"auto", "gloo", "nccl"}))
+      ->capture_default_str();
   app.add_option("--ib-hca", ib_hca,
                  "HCA[:PORT] list NCCL may use, e.g. mlx5_100,mlx5_101 (written to NCCL_IB_HCA in "
                  "exact-match '=' form; checked against /sys/class/infiniband)");
@@ -96,11 +98,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--gpus", config.gpu_indices,
                  "Indices (PCI bus order) of the GPUs this agent owns, e.g. 0,1,2,3 (default: all)")
-      ->delimiter(',')->check(CLI::NonNegativeNumber);
+      ->delimiter(',')
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--host-id", config.host_id,
                  "Identity of this machine for the check that agents of one host never put two "
                  "ranks on one GPU (default: the kernel's boot id)");
-  app.add_option("--worker-binary", config.worker_binary, "Path of eb-worker (default: beside eb-agent)");
+  app.add_option("--worker-binary", config.worker_binary,
+                 "Path of eb-worker (default: beside eb-agent)");
   app.add_option("--run-dir", config.run_dir,
                  "Directory for the worker socket and per-test logs (default /run/ebnccl/NODE, "
                  "or /tmp/ebnccl-UID/NODE when not root)");
@@ -109,22 +113,26 @@ int main(int argc, char** argv) {
                  "NCCL_DEBUG=INFO; not NCCL_IB_HCA, NCCL_SOCKET_IFNAME (use --ib-hca, "
                  "--bootstrap-interface), CUDA_VISIBLE_DEVICES or CUDA_DEVICE_ORDER");
   app.add_option("--worker-grace-ms", grace_ms, "SIGTERM to SIGKILL grace for stopped workers")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--worker-hang-timeout-ms", hang_ms, "Kill a worker silent for this long")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--worker-heartbeat-ms", worker_heartbeat_ms, "Worker heartbeat period")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--metrics-listen", config.metrics_listen,
                  "Serve Prometheus metrics on HOST:PORT (/metrics; port 0 = any); empty = off");
-  app.add_option("--log-level", settings.log_level, "trace, debug, info, warn, error")->capture_default_str();
+  app.add_option("--log-level", settings.log_level, "trace, debug, info, warn, error")
+      ->capture_default_str();
   app.add_option("--log-file", settings.log_file, "Also write the log to this file");
   if (auto exit_code = eb::common::ParseCommandLine(app, argc, argv)) return *exit_code;
 
   // Precedence: flag > file > default. Flags bound to config fields are
   // already set; the file fills the rest.
   const std::set<std::string> given = eb::common::GivenFlags(app);
-  if (auto status = eb::agent::ApplyAgentConfigFile(config_path, given.contains("--config"),
-                                                     given, &settings);
+  if (auto status = eb::agent::ApplyAgentConfigFile(config_path, given.contains("--config"), given,
+                                                    &settings);
       !status.ok()) {
     return UsageError(std::string(status.message()));
   }
@@ -180,21 +188,21 @@ int main(int argc, char** argv) {
   }
   const std::vector<ebnccl::v1::GpuInfo> gpus = eb::agent::AgentGpus(config);
   if (!gpus.empty() && config.transport != "gloo" && !eb::agent::NcclUsable(config, gpus.size())) {
-    spdlog::warn("this node has {} GPUs but will not offer NCCL (NCCL library '{}'{}{}, {} slots; "
-                 "NCCL allows one rank per GPU)", gpus.size(), config.nccl_version,
-                 config.nccl_problem.empty() ? "" : ": ", config.nccl_problem,
-                 config.worker_slots);
+    spdlog::warn(
+        "this node has {} GPUs but will not offer NCCL (NCCL library '{}'{}{}, {} slots; "
+        "NCCL allows one rank per GPU)",
+        gpus.size(), config.nccl_version, config.nccl_problem.empty() ? "" : ": ",
+        config.nccl_problem, config.worker_slots);
   }
-  spdlog::info("eb-agent {} node={} coordinator={} slots={} gpus={} nccl={} transport={} "
-               "bootstrap_interface={} bootstrap_address={} ib_hca={} ib_gid_index={} run_dir={} "
-               "worker={} worker_env=[{}] metrics_port={} watchdog_ms={}",
-               eb::kVersion, config.node_name, config.coordinator_address, config.worker_slots,
-               gpus.size(), config.nccl_version, config.transport, config.bootstrap_interface,
-               config.bootstrap_address,
-               config.ib_hcas.empty() ? "" : eb::agent::NcclIbHcaValue(config.ib_hcas),
-               config.ib_gid_index, config.run_dir, config.worker_binary,
-               absl::StrJoin(config.worker_env, " "), (*agent)->metrics_port(),
-               absl::ToInt64Milliseconds(config.watchdog_timeout));
+  spdlog::info(
+      "eb-agent {} node={} coordinator={} slots={} gpus={} nccl={} transport={} "
+      "bootstrap_interface={} bootstrap_address={} ib_hca={} ib_gid_index={} run_dir={} "
+      "worker={} worker_env=[{}] metrics_port={} watchdog_ms={}",
+      eb::kVersion, config.node_name, config.coordinator_address, config.worker_slots, gpus.size(),
+      config.nccl_version, config.transport, config.bootstrap_interface, config.bootstrap_address,
+      config.ib_hcas.empty() ? "" : eb::agent::NcclIbHcaValue(config.ib_hcas), config.ib_gid_index,
+      config.run_dir, config.worker_binary, absl::StrJoin(config.worker_env, " "),
+      (*agent)->metrics_port(), absl::ToInt64Milliseconds(config.watchdog_timeout));
   const int signal_number = eb::common::WaitForShutdownSignal();
   spdlog::info("received SIG{}; stopping workers and shutting down", sigabbrev_np(signal_number));
   (*agent)->Shutdown();

@@ -12,9 +12,9 @@
 #include "agent/core/gpu_discovery.h"
 #include "agent/core/nccl_library.h"
 #include "agent/core/worker_spec.h"
-#include "common/process/posix_process_launcher.h"
 #include "common/net/address.h"
 #include "common/net/interfaces.h"
+#include "common/process/posix_process_launcher.h"
 #include "spdlog/spdlog.h"
 
 namespace eb::agent {
@@ -37,8 +37,7 @@ std::string DefaultWorkerBinary() {
 }
 
 std::string DefaultRunDir(const std::string& node_name) {
-  const std::string base =
-      geteuid() == 0 ? "/run/ebnccl" : absl::StrCat("/tmp/ebnccl-", geteuid());
+  const std::string base = geteuid() == 0 ? "/run/ebnccl" : absl::StrCat("/tmp/ebnccl-", geteuid());
   return absl::StrCat(base, "/", node_name);
 }
 
@@ -75,15 +74,16 @@ absl::Status ResolveAgentConfig(AgentSettings* settings,
     return absl::InvalidArgumentError(
         "--coordinator: not set (pass it, or set agent.coordinator in the config file)");
   }
-  auto coordinator = common::ParseHostPort(config.coordinator_address, kDefaultCoordinatorPort,
-                                           "--coordinator");
+  auto coordinator =
+      common::ParseHostPort(config.coordinator_address, kDefaultCoordinatorPort, "--coordinator");
   if (!coordinator.ok()) return coordinator.status();
   config.coordinator_address = coordinator->ToString();
   if (config.node_name.empty()) config.node_name = Hostname();
   for (const std::string& entry : config.worker_env) {
     const size_t eq = entry.find('=');
     if (eq == std::string::npos || eq == 0) {
-      return absl::InvalidArgumentError(absl::StrCat("--worker-env: '", entry, "' is not KEY=VALUE"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--worker-env: '", entry, "' is not KEY=VALUE"));
     }
     if (absl::Status status = CheckWorkerEnvVariable(entry.substr(0, eq), entry.substr(eq + 1));
         !status.ok()) {
@@ -98,8 +98,8 @@ absl::Status ResolveAgentConfig(AgentSettings* settings,
   ProbeNccl(agent_env, &config);
   if (config.run_dir.empty()) config.run_dir = DefaultRunDir(config.node_name);
   if (!config.metrics_listen.empty()) {
-    auto metrics = common::ParseHostPort(config.metrics_listen, kDefaultMetricsPort,
-                                         "--metrics-listen", true);
+    auto metrics =
+        common::ParseHostPort(config.metrics_listen, kDefaultMetricsPort, "--metrics-listen", true);
     if (!metrics.ok()) return metrics.status();
     config.metrics_listen = metrics->ToString();
   }
@@ -108,8 +108,7 @@ absl::Status ResolveAgentConfig(AgentSettings* settings,
 
 absl::Status CheckHostForStart(const AgentSettings& settings) {
   const AgentConfig& config = settings.config;
-  if (absl::Status gpus = CheckGpuIndices(config.gpu_indices, DiscoverGpus().size());
-      !gpus.ok()) {
+  if (absl::Status gpus = CheckGpuIndices(config.gpu_indices, DiscoverGpus().size()); !gpus.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(settings.gpus_origin, ": ", gpus.message()));
   }
   if (!config.bootstrap_interface.empty()) {
@@ -129,8 +128,8 @@ absl::Status CheckHostForStart(const AgentSettings& settings) {
     }
   }
   if (access(config.worker_binary.c_str(), X_OK) != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--worker-binary: '", config.worker_binary, "' is not an executable file"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--worker-binary: '", config.worker_binary, "' is not an executable file"));
   }
   return absl::OkStatus();
 }

@@ -15,14 +15,14 @@ constexpr int kDefaultPort = 29470;
 
 }  // namespace
 
-common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings *settings) {
+common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings* settings) {
   common::ConfigSchema schema;
-  CoordinatorConfig &config = settings->config;
+  CoordinatorConfig& config = settings->config;
 
   schema
       .AddString(
           "coordinator.listen",
-          [&config](const std::string &value) -> absl::Status {
+          [&config](const std::string& value) -> absl::Status {
             auto address = common::ParseHostPort(value, kDefaultPort, "listen", true);
             if (!address.ok()) {
               // ParseHostPort names the field first; the schema names the key.
@@ -65,9 +65,9 @@ common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings *settings) {
   return schema;
 }
 
-absl::Status ApplyCoordinatorConfigFile(const std::string &path, bool required,
-                                        const std::set<std::string> &given_flags,
-                                        CoordinatorSettings *settings) {
+absl::Status ApplyCoordinatorConfigFile(const std::string& path, bool required,
+                                        const std::set<std::string>& given_flags,
+                                        CoordinatorSettings* settings) {
   auto file = common::TomlFile::Load(path, required);
   if (!file.ok()) return file.status();
   return CoordinatorConfigSchema(settings).Apply(*file, given_flags);

@@ -32,14 +32,14 @@ struct CoordinatorSettings {
 // The schema of coordinator.toml bound to `settings`, which must outlive it.
 // Each key names the flag that overrides it (Key::flag()). The listen address
 // is checked and normalised ("HOST:PORT").
-common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings *settings);
+common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings* settings);
 
 // Loads `path` and applies it to `settings`, skipping the keys whose flags
 // are in `given_flags` (e.g. "--listen"). A missing file is an error when
 // `required` (--config was given) and ignored otherwise. INVALID_ARGUMENT
 // naming the file, line and key (see common::ConfigSchema::Apply).
-absl::Status ApplyCoordinatorConfigFile(const std::string &path, bool required,
-                                        const std::set<std::string> &given_flags,
-                                        CoordinatorSettings *settings);
+absl::Status ApplyCoordinatorConfigFile(const std::string& path, bool required,
+                                        const std::set<std::string>& given_flags,
+                                        CoordinatorSettings* settings);
 
 }  // namespace eb::coordinator

@@ -40,14 +40,15 @@ absl::StatusOr<std::unique_ptr<TestHistory>> OpenHistory(const CoordinatorConfig
   }
   // Whatever is recorded as unfinished belonged to a previous coordinator
   // process: no agent still runs it for us.
-  absl::StatusOr<int> interrupted = history->MarkInterrupted(
-      "the coordinator stopped while the test ran",
-      absl::ToUnixMillis(common::RealClock::Get().Now()));
+  absl::StatusOr<int> interrupted =
+      history->MarkInterrupted("the coordinator stopped while the test ran",
+                               absl::ToUnixMillis(common::RealClock::Get().Now()));
   if (!interrupted.ok()) return interrupted.status();
   if (*interrupted > 0) {
-    spdlog::warn("history {}: {} test(s) left running by the previous coordinator are now "
-                 "interrupted", config.history_path.empty() ? "(memory)" : config.history_path,
-                 *interrupted);
+    spdlog::warn(
+        "history {}: {} test(s) left running by the previous coordinator are now "
+        "interrupted",
+        config.history_path.empty() ? "(memory)" : config.history_path, *interrupted);
   }
   return history;
 }
@@ -64,10 +65,10 @@ CoordinatorServer::CoordinatorServer(const CoordinatorConfig& config,
   registry_ = std::make_unique<NodeRegistry>(common::RealClock::Get(), loop_, config_, nullptr);
   tests_ = std::make_unique<TestManager>(common::RealClock::Get(), loop_, *registry_, rendezvous_,
                                          config_, *history_);
-  registry_->set_on_lost([manager = tests_.get()](const std::string& node,
-                                                  const std::string& reason) {
-    manager->OnNodeLost(node, reason);
-  });
+  registry_->set_on_lost(
+      [manager = tests_.get()](const std::string& node, const std::string& reason) {
+        manager->OnNodeLost(node, reason);
+      });
   metrics_ = std::make_unique<CoordinatorMetrics>(metrics_registry_, common::RealClock::Get());
   tests_->set_on_finished([metrics = metrics_.get()](const ebnccl::v1::TestReport& report) {
     metrics->OnTestFinished(report);
@@ -97,9 +98,8 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
     common::MetricsHttpServerOptions metrics_options;
     metrics_options.listen_address = config.metrics_listen;
     // Gauges read executor-owned state: refresh them on the loop per scrape.
-    metrics_options.refresh = common::RefreshOnExecutor(self->loop_, [self] {
-      self->metrics_->Update(*self->registry_, *self->tests_);
-    });
+    metrics_options.refresh = common::RefreshOnExecutor(
+        self->loop_, [self] { self->metrics_->Update(*self->registry_, *self->tests_); });
     auto metrics_server =
         common::MetricsHttpServer::Start(self->metrics_registry_, std::move(metrics_options));
     if (!metrics_server.ok()) return metrics_server.status();

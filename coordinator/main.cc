@@ -9,14 +9,14 @@
 #include <cstdlib>
 
 #include "CLI/CLI.hpp"
-#include "common/config/parse_command_line.h"
 #include "common/config/given_flags.h"
-#include "coordinator/config_file.h"
+#include "common/config/parse_command_line.h"
 #include "common/logging/logging.h"
 #include "common/net/address.h"
 #include "common/process/signals.h"
 #include "common/systemd/watchdog_pinger.h"
 #include "common/version/version.h"
+#include "coordinator/config_file.h"
 #include "coordinator/coordinator_server.h"
 #include "spdlog/spdlog.h"
 
@@ -47,29 +47,43 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--listen", listen, "Address to serve on, HOST:PORT (port 0 = any free port)")
       ->capture_default_str();
-  app.add_option("--heartbeat-period-ms", heartbeat_period_ms,
-                 "Heartbeat period asked of agents")->capture_default_str()->check(CLI::Range(10, 600000));
+  app.add_option("--heartbeat-period-ms", heartbeat_period_ms, "Heartbeat period asked of agents")
+      ->capture_default_str()
+      ->check(CLI::Range(10, 600000));
   app.add_option("--heartbeat-miss-limit", config.heartbeat_miss_limit,
-                 "Missed heartbeats before a node is lost")->capture_default_str()->check(CLI::Range(1, 100));
-  app.add_option("--default-timeout-ms", test_timeout_ms, "Deadline of a whole test unless it sets one")
-      ->capture_default_str()->check(CLI::PositiveNumber);
-  app.add_option("--launch-timeout-ms", launch_timeout_ms, "Default deadline for workers to start and register")
-      ->capture_default_str()->check(CLI::PositiveNumber);
-  app.add_option("--init-timeout-ms", init_timeout_ms, "Default deadline for ranks to join the communicator")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+                 "Missed heartbeats before a node is lost")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
+  app.add_option("--default-timeout-ms", test_timeout_ms,
+                 "Deadline of a whole test unless it sets one")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--launch-timeout-ms", launch_timeout_ms,
+                 "Default deadline for workers to start and register")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--init-timeout-ms", init_timeout_ms,
+                 "Default deadline for ranks to join the communicator")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--step-timeout-ms", step_timeout_ms, "Default deadline for one size step")
-      ->capture_default_str()->check(CLI::PositiveNumber);
-  app.add_option("--stop-timeout-ms", stop_timeout_ms, "How long to wait for agents to reap a test's workers")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--stop-timeout-ms", stop_timeout_ms,
+                 "How long to wait for agents to reap a test's workers")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--history-limit", config.history_limit,
                  "Tests kept in the history (oldest finished ones dropped beyond it)")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--metrics-listen", config.metrics_listen,
                  "Serve Prometheus metrics on HOST:PORT (/metrics; port 0 = any); empty = off");
   app.add_option("--history-path", settings.history_path,
                  "SQLite file keeping the tests' history ('' = memory only)")
       ->capture_default_str();
-  app.add_option("--log-level", settings.log_level, "trace, debug, info, warn, error")->capture_default_str();
+  app.add_option("--log-level", settings.log_level, "trace, debug, info, warn, error")
+      ->capture_default_str();
   app.add_option("--log-file", settings.log_file, "Also write the log to this file");
   if (auto exit_code = eb::common::ParseCommandLine(app, argc, argv)) return *exit_code;
 
@@ -99,11 +113,11 @@ int main(int argc, char** argv) {
   if (given.contains("--default-timeout-ms")) {
     config.default_test_timeout = absl::Milliseconds(test_timeout_ms);
   }
-  if (given.contains("--stop-timeout-ms")) config.stop_timeout = absl::Milliseconds(stop_timeout_ms);
+  if (given.contains("--stop-timeout-ms"))
+    config.stop_timeout = absl::Milliseconds(stop_timeout_ms);
   config.history_path = settings.history_path;
 
-  if (auto status =
-          eb::common::InitLogging(
+  if (auto status = eb::common::InitLogging(
           {"eb-coordinator", settings.log_level, settings.log_file, eb::common::StderrIsJournal()});
       !status.ok()) {
     std::fprintf(stderr, "eb-coordinator: %s\n", std::string(status.message()).c_str());
@@ -136,16 +150,16 @@ int main(int argc, char** argv) {
     spdlog::error("cannot start: {}", server.status().ToString());
     return 1;
   }
-  spdlog::info("eb-coordinator {} listening on {}:{} (heartbeat {} ms x {}, launch/init/step "
-               "timeouts {}/{}/{} ms, metrics port {}, watchdog {} ms, history {} keeping {})",
-               eb::kVersion, address->host, (*server)->port(),
-               absl::ToInt64Milliseconds(config.heartbeat_period), config.heartbeat_miss_limit,
-               absl::ToInt64Milliseconds(config.default_launch_timeout),
-               absl::ToInt64Milliseconds(config.default_init_timeout),
-               absl::ToInt64Milliseconds(config.default_step_timeout),
-               (*server)->metrics_port(), absl::ToInt64Milliseconds(config.watchdog_timeout),
-               config.history_path.empty() ? "in memory" : config.history_path,
-               config.history_limit);
+  spdlog::info(
+      "eb-coordinator {} listening on {}:{} (heartbeat {} ms x {}, launch/init/step "
+      "timeouts {}/{}/{} ms, metrics port {}, watchdog {} ms, history {} keeping {})",
+      eb::kVersion, address->host, (*server)->port(),
+      absl::ToInt64Milliseconds(config.heartbeat_period), config.heartbeat_miss_limit,
+      absl::ToInt64Milliseconds(config.default_launch_timeout),
+      absl::ToInt64Milliseconds(config.default_init_timeout),
+      absl::ToInt64Milliseconds(config.default_step_timeout), (*server)->metrics_port(),
+      absl::ToInt64Milliseconds(config.watchdog_timeout),
+      config.history_path.empty() ? "in memory" : config.history_path, config.history_limit);
   const int signal_number = eb::common::WaitForShutdownSignal();
   spdlog::info("received {}; shutting down", sigabbrev_np(signal_number));
   (*server)->Shutdown();

@@ -36,12 +36,12 @@ CheckResult Fail(std::string name, std::string detail) {
   return {std::move(name), false, std::move(detail)};
 }
 
-std::string HcaName(const HcaPort &hca) {
+std::string HcaName(const HcaPort& hca) {
   return hca.port > 0 ? absl::StrCat(hca.name, ":", hca.port) : hca.name;
 }
 
-CheckResult CheckCoordinator(const AgentConfig &config, const HostProbe &probe,
-                             const CheckOptions &options) {
+CheckResult CheckCoordinator(const AgentConfig& config, const HostProbe& probe,
+                             const CheckOptions& options) {
   if (config.coordinator_address.empty()) {
     return Fail("coordinator", "not set (agent.coordinator or --coordinator)");
   }
@@ -52,7 +52,7 @@ CheckResult CheckCoordinator(const AgentConfig &config, const HostProbe &probe,
   return Ok("coordinator", absl::StrCat(config.coordinator_address, " accepts connections"));
 }
 
-std::vector<CheckResult> CheckNetwork(const AgentConfig &config, const HostProbe &probe) {
+std::vector<CheckResult> CheckNetwork(const AgentConfig& config, const HostProbe& probe) {
   std::vector<CheckResult> results;
   if (config.bootstrap_interface.empty() && config.bootstrap_address.empty()) {
     results.push_back(Ok("bootstrap_interface", "not set: workers bind by host name"));
@@ -66,12 +66,12 @@ std::vector<CheckResult> CheckNetwork(const AgentConfig &config, const HostProbe
   if (config.bootstrap_interface.empty()) {
     results.push_back(Ok("bootstrap_interface", "not set: workers bind bootstrap_address"));
   } else {
-    const std::string &name = config.bootstrap_interface;
+    const std::string& name = config.bootstrap_interface;
     auto found = std::find_if(interfaces->begin(), interfaces->end(),
-                              [&](const common::InterfaceInfo &info) { return info.name == name; });
+                              [&](const common::InterfaceInfo& info) { return info.name == name; });
     if (found == interfaces->end()) {
       std::vector<std::string> names;
-      for (const common::InterfaceInfo &info : *interfaces) names.push_back(info.name);
+      for (const common::InterfaceInfo& info : *interfaces) names.push_back(info.name);
       results.push_back(Fail(
           "bootstrap_interface",
           absl::StrCat(name, " does not exist (this host has ", absl::StrJoin(names, ", "), ")")));
@@ -88,7 +88,7 @@ std::vector<CheckResult> CheckNetwork(const AgentConfig &config, const HostProbe
   }
   if (!config.bootstrap_address.empty()) {
     std::string owner;
-    for (const common::InterfaceInfo &info : *interfaces) {
+    for (const common::InterfaceInfo& info : *interfaces) {
       if (std::find(info.addresses.begin(), info.addresses.end(), config.bootstrap_address) !=
           info.addresses.end()) {
         owner = info.name;
@@ -106,13 +106,13 @@ std::vector<CheckResult> CheckNetwork(const AgentConfig &config, const HostProbe
 }
 
 // One line per HCA port, so that eight HCAs give eight verdicts.
-std::vector<CheckResult> CheckHcaPorts(const AgentConfig &config, const HostProbe &probe) {
+std::vector<CheckResult> CheckHcaPorts(const AgentConfig& config, const HostProbe& probe) {
   std::vector<CheckResult> results;
   if (config.ib_hcas.empty()) {
     results.push_back(Ok("ib_hca", "not set: NCCL picks the HCAs itself"));
     return results;
   }
-  for (const HcaPort &hca : config.ib_hcas) {
+  for (const HcaPort& hca : config.ib_hcas) {
     auto ports = probe.Hcas({hca}, config.sysfs_infiniband);
     if (!ports.ok()) {
       results.push_back(
@@ -120,7 +120,7 @@ std::vector<CheckResult> CheckHcaPorts(const AgentConfig &config, const HostProb
                std::string(absl::StripPrefix(ports.status().message(), "--ib-hca: "))));
       continue;
     }
-    for (const ebnccl::v1::HcaInfo &port : *ports) {
+    for (const ebnccl::v1::HcaInfo& port : *ports) {
       const bool roce = port.link_layer() == "Ethernet";
       std::string detail =
           absl::StrCat(port.state().empty() ? "unknown state" : port.state(), ", ",
@@ -144,13 +144,13 @@ std::vector<CheckResult> CheckHcaPorts(const AgentConfig &config, const HostProb
 
 // "8 GPUs [0,...,7] NVIDIA H200, 140 GiB each", with why memory is
 // unknown when NVML could not say.
-std::string DescribeGpus(const std::vector<ebnccl::v1::GpuInfo> &gpus,
-                         const std::string &nvml_note) {
+std::string DescribeGpus(const std::vector<ebnccl::v1::GpuInfo>& gpus,
+                         const std::string& nvml_note) {
   std::vector<int> indices;
   std::vector<std::string> names;
   std::vector<std::string> memory;
   bool memory_unknown = false;
-  for (const ebnccl::v1::GpuInfo &gpu : gpus) {
+  for (const ebnccl::v1::GpuInfo& gpu : gpus) {
     indices.push_back(gpu.index());
     if (std::find(names.begin(), names.end(), gpu.name()) == names.end())
       names.push_back(gpu.name());
@@ -161,7 +161,7 @@ std::string DescribeGpus(const std::vector<ebnccl::v1::GpuInfo> &gpus,
                                   absl::StrJoin(indices, ","), "] ", absl::StrJoin(names, ", "));
   if (!memory_unknown) {
     const bool same = std::all_of(memory.begin(), memory.end(),
-                                  [&](const std::string &m) { return m == memory.front(); });
+                                  [&](const std::string& m) { return m == memory.front(); });
     if (same) {
       absl::StrAppend(&text, ", ", memory.front(), gpus.size() == 1 ? "" : " each");
     } else {
@@ -177,10 +177,10 @@ std::string DescribeGpus(const std::vector<ebnccl::v1::GpuInfo> &gpus,
 }
 
 // The GPU line, and the GPUs this agent owns (for the NCCL line).
-CheckResult CheckGpus(const AgentConfig &config, const HostProbe &probe,
-                      std::vector<ebnccl::v1::GpuInfo> *owned) {
+CheckResult CheckGpus(const AgentConfig& config, const HostProbe& probe,
+                      std::vector<ebnccl::v1::GpuInfo>* owned) {
   const DiscoveredGpus found = probe.Gpus();
-  const std::vector<ebnccl::v1::GpuInfo> &all = found.gpus;
+  const std::vector<ebnccl::v1::GpuInfo>& all = found.gpus;
   if (absl::Status exist = CheckGpuIndices(config.gpu_indices, all.size()); !exist.ok()) {
     return Fail("gpus", std::string(exist.message()));
   }
@@ -192,16 +192,16 @@ CheckResult CheckGpus(const AgentConfig &config, const HostProbe &probe,
   return Ok("gpus", DescribeGpus(*owned, found.nvml_note));
 }
 
-CheckResult CheckNccl(const AgentConfig &config, size_t gpu_count) {
-  const std::string &version = config.nccl_version;
+CheckResult CheckNccl(const AgentConfig& config, size_t gpu_count) {
+  const std::string& version = config.nccl_version;
   const std::string found = version.empty() ? "" : absl::StrCat("NCCL ", version, ": ");
   if (config.transport == "gloo") return Ok("nccl", found + "not offered (agent.transport = gloo)");
   if (gpu_count == 0) return Ok("nccl", found + "not offered (no GPUs)");
   if (version.empty()) {
-    return Fail("nccl", absl::StrCat("no usable NCCL library for the workers (",
-                                     config.nccl_problem.empty() ? "unknown reason"
-                                                                 : config.nccl_problem,
-                                     "): the GPUs cannot be tested"));
+    return Fail("nccl",
+                absl::StrCat("no usable NCCL library for the workers (",
+                             config.nccl_problem.empty() ? "unknown reason" : config.nccl_problem,
+                             "): the GPUs cannot be tested"));
   }
   if (static_cast<size_t>(config.worker_slots) > gpu_count) {
     return Fail("nccl", absl::StrCat(found, config.worker_slots, " worker slots on ", gpu_count,
@@ -211,9 +211,9 @@ CheckResult CheckNccl(const AgentConfig &config, size_t gpu_count) {
                                  gpu_count, " GPUs"));
 }
 
-CheckResult CheckWorkerEnv(const AgentConfig &config) {
+CheckResult CheckWorkerEnv(const AgentConfig& config) {
   std::vector<std::string> names;
-  for (const std::string &entry : config.worker_env) {
+  for (const std::string& entry : config.worker_env) {
     const size_t equals = entry.find('=');
     if (equals == std::string::npos || equals == 0) {
       return Fail("worker_env", absl::StrCat("'", entry, "' is not KEY=VALUE"));
@@ -231,14 +231,14 @@ CheckResult CheckWorkerEnv(const AgentConfig &config) {
 
 }  // namespace
 
-std::vector<CheckResult> CheckAgentConfig(const AgentConfig &config, const HostProbe &probe,
-                                          const CheckOptions &options) {
+std::vector<CheckResult> CheckAgentConfig(const AgentConfig& config, const HostProbe& probe,
+                                          const CheckOptions& options) {
   std::vector<CheckResult> results;
   results.push_back(config.node_name.empty() ? Fail("node_name", "empty")
                                              : Ok("node_name", config.node_name));
   results.push_back(CheckCoordinator(config, probe, options));
-  for (CheckResult &result : CheckNetwork(config, probe)) results.push_back(std::move(result));
-  for (CheckResult &result : CheckHcaPorts(config, probe)) results.push_back(std::move(result));
+  for (CheckResult& result : CheckNetwork(config, probe)) results.push_back(std::move(result));
+  for (CheckResult& result : CheckHcaPorts(config, probe)) results.push_back(std::move(result));
   std::vector<ebnccl::v1::GpuInfo> owned;
   results.push_back(CheckGpus(config, probe, &owned));
   results.push_back(CheckNccl(config, owned.size()));
@@ -260,16 +260,16 @@ std::vector<CheckResult> CheckAgentConfig(const AgentConfig &config, const HostP
   return results;
 }
 
-bool AllChecksPassed(const std::vector<CheckResult> &results) {
+bool AllChecksPassed(const std::vector<CheckResult>& results) {
   return std::all_of(results.begin(), results.end(),
-                     [](const CheckResult &result) { return result.ok; });
+                     [](const CheckResult& result) { return result.ok; });
 }
 
-std::string FormatCheckResult(const CheckResult &result) {
+std::string FormatCheckResult(const CheckResult& result) {
   return absl::StrCat(result.ok ? "ok    " : "FAIL  ", result.name, ": ", result.detail);
 }
 
-std::string FormatEffectiveConfig(const AgentSettings &settings) {
+std::string FormatEffectiveConfig(const AgentSettings& settings) {
   AgentSettings copy = settings;
   copy.workers = copy.config.worker_slots;
   return absl::StrCat("# eb-agent effective configuration (flags > file > defaults)\n",
@@ -284,19 +284,19 @@ absl::StatusOr<std::vector<common::InterfaceInfo>> RealHostProbe::Interfaces() c
 }
 
 absl::StatusOr<std::vector<ebnccl::v1::HcaInfo>> RealHostProbe::Hcas(
-    const std::vector<HcaPort> &hcas, const std::string &sysfs_root) const {
+    const std::vector<HcaPort>& hcas, const std::string& sysfs_root) const {
   return CheckHcas(hcas, sysfs_root);
 }
 
 DiscoveredGpus RealHostProbe::Gpus() const { return DiscoverGpusWithDetails(SystemNvml()); }
 
-absl::Status RealHostProbe::Connect(const std::string &host_port, absl::Duration timeout) const {
+absl::Status RealHostProbe::Connect(const std::string& host_port, absl::Duration timeout) const {
   auto target = common::ParseHostPort(host_port, kDefaultCoordinatorPort, "coordinator");
   if (!target.ok()) return target.status();
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
-  addrinfo *addresses = nullptr;
+  addrinfo* addresses = nullptr;
   const std::string port = std::to_string(target->port);
   if (const int error = getaddrinfo(target->host.c_str(), port.c_str(), &hints, &addresses);
       error != 0) {
@@ -309,7 +309,7 @@ absl::Status RealHostProbe::Connect(const std::string &host_port, absl::Duration
   bool timed_out = false;
   // Non-blocking connect + poll: a black-holed coordinator costs the
   // timeout, not the kernel's two-minute SYN retry.
-  for (addrinfo *address = addresses; address != nullptr; address = address->ai_next) {
+  for (addrinfo* address = addresses; address != nullptr; address = address->ai_next) {
     const int fd = socket(address->ai_family, address->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
                           address->ai_protocol);
     if (fd < 0) {
@@ -344,7 +344,7 @@ absl::Status RealHostProbe::Connect(const std::string &host_port, absl::Duration
   return absl::UnavailableError(last_error);
 }
 
-absl::Status RealHostProbe::CheckExecutable(const std::string &path) const {
+absl::Status RealHostProbe::CheckExecutable(const std::string& path) const {
   struct stat info {};
   if (stat(path.c_str(), &info) != 0) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": ", strerror(errno)));
@@ -358,7 +358,7 @@ absl::Status RealHostProbe::CheckExecutable(const std::string &path) const {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> RealHostProbe::CheckWritableDir(const std::string &path) const {
+absl::StatusOr<std::string> RealHostProbe::CheckWritableDir(const std::string& path) const {
   namespace fs = std::filesystem;
   std::error_code error;
   fs::path existing = fs::absolute(path, error);

@@ -43,21 +43,21 @@ class HostProbe {
   // The given HCA ports as found under `sysfs_root` (CheckHcas). NOT_FOUND
   // naming a missing HCA or port.
   virtual absl::StatusOr<std::vector<ebnccl::v1::HcaInfo>> Hcas(
-      const std::vector<HcaPort> &hcas, const std::string &sysfs_root) const = 0;
+      const std::vector<HcaPort>& hcas, const std::string& sysfs_root) const = 0;
   // Every GPU of the host in CUDA (PCI bus) order, with NVML's details
   // where it has them (DiscoverGpusWithDetails).
   virtual DiscoveredGpus Gpus() const = 0;
   // Opens (and closes) a TCP connection to `host_port` ("HOST:PORT").
   // UNAVAILABLE when refused or unresolvable, DEADLINE_EXCEEDED when nothing
   // answers within `timeout`.
-  virtual absl::Status Connect(const std::string &host_port, absl::Duration timeout) const = 0;
+  virtual absl::Status Connect(const std::string& host_port, absl::Duration timeout) const = 0;
   // OK when `path` is a regular file this user may execute, else
   // INVALID_ARGUMENT saying why.
-  virtual absl::Status CheckExecutable(const std::string &path) const = 0;
+  virtual absl::Status CheckExecutable(const std::string& path) const = 0;
   // How `path` will be used ("exists, writable" or "will be created in
   // /run"), or INVALID_ARGUMENT when it is not a directory or this user
   // cannot write it (or its nearest existing parent). Creates nothing.
-  virtual absl::StatusOr<std::string> CheckWritableDir(const std::string &path) const = 0;
+  virtual absl::StatusOr<std::string> CheckWritableDir(const std::string& path) const = 0;
 };
 
 // HostProbe on this host: /sys, /proc, NVML, TCP, access(2).
@@ -65,11 +65,11 @@ class RealHostProbe final : public HostProbe {
  public:
   absl::StatusOr<std::vector<common::InterfaceInfo>> Interfaces() const override;
   absl::StatusOr<std::vector<ebnccl::v1::HcaInfo>> Hcas(
-      const std::vector<HcaPort> &hcas, const std::string &sysfs_root) const override;
+      const std::vector<HcaPort>& hcas, const std::string& sysfs_root) const override;
   DiscoveredGpus Gpus() const override;
-  absl::Status Connect(const std::string &host_port, absl::Duration timeout) const override;
-  absl::Status CheckExecutable(const std::string &path) const override;
-  absl::StatusOr<std::string> CheckWritableDir(const std::string &path) const override;
+  absl::Status Connect(const std::string& host_port, absl::Duration timeout) const override;
+  absl::Status CheckExecutable(const std::string& path) const override;
+  absl::StatusOr<std::string> CheckWritableDir(const std::string& path) const override;
 };
 
 struct CheckOptions {
@@ -84,19 +84,19 @@ struct CheckOptions {
 // per HCA port (or one "ib_hca" line when none is set), gpus, nccl,
 // worker_binary, run_dir, worker_env. Blocks for at most
 // options.connect_timeout (plus name resolution) on the coordinator.
-std::vector<CheckResult> CheckAgentConfig(const AgentConfig &config, const HostProbe &probe,
-                                          const CheckOptions &options = {});
+std::vector<CheckResult> CheckAgentConfig(const AgentConfig& config, const HostProbe& probe,
+                                          const CheckOptions& options = {});
 
 // True when every result is ok: --check-config exits 0.
-bool AllChecksPassed(const std::vector<CheckResult> &results);
+bool AllChecksPassed(const std::vector<CheckResult>& results);
 
 // "ok    coordinator: node0:29470 accepts connections" or
 // "FAIL  ib_hca mlx5_103:1: DOWN, ...": one line, no newline.
-std::string FormatCheckResult(const CheckResult &result);
+std::string FormatCheckResult(const CheckResult& result);
 
 // The effective configuration as agent.toml text that ApplyAgentConfigFile
 // reads back to the same settings. agent.workers is printed as the resolved
 // config.worker_slots.
-std::string FormatEffectiveConfig(const AgentSettings &settings);
+std::string FormatEffectiveConfig(const AgentSettings& settings);
 
 }  // namespace eb::agent

@@ -62,14 +62,13 @@ bool Split(const std::string& entry, absl::string_view* name, absl::string_view*
 }  // namespace
 
 bool IsAgentOwnedVariable(absl::string_view name) {
-  return name == kIbHca || name == kSocketIfname || name == kVisibleDevices ||
-         name == kDeviceOrder;
+  return name == kIbHca || name == kSocketIfname || name == kVisibleDevices || name == kDeviceOrder;
 }
 
 absl::Status CheckWorkerEnvVariable(absl::string_view name, absl::string_view value) {
   if (!IsAgentOwnedVariable(name)) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      name, " cannot be set in the workers' environment: ", Reason(name, value)));
+  return absl::InvalidArgumentError(
+      absl::StrCat(name, " cannot be set in the workers' environment: ", Reason(name, value)));
 }
 
 absl::Status CheckAgentEnvironment(const std::vector<std::string>& env) {
@@ -77,8 +76,8 @@ absl::Status CheckAgentEnvironment(const std::vector<std::string>& env) {
     absl::string_view name, value;
     if (!Split(entry, &name, &value) || (name != kIbHca && name != kSocketIfname)) continue;
     return absl::InvalidArgumentError(absl::StrCat(
-        "eb-agent's environment sets ", entry, ", which the workers would inherit: ",
-        Reason(name, value), " (and unset ", name, ")"));
+        "eb-agent's environment sets ", entry,
+        ", which the workers would inherit: ", Reason(name, value), " (and unset ", name, ")"));
   }
   return absl::OkStatus();
 }
@@ -89,13 +88,13 @@ std::vector<std::string> AgentEnvironmentWarnings(const std::vector<std::string>
     absl::string_view name, value;
     if (!Split(entry, &name, &value)) continue;
     if (name == kVisibleDevices) {
-      warnings.push_back(absl::StrCat("eb-agent's environment sets ", entry,
-                                      "; it is not passed on to the workers: ",
-                                      Reason(name, value)));
+      warnings.push_back(
+          absl::StrCat("eb-agent's environment sets ", entry,
+                       "; it is not passed on to the workers: ", Reason(name, value)));
     } else if (name == kDeviceOrder && value != "PCI_BUS_ID") {
-      warnings.push_back(absl::StrCat("eb-agent's environment sets ", entry,
-                                      "; it is not passed on to the workers: ",
-                                      Reason(name, value)));
+      warnings.push_back(
+          absl::StrCat("eb-agent's environment sets ", entry,
+                       "; it is not passed on to the workers: ", Reason(name, value)));
     }
   }
   return warnings;

@@ -27,7 +27,8 @@ std::string ReadLine(const fs::path& path) {
 std::vector<std::string> ListDir(const fs::path& dir) {
   std::vector<std::string> names;
   std::error_code error;
-  for (const auto& entry : fs::directory_iterator(dir, error)) names.push_back(entry.path().filename());
+  for (const auto& entry : fs::directory_iterator(dir, error))
+    names.push_back(entry.path().filename());
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -70,8 +71,8 @@ absl::StatusOr<std::vector<HcaPort>> ParseHcaList(absl::string_view text) {
       return absl::InvalidArgumentError(absl::StrCat("--ib-hca: '", entry, "' is not an HCA name"));
     }
     if (parts.size() > 2) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--ib-hca: '", entry, "': only HCA or HCA:PORT is supported"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--ib-hca: '", entry, "': only HCA or HCA:PORT is supported"));
     }
     if (parts.size() == 2 && (!absl::SimpleAtoi(parts[1], &hca.port) || hca.port < 1)) {
       return absl::InvalidArgumentError(absl::StrCat("--ib-hca: '", entry, "': bad port"));
@@ -99,9 +100,9 @@ absl::StatusOr<std::vector<ebnccl::v1::HcaInfo>> CheckHcas(const std::vector<Hca
     std::error_code error;
     if (!fs::is_directory(device, error)) {
       const std::vector<std::string> present = ListDir(root);
-      return absl::NotFoundError(absl::StrCat(
-          "--ib-hca: HCA ", hca.name, " does not exist (", root.string(), " lists ",
-          present.empty() ? "no HCAs" : absl::StrJoin(present, ", "), ")"));
+      return absl::NotFoundError(
+          absl::StrCat("--ib-hca: HCA ", hca.name, " does not exist (", root.string(), " lists ",
+                       present.empty() ? "no HCAs" : absl::StrJoin(present, ", "), ")"));
     }
     std::vector<int> ports;
     if (hca.port > 0) {

@@ -20,8 +20,7 @@ std::vector<ebnccl::v1::GpuInfo> DiscoverGpus(absl::string_view proc_root) {
   std::vector<ebnccl::v1::GpuInfo> gpus;
   std::error_code error;
   std::vector<std::filesystem::path> dirs;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(std::string(proc_root), error)) {
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(proc_root), error)) {
     if (entry.is_directory(error)) dirs.push_back(entry.path());
   }
   std::sort(dirs.begin(), dirs.end());

@@ -27,7 +27,7 @@ ebnccl::v1::NodeInventory CollectInventory(const AgentConfig& config,
   char hostname[256] = {};
   if (gethostname(hostname, sizeof(hostname) - 1) == 0) inventory.set_hostname(hostname);
   inventory.set_host_id(config.host_id.empty() ? HostIdentity(inventory.hostname())
-                                              : "configured:" + config.host_id);
+                                               : "configured:" + config.host_id);
   inventory.set_worker_slots(config.worker_slots);
   for (const ebnccl::v1::GpuInfo& gpu : gpus) *inventory.add_gpus() = gpu;
   if (auto interfaces = common::ListInterfaces(); interfaces.ok()) {

@@ -70,9 +70,8 @@ absl::StatusOr<std::string> ParseNcclVersionOutput(absl::string_view output) {
   }
   if (text == "none") return std::string();
   if (IsVersion(text)) return std::string(text);
-  return absl::InternalError(
-      absl::StrCat("eb-worker --print-nccl-version printed '", text.substr(0, 200),
-                   "', not a version or 'none'"));
+  return absl::InternalError(absl::StrCat("eb-worker --print-nccl-version printed '",
+                                          text.substr(0, 200), "', not a version or 'none'"));
 }
 
 absl::StatusOr<std::string> ProbeWorkerNcclVersion(common::ProcessLauncher& launcher,
@@ -99,8 +98,8 @@ absl::StatusOr<std::string> ProbeWorkerNcclVersion(common::ProcessLauncher& laun
     (void)launcher.SignalGroup(*child, SIGKILL);
     // Reaped shortly after, by the launcher; `exited` outlives us if not.
     (void)exited->done.WaitForNotificationWithTimeout(kReapGrace);
-    return absl::DeadlineExceededError(absl::StrCat(
-        command, " did not exit within ", absl::FormatDuration(timeout), "; killed"));
+    return absl::DeadlineExceededError(
+        absl::StrCat(command, " did not exit within ", absl::FormatDuration(timeout), "; killed"));
   }
   const std::string text = ReadAll(output);
   if (exited->info.exit_code != 0) {

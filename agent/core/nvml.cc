@@ -50,8 +50,8 @@ class DlopenNvml final : public GpuDetailsSource {
     void* library = dlopen(kLibrary, RTLD_NOW | RTLD_LOCAL);
     if (library == nullptr) {
       const char* error = dlerror();
-      load_error_ = absl::StrCat(kLibrary, " cannot be loaded (", error != nullptr ? error : "?",
-                                 ")");
+      load_error_ =
+          absl::StrCat(kLibrary, " cannot be loaded (", error != nullptr ? error : "?", ")");
       return;
     }
     const bool bound = Bind(library, "nvmlInit_v2", &functions_.init) &&

@@ -42,14 +42,14 @@ inline constexpr unsigned int kNameBufferSize = 96;
 // The NVML entry points, as loaded from the library (tests fill them with
 // fakes). error_string may be null.
 struct NvmlFunctions {
-  nvml::Return (*init)() = nullptr;                                   // nvmlInit_v2
-  nvml::Return (*shutdown)() = nullptr;                               // nvmlShutdown
-  nvml::Return (*get_count)(unsigned int*) = nullptr;                 // nvmlDeviceGetCount_v2
-  nvml::Return (*get_handle)(unsigned int, nvml::Device*) = nullptr;  // ..GetHandleByIndex_v2
+  nvml::Return (*init)() = nullptr;                                       // nvmlInit_v2
+  nvml::Return (*shutdown)() = nullptr;                                   // nvmlShutdown
+  nvml::Return (*get_count)(unsigned int*) = nullptr;                     // nvmlDeviceGetCount_v2
+  nvml::Return (*get_handle)(unsigned int, nvml::Device*) = nullptr;      // ..GetHandleByIndex_v2
   nvml::Return (*get_name)(nvml::Device, char*, unsigned int) = nullptr;  // nvmlDeviceGetName
-  nvml::Return (*get_pci_info)(nvml::Device, nvml::PciInfo*) = nullptr;  // ..GetPciInfo_v3
-  nvml::Return (*get_memory)(nvml::Device, nvml::Memory*) = nullptr;  // nvmlDeviceGetMemoryInfo
-  const char* (*error_string)(nvml::Return) = nullptr;                // nvmlErrorString
+  nvml::Return (*get_pci_info)(nvml::Device, nvml::PciInfo*) = nullptr;   // ..GetPciInfo_v3
+  nvml::Return (*get_memory)(nvml::Device, nvml::Memory*) = nullptr;      // nvmlDeviceGetMemoryInfo
+  const char* (*error_string)(nvml::Return) = nullptr;                    // nvmlErrorString
 };
 
 // What NVML says about one GPU.

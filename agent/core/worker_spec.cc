@@ -15,8 +15,8 @@ constexpr char kNcclNet[] = "NCCL_NET";
 }  // namespace
 
 bool IsPassedThrough(const std::string& env_entry) {
-  static const char* const kExact[] = {"PATH=", "LD_LIBRARY_PATH=", "HOME=", "TMPDIR=", "LANG=",
-                                       "TZ="};
+  static const char* const kExact[] = {
+      "PATH=", "LD_LIBRARY_PATH=", "HOME=", "TMPDIR=", "LANG=", "TZ="};
   for (const char* prefix : kExact) {
     if (absl::StartsWith(env_entry, prefix)) return true;
   }
@@ -101,10 +101,9 @@ common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunc
   if (!config.bootstrap_address.empty()) {
     spec.argv.push_back(absl::StrCat("--bootstrap-address=", config.bootstrap_address));
   }
-  spec.env = BuildWorkerEnv(
-      config, worker.agent_env,
-      std::map<std::string, std::string>(launch.spec().nccl_env().begin(),
-                                         launch.spec().nccl_env().end()));
+  spec.env = BuildWorkerEnv(config, worker.agent_env,
+                            std::map<std::string, std::string>(launch.spec().nccl_env().begin(),
+                                                               launch.spec().nccl_env().end()));
   spec.log_path = worker.log_path;
   return spec;
 }

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "common/process/process_launcher.h"
 #include "agent/config.h"
+#include "common/process/process_launcher.h"
 #include "ebnccl/v1/agent.pb.h"
 
 namespace eb::agent {

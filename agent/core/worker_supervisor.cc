@@ -88,9 +88,9 @@ void WorkerSupervisor::Launch(const v1::LaunchTest& launch) {
                                  error.message()));
       continue;
     }
-    WorkerLaunch worker_launch{&test.launch, &worker.assignment, worker.token,
-                               environment_.agent_pid, environment_.agent_target,
-                               worker.log_path, environment_.agent_env};
+    WorkerLaunch worker_launch{&test.launch,           &worker.assignment,        worker.token,
+                               environment_.agent_pid, environment_.agent_target, worker.log_path,
+                               environment_.agent_env};
     const int rank = worker.assignment.rank();
     auto child = launcher_.Spawn(
         BuildWorkerSpec(config_, worker_launch),
@@ -98,9 +98,9 @@ void WorkerSupervisor::Launch(const v1::LaunchTest& launch) {
           executor_.Post([this, test_id, rank, exit] { OnExit(test_id, rank, exit); });
         });
     if (!child.ok()) {
-      ReportFailure(test_id, worker, v1::WORKER_EVENT_KIND_EXITED, v1::FAILURE_KIND_LAUNCH_FAILED,
-                    absl::StrCat("cannot start ", config_.worker_binary, ": ",
-                                 child.status().message()));
+      ReportFailure(
+          test_id, worker, v1::WORKER_EVENT_KIND_EXITED, v1::FAILURE_KIND_LAUNCH_FAILED,
+          absl::StrCat("cannot start ", config_.worker_binary, ": ", child.status().message()));
       continue;
     }
     worker.child = *child;
@@ -117,9 +117,9 @@ void WorkerSupervisor::Launch(const v1::LaunchTest& launch) {
   if (!test.stopping) {
     test.register_timer = executor_.PostAfter(absl::Milliseconds(launch.register_timeout_ms()),
                                               [this, test_id] { OnRegisterDeadline(test_id); });
-    test.watchdog_timer = executor_.PostAfter(
-        std::min(config_.worker_hang_timeout / 4, absl::Seconds(1)),
-        [this, test_id] { OnWatchdog(test_id); });
+    test.watchdog_timer =
+        executor_.PostAfter(std::min(config_.worker_hang_timeout / 4, absl::Seconds(1)),
+                            [this, test_id] { OnWatchdog(test_id); });
   }
   MaybeFinish(test_id);
 }
@@ -169,8 +169,8 @@ void WorkerSupervisor::StopTest(Test& test, const std::string& reason) {
     // A stopped (SIGSTOP) process only acts on SIGTERM once continued.
     (void)launcher_.SignalGroup(worker.child, SIGCONT);
   }
-  test.kill_timer = executor_.PostAfter(config_.worker_grace,
-                                        [this, test_id] { OnKillDeadline(test_id); });
+  test.kill_timer =
+      executor_.PostAfter(config_.worker_grace, [this, test_id] { OnKillDeadline(test_id); });
 }
 
 void WorkerSupervisor::OnKillDeadline(const std::string& test_id) {
@@ -199,10 +199,10 @@ void WorkerSupervisor::OnExit(const std::string& test_id, int rank, const common
     spdlog::info("test={} rank={} node={}: pid {} {}", test_id, rank, config_.node_name, exit.pid,
                  exit.Describe());
     if (!test.stopping && !worker.finished && !worker.reported) {
-      ReportFailure(test_id, worker, v1::WORKER_EVENT_KIND_EXITED, v1::FAILURE_KIND_WORKER_EXITED,
-                    absl::StrCat("worker process ", exit.pid, " ", exit.Describe(),
-                                 " before finishing"),
-                    &exit);
+      ReportFailure(
+          test_id, worker, v1::WORKER_EVENT_KIND_EXITED, v1::FAILURE_KIND_WORKER_EXITED,
+          absl::StrCat("worker process ", exit.pid, " ", exit.Describe(), " before finishing"),
+          &exit);
       StopTest(test, absl::StrCat("rank ", rank, " exited"));
     } else if (worker.finished && (exit.exit_code != 0 || exit.signal != 0)) {
       spdlog::warn("test={} rank={}: {} after finishing", test_id, rank, exit.Describe());
@@ -240,16 +240,16 @@ void WorkerSupervisor::OnWatchdog(const std::string& test_id) {
     if (silence <= config_.worker_hang_timeout) continue;
     hung = true;
     ReportFailure(test_id, worker, v1::WORKER_EVENT_KIND_FAILED, v1::FAILURE_KIND_WORKER_HUNG,
-                  absl::StrCat("stopped heartbeating for ", Seconds(silence),
-                               "; killed as hung"));
+                  absl::StrCat("stopped heartbeating for ", Seconds(silence), "; killed as hung"));
     KillWorker(worker);
   }
   if (hung) {
     StopTest(test, "a worker hung");
     return;
   }
-  test.watchdog_timer = executor_.PostAfter(std::min(config_.worker_hang_timeout / 4, absl::Seconds(1)),
-                                            [this, test_id] { OnWatchdog(test_id); });
+  test.watchdog_timer =
+      executor_.PostAfter(std::min(config_.worker_hang_timeout / 4, absl::Seconds(1)),
+                          [this, test_id] { OnWatchdog(test_id); });
 }
 
 void WorkerSupervisor::ReportFailure(const std::string& test_id, Worker& worker,
@@ -349,8 +349,8 @@ absl::Status WorkerSupervisor::ReportEvent(const v1::ReportWorkerEventRequest& r
       worker->reported = true;
       break;
     default:
-      return absl::InvalidArgumentError(absl::StrCat(
-          "event.kind: a worker may not report ", v1::WorkerEventKind_Name(event.kind())));
+      return absl::InvalidArgumentError(absl::StrCat("event.kind: a worker may not report ",
+                                                     v1::WorkerEventKind_Name(event.kind())));
   }
   v1::AgentMessage out;
   *out.mutable_worker_event() = event;
@@ -367,15 +367,16 @@ absl::Status WorkerSupervisor::ReportEvent(const v1::ReportWorkerEventRequest& r
   return absl::OkStatus();
 }
 
-absl::Status WorkerSupervisor::CheckToken(const std::string& token, const std::string& test_id) const {
+absl::Status WorkerSupervisor::CheckToken(const std::string& token,
+                                          const std::string& test_id) const {
   auto it = tests_.find(test_id);
   if (it != tests_.end() && !token.empty()) {
     for (const Worker& worker : it->second.workers) {
       if (worker.token == token && !worker.exited) return absl::OkStatus();
     }
   }
-  return absl::PermissionDeniedError(absl::StrCat("no live worker of test ", test_id,
-                                                  " with this token"));
+  return absl::PermissionDeniedError(
+      absl::StrCat("no live worker of test ", test_id, " with this token"));
 }
 
 std::vector<std::string> WorkerSupervisor::RunningTests() const {

@@ -19,7 +19,9 @@ CoordinatorSession::CoordinatorSession(std::shared_ptr<grpc::Channel> channel, C
 
 CoordinatorSession::~CoordinatorSession() { Stop(); }
 
-void CoordinatorSession::Start() { thread_ = std::thread([this] { RunLoop(); }); }
+void CoordinatorSession::Start() {
+  thread_ = std::thread([this] { RunLoop(); });
+}
 
 void CoordinatorSession::Stop() {
   {
@@ -72,9 +74,10 @@ void CoordinatorSession::RunLoop() {
       // this agent's previous session not yet timed out). Keep trying, so
       // that the name is taken over once the other session is gone, but say
       // loudly what is wrong.
-      spdlog::error("the coordinator refused the registration: {}; every agent needs its own "
-                    "--node-name (agent.node_name); retrying in {}",
-                    std::string(status.message()), absl::FormatDuration(delay));
+      spdlog::error(
+          "the coordinator refused the registration: {}; every agent needs its own "
+          "--node-name (agent.node_name); retrying in {}",
+          std::string(status.message()), absl::FormatDuration(delay));
     } else {
       spdlog::warn("coordinator session ended ({}); reconnecting in {}", status.ToString(),
                    absl::FormatDuration(delay));

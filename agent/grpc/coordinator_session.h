@@ -62,8 +62,8 @@ class CoordinatorSession final : public CoordinatorSink {
   // says whether the coordinator accepted the registration (so that the
   // caller reports a lost session, not a failed dial).
   absl::Status RunOnce(bool* registered);
-  void WriterLoop(grpc::ClientReaderWriter<ebnccl::v1::AgentMessage,
-                                           ebnccl::v1::CoordinatorMessage>* stream);
+  void WriterLoop(
+      grpc::ClientReaderWriter<ebnccl::v1::AgentMessage, ebnccl::v1::CoordinatorMessage>* stream);
 
   std::unique_ptr<ebnccl::v1::AgentService::Stub> stub_;
   Callbacks callbacks_;

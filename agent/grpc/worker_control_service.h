@@ -11,8 +11,8 @@
 #include "agent/core/worker_supervisor.h"
 #include "common/exec/executor.h"
 #include "ebnccl/v1/agent.grpc.pb.h"
-#include "grpcpp/channel.h"
 #include "ebnccl/v1/worker.grpc.pb.h"
+#include "grpcpp/channel.h"
 
 namespace eb::agent {
 

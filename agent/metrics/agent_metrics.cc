@@ -19,13 +19,13 @@ std::string FailureKindLabel(v1::FailureKind kind) {
 AgentMetrics::AgentMetrics(common::MetricsRegistry& registry)
     : spawns_(registry.AddCounter("ebnccl_agent_worker_spawns_total",
                                   "Worker processes spawned since the agent started.")),
-      failures_(registry.AddCounter(
-          "ebnccl_agent_worker_failures_total",
-          "Worker failures reported to the coordinator, by failure kind.", {"kind"})),
+      failures_(registry.AddCounter("ebnccl_agent_worker_failures_total",
+                                    "Worker failures reported to the coordinator, by failure kind.",
+                                    {"kind"})),
       connected_(registry.AddGauge("ebnccl_agent_connected",
                                    "1 while registered with the coordinator, else 0.")),
-      tests_running_(registry.AddGauge("ebnccl_agent_tests_running",
-                                       "Tests with live workers on this node.")),
+      tests_running_(
+          registry.AddGauge("ebnccl_agent_tests_running", "Tests with live workers on this node.")),
       workers_running_(registry.AddGauge("ebnccl_agent_workers_running",
                                          "Live (not yet reaped) worker processes.")) {
   // The kinds an agent itself detects, exported at 0 from the start.

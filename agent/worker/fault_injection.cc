@@ -15,7 +15,8 @@ absl::StatusOr<FaultInjection> ParseFaultInjection(absl::string_view text) {
   auto error = [&](absl::string_view why) {
     return absl::InvalidArgumentError(absl::StrCat("EB_WORKER_FAULT: '", text, "': ", why));
   };
-  std::pair<absl::string_view, absl::string_view> parts = absl::StrSplit(text, absl::MaxSplits(':', 1));
+  std::pair<absl::string_view, absl::string_view> parts =
+      absl::StrSplit(text, absl::MaxSplits(':', 1));
   if (parts.second.empty() && parts.first.size() != text.size()) {
     return error("':' must be followed by 'rank=N'");
   }
@@ -26,7 +27,8 @@ absl::StatusOr<FaultInjection> ParseFaultInjection(absl::string_view text) {
       return error("expected ':rank=N' after the mode");
     }
   }
-  std::pair<absl::string_view, absl::string_view> mode = absl::StrSplit(parts.first, absl::MaxSplits('=', 1));
+  std::pair<absl::string_view, absl::string_view> mode =
+      absl::StrSplit(parts.first, absl::MaxSplits('=', 1));
   if (mode.second.empty() && mode.first.size() != parts.first.size()) {
     return error("'=' must be followed by a value");
   }

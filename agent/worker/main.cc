@@ -56,7 +56,8 @@ int main(int argc, char** argv) {
   app.add_option("--test-id", options.test_id, "Test id")->required();
   app.add_option("--rank", options.rank, "Global rank")->required()->check(CLI::NonNegativeNumber);
   app.add_option("--worker-token", options.token, "Secret token from the agent")->required();
-  app.add_option("--heartbeat-period-ms", heartbeat_ms, "Heartbeat period")->check(CLI::PositiveNumber);
+  app.add_option("--heartbeat-period-ms", heartbeat_ms, "Heartbeat period")
+      ->check(CLI::PositiveNumber);
   app.add_option("--init-timeout-ms", init_timeout_ms, "Deadline to join the communicator")
       ->check(CLI::PositiveNumber);
   app.add_option("--op-timeout-ms", op_timeout_ms, "Deadline of one collective call")
@@ -94,11 +95,12 @@ int main(int argc, char** argv) {
   options.heartbeat_period = absl::Milliseconds(heartbeat_ms);
   options.init_timeout = absl::Milliseconds(init_timeout_ms);
   options.op_timeout = absl::Milliseconds(op_timeout_ms);
-  spdlog::info("eb-worker {} test={} rank={} agent={} init_timeout={}ms op_timeout={}ms "
-               "bootstrap_interface={} bootstrap_address={} cuda_device={} gpu_bus_id={}",
-               eb::kVersion, options.test_id, options.rank, options.agent_target, init_timeout_ms,
-               op_timeout_ms, options.bootstrap_interface, options.bootstrap_address,
-               options.cuda_device, options.gpu_bus_id);
+  spdlog::info(
+      "eb-worker {} test={} rank={} agent={} init_timeout={}ms op_timeout={}ms "
+      "bootstrap_interface={} bootstrap_address={} cuda_device={} gpu_bus_id={}",
+      eb::kVersion, options.test_id, options.rank, options.agent_target, init_timeout_ms,
+      op_timeout_ms, options.bootstrap_interface, options.bootstrap_address, options.cuda_device,
+      options.gpu_bus_id);
   const int code = eb::worker::RunWorker(options);
   spdlog::default_logger()->flush();
   return code;

@@ -178,7 +178,8 @@ absl::StatusOr<std::unique_ptr<transport::Communicator>> CreateCommunicator(
 int RunWorker(const WorkerOptions& options) {
   const bool faulty = options.fault.AppliesTo(options.rank);
   using Mode = FaultInjection::Mode;
-  if (faulty && options.fault.mode == Mode::kHangBeforeRegister) HangForever("hang_before_register");
+  if (faulty && options.fault.mode == Mode::kHangBeforeRegister)
+    HangForever("hang_before_register");
 
   AgentLink link(common::MakeChannel(options.agent_target), options.test_id, options.rank,
                  options.token);
@@ -258,7 +259,8 @@ int RunWorker(const WorkerOptions& options) {
     spdlog::error("could not report the end of the sweep: {}", sent.ToString());
     return kExitInternal;
   }
-  spdlog::info("test={} rank={}: finished {} sizes", options.test_id, assignment.rank(), size_index);
+  spdlog::info("test={} rank={}: finished {} sizes", options.test_id, assignment.rank(),
+               size_index);
   return kExitOk;
 }
 

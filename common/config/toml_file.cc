@@ -39,30 +39,30 @@ struct Problem {
 
 class Problems {
  public:
-  explicit Problems(const std::string &path) : path_(path) {}
+  explicit Problems(const std::string& path) : path_(path) {}
   void Add(uint32_t line, absl::string_view key, absl::string_view what) {
     problems_.push_back({line, absl::StrCat(path_, ":", line, ": key '", key, "': ", what)});
   }
   bool empty() const { return problems_.empty(); }
   absl::Status ToStatus() {
     std::stable_sort(problems_.begin(), problems_.end(),
-                     [](const Problem &a, const Problem &b) { return a.line < b.line; });
+                     [](const Problem& a, const Problem& b) { return a.line < b.line; });
     std::vector<std::string> lines;
-    for (const Problem &problem : problems_) lines.push_back(problem.text);
+    for (const Problem& problem : problems_) lines.push_back(problem.text);
     return absl::InvalidArgumentError(absl::StrJoin(lines, "\n"));
   }
 
  private:
-  const std::string &path_;
+  const std::string& path_;
   std::vector<Problem> problems_;
 };
 
-uint32_t LineOf(const toml::key &key, const toml::node &node) {
+uint32_t LineOf(const toml::key& key, const toml::node& node) {
   return key.source().begin.line != 0 ? key.source().begin.line : node.source().begin.line;
 }
 
 // "string \"eight\"", "integer 8", "an array": what a wrong value was.
-std::string Describe(const toml::node &node) {
+std::string Describe(const toml::node& node) {
   switch (node.type()) {
     case toml::node_type::string: {
       std::string text(node.as_string()->get());
@@ -91,7 +91,7 @@ std::string Describe(const toml::node &node) {
   return "nothing";
 }
 
-const char *Expected(Type type) {
+const char* Expected(Type type) {
   switch (type) {
     case Type::kString:
       return "a string";
@@ -112,13 +112,13 @@ const char *Expected(Type type) {
   return "a value";
 }
 
-std::string WrongType(const char *expected, const toml::node &node) {
+std::string WrongType(const char* expected, const toml::node& node) {
   return absl::StrCat("expected ", expected, ", got ", Describe(node));
 }
 
-std::optional<absl::Duration> ToDuration(const toml::node &node) {
-  if (const auto *integer = node.as_integer()) return absl::Milliseconds(integer->get());
-  if (const auto *text = node.as_string()) {
+std::optional<absl::Duration> ToDuration(const toml::node& node) {
+  if (const auto* integer = node.as_integer()) return absl::Milliseconds(integer->get());
+  if (const auto* text = node.as_string()) {
     absl::Duration duration;
     if (absl::ParseDuration(std::string(absl::StripAsciiWhitespace(text->get())), &duration)) {
       return duration;
@@ -129,31 +129,31 @@ std::optional<absl::Duration> ToDuration(const toml::node &node) {
 
 // The node as the key's type, or nullopt after recording why not. List
 // elements and table entries are reported at their own lines.
-std::optional<Value> Convert(const toml::node &node, Type type, const std::string &key,
-                             uint32_t line, Problems &problems) {
+std::optional<Value> Convert(const toml::node& node, Type type, const std::string& key,
+                             uint32_t line, Problems& problems) {
   switch (type) {
     case Type::kString:
-      if (const auto *text = node.as_string()) return Value(std::string(text->get()));
+      if (const auto* text = node.as_string()) return Value(std::string(text->get()));
       break;
     case Type::kInt:
-      if (const auto *integer = node.as_integer()) return Value(integer->get());
+      if (const auto* integer = node.as_integer()) return Value(integer->get());
       break;
     case Type::kBool:
-      if (const auto *boolean = node.as_boolean()) return Value(boolean->get());
+      if (const auto* boolean = node.as_boolean()) return Value(boolean->get());
       break;
     case Type::kDuration:
       if (auto duration = ToDuration(node)) return Value(*duration);
       break;
     case Type::kStringList:
     case Type::kIntList: {
-      const toml::array *array = node.as_array();
+      const toml::array* array = node.as_array();
       if (array == nullptr) break;
       const bool strings = type == Type::kStringList;
       std::vector<std::string> texts;
       std::vector<int64_t> integers;
       bool ok = true;
       for (size_t i = 0; i < array->size(); ++i) {
-        const toml::node &element = (*array)[i];
+        const toml::node& element = (*array)[i];
         const uint32_t element_line =
             element.source().begin.line ? element.source().begin.line : line;
         if (strings && element.is_string()) {
@@ -170,12 +170,12 @@ std::optional<Value> Convert(const toml::node &node, Type type, const std::strin
       return strings ? Value(std::move(texts)) : Value(std::move(integers));
     }
     case Type::kStringTable: {
-      const toml::table *table = node.as_table();
+      const toml::table* table = node.as_table();
       if (table == nullptr) break;
       StringTable entries;
       bool ok = true;
-      for (auto &&[name, value] : *table) {
-        if (const auto *text = value.as_string()) {
+      for (auto&& [name, value] : *table) {
+        if (const auto* text = value.as_string()) {
           entries.emplace_back(std::string(name.str()), std::string(text->get()));
         } else {
           problems.Add(LineOf(name, value), absl::StrCat(key, ".", std::string(name.str())),
@@ -213,9 +213,9 @@ std::string Underscored(absl::string_view name) {
   return absl::StrReplaceAll(name, {{"-", "_"}, {".", "_"}});
 }
 
-absl::Status ReadFile(const std::string &path, std::string *contents, bool *missing) {
+absl::Status ReadFile(const std::string& path, std::string* contents, bool* missing) {
   *missing = false;
-  FILE *file = std::fopen(path.c_str(), "rb");
+  FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) {
     const int error = errno;
     if (error == ENOENT) {
@@ -242,7 +242,7 @@ absl::Status ReadFile(const std::string &path, std::string *contents, bool *miss
 
 TomlFile::TomlFile() : document_(std::make_shared<Document>()) {}
 
-absl::StatusOr<TomlFile> TomlFile::Load(const std::string &path, bool required) {
+absl::StatusOr<TomlFile> TomlFile::Load(const std::string& path, bool required) {
   std::string contents;
   bool missing = false;
   if (absl::Status status = ReadFile(path, &contents, &missing); !status.ok()) {
@@ -256,17 +256,17 @@ absl::StatusOr<TomlFile> TomlFile::Load(const std::string &path, bool required) 
   return Parse(contents, path);
 }
 
-absl::StatusOr<TomlFile> TomlFile::Parse(absl::string_view text, const std::string &path) {
+absl::StatusOr<TomlFile> TomlFile::Parse(absl::string_view text, const std::string& path) {
   auto document = std::make_shared<Document>();
   // toml++ is built with exceptions (the Debian library has only that ABI);
   // this is the one place they are caught and turned into a status.
   try {
     document->table = toml::parse(std::string_view(text.data(), text.size()), path);
-  } catch (const toml::parse_error &error) {
+  } catch (const toml::parse_error& error) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ":", error.source().begin.line, ":", error.source().begin.column,
                      ": syntax error: ", std::string(error.description())));
-  } catch (const std::exception &error) {
+  } catch (const std::exception& error) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": cannot parse: ", error.what()));
   }
   TomlFile file;
@@ -277,10 +277,10 @@ absl::StatusOr<TomlFile> TomlFile::Parse(absl::string_view text, const std::stri
 }
 
 bool TomlFile::Contains(absl::string_view dotted_key) const {
-  const toml::table *table = &document_->table;
+  const toml::table* table = &document_->table;
   const std::vector<std::string> parts = absl::StrSplit(dotted_key, '.');
   for (size_t i = 0; i < parts.size(); ++i) {
-    const toml::node *node = table->get(parts[i]);
+    const toml::node* node = table->get(parts[i]);
     if (node == nullptr) return false;
     if (i + 1 == parts.size()) return true;
     table = node->as_table();
@@ -290,7 +290,7 @@ bool TomlFile::Contains(absl::string_view dotted_key) const {
 }
 
 std::string TomlFile::Where(absl::string_view dotted_key) const {
-  const toml::table *table = &document_->table;
+  const toml::table* table = &document_->table;
   const std::vector<std::string> parts = absl::StrSplit(dotted_key, '.');
   for (size_t i = 0; i < parts.size(); ++i) {
     auto found = table->find(parts[i]);
@@ -312,10 +312,10 @@ namespace {
 
 class Applier {
  public:
-  Applier(const std::deque<ConfigSchema::Key> &keys, const std::set<std::string> &skip,
-          const std::string &path)
+  Applier(const std::deque<ConfigSchema::Key>& keys, const std::set<std::string>& skip,
+          const std::string& path)
       : skip_(skip), problems_(path) {
-    for (const ConfigSchema::Key &key : keys) {
+    for (const ConfigSchema::Key& key : keys) {
       by_name_[key.name()] = &key;
       for (absl::string_view section = Section(key.name()); !section.empty();
            section = Section(section)) {
@@ -324,15 +324,15 @@ class Applier {
     }
   }
 
-  void Walk(const toml::table &table, const std::string &prefix) {
-    for (auto &&[name, node] : table) {
+  void Walk(const toml::table& table, const std::string& prefix) {
+    for (auto&& [name, node] : table) {
       const std::string path = prefix.empty() ? std::string(name.str())
                                               : absl::StrCat(prefix, ".", std::string(name.str()));
       const uint32_t line = LineOf(name, node);
       if (auto found = by_name_.find(path); found != by_name_.end()) {
         ApplyKey(*found->second, node, line);
       } else if (sections_.contains(path)) {
-        if (const toml::table *section = node.as_table()) {
+        if (const toml::table* section = node.as_table()) {
           Walk(*section, path);
         } else {
           problems_.Add(
@@ -348,7 +348,7 @@ class Applier {
   absl::Status Finish() { return problems_.empty() ? absl::OkStatus() : problems_.ToStatus(); }
 
  private:
-  void ApplyKey(const ConfigSchema::Key &key, const toml::node &node, uint32_t line) {
+  void ApplyKey(const ConfigSchema::Key& key, const toml::node& node, uint32_t line) {
     std::optional<Value> value = Convert(node, key.type(), key.name(), line, problems_);
     if (!value) return;
     const bool skipped =
@@ -362,17 +362,17 @@ class Applier {
   // " (did you mean 'agent.workers'?)", or "" when nothing is close. Looks at
   // the whole path, the leaf alone (a key put in the wrong section) and the
   // flag spelling (worker_grace_ms for --worker-grace-ms).
-  std::string Suggestion(const std::string &path) const {
+  std::string Suggestion(const std::string& path) const {
     const std::string leaf(Leaf(path));
     size_t best_score = std::string::npos;
     std::string best;
-    auto consider = [&](const std::string &candidate, size_t score) {
+    auto consider = [&](const std::string& candidate, size_t score) {
       if (score < best_score) {
         best_score = score;
         best = candidate;
       }
     };
-    for (const auto &[name, key] : by_name_) {
+    for (const auto& [name, key] : by_name_) {
       consider(name, EditDistance(path, name));
       // "worker.grace_ms", "worker.binary_path": a known key with a suffix.
       const absl::string_view known = Leaf(name);
@@ -387,21 +387,21 @@ class Applier {
         consider(name, std::min(EditDistance(leaf, flag), EditDistance(Underscored(path), flag)));
       }
     }
-    for (const std::string &section : sections_) consider(section, EditDistance(path, section));
+    for (const std::string& section : sections_) consider(section, EditDistance(path, section));
     const size_t limit = std::max<size_t>(2, leaf.size() / 4);
     if (best.empty() || best_score > limit) return "";
     return absl::StrCat(" (did you mean '", best, "'?)");
   }
 
-  const std::set<std::string> &skip_;
+  const std::set<std::string>& skip_;
   Problems problems_;
-  std::map<std::string, const ConfigSchema::Key *> by_name_;
+  std::map<std::string, const ConfigSchema::Key*> by_name_;
   std::set<std::string> sections_;
 };
 
 }  // namespace
 
-absl::Status ConfigSchema::Apply(const TomlFile &file, const std::set<std::string> &skip) const {
+absl::Status ConfigSchema::Apply(const TomlFile& file, const std::set<std::string>& skip) const {
   if (!file.exists()) return absl::OkStatus();
   Applier applier(keys_, skip, file.path());
   applier.Walk(file.document_->table, "");

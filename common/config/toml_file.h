@@ -40,16 +40,16 @@ class TomlFile {
   // empty document (exists() false) otherwise (the default path: the daemon
   // runs on flags). INVALID_ARGUMENT "PATH:LINE:COLUMN: syntax error: ..."
   // for malformed TOML, and "PATH: cannot read: ..." for other I/O errors.
-  static absl::StatusOr<TomlFile> Load(const std::string &path, bool required);
+  static absl::StatusOr<TomlFile> Load(const std::string& path, bool required);
 
   // Parses `text` as if it had been read from `path` (tests, stdin).
   // INVALID_ARGUMENT as Load on a syntax error.
-  static absl::StatusOr<TomlFile> Parse(absl::string_view text, const std::string &path);
+  static absl::StatusOr<TomlFile> Parse(absl::string_view text, const std::string& path);
 
   // An empty document that names no file.
   TomlFile();
 
-  const std::string &path() const { return path_; }
+  const std::string& path() const { return path_; }
   // False for a default file that was absent.
   bool exists() const { return exists_; }
   // Whether the dotted key ("worker.env", "agent.workers") is present.
@@ -99,7 +99,7 @@ class ConfigSchema {
   // Setters return INVALID_ARGUMENT with a message that the schema prefixes
   // with "FILE:LINE: key 'KEY': ".
   template <typename T>
-  using Setter = std::function<absl::Status(const T &)>;
+  using Setter = std::function<absl::Status(const T&)>;
   template <typename T>
   using Getter = std::function<T()>;
 
@@ -113,16 +113,16 @@ class ConfigSchema {
   class Key {
    public:
     // The command-line option ("--workers") whose presence skips this key.
-    Key &Flag(std::string flag) {
+    Key& Flag(std::string flag) {
       flag_ = std::move(flag);
       return *this;
     }
-    const std::string &name() const { return name_; }
-    const std::string &flag() const { return flag_; }
+    const std::string& name() const { return name_; }
+    const std::string& flag() const { return flag_; }
     Type type() const { return type_; }
     // Stores a value of this key's type through the setter (INVALID_ARGUMENT
     // when the setter refuses it), and reads the current one.
-    absl::Status Set(const Value &value) const { return set_(value); }
+    absl::Status Set(const Value& value) const { return set_(value); }
     Value Get() const { return get_(); }
 
    private:
@@ -130,41 +130,41 @@ class ConfigSchema {
     std::string name_;
     std::string flag_;
     Type type_ = Type::kString;
-    std::function<absl::Status(const Value &)> set_;
+    std::function<absl::Status(const Value&)> set_;
     std::function<Value()> get_;
   };
 
   ConfigSchema() = default;
-  ConfigSchema(ConfigSchema &&) = default;
-  ConfigSchema &operator=(ConfigSchema &&) = default;
+  ConfigSchema(ConfigSchema&&) = default;
+  ConfigSchema& operator=(ConfigSchema&&) = default;
 
   // Generic forms: the setter validates and stores the value.
-  Key &AddString(std::string key, Setter<std::string> set, Getter<std::string> get);
-  Key &AddInt(std::string key, Setter<int64_t> set, Getter<int64_t> get);
-  Key &AddBool(std::string key, Setter<bool> set, Getter<bool> get);
-  Key &AddDuration(std::string key, Setter<absl::Duration> set, Getter<absl::Duration> get);
-  Key &AddStringList(std::string key, Setter<std::vector<std::string>> set,
+  Key& AddString(std::string key, Setter<std::string> set, Getter<std::string> get);
+  Key& AddInt(std::string key, Setter<int64_t> set, Getter<int64_t> get);
+  Key& AddBool(std::string key, Setter<bool> set, Getter<bool> get);
+  Key& AddDuration(std::string key, Setter<absl::Duration> set, Getter<absl::Duration> get);
+  Key& AddStringList(std::string key, Setter<std::vector<std::string>> set,
                      Getter<std::vector<std::string>> get);
-  Key &AddIntList(std::string key, Setter<std::vector<int64_t>> set,
+  Key& AddIntList(std::string key, Setter<std::vector<int64_t>> set,
                   Getter<std::vector<int64_t>> get);
-  Key &AddStringTable(std::string key, Setter<StringTable> set, Getter<StringTable> get);
+  Key& AddStringTable(std::string key, Setter<StringTable> set, Getter<StringTable> get);
 
   // Bound forms: store into the field, with range checks.
-  Key &String(std::string key, std::string *field);
+  Key& String(std::string key, std::string* field);
   // A string that `check` must accept (its error becomes the key's); the
   // empty string, "not set", is stored without asking it.
-  Key &String(std::string key, std::string *field,
+  Key& String(std::string key, std::string* field,
               std::function<absl::Status(absl::string_view)> check);
   // `field` must hold one of `choices`.
-  Key &Choice(std::string key, std::string *field, std::vector<std::string> choices);
-  Key &Int(std::string key, int *field, int min, int max);
-  Key &Bool(std::string key, bool *field);
+  Key& Choice(std::string key, std::string* field, std::vector<std::string> choices);
+  Key& Int(std::string key, int* field, int min, int max);
+  Key& Bool(std::string key, bool* field);
   // Finite, within [min, max].
-  Key &Duration(std::string key, absl::Duration *field, absl::Duration min = absl::Milliseconds(1),
+  Key& Duration(std::string key, absl::Duration* field, absl::Duration min = absl::Milliseconds(1),
                 absl::Duration max = absl::Hours(24 * 365));
-  Key &StringList(std::string key, std::vector<std::string> *field);
+  Key& StringList(std::string key, std::vector<std::string>* field);
   // Every element within [min, max].
-  Key &IntList(std::string key, std::vector<int> *field, int min, int max);
+  Key& IntList(std::string key, std::vector<int>* field, int min, int max);
 
   // Applies every declared key present in `file` through its setter, except
   // keys whose Flag() or name is in `skip` (options given on the command
@@ -174,17 +174,17 @@ class ConfigSchema {
   // unknown keys (with a suggestion), wrong types, values out of range or
   // refused by a setter. On error some keys may have been applied already;
   // callers treat the error as fatal.
-  absl::Status Apply(const TomlFile &file, const std::set<std::string> &skip = {}) const;
+  absl::Status Apply(const TomlFile& file, const std::set<std::string>& skip = {}) const;
 
   // Every declared key as TOML, sections in declaration order, values from
   // the getters: a file that Apply() reads back to the same values.
   std::string FormatToml() const;
 
   // Declared keys in declaration order.
-  std::vector<const Key *> keys() const;
+  std::vector<const Key*> keys() const;
 
  private:
-  Key &Declare(std::string key, Type type);
+  Key& Declare(std::string key, Type type);
 
   // Stable addresses: Key& handed out while more keys are declared.
   std::deque<Key> keys_;

@@ -4,10 +4,10 @@
 // thread. Timers use the injected Clock's notion of time but sleep on a real
 // condition variable, so production code uses RealClock with it.
 
-#include <map>
-#include <thread>
 #include <deque>
 #include <functional>
+#include <map>
+#include <thread>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"

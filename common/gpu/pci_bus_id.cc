@@ -52,11 +52,11 @@ absl::Status CheckSamePciBusId(absl::string_view actual, absl::string_view expec
                                int cuda_device, int rank) {
   if (expected.empty()) return absl::OkStatus();
   if (CanonicalPciBusId(actual) == CanonicalPciBusId(expected)) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrCat(
-      "rank ", rank, ": CUDA device ", cuda_device, " is the GPU at PCI ", actual,
-      ", but the agent assigned the GPU at PCI ", expected,
-      " (CUDA's device order differs from the agent's: is CUDA_VISIBLE_DEVICES or "
-      "CUDA_DEVICE_ORDER set for the worker?)"));
+  return absl::FailedPreconditionError(
+      absl::StrCat("rank ", rank, ": CUDA device ", cuda_device, " is the GPU at PCI ", actual,
+                   ", but the agent assigned the GPU at PCI ", expected,
+                   " (CUDA's device order differs from the agent's: is CUDA_VISIBLE_DEVICES or "
+                   "CUDA_DEVICE_ORDER set for the worker?)"));
 }
 
 std::string FormatGpuMemory(int64_t bytes) {

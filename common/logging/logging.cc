@@ -33,12 +33,23 @@ class SyslogPriorityFlag final : public spdlog::custom_flag_formatter {
     const char* prefix = "<6>";
     switch (message.level) {
       case spdlog::level::trace:
-      case spdlog::level::debug: prefix = "<7>"; break;
-      case spdlog::level::info: prefix = "<6>"; break;
-      case spdlog::level::warn: prefix = "<4>"; break;
-      case spdlog::level::err: prefix = "<3>"; break;
-      case spdlog::level::critical: prefix = "<2>"; break;
-      default: break;
+      case spdlog::level::debug:
+        prefix = "<7>";
+        break;
+      case spdlog::level::info:
+        prefix = "<6>";
+        break;
+      case spdlog::level::warn:
+        prefix = "<4>";
+        break;
+      case spdlog::level::err:
+        prefix = "<3>";
+        break;
+      case spdlog::level::critical:
+        prefix = "<2>";
+        break;
+      default:
+        break;
     }
     dest.append(prefix, prefix + 3);
   }

@@ -86,8 +86,8 @@ class MetricsHttpServer::Impl {
       port = -1;
     }
     if (port <= 0) {
-      return absl::UnavailableError(absl::StrCat(
-          "metrics: cannot listen on ", address.ToString(), " (address in use or not local)"));
+      return absl::UnavailableError(absl::StrCat("metrics: cannot listen on ", address.ToString(),
+                                                 " (address in use or not local)"));
     }
     thread_ = std::thread([this] {
       // cpp-httplib sends without MSG_NOSIGNAL: a scraper that hangs up
@@ -165,8 +165,10 @@ std::function<void()> RefreshOnExecutor(Executor& executor, std::function<void()
       done->Notify();
     });
     if (!done->WaitForNotificationWithTimeout(timeout)) {
-      spdlog::warn("metrics: the event loop did not refresh the metrics within {} ms; serving "
-                   "the previous values", absl::ToInt64Milliseconds(timeout));
+      spdlog::warn(
+          "metrics: the event loop did not refresh the metrics within {} ms; serving "
+          "the previous values",
+          absl::ToInt64Milliseconds(timeout));
     }
   };
 }

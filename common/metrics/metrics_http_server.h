@@ -41,8 +41,8 @@ class MetricsHttpServer {
   // connections. INVALID_ARGUMENT for a malformed address; UNAVAILABLE
   // when it cannot be bound (in use, no such address) or the server does
   // not come up within 5 s.
-  static absl::StatusOr<std::unique_ptr<MetricsHttpServer>> Start(
-      const MetricsRegistry& registry, MetricsHttpServerOptions options);
+  static absl::StatusOr<std::unique_ptr<MetricsHttpServer>> Start(const MetricsRegistry& registry,
+                                                                  MetricsHttpServerOptions options);
   // Stop().
   ~MetricsHttpServer();
 

@@ -41,10 +41,17 @@ std::string EscapeLabelValue(const std::string& value) {
   out.reserve(value.size());
   for (char c : value) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '"': out += "\\\""; break;
-      case '\n': out += "\\n"; break;
-      default: out += c;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -55,9 +62,14 @@ std::string EscapeHelp(const std::string& help) {
   out.reserve(help.size());
   for (char c : help) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      default: out += c;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -164,8 +176,8 @@ void Gauge::ReplaceAll(std::map<LabelValues, double> series) {
 }
 
 template <typename T>
-T& MetricsRegistry::Add(const std::string& name, const std::string& help,
-                        MetricFamily::Type type, std::vector<std::string> label_names) {
+T& MetricsRegistry::Add(const std::string& name, const std::string& help, MetricFamily::Type type,
+                        std::vector<std::string> label_names) {
   EB_CHECK(IsValidMetricName(name));
   EB_CHECK(type != MetricFamily::Type::kCounter || absl::EndsWith(name, "_total"));
   for (const std::string& label : label_names) {

@@ -59,8 +59,7 @@ class MetricFamily {
   void RenderTo(std::string* out) const;
 
  protected:
-  MetricFamily(std::string name, std::string help, Type type,
-               std::vector<std::string> label_names);
+  MetricFamily(std::string name, std::string help, Type type, std::vector<std::string> label_names);
   void CheckArity(const LabelValues& labels) const;
 
   const std::string name_;

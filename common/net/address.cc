@@ -57,8 +57,8 @@ absl::StatusOr<HostPort> ParseHostPort(absl::string_view text, int default_port,
     return error(absl::StrCat("port '", port_text, "' is not a number"));
   }
   if (result.port < (allow_port_zero ? 0 : 1) || result.port > 65535) {
-    return error(absl::StrCat("port ", result.port, " is outside ", allow_port_zero ? 0 : 1,
-                              "..65535"));
+    return error(
+        absl::StrCat("port ", result.port, " is outside ", allow_port_zero ? 0 : 1, "..65535"));
   }
   return result;
 }

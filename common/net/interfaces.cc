@@ -64,7 +64,8 @@ absl::StatusOr<std::string> InterfaceAddress(absl::string_view name) {
   if (!interfaces.ok()) return interfaces.status();
   for (const InterfaceInfo& info : *interfaces) {
     if (info.name != name) continue;
-    if (!info.up) return absl::FailedPreconditionError(absl::StrCat("interface ", name, " is down"));
+    if (!info.up)
+      return absl::FailedPreconditionError(absl::StrCat("interface ", name, " is down"));
     if (info.addresses.empty()) {
       return absl::FailedPreconditionError(absl::StrCat("interface ", name, " has no address"));
     }

@@ -8,7 +8,8 @@ namespace eb::common {
 std::string ExitInfo::Describe() const {
   if (signal != 0) {
     const char* abbrev = sigabbrev_np(signal);
-    return absl::StrCat("killed by signal ", signal, abbrev ? absl::StrCat(" (SIG", abbrev, ")") : "");
+    return absl::StrCat("killed by signal ", signal,
+                        abbrev ? absl::StrCat(" (SIG", abbrev, ")") : "");
   }
   return absl::StrCat("exit code ", exit_code);
 }

@@ -38,7 +38,7 @@ namespace eb::internal {
 
 // Aborts the process with a message when an invariant of our own code is
 // broken. Logs through spdlog (flushed) before abort().
-#define EB_CHECK(cond)                                              \
-  do {                                                              \
+#define EB_CHECK(cond)                                                   \
+  do {                                                                   \
     if (!(cond)) ::eb::internal::CheckFailed(__FILE__, __LINE__, #cond); \
   } while (0)

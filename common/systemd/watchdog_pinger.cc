@@ -15,8 +15,8 @@ absl::StatusOr<absl::Duration> SystemdWatchdogTimeout() {
   uint64_t usec = 0;
   const int result = sd_watchdog_enabled(0, &usec);
   if (result < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "WATCHDOG_USEC/WATCHDOG_PID are malformed: ", strerrordesc_np(-result)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("WATCHDOG_USEC/WATCHDOG_PID are malformed: ", strerrordesc_np(-result)));
   }
   if (result == 0) return absl::ZeroDuration();
   return absl::Microseconds(static_cast<int64_t>(usec));
@@ -92,25 +92,30 @@ bool WatchdogPinger::Tick() {
     const bool may_warn = now - state_->last_warning >= 2 * period_;
     if (ping) {
       if (state_->withheld > 0) {
-        spdlog::info("watchdog: the event loop is healthy again after {} withheld pings; "
-                     "pinging systemd again", state_->withheld);
+        spdlog::info(
+            "watchdog: the event loop is healthy again after {} withheld pings; "
+            "pinging systemd again",
+            state_->withheld);
       }
       state_->withheld = 0;
     } else if (state_->answered) {
       ++state_->withheld;
       if (may_warn) {
         state_->last_warning = now;
-        spdlog::warn("watchdog: the health check failed; withholding WATCHDOG=1 (systemd restarts "
-                     "the service if this lasts {} ms)", absl::ToInt64Milliseconds(2 * period_));
+        spdlog::warn(
+            "watchdog: the health check failed; withholding WATCHDOG=1 (systemd restarts "
+            "the service if this lasts {} ms)",
+            absl::ToInt64Milliseconds(2 * period_));
       }
     } else if (state_->outstanding) {
       ++state_->withheld;
       if (may_warn) {
         state_->last_warning = now;
-        spdlog::warn("watchdog: the event loop has not run a probe posted {} ms ago; withholding "
-                     "WATCHDOG=1 (systemd restarts the service if this lasts {} ms)",
-                     absl::ToInt64Milliseconds(now - state_->posted_at),
-                     absl::ToInt64Milliseconds(2 * period_));
+        spdlog::warn(
+            "watchdog: the event loop has not run a probe posted {} ms ago; withholding "
+            "WATCHDOG=1 (systemd restarts the service if this lasts {} ms)",
+            absl::ToInt64Milliseconds(now - state_->posted_at),
+            absl::ToInt64Milliseconds(2 * period_));
       }
     }
     state_->answered = false;

@@ -115,8 +115,7 @@ class Communicator {
   // the time of one launch, while Run launches it once, as nccl-tests does
   // for its check: N launches of an in-place reduction would change the
   // data N times.
-  virtual absl::StatusOr<absl::Duration> RunTimedBatch(const CollectiveCall& call,
-                                                       int iterations) {
+  virtual absl::StatusOr<absl::Duration> RunTimedBatch(const CollectiveCall& call, int iterations) {
     return Run(call, iterations);
   }
 

@@ -13,14 +13,24 @@ const std::vector<std::string>& AllowedNcclEnv() {
   // 1 would defer the connects into the first collectives on the blocking
   // data communicator, without a deadline, and break CUDA-graph capture
   // (NCCL cannot connect peers while a stream is capturing).
-  static const std::vector<std::string> kAllowed = {
-      "NCCL_ALGO",         "NCCL_BUFFSIZE",      "NCCL_CROSS_NIC",
-      "NCCL_DEBUG",        "NCCL_DEBUG_SUBSYS",  "NCCL_IB_DISABLE",
-      "NCCL_IB_QPS_PER_CONNECTION",              "NCCL_IB_RETRY_CNT",
-      "NCCL_IB_TIMEOUT",   "NCCL_MAX_NCHANNELS", "NCCL_MIN_NCHANNELS",
-      "NCCL_NET_GDR_LEVEL", "NCCL_NTHREADS",     "NCCL_NVLS_ENABLE",
-      "NCCL_P2P_DISABLE",  "NCCL_P2P_LEVEL",     "NCCL_PROTO",
-      "NCCL_SHM_DISABLE"};
+  static const std::vector<std::string> kAllowed = {"NCCL_ALGO",
+                                                    "NCCL_BUFFSIZE",
+                                                    "NCCL_CROSS_NIC",
+                                                    "NCCL_DEBUG",
+                                                    "NCCL_DEBUG_SUBSYS",
+                                                    "NCCL_IB_DISABLE",
+                                                    "NCCL_IB_QPS_PER_CONNECTION",
+                                                    "NCCL_IB_RETRY_CNT",
+                                                    "NCCL_IB_TIMEOUT",
+                                                    "NCCL_MAX_NCHANNELS",
+                                                    "NCCL_MIN_NCHANNELS",
+                                                    "NCCL_NET_GDR_LEVEL",
+                                                    "NCCL_NTHREADS",
+                                                    "NCCL_NVLS_ENABLE",
+                                                    "NCCL_P2P_DISABLE",
+                                                    "NCCL_P2P_LEVEL",
+                                                    "NCCL_PROTO",
+                                                    "NCCL_SHM_DISABLE"};
   return kAllowed;
 }
 
@@ -34,11 +44,11 @@ absl::Status CheckNcclEnv(const std::map<std::string, std::string>& env) {
           "would happen in the timed collectives without a deadline and break --cudagraph");
     }
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "nccl_env: ", key,
-          " may not be set by a test (fabric settings such as NCCL_IB_HCA and "
-          "NCCL_SOCKET_IFNAME come from each agent's configuration); allowed: ",
-          absl::StrJoin(allowed, ", ")));
+      return absl::InvalidArgumentError(
+          absl::StrCat("nccl_env: ", key,
+                       " may not be set by a test (fabric settings such as NCCL_IB_HCA and "
+                       "NCCL_SOCKET_IFNAME come from each agent's configuration); allowed: ",
+                       absl::StrJoin(allowed, ", ")));
     }
     if (value.empty() || value.find_first_of("\n\r") != std::string::npos) {
       return absl::InvalidArgumentError(

@@ -25,15 +25,14 @@ absl::Status NodeRegistry::Register(uint64_t session_id, const v1::RegisterAgent
   const std::string& name = request.node_name();
   if (name.empty()) return absl::InvalidArgumentError("node_name: must not be empty");
   if (request.inventory().worker_slots() < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "inventory.worker_slots: must be >= 0, got ", request.inventory().worker_slots()));
+    return absl::InvalidArgumentError(absl::StrCat("inventory.worker_slots: must be >= 0, got ",
+                                                   request.inventory().worker_slots()));
   }
   auto it = nodes_.find(name);
   if (it != nodes_.end() && it->second.state != v1::NODE_STATE_LOST &&
       it->second.session_id != session_id) {
-    return absl::AlreadyExistsError(absl::StrCat("node name '", name,
-                                                 "' is already registered by a live agent at ",
-                                                 it->second.peer));
+    return absl::AlreadyExistsError(absl::StrCat(
+        "node name '", name, "' is already registered by a live agent at ", it->second.peer));
   }
   if (it != nodes_.end() && it->second.state != v1::NODE_STATE_LOST &&
       it->second.session_id == session_id) {

@@ -19,9 +19,10 @@ absl::StatusOr<std::vector<ebnccl::v1::RankAssignment>> AssignRanks(
       if (node.slots != per_node) {
         std::vector<std::string> counts;
         for (const PlacementNode& n : nodes) counts.push_back(absl::StrCat(n.name, ": ", n.slots));
-        return absl::InvalidArgumentError(absl::StrCat(
-            "workers_per_node: the nodes offer different slot counts (",
-            absl::StrJoin(counts, ", "), "); pass --workers-per-node to use the same count on each"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("workers_per_node: the nodes offer different slot counts (",
+                         absl::StrJoin(counts, ", "),
+                         "); pass --workers-per-node to use the same count on each"));
       }
     }
     if (per_node == 0) {

@@ -96,8 +96,8 @@ void RendezvousKv::ExpireWaiter(const std::string& test_id, uint64_t waiter_id) 
     if (!ns_it->second.values.contains(key)) missing.push_back(key);
   }
   waiter.done(absl::DeadlineExceededError(
-      absl::StrCat("rendezvous of test ", test_id, " timed out waiting for keys: ",
-                   absl::StrJoin(missing, ", "))));
+      absl::StrCat("rendezvous of test ", test_id,
+                   " timed out waiting for keys: ", absl::StrJoin(missing, ", "))));
 }
 
 }  // namespace eb::coordinator

@@ -48,7 +48,8 @@ v1::SizeResult AggregateSize(const v1::TestSpec& spec,
   }
   *row.mutable_out_of_place() =
       AggregateVariant(collective, row.count(), type_size, out_times, out_wrong);
-  *row.mutable_in_place() = AggregateVariant(collective, row.count(), type_size, in_times, in_wrong);
+  *row.mutable_in_place() =
+      AggregateVariant(collective, row.count(), type_size, in_times, in_wrong);
   return row;
 }
 

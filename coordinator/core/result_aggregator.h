@@ -12,7 +12,8 @@
 namespace eb::coordinator {
 
 // `per_rank[r]` is rank r's result for the size (non-null, rank order).
-ebnccl::v1::SizeResult AggregateSize(const ebnccl::v1::TestSpec& spec,
-                                     const std::vector<const ebnccl::v1::RankSizeResult*>& per_rank);
+ebnccl::v1::SizeResult AggregateSize(
+    const ebnccl::v1::TestSpec& spec,
+    const std::vector<const ebnccl::v1::RankSizeResult*>& per_rank);
 
 }  // namespace eb::coordinator

@@ -32,8 +32,9 @@ absl::StatusOr<v1::TestSpec> ValidateAndNormalize(const v1::TestSpec& input,
                                                   const CoordinatorConfig& config) {
   v1::TestSpec spec = input;
   if (spec.collective() == v1::COLLECTIVE_UNSPECIFIED) {
-    return Invalid("collective", "must be set (all_reduce, all_gather, reduce_scatter, "
-                                 "broadcast, reduce, alltoall, sendrecv)");
+    return Invalid("collective",
+                   "must be set (all_reduce, all_gather, reduce_scatter, "
+                   "broadcast, reduce, alltoall, sendrecv)");
   }
   if (auto status = spec::ToTransport(spec.collective()).status(); !status.ok()) return status;
   if (spec.data_type() == v1::DATA_TYPE_UNSPECIFIED) spec.set_data_type(v1::DATA_TYPE_FLOAT);
@@ -52,8 +53,8 @@ absl::StatusOr<v1::TestSpec> ValidateAndNormalize(const v1::TestSpec& input,
     return Invalid("max_bytes", absl::StrCat("must be >= 0, got ", spec.max_bytes()));
   }
   if (spec.max_bytes() < spec.min_bytes()) {
-    return Invalid("max_bytes", absl::StrCat(spec.max_bytes(), " is smaller than min_bytes ",
-                                             spec.min_bytes()));
+    return Invalid("max_bytes",
+                   absl::StrCat(spec.max_bytes(), " is smaller than min_bytes ", spec.min_bytes()));
   }
   if (spec.step_factor() < 0) {
     return Invalid("step_factor", absl::StrCat("must be >= 0, got ", spec.step_factor()));
@@ -75,8 +76,7 @@ absl::StatusOr<v1::TestSpec> ValidateAndNormalize(const v1::TestSpec& input,
                    absl::StrCat("must be >= 0, got ", spec.warmup_iterations()));
   }
   if (spec.check_iterations() < 0) {
-    return Invalid("check_iterations",
-                   absl::StrCat("must be >= 0, got ", spec.check_iterations()));
+    return Invalid("check_iterations", absl::StrCat("must be >= 0, got ", spec.check_iterations()));
   }
   if (spec.cuda_graph_launches() < 0) {
     return Invalid("cuda_graph_launches",
@@ -91,13 +91,15 @@ absl::StatusOr<v1::TestSpec> ValidateAndNormalize(const v1::TestSpec& input,
   if (!std::isfinite(spec.min_busbw_gbps()) || spec.min_busbw_gbps() < 0) {
     return Invalid("min_busbw_gbps", absl::StrCat("must be >= 0, got ", spec.min_busbw_gbps()));
   }
-  if (absl::Status env = CheckNcclEnv({spec.nccl_env().begin(), spec.nccl_env().end()}); !env.ok()) {
+  if (absl::Status env = CheckNcclEnv({spec.nccl_env().begin(), spec.nccl_env().end()});
+      !env.ok()) {
     return env;
   }
   std::set<std::string> seen;
   for (const std::string& node : spec.node_names()) {
     if (node.empty()) return Invalid("node_names", "contains an empty name");
-    if (!seen.insert(node).second) return Invalid("node_names", absl::StrCat("'", node, "' is listed twice"));
+    if (!seen.insert(node).second)
+      return Invalid("node_names", absl::StrCat("'", node, "' is listed twice"));
   }
   for (auto [field, value] : {std::pair<const char*, int64_t>{"timeout_ms", spec.timeout_ms()},
                               {"launch_timeout_ms", spec.launch_timeout_ms()},

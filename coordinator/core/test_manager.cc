@@ -64,12 +64,12 @@ absl::StatusOr<std::vector<const NodeRecord*>> TestManager::SelectNodes(const v1
           absl::StrCat("node_names: node '", name, "' is not registered with the coordinator"));
     }
     if (node->state == v1::NODE_STATE_LOST) {
-      return absl::UnavailableError(absl::StrCat("node_names: node '", name,
-                                                 "' is lost (its agent is not connected)"));
+      return absl::UnavailableError(
+          absl::StrCat("node_names: node '", name, "' is lost (its agent is not connected)"));
     }
     if (node->state == v1::NODE_STATE_BUSY) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "node_names: node '", name, "' is busy with test ", node->current_test_id));
+      return absl::ResourceExhaustedError(
+          absl::StrCat("node_names: node '", name, "' is busy with test ", node->current_test_id));
     }
     nodes.push_back(node);
   }
@@ -144,9 +144,9 @@ absl::StatusOr<std::string> TestManager::StartTest(const v1::TestSpec& request,
                                  absl::Milliseconds(spec.launch_timeout_ms()),
                                  absl::Milliseconds(spec.init_timeout_ms()),
                                  absl::Milliseconds(spec.step_timeout_ms()), config_.stop_timeout};
-  auto run = std::make_unique<TestRun>(test_id, std::move(spec), *std::move(ranks),
-                                       *std::move(sizes), std::move(inventories), timeouts, clock_,
-                                       executor_, *this);
+  auto run =
+      std::make_unique<TestRun>(test_id, std::move(spec), *std::move(ranks), *std::move(sizes),
+                                std::move(inventories), timeouts, clock_, executor_, *this);
   for (const std::string& name : names) registry_.SetBusy(name, test_id);
   rendezvous_.Open(test_id);
   TestRun* started = run.get();

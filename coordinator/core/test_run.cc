@@ -22,16 +22,24 @@ std::string Seconds(absl::Duration d) { return absl::StrFormat("%.3gs", absl::To
 // Lower sorts first: the failure most likely to be the root cause leads.
 int Priority(v1::FailureKind kind) {
   switch (kind) {
-    case v1::FAILURE_KIND_NODE_LOST: return 0;
+    case v1::FAILURE_KIND_NODE_LOST:
+      return 0;
     case v1::FAILURE_KIND_WORKER_EXITED:
-    case v1::FAILURE_KIND_WORKER_HUNG: return 1;
-    case v1::FAILURE_KIND_LAUNCH_FAILED: return 2;
+    case v1::FAILURE_KIND_WORKER_HUNG:
+      return 1;
+    case v1::FAILURE_KIND_LAUNCH_FAILED:
+      return 2;
     case v1::FAILURE_KIND_WORKER_REGISTRATION_TIMEOUT:
-    case v1::FAILURE_KIND_TIMEOUT: return 3;
-    case v1::FAILURE_KIND_COMMUNICATION_ERROR: return 4;
-    case v1::FAILURE_KIND_WRONG_DATA: return 5;
-    case v1::FAILURE_KIND_BELOW_MIN_BUSBW: return 6;
-    default: return 7;
+    case v1::FAILURE_KIND_TIMEOUT:
+      return 3;
+    case v1::FAILURE_KIND_COMMUNICATION_ERROR:
+      return 4;
+    case v1::FAILURE_KIND_WRONG_DATA:
+      return 5;
+    case v1::FAILURE_KIND_BELOW_MIN_BUSBW:
+      return 6;
+    default:
+      return 7;
   }
 }
 
@@ -55,7 +63,8 @@ TestRun::TestRun(std::string test_id, v1::TestSpec spec, std::vector<v1::RankAss
     if (nodes_.empty() || nodes_.back() != rank.node_name()) nodes_.push_back(rank.node_name());
     *report_.add_ranks() = std::move(rank);
   }
-  for (v1::NodeInventory& inventory : inventories) *report_.add_node_inventories() = std::move(inventory);
+  for (v1::NodeInventory& inventory : inventories)
+    *report_.add_node_inventories() = std::move(inventory);
 }
 
 TestRun::~TestRun() {
@@ -98,8 +107,8 @@ void TestRun::OnWorkerEvent(const std::string& node, const v1::WorkerEvent& even
   const int rank = event.rank();
   if (rank < 0 || rank >= static_cast<int>(progress_.size()) ||
       report_.ranks(rank).node_name() != node) {
-    spdlog::warn("test={} node={} sent an event for rank {}, which it does not run; ignored",
-                 id(), node, rank);
+    spdlog::warn("test={} node={} sent an event for rank {}, which it does not run; ignored", id(),
+                 node, rank);
     return;
   }
   RankProgress& progress = progress_[rank];
@@ -115,8 +124,8 @@ void TestRun::OnWorkerEvent(const std::string& node, const v1::WorkerEvent& even
       break;
     case v1::WORKER_EVENT_KIND_SIZE_DONE: {
       if (progress.sizes.size() >= sizes_.size()) {
-        AddFailure(RankFailure(rank, v1::FAILURE_KIND_INTERNAL,
-                               "reported more sizes than the sweep has"));
+        AddFailure(
+            RankFailure(rank, v1::FAILURE_KIND_INTERNAL, "reported more sizes than the sweep has"));
         break;
       }
       const v1::RankSizeResult& result = event.size_result();
@@ -173,8 +182,8 @@ void TestRun::OnWorkersStopped(const std::string& node) {
       failure.set_node_name(node);
       failure.set_local_rank(-1);
       failure.set_device_index(-1);
-      failure.set_message(absl::StrCat("every worker on node ", node,
-                                       " exited before the test finished"));
+      failure.set_message(
+          absl::StrCat("every worker on node ", node, " exited before the test finished"));
       return failure;
     }());
   }
@@ -201,8 +210,8 @@ void TestRun::OnNodeLost(const std::string& node, const std::string& reason) {
     failure.set_node_name(node);
     failure.set_local_rank(-1);
     failure.set_device_index(-1);
-    failure.set_message(absl::StrCat("node ", node, " (ranks ", absl::StrJoin(ranks, ","),
-                                     ") was lost: ", reason));
+    failure.set_message(
+        absl::StrCat("node ", node, " (ranks ", absl::StrJoin(ranks, ","), ") was lost: ", reason));
     AddFailure(std::move(failure));
   }
   MaybeFinalize();
@@ -315,10 +324,9 @@ void TestRun::OnPhaseDeadline() {
       const size_t index = static_cast<size_t>(min_level - kJoined);
       const std::string where =
           index < sizes_.size() ? absl::StrCat("size ", sizes_[index]) : "finishing";
-      failures.push_back(RankFailure(
-          rank, v1::FAILURE_KIND_TIMEOUT,
-          absl::StrCat("made no progress for ", Seconds(timeouts_.step), " (stuck at ", where,
-                       ")")));
+      failures.push_back(RankFailure(rank, v1::FAILURE_KIND_TIMEOUT,
+                                     absl::StrCat("made no progress for ", Seconds(timeouts_.step),
+                                                  " (stuck at ", where, ")")));
     }
   }
   // Every missing rank is named, the first as the primary cause.
@@ -434,8 +442,9 @@ void TestRun::Finalize() {
       failure.set_rank(-1);
       failure.set_local_rank(-1);
       failure.set_device_index(-1);
-      failure.set_message(absl::StrFormat("average bus bandwidth %.3f GB/s is below --min-busbw %.3f GB/s",
-                                          report_.avg_busbw_gbps(), spec.min_busbw_gbps()));
+      failure.set_message(
+          absl::StrFormat("average bus bandwidth %.3f GB/s is below --min-busbw %.3f GB/s",
+                          report_.avg_busbw_gbps(), spec.min_busbw_gbps()));
       *report_.add_failures() = std::move(failure);
     }
   }
@@ -454,21 +463,21 @@ void TestRun::Finalize() {
     const bool timeout = primary.kind() == v1::FAILURE_KIND_TIMEOUT ||
                          primary.kind() == v1::FAILURE_KIND_WORKER_REGISTRATION_TIMEOUT;
     state = timeout ? v1::TEST_STATE_TIMED_OUT : v1::TEST_STATE_FAILED;
-    summary = primary.rank() >= 0 ? absl::StrCat(DescribeRank(primary.rank()), ": ", primary.message())
-                                  : primary.message();
+    summary = primary.rank() >= 0
+                  ? absl::StrCat(DescribeRank(primary.rank()), ": ", primary.message())
+                  : primary.message();
     if (report_.failures_size() > 1) {
       absl::StrAppend(&summary, " (", report_.failures_size() - 1, " more failure",
                       report_.failures_size() == 2 ? "" : "s", ")");
     }
   } else {
     // -c 0 skips the data check: say so rather than claim a verification.
-    summary = absl::StrFormat("%s over %d rank%s on %d node%s: %d sizes, avg busbw %.3f GB/s, %s",
-                              spec::DisplayName(spec.collective()), progress_.size(),
-                              progress_.size() == 1 ? "" : "s", nodes_.size(),
-                              nodes_.size() == 1 ? "" : "s", report_.results_size(),
-                              report_.avg_busbw_gbps(),
-                              spec.check_iterations() > 0 ? "data verified"
-                                                          : "data not checked (-c 0)");
+    summary = absl::StrFormat(
+        "%s over %d rank%s on %d node%s: %d sizes, avg busbw %.3f GB/s, %s",
+        spec::DisplayName(spec.collective()), progress_.size(), progress_.size() == 1 ? "" : "s",
+        nodes_.size(), nodes_.size() == 1 ? "" : "s", report_.results_size(),
+        report_.avg_busbw_gbps(),
+        spec.check_iterations() > 0 ? "data verified" : "data not checked (-c 0)");
   }
   report_.set_summary(summary);
   report_.set_state(state);

@@ -35,7 +35,8 @@ class TestRunHost {
  public:
   virtual ~TestRunHost() = default;
   // Sends a command to the agent of `node` (dropped if it is gone).
-  virtual void SendToNode(const std::string& node, const ebnccl::v1::CoordinatorMessage& message) = 0;
+  virtual void SendToNode(const std::string& node,
+                          const ebnccl::v1::CoordinatorMessage& message) = 0;
   // Delivers a progress event to the test's client.
   virtual void Publish(const std::string& test_id, const ebnccl::v1::RunTestEvent& event) = 0;
   // The test reached a terminal state (called once; the final event has
@@ -91,7 +92,7 @@ class TestRun {
   // Per-rank progress levels, in order.
   enum Level : int { kLaunched = 0, kRegistered = 1, kJoining = 2, kJoined = 3 };
   struct RankProgress {
-    int level = kLaunched;          // kJoined + sizes done, +1 more when finished
+    int level = kLaunched;  // kJoined + sizes done, +1 more when finished
     bool finished = false;
     bool failed = false;
     int64_t wrong_elements = 0;

@@ -29,20 +29,18 @@ absl::StatusOr<v1::Transport> SelectTransport(v1::Transport requested,
   }
   for (size_t i = 0; i < inventories.size(); ++i) {
     if (!Offers(inventories[i], chosen)) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("transport: node ", node_names[i], " does not offer ",
-                       spec::DisplayName(chosen),
-                       chosen == v1::TRANSPORT_NCCL ? " (no GPUs, or the agent was built without NCCL)"
-                                                    : ""));
+      return absl::FailedPreconditionError(absl::StrCat(
+          "transport: node ", node_names[i], " does not offer ", spec::DisplayName(chosen),
+          chosen == v1::TRANSPORT_NCCL ? " (no GPUs, or the agent was built without NCCL)" : ""));
     }
   }
   if (chosen == v1::TRANSPORT_NCCL) {
     for (size_t i = 1; i < inventories.size(); ++i) {
       if (inventories[i].nccl_version() != inventories[0].nccl_version()) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "transport: NCCL versions differ: node ", node_names[0], " has ",
-            inventories[0].nccl_version(), ", node ", node_names[i], " has ",
-            inventories[i].nccl_version(), " (NCCL refuses to init across versions)"));
+        return absl::FailedPreconditionError(
+            absl::StrCat("transport: NCCL versions differ: node ", node_names[0], " has ",
+                         inventories[0].nccl_version(), ", node ", node_names[i], " has ",
+                         inventories[i].nccl_version(), " (NCCL refuses to init across versions)"));
       }
     }
   }
@@ -51,14 +49,14 @@ absl::StatusOr<v1::Transport> SelectTransport(v1::Transport requested,
 
 absl::Status CheckSupported(v1::Transport transport, const v1::TestSpec& spec) {
   if (transport == v1::TRANSPORT_NCCL) {
-    const bool fp8 = spec.data_type() == v1::DATA_TYPE_FP8_E4M3 ||
-                     spec.data_type() == v1::DATA_TYPE_FP8_E5M2;
+    const bool fp8 =
+        spec.data_type() == v1::DATA_TYPE_FP8_E4M3 || spec.data_type() == v1::DATA_TYPE_FP8_E5M2;
     const bool reducing = spec.collective() == v1::COLLECTIVE_ALL_REDUCE ||
                           spec.collective() == v1::COLLECTIVE_REDUCE ||
                           spec.collective() == v1::COLLECTIVE_REDUCE_SCATTER;
     if (fp8 && reducing && spec.reduce_op() == v1::REDUCE_OP_AVG) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "reduce_op: NCCL has no avg for ", spec::DisplayName(spec.data_type())));
+      return absl::InvalidArgumentError(
+          absl::StrCat("reduce_op: NCCL has no avg for ", spec::DisplayName(spec.data_type())));
     }
     return absl::OkStatus();
   }
@@ -67,9 +65,9 @@ absl::Status CheckSupported(v1::Transport transport, const v1::TestSpec& spec) {
     return absl::InvalidArgumentError("cuda_graph: needs the nccl transport (GPU nodes)");
   }
   if (!spec.nccl_env().empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "nccl_env: ", spec.nccl_env().begin()->first,
-        " has no effect on the gloo transport (GPU nodes run nccl)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("nccl_env: ", spec.nccl_env().begin()->first,
+                     " has no effect on the gloo transport (GPU nodes run nccl)"));
   }
   switch (spec.data_type()) {
     case v1::DATA_TYPE_HALF:

@@ -16,7 +16,8 @@ constexpr int kDefaultPort = 29470;
 
 int Command::Run(const GlobalOptions& options) {
   if (options.coordinator.empty()) {
-    std::fprintf(stderr, "ebctl: --coordinator: not set (pass HOST[:PORT] or set EBCTL_COORDINATOR)\n");
+    std::fprintf(stderr,
+                 "ebctl: --coordinator: not set (pass HOST[:PORT] or set EBCTL_COORDINATOR)\n");
     return kExitUsage;
   }
   auto address = common::ParseHostPort(options.coordinator, kDefaultPort, "--coordinator");
@@ -25,11 +26,13 @@ int Command::Run(const GlobalOptions& options) {
     return kExitUsage;
   }
   auto channel = common::MakeChannel(address->ToString());
-  const auto deadline = std::chrono::system_clock::now() +
-                        std::chrono::milliseconds(absl::ToInt64Milliseconds(options.connect_timeout));
+  const auto deadline =
+      std::chrono::system_clock::now() +
+      std::chrono::milliseconds(absl::ToInt64Milliseconds(options.connect_timeout));
   if (!channel->WaitForConnected(deadline)) {
     std::fprintf(stderr, "ebctl: cannot reach the coordinator at %s within %s\n",
-                 address->ToString().c_str(), absl::FormatDuration(options.connect_timeout).c_str());
+                 address->ToString().c_str(),
+                 absl::FormatDuration(options.connect_timeout).c_str());
     return kExitUnreachable;
   }
   auto stub = ebnccl::v1::Control::NewStub(channel);

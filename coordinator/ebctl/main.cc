@@ -28,23 +28,30 @@ void AddRunTestFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f) {
   cmd.add_option("--collective", f.collective,
                  "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv")
       ->capture_default_str();
-  cmd.add_option("-b,--minbytes", f.min_bytes, "Smallest size (K/M/G suffixes)")->capture_default_str();
+  cmd.add_option("-b,--minbytes", f.min_bytes, "Smallest size (K/M/G suffixes)")
+      ->capture_default_str();
   cmd.add_option("-e,--maxbytes", f.max_bytes, "Largest size")->capture_default_str();
-  cmd.add_option("-i,--stepbytes", f.step_bytes, "Additive step (without -f)")->capture_default_str();
+  cmd.add_option("-i,--stepbytes", f.step_bytes, "Additive step (without -f)")
+      ->capture_default_str();
   cmd.add_option("-f,--stepfactor", f.step_factor, "Multiplicative step");
   cmd.add_option("-n,--iters", f.iterations, "Timed iterations per size")->capture_default_str();
-  cmd.add_option("-w,--warmup_iters", f.warmup_iterations, "Warm-up iterations")->capture_default_str();
+  cmd.add_option("-w,--warmup_iters", f.warmup_iterations, "Warm-up iterations")
+      ->capture_default_str();
   cmd.add_option("-c,--check", f.check_iterations, "Data-check iterations per size")
       ->capture_default_str();
-  cmd.add_option("-d,--datatype", f.data_type, "int8, uint8, int32, uint32, int64, uint64, half, "
-                 "float, double, bfloat16, f8e4m3, f8e5m2")->capture_default_str();
+  cmd.add_option("-d,--datatype", f.data_type,
+                 "int8, uint8, int32, uint32, int64, uint64, half, "
+                 "float, double, bfloat16, f8e4m3, f8e5m2")
+      ->capture_default_str();
   cmd.add_option("-o,--op", f.reduce_op, "sum, prod, max, min, avg")->capture_default_str();
   cmd.add_option("-r,--root", f.root, "Root rank of broadcast and reduce")->capture_default_str();
-  cmd.add_option("--nodes", f.nodes, "Comma-separated node names in rank order (default: all idle)");
+  cmd.add_option("--nodes", f.nodes,
+                 "Comma-separated node names in rank order (default: all idle)");
   cmd.add_option("--workers-per-node", f.workers_per_node,
                  "Ranks per node (default: every slot of each node)");
   cmd.add_option("--transport", f.transport, "auto, gloo or nccl")
-      ->check(CLI::IsMember({"auto", "gloo", "nccl"}))->capture_default_str();
+      ->check(CLI::IsMember({"auto", "gloo", "nccl"}))
+      ->capture_default_str();
   cmd.add_option("--timeout", f.timeout, "Deadline of the whole test (90, 90s, 5m)");
   cmd.add_option("--launch-timeout", f.launch_timeout, "Deadline for workers to start");
   cmd.add_option("--init-timeout", f.init_timeout, "Deadline for ranks to join the communicator");
@@ -52,7 +59,8 @@ void AddRunTestFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f) {
   cmd.add_option("--min-busbw", f.min_busbw_gbps, "Fail below this average bus bandwidth (GB/s)");
   cmd.add_option("--nccl-env", f.nccl_env,
                  "KEY=VALUE NCCL setting for this test (repeatable; NCCL_ALGO, NCCL_PROTO, "
-                 "NCCL_DEBUG, ...)")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+                 "NCCL_DEBUG, ...)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd.add_option("-G,--cudagraph", f.cuda_graph,
                  "Capture the timed iterations as a CUDA graph and launch it N times per "
                  "measurement (nccl-tests -G; 0 = off; NCCL only)");
@@ -82,7 +90,8 @@ int main(int argc, char** argv) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--connect-timeout", connect_timeout_s, "Seconds to try to reach the coordinator")
       ->check(CLI::PositiveNumber);
-  app.add_option("--format", format, "Output: table or json")->check(CLI::IsMember({"table", "json"}));
+  app.add_option("--format", format, "Output: table or json")
+      ->check(CLI::IsMember({"table", "json"}));
   app.add_flag("--json", options.json, "Same as --format json");
 
   eb::ebctl::NodesCommand nodes;
@@ -103,7 +112,8 @@ int main(int argc, char** argv) {
   show_cmd->add_option("test_id", show.test_id, "Test id")->required();
   CLI::App* cancel_cmd = app.add_subcommand("cancel", "Cancel a running test");
   cancel_cmd->add_option("test_id", cancel.test_id, "Test id")->required();
-  CLI::App* logs_cmd = app.add_subcommand("logs", "Print one rank's worker log (NCCL's log included)");
+  CLI::App* logs_cmd =
+      app.add_subcommand("logs", "Print one rank's worker log (NCCL's log included)");
   logs_cmd->add_option("test_id", logs.test_id, "Test id")->required();
   logs_cmd->add_option("--rank", logs.rank, "Rank")->required()->check(CLI::NonNegativeNumber);
   logs_cmd->add_option("--max-bytes", logs.max_bytes, "At most this many bytes from the end")

@@ -77,8 +77,8 @@ class SessionReactor final : public SessionBase {
 }  // namespace
 
 AgentServiceImpl::AgentServiceImpl(common::Executor& executor, NodeRegistry& registry,
-                                   TestManager& tests, RendezvousKv& rendezvous,
-                                   LogRequests& logs, const CoordinatorConfig& config)
+                                   TestManager& tests, RendezvousKv& rendezvous, LogRequests& logs,
+                                   const CoordinatorConfig& config)
     : executor_(executor),
       registry_(registry),
       tests_(tests),
@@ -107,7 +107,8 @@ void AgentServiceImpl::HandleMessage(uint64_t session_id, const v1::AgentMessage
   }
   NodeRecord* node = registry_.FindBySession(session_id);
   if (node == nullptr) {
-    channel->Close(absl::FailedPreconditionError("the first message of a session must be register"));
+    channel->Close(
+        absl::FailedPreconditionError("the first message of a session must be register"));
     return;
   }
   switch (message.message_case()) {

@@ -20,7 +20,8 @@ class RunTestReactor final : public grpc::ServerWriteReactor<v1::RunTestEvent> {
   // `finished`.
   class Observer final : public TestObserver {
    public:
-    explicit Observer(std::shared_ptr<common::StreamOutbox<RunTestReactor, v1::RunTestEvent>> outbox)
+    explicit Observer(
+        std::shared_ptr<common::StreamOutbox<RunTestReactor, v1::RunTestEvent>> outbox)
         : outbox_(std::move(outbox)) {}
     void OnEvent(const v1::RunTestEvent& event) override {
       outbox_->Push(event);
@@ -148,9 +149,9 @@ grpc::ServerUnaryReactor* ControlService::GetLog(grpc::CallbackServerContext* co
       return;
     }
     if (request->rank() < 0 || request->rank() >= report->ranks_size()) {
-      reactor->Finish(common::ToGrpcStatus(absl::NotFoundError(
-          absl::StrCat("rank: test ", request->test_id(), " has ranks 0..",
-                       report->ranks_size() - 1, ", not ", request->rank()))));
+      reactor->Finish(common::ToGrpcStatus(
+          absl::NotFoundError(absl::StrCat("rank: test ", request->test_id(), " has ranks 0..",
+                                           report->ranks_size() - 1, ", not ", request->rank()))));
       return;
     }
     const std::string node = report->ranks(request->rank()).node_name();

@@ -11,21 +11,31 @@ namespace v1 = ebnccl::v1;
 
 const char* VerdictLabel(v1::TestState state) {
   switch (state) {
-    case v1::TEST_STATE_PASSED: return "passed";
-    case v1::TEST_STATE_FAILED: return "failed";
-    case v1::TEST_STATE_TIMED_OUT: return "timed_out";
-    case v1::TEST_STATE_CANCELLED: return "cancelled";
-    case v1::TEST_STATE_INTERRUPTED: return "interrupted";
-    default: return nullptr;
+    case v1::TEST_STATE_PASSED:
+      return "passed";
+    case v1::TEST_STATE_FAILED:
+      return "failed";
+    case v1::TEST_STATE_TIMED_OUT:
+      return "timed_out";
+    case v1::TEST_STATE_CANCELLED:
+      return "cancelled";
+    case v1::TEST_STATE_INTERRUPTED:
+      return "interrupted";
+    default:
+      return nullptr;
   }
 }
 
 const char* NodeStateLabel(v1::NodeState state) {
   switch (state) {
-    case v1::NODE_STATE_IDLE: return "idle";
-    case v1::NODE_STATE_BUSY: return "busy";
-    case v1::NODE_STATE_LOST: return "lost";
-    default: return nullptr;
+    case v1::NODE_STATE_IDLE:
+      return "idle";
+    case v1::NODE_STATE_BUSY:
+      return "busy";
+    case v1::NODE_STATE_LOST:
+      return "lost";
+    default:
+      return nullptr;
   }
 }
 
@@ -35,8 +45,8 @@ CoordinatorMetrics::CoordinatorMetrics(common::MetricsRegistry& registry, common
       heartbeat_age_(registry.AddGauge("ebnccl_node_heartbeat_age_seconds",
                                        "Seconds since the node's agent last heartbeated.",
                                        {"node"})),
-      tests_running_(registry.AddGauge("ebnccl_tests_running",
-                                       "Tests accepted and not yet finished.")),
+      tests_running_(
+          registry.AddGauge("ebnccl_tests_running", "Tests accepted and not yet finished.")),
       tests_total_(registry.AddCounter("ebnccl_tests_total",
                                        "Tests finished since the coordinator started, by verdict.",
                                        {"verdict"})),
@@ -45,9 +55,9 @@ CoordinatorMetrics::CoordinatorMetrics(common::MetricsRegistry& registry, common
                                "Average bus bandwidth (nccl-tests busbw, bytes/s) of the last "
                                "test that measured this collective on this node.",
                                {"node", "collective"})) {
-  for (v1::TestState state : {v1::TEST_STATE_PASSED, v1::TEST_STATE_FAILED,
-                              v1::TEST_STATE_TIMED_OUT, v1::TEST_STATE_CANCELLED,
-                              v1::TEST_STATE_INTERRUPTED}) {
+  for (v1::TestState state :
+       {v1::TEST_STATE_PASSED, v1::TEST_STATE_FAILED, v1::TEST_STATE_TIMED_OUT,
+        v1::TEST_STATE_CANCELLED, v1::TEST_STATE_INTERRUPTED}) {
     tests_total_.Initialize({VerdictLabel(state)});
   }
   for (v1::NodeState state : {v1::NODE_STATE_IDLE, v1::NODE_STATE_BUSY, v1::NODE_STATE_LOST}) {

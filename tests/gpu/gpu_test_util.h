@@ -109,10 +109,11 @@ inline absl::Status RoundTrip(Communicator& comm, const CollectiveCall& call, ui
   if (ncclGetVersion(&version) != ncclSuccess) return absl::InternalError("ncclGetVersion failed");
   const int64_t expected = NcclOneRankAvgUnwritten(call, comm.WorldSize(), version);
   if (*wrong != expected) {
-    return absl::InternalError(absl::StrCat(what, ": ", *wrong, " wrong",
-                                            expected == 0 ? "" : absl::StrCat(
-                                                " (NCCL ", version, " is known to leave ",
-                                                expected, " unwritten: NVIDIA/nccl#1950)")));
+    return absl::InternalError(
+        absl::StrCat(what, ": ", *wrong, " wrong",
+                     expected == 0 ? ""
+                                   : absl::StrCat(" (NCCL ", version, " is known to leave ",
+                                                  expected, " unwritten: NVIDIA/nccl#1950)")));
   }
   return absl::OkStatus();
 }

@@ -30,8 +30,7 @@ using ::testing::HasSubstr;
 int DriverGpuCount() {
   std::error_code error;
   int count = 0;
-  for (const auto& entry :
-       std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", error)) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", error)) {
     count += entry.is_directory(error);
   }
   return count;
@@ -56,9 +55,10 @@ class NcclClusterTest : public ::testing::Test {
   }
 
   nlohmann::json Run(const std::vector<std::string>& extra, int expected_exit = 0) {
-    std::vector<std::string> args = {"run-test", "--json", "--nodes", "gpu0", "--transport",
-                                     "nccl", "-b", "8", "-e", "8M", "-f", "8", "-n", "5",
-                                     "-c", "2", "--nccl-env", "NCCL_NVLS_ENABLE=0"};
+    std::vector<std::string> args = {
+        "run-test", "--json", "--nodes", "gpu0", "--transport", "nccl",
+        "-b",       "8",      "-e",      "8M",   "-f",          "8",
+        "-n",       "5",      "-c",      "2",    "--nccl-env",  "NCCL_NVLS_ENABLE=0"};
     args.insert(args.end(), extra.begin(), extra.end());
     CliResult result = cluster_.Ebctl(args, absl::Minutes(5));
     EXPECT_EQ(result.exit_code, expected_exit) << result.err;
@@ -120,9 +120,9 @@ TEST_F(NcclClusterTest, NcclLogOfARankIsFetched) {
 }
 
 TEST_F(NcclClusterTest, TwoRanksPerGpuAreRefusedBeforeAnythingStarts) {
-  CliResult result = cluster_.Ebctl({"run-test", "--nodes", "gpu0", "--transport", "nccl",
-                                     "--workers-per-node", std::to_string(gpus_ + 1), "-b", "8",
-                                     "-e", "8"});
+  CliResult result =
+      cluster_.Ebctl({"run-test", "--nodes", "gpu0", "--transport", "nccl", "--workers-per-node",
+                      std::to_string(gpus_ + 1), "-b", "8", "-e", "8"});
   EXPECT_EQ(result.exit_code, 5) << result.err;
   EXPECT_THAT(result.err, HasSubstr("worker slot"));
   EXPECT_TRUE(cluster_.WorkerPids().empty());
@@ -173,9 +173,9 @@ class NcclMissingRankTest : public ::testing::Test {
   }
 
   CliResult RunTwoRanks(const std::vector<std::string>& extra) {
-    std::vector<std::string> args = {"run-test", "--json", "--nodes", "gpu0,gpu1", "--transport",
-                                     "nccl", "-b", "8", "-e", "8", "-n", "1", "--nccl-env",
-                                     "NCCL_NVLS_ENABLE=0"};
+    std::vector<std::string> args = {
+        "run-test", "--json", "--nodes", "gpu0,gpu1",  "--transport",       "nccl", "-b", "8", "-e",
+        "8",        "-n",     "1",       "--nccl-env", "NCCL_NVLS_ENABLE=0"};
     args.insert(args.end(), extra.begin(), extra.end());
     return cluster_.Ebctl(args, absl::Minutes(2));
   }
@@ -275,7 +275,8 @@ TEST(NcclFabricTest, ConfiguredHcasThatNcclCannotOpenFailTheTestInsteadOfFalling
                              "--ib-hca=ebnccl_fake_0"});
   ASSERT_TRUE(cluster.StartAgent("gpu0", 1, flags).ok());
   const std::vector<std::string> args = {"run-test", "--json", "--nodes", "gpu0", "--transport",
-                                         "nccl", "-b", "8", "-e", "64K", "-f", "8", "-n", "2"};
+                                         "nccl",     "-b",     "8",       "-e",   "64K",
+                                         "-f",       "8",      "-n",      "2"};
 
   const CliResult forced = cluster.Ebctl(args, absl::Minutes(2));
   EXPECT_EQ(forced.exit_code, 3) << forced.err;
@@ -315,17 +316,16 @@ class NcclTwoNodesOneGpuTest : public ::testing::Test {
     for (const char* node : {"nodeA", "nodeB"}) {
       std::vector<std::string> flags = LocalCluster::FastAgentFlags();
       const std::string host = absl::StrCat("ebnccl-test-", node);
-      flags.insert(flags.end(),
-                   {"--transport=nccl", "--gpus=0", "--bootstrap-interface=lo",
-                    "--host-id=" + host, "--worker-env=NCCL_HOSTID=" + host});
+      flags.insert(flags.end(), {"--transport=nccl", "--gpus=0", "--bootstrap-interface=lo",
+                                 "--host-id=" + host, "--worker-env=NCCL_HOSTID=" + host});
       ASSERT_TRUE(cluster_.StartAgent(node, 1, flags).ok()) << node;
     }
   }
 
   // `ebctl run-test` over both nodes with `extra`.
   static std::vector<std::string> TestArgs(const std::vector<std::string>& extra) {
-    std::vector<std::string> args = {"run-test", "--json", "--nodes", "nodeA,nodeB", "--transport",
-                                     "nccl", "--nccl-env", "NCCL_NVLS_ENABLE=0"};
+    std::vector<std::string> args = {"run-test",    "--json", "--nodes",    "nodeA,nodeB",
+                                     "--transport", "nccl",   "--nccl-env", "NCCL_NVLS_ENABLE=0"};
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
   }
@@ -337,8 +337,9 @@ class NcclTwoNodesOneGpuTest : public ::testing::Test {
   // Starts a sweep that runs for minutes, waits until both ranks are in it,
   // sends `signal` to rank 1 and returns ebctl's result.
   CliResult SignalRankOneMidSweep(int signal, const std::vector<std::string>& extra) {
-    std::vector<std::string> sweep = {"--collective", "all_reduce", "-b", "1M", "-e", "1M",
-                                      "-i", "1", "-n", "1000000", "-w", "0", "-c", "0"};
+    std::vector<std::string> sweep = {"--collective", "all_reduce", "-b", "1M", "-e",
+                                      "1M",           "-i",         "1",  "-n", "1000000",
+                                      "-w",           "0",          "-c", "0"};
     sweep.insert(sweep.end(), extra.begin(), extra.end());
     const int handle = cluster_.StartEbctl(TestArgs(sweep));
     const pid_t victim = cluster_.WaitForRunningWorker(1);

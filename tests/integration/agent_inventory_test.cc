@@ -63,7 +63,8 @@ TEST(AgentInventoryTest, WorkerEnvWithCudaVisibleDevicesIsRefusedAtStart) {
 
 TEST(AgentInventoryTest, WorkerEnvWithAPrefixHcaListIsRefusedPointingToIbHca) {
   LocalCluster cluster;
-  CliResult check = cluster.Run("eb-agent", CheckConfigArgs({"--worker-env", "NCCL_IB_HCA=mlx5_1"}));
+  CliResult check =
+      cluster.Run("eb-agent", CheckConfigArgs({"--worker-env", "NCCL_IB_HCA=mlx5_1"}));
   EXPECT_EQ(check.exit_code, 2);
   EXPECT_THAT(check.err, HasSubstr("use --ib-hca mlx5_1"));
 }

@@ -16,8 +16,8 @@
 namespace eb::testing {
 namespace {
 
-const std::vector<std::string> kQuickTest = {"run-test", "--json", "--nodes", "host0,host1", "-b",
-                                             "8", "-e", "64K", "-f", "8", "-n", "2"};
+const std::vector<std::string> kQuickTest = {
+    "run-test", "--json", "--nodes", "host0,host1", "-b", "8", "-e", "64K", "-f", "8", "-n", "2"};
 
 nlohmann::json Parse(const CliResult& result) {
   nlohmann::json json = nlohmann::json::parse(result.out, nullptr, false);
@@ -28,9 +28,9 @@ nlohmann::json Parse(const CliResult& result) {
 // Starts a test that runs for minutes on host0,host1 (2 workers each) and
 // waits until its 4 workers are up; returns the ebctl handle.
 int StartLongTest(LocalCluster& cluster) {
-  const int handle = cluster.StartEbctl({"run-test", "--json", "--nodes", "host0,host1", "-b",
-                                         "256K", "-e", "256K", "-i", "1", "-n", "200000", "-w",
-                                         "0", "-c", "0"});
+  const int handle =
+      cluster.StartEbctl({"run-test", "--json", "--nodes", "host0,host1", "-b", "256K", "-e",
+                          "256K", "-i", "1", "-n", "200000", "-w", "0", "-c", "0"});
   const absl::Time deadline = absl::Now() + absl::Seconds(20);
   while (cluster.WorkerPids().size() < 4 && absl::Now() < deadline) {
     absl::SleepFor(absl::Milliseconds(50));

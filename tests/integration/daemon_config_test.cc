@@ -42,11 +42,13 @@ TEST_F(DaemonConfigTest, AgentFileErrorsNameFileLineAndKey) {
                                        "listen = \"127.0.0.1:notaport\"\n");
   CliResult result = cluster_.Run("eb-agent", {"--config", path});
   EXPECT_EQ(result.exit_code, 2) << result.err;
-  EXPECT_THAT(result.err, HasSubstr(absl::StrCat(path, ":3: key 'agent.workerz': unknown key "
-                                                       "(did you mean 'agent.workers'?)")));
+  EXPECT_THAT(result.err, HasSubstr(absl::StrCat(path,
+                                                 ":3: key 'agent.workerz': unknown key "
+                                                 "(did you mean 'agent.workers'?)")));
   EXPECT_THAT(result.err,
-              HasSubstr(absl::StrCat(path, ":6: key 'metrics.listen': '127.0.0.1:notaport' is not "
-                                           "a valid address: port 'notaport' is not a number")));
+              HasSubstr(absl::StrCat(path,
+                                     ":6: key 'metrics.listen': '127.0.0.1:notaport' is not "
+                                     "a valid address: port 'notaport' is not a number")));
 }
 
 TEST_F(DaemonConfigTest, CoordinatorFileErrorsNameFileLineAndKey) {
@@ -64,8 +66,8 @@ TEST_F(DaemonConfigTest, FlagValuesOutOfRangeExitTwo) {
   for (const std::vector<std::string>& argv :
        {std::vector<std::string>{"eb-agent", "--config", "/dev/null", "--workers", "2000"},
         std::vector<std::string>{"eb-agent", "--config", "/dev/null", "--no-such-flag"},
-        std::vector<std::string>{"eb-coordinator", "--config", "/dev/null",
-                                 "--heartbeat-period-ms", "0"}}) {
+        std::vector<std::string>{"eb-coordinator", "--config", "/dev/null", "--heartbeat-period-ms",
+                                 "0"}}) {
     CliResult result =
         cluster_.Run(argv.front(), std::vector<std::string>(argv.begin() + 1, argv.end()));
     EXPECT_EQ(result.exit_code, 2) << argv[3] << ": " << result.err;
@@ -93,8 +95,8 @@ TEST_F(DaemonConfigTest, GpuFromTheFileThatTheHostLacksNamesTheKey) {
   EXPECT_THAT(result.err,
               HasSubstr(absl::StrCat(path, ":3: key 'agent.gpus': GPU 1023 does not exist")));
 
-  result = cluster_.Run("eb-agent", {"--config", path, "--gpus", "1022", "--run-dir",
-                                cluster_.work_dir() + "/run"});
+  result = cluster_.Run(
+      "eb-agent", {"--config", path, "--gpus", "1022", "--run-dir", cluster_.work_dir() + "/run"});
   EXPECT_EQ(result.exit_code, 2) << result.err;
   EXPECT_THAT(result.err, HasSubstr("--gpus: GPU 1022 does not exist"));
 }

@@ -23,12 +23,12 @@ using ::testing::HasSubstr;
 
 // A sweep long enough (several seconds on a loaded 2-core machine) to be
 // interrupted in the middle.
-const std::vector<std::string> kLongSweep = {"run-test", "--json", "--nodes", "host0,host1",
-                                             "--collective", "all_reduce", "-b", "256K", "-e",
-                                             "256K", "-i", "1", "-n", "200000", "-w", "0", "-c",
-                                             "0"};
-const std::vector<std::string> kQuickTest = {"run-test", "--json", "--nodes", "host0,host1", "-b",
-                                             "8", "-e", "64K", "-f", "8", "-n", "2"};
+const std::vector<std::string> kLongSweep = {
+    "run-test", "--json", "--nodes", "host0,host1", "--collective", "all_reduce",
+    "-b",       "256K",   "-e",      "256K",        "-i",           "1",
+    "-n",       "200000", "-w",      "0",           "-c",           "0"};
+const std::vector<std::string> kQuickTest = {
+    "run-test", "--json", "--nodes", "host0,host1", "-b", "8", "-e", "64K", "-f", "8", "-n", "2"};
 
 nlohmann::json Parse(const CliResult& result) {
   nlohmann::json report = nlohmann::json::parse(result.out, nullptr, false);

@@ -26,9 +26,9 @@ class LoopbackClusterTest : public ::testing::Test {
 
   // Runs one small sweep and returns the parsed JSON report.
   nlohmann::json RunJson(const std::vector<std::string>& extra, int expected_exit = 0) {
-    std::vector<std::string> args = {"run-test", "--json", "--nodes", "host0,host1",
-                                     "-b", "64", "-e", "64K", "-f", "4", "-n", "3", "-w", "1",
-                                     "-c", "2"};
+    std::vector<std::string> args = {
+        "run-test", "--json", "--nodes", "host0,host1", "-b", "64", "-e", "64K",
+        "-f",       "4",      "-n",      "3",           "-w", "1",  "-c", "2"};
     args.insert(args.end(), extra.begin(), extra.end());
     CliResult result = cluster_.Ebctl(args);
     EXPECT_EQ(result.exit_code, expected_exit) << result.err;
@@ -130,8 +130,8 @@ TEST_F(LoopbackClusterTest, TypesAndOpsAreVerified) {
   for (const char* type : {"double", "int32", "int64", "uint8"}) {
     for (const char* op : {"sum", "prod", "max", "min"}) {
       SCOPED_TRACE(absl::StrCat(type, " ", op));
-      nlohmann::json report = RunJson({"--collective", "all_reduce", "-d", type, "-o", op, "-e",
-                                       "1K"});
+      nlohmann::json report =
+          RunJson({"--collective", "all_reduce", "-d", type, "-o", op, "-e", "1K"});
       EXPECT_EQ(report["state"], "passed");
       EXPECT_EQ(report["results"][0]["type"], type);
       EXPECT_EQ(report["results"][0]["redop"], op);
@@ -144,7 +144,8 @@ TEST_F(LoopbackClusterTest, TablePrintsTheNcclTestsLayout) {
   CliResult result = cluster_.Ebctl({"run-test", "--nodes", "host0,host1", "--collective",
                                      "all_reduce", "-b", "8", "-e", "1M", "-f", "2", "-n", "2"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_THAT(result.out, HasSubstr("#       size         count      type   redop    root     time"));
+  EXPECT_THAT(result.out,
+              HasSubstr("#       size         count      type   redop    root     time"));
   EXPECT_THAT(result.out, HasSubstr("           8             2     float     sum      -1"));
   EXPECT_THAT(result.out, HasSubstr("     1048576        262144     float     sum      -1"));
   EXPECT_THAT(result.out, HasSubstr("# Out of bounds values : 0 OK"));

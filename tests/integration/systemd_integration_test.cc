@@ -141,9 +141,9 @@ class SystemdIntegrationTest : public ::testing::Test {
 
   // Starts the coordinator and waits for READY=1; returns its status line.
   std::string StartCoordinator(Daemon& daemon, const std::string& listen = "127.0.0.1:0") {
-    daemon.Start("eb-coordinator", {"--config", "/dev/null", "--listen", listen, "--metrics-listen", "127.0.0.1:0",
-                                    "--history-path", "",
-                                    "--heartbeat-period-ms", "200"});
+    daemon.Start("eb-coordinator",
+                 {"--config", "/dev/null", "--listen", listen, "--metrics-listen", "127.0.0.1:0",
+                  "--history-path", "", "--heartbeat-period-ms", "200"});
     auto ready = daemon.harness().WaitFor("READY=1", kStartTimeout);
     EXPECT_TRUE(ready.ok()) << ready.status();
     if (!ready.ok()) return "";
@@ -152,12 +152,26 @@ class SystemdIntegrationTest : public ::testing::Test {
   }
 
   void StartAgent(Daemon& daemon, int coordinator_port, const std::string& name) {
-    daemon.Start("eb-agent", {"--config", "/dev/null", "--coordinator", absl::StrCat("127.0.0.1:", coordinator_port),
-                              "--node-name", name, "--workers", "2", "--transport", "gloo",
-                              "--bootstrap-address", "127.0.0.1", "--worker-binary",
-                              BinaryPath("eb-worker"), "--worker-grace-ms", "1000",
-                              "--run-dir", absl::StrCat(run_dir_, "/", name),
-                              "--metrics-listen", "127.0.0.1:0"});
+    daemon.Start("eb-agent", {"--config",
+                              "/dev/null",
+                              "--coordinator",
+                              absl::StrCat("127.0.0.1:", coordinator_port),
+                              "--node-name",
+                              name,
+                              "--workers",
+                              "2",
+                              "--transport",
+                              "gloo",
+                              "--bootstrap-address",
+                              "127.0.0.1",
+                              "--worker-binary",
+                              BinaryPath("eb-worker"),
+                              "--worker-grace-ms",
+                              "1000",
+                              "--run-dir",
+                              absl::StrCat(run_dir_, "/", name),
+                              "--metrics-listen",
+                              "127.0.0.1:0"});
   }
 
   std::unique_ptr<common::ProcessLauncher> launcher_;
@@ -204,9 +218,9 @@ TEST_F(SystemdIntegrationTest, ReadyWatchdogMetricsAndStopping) {
   // One real test through ebctl: counted by verdict, its bandwidth recorded
   // for the node, its two workers counted as spawns.
   Daemon ebctl(*launcher_, "ebctl");
-  ebctl.Start("ebctl", {"--coordinator", absl::StrCat("127.0.0.1:", port), "run-test", "--nodes",
-                        "sd-node", "--collective", "all_reduce", "-b", "1K", "-e", "16K", "-f",
-                        "4"});
+  ebctl.Start("ebctl",
+              {"--coordinator", absl::StrCat("127.0.0.1:", port), "run-test", "--nodes", "sd-node",
+               "--collective", "all_reduce", "-b", "1K", "-e", "16K", "-f", "4"});
   ASSERT_TRUE(ebctl.WaitExit(absl::Seconds(90)));
   EXPECT_EQ(ebctl.exit().exit_code, 0);
   text = Scrape(coordinator_metrics);
@@ -243,9 +257,8 @@ TEST_F(SystemdIntegrationTest, AgentIsReadyOnlyOnceRegistered) {
   Daemon agent(*launcher_, "agent-early");
   StartAgent(agent, port, "early-node");
   // Up and pinging the watchdog, but not ready while it cannot register.
-  auto registering = agent.harness().WaitFor("STATUS=registering with the coordinator 127.0.0.1:" +
-                                                 std::to_string(port),
-                                             kStartTimeout);
+  auto registering = agent.harness().WaitFor(
+      "STATUS=registering with the coordinator 127.0.0.1:" + std::to_string(port), kStartTimeout);
   EXPECT_TRUE(registering.ok()) << registering.status();
   EXPECT_EQ(agent.harness().WaitFor("READY=1", absl::Seconds(2)).status().code(),
             absl::StatusCode::kDeadlineExceeded);

@@ -100,7 +100,7 @@ std::string BinaryPath(const std::string& name) {
 
 std::vector<std::string> LocalCluster::FastCoordinatorFlags() {
   return {"--heartbeat-period-ms=200", "--heartbeat-miss-limit=3", "--stop-timeout-ms=8000",
-          "--launch-timeout-ms=15000", "--init-timeout-ms=20000", "--step-timeout-ms=30000"};
+          "--launch-timeout-ms=15000", "--init-timeout-ms=20000",  "--step-timeout-ms=30000"};
 }
 
 std::vector<std::string> LocalCluster::FastAgentFlags() {
@@ -126,7 +126,8 @@ LocalCluster::~LocalCluster() {
   launcher_.reset();
   if (!::testing::Test::HasFailure()) {
     std::string command = "rm -rf " + ShellQuote(work_dir_);
-    if (std::system(command.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", work_dir_.c_str());
+    if (std::system(command.c_str()) != 0)
+      std::fprintf(stderr, "could not remove %s\n", work_dir_.c_str());
   }
 }
 
@@ -211,7 +212,8 @@ std::string LocalCluster::coordinator_address() const {
 
 absl::Status LocalCluster::StartAgent(const std::string& name, int workers,
                                       std::vector<std::string> extra_flags) {
-  std::vector<std::string> argv = {BinaryPath("eb-agent"), std::string(kNoConfigFile),
+  std::vector<std::string> argv = {BinaryPath("eb-agent"),
+                                   std::string(kNoConfigFile),
                                    "--coordinator=" + coordinator_address(),
                                    "--node-name=" + name,
                                    absl::StrCat("--workers=", workers),
@@ -251,16 +253,17 @@ absl::Status LocalCluster::StartAgent(const std::string& name, int workers,
 
 absl::Status LocalCluster::WaitForIdleNodes(int count, absl::Duration timeout) {
   int idle = 0;
-  const bool enough = PollCoordinator(
-      coordinator_address(), timeout, absl::Milliseconds(20),
-      [&](ebnccl::v1::Control::Stub& stub, grpc::ClientContext& context) {
-        ebnccl::v1::ListNodesReply reply;
-        idle = 0;
-        if (stub.ListNodes(&context, {}, &reply).ok()) {
-          for (const auto& node : reply.nodes()) idle += node.state() == ebnccl::v1::NODE_STATE_IDLE;
-        }
-        return idle >= count;
-      });
+  const bool enough =
+      PollCoordinator(coordinator_address(), timeout, absl::Milliseconds(20),
+                      [&](ebnccl::v1::Control::Stub& stub, grpc::ClientContext& context) {
+                        ebnccl::v1::ListNodesReply reply;
+                        idle = 0;
+                        if (stub.ListNodes(&context, {}, &reply).ok()) {
+                          for (const auto& node : reply.nodes())
+                            idle += node.state() == ebnccl::v1::NODE_STATE_IDLE;
+                        }
+                        return idle >= count;
+                      });
   if (!enough) return absl::DeadlineExceededError(absl::StrCat("only ", idle, " idle nodes"));
   return absl::OkStatus();
 }
@@ -294,22 +297,24 @@ int LocalCluster::StartBinary(const std::string& binary, const std::vector<std::
   std::vector<std::string> quoted = {ShellQuote(BinaryPath(binary))};
   for (const std::string& arg : args) quoted.push_back(ShellQuote(arg));
   // exec keeps the pid, so signals reach the binary itself.
-  const std::string command = absl::StrCat("exec ", absl::StrJoin(quoted, " "), " >",
-                                           ShellQuote(cli.out_path), " 2>",
-                                           ShellQuote(cli.err_path));
+  const std::string command =
+      absl::StrCat("exec ", absl::StrJoin(quoted, " "), " >", ShellQuote(cli.out_path), " 2>",
+                   ShellQuote(cli.err_path));
   std::vector<std::string> env;
   if (!extra_env.empty()) {
     // getenv finds the first of two equal names: drop the inherited one.
     for (std::string& entry : BaseEnv()) {
       const std::string name = entry.substr(0, entry.find('=') + 1);
-      const bool replaced = std::any_of(extra_env.begin(), extra_env.end(),
-                                        [&](const std::string& e) { return absl::StartsWith(e, name); });
+      const bool replaced =
+          std::any_of(extra_env.begin(), extra_env.end(),
+                      [&](const std::string& e) { return absl::StartsWith(e, name); });
       if (!replaced) env.push_back(std::move(entry));
     }
     env.insert(env.end(), extra_env.begin(), extra_env.end());
   }
-  auto process = Spawn(absl::StrCat(binary, " #", handle), {"/bin/sh", "-c", command},
-                       absl::StrCat(work_dir_, "/", binary, "-", handle, ".sh.log"), std::move(env));
+  auto process =
+      Spawn(absl::StrCat(binary, " #", handle), {"/bin/sh", "-c", command},
+            absl::StrCat(work_dir_, "/", binary, "-", handle, ".sh.log"), std::move(env));
   EXPECT_TRUE(process.ok()) << process.status();
   cli.process = *std::move(process);
   cli.started = absl::Now();
@@ -371,22 +376,23 @@ std::vector<pid_t> LocalCluster::WorkerPids(const std::string& test_id) const {
 pid_t LocalCluster::WorkerPid(int rank) const {
   for (pid_t pid : WorkerPids()) {
     const std::vector<std::string> argv = LiveCmdline(std::to_string(pid));
-    if (std::find(argv.begin(), argv.end(), absl::StrCat("--rank=", rank)) != argv.end()) return pid;
+    if (std::find(argv.begin(), argv.end(), absl::StrCat("--rank=", rank)) != argv.end())
+      return pid;
   }
   return -1;
 }
 
 pid_t LocalCluster::WaitForRunningWorker(int rank, absl::Duration timeout) {
-  const bool running = PollCoordinator(
-      coordinator_address(), timeout, absl::Milliseconds(50),
-      [](ebnccl::v1::Control::Stub& stub, grpc::ClientContext& context) {
-        ebnccl::v1::ListTestsReply reply;
-        if (!stub.ListTests(&context, {}, &reply).ok()) return false;
-        for (const auto& test : reply.tests()) {
-          if (test.state() == ebnccl::v1::TEST_STATE_RUNNING) return true;
-        }
-        return false;
-      });
+  const bool running =
+      PollCoordinator(coordinator_address(), timeout, absl::Milliseconds(50),
+                      [](ebnccl::v1::Control::Stub& stub, grpc::ClientContext& context) {
+                        ebnccl::v1::ListTestsReply reply;
+                        if (!stub.ListTests(&context, {}, &reply).ok()) return false;
+                        for (const auto& test : reply.tests()) {
+                          if (test.state() == ebnccl::v1::TEST_STATE_RUNNING) return true;
+                        }
+                        return false;
+                      });
   return running ? WorkerPid(rank) : -1;
 }
 

@@ -41,8 +41,8 @@ std::string NotifyMessage::Value(absl::string_view key) const {
 
 absl::StatusOr<std::unique_ptr<NotifySocketHarness>> NotifySocketHarness::Create() {
   const char* tmp = getenv("TMPDIR");
-  std::string dir = absl::StrCat(tmp != nullptr && tmp[0] != '\0' ? tmp : "/tmp",
-                                 "/eb-notify-XXXXXX");
+  std::string dir =
+      absl::StrCat(tmp != nullptr && tmp[0] != '\0' ? tmp : "/tmp", "/eb-notify-XXXXXX");
   if (mkdtemp(dir.data()) == nullptr) return Errno(absl::StrCat("mkdtemp ", dir));
   std::string path = absl::StrCat(dir, "/notify.sock");
   sockaddr_un address{};
@@ -112,8 +112,8 @@ absl::StatusOr<NotifyMessage> NotifySocketHarness::Receive(absl::Duration timeou
     if (errno != EAGAIN && errno != EWOULDBLOCK) return Errno("recvmsg");
     const absl::Duration left = deadline - absl::Now();
     if (left <= absl::ZeroDuration()) {
-      return absl::DeadlineExceededError(absl::StrCat(
-          "no notification on ", path_, " within ", absl::FormatDuration(timeout)));
+      return absl::DeadlineExceededError(
+          absl::StrCat("no notification on ", path_, " within ", absl::FormatDuration(timeout)));
     }
     pollfd poll_fd{fd_, POLLIN, 0};
     // Round up so that a sub-millisecond remainder still waits.

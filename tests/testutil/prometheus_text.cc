@@ -203,8 +203,10 @@ class Parser {
       if (!labels->emplace(name, value).second) {
         return Error(absl::StrCat("label ", name, " twice"));
       }
-      if (!s.empty() && s[0] == ',') s.remove_prefix(1);
-      else if (s.empty() || s[0] != '}') return Error("expected , or } after a label");
+      if (!s.empty() && s[0] == ',')
+        s.remove_prefix(1);
+      else if (s.empty() || s[0] != '}')
+        return Error("expected , or } after a label");
     }
   }
 

@@ -179,8 +179,10 @@ absl::Status NcclCommunicator::SplitBlockingDataComm(absl::Time deadline) {
   if (child == nullptr) {
     // Not expected; keep going on the nonblocking communicator, slower for
     // small sizes but correct.
-    spdlog::warn("nccl communicator rank={}: ncclCommSplit gave no communicator; the "
-                 "collectives run on the nonblocking one", rank_);
+    spdlog::warn(
+        "nccl communicator rank={}: ncclCommSplit gave no communicator; the "
+        "collectives run on the nonblocking one",
+        rank_);
     return absl::OkStatus();
   }
   bool swapped = false;
@@ -268,8 +270,8 @@ void NcclCommunicator::FinalizeAndDestroy() {
   // Take the handle out of Abort's reach (a later Abort is then a no-op),
   // then destroy it outside the gate's lock.
   ncclComm_t comm = nullptr;
-  const AbortGate::Begun closed = gate_.BeginAbort(
-      "the communicator was destroyed", [&] { comm = std::exchange(comm_, nullptr); });
+  const AbortGate::Begun closed = gate_.BeginAbort("the communicator was destroyed",
+                                                   [&] { comm = std::exchange(comm_, nullptr); });
   if (!closed.first) return;
   if (comm != nullptr) {
     // After a completed finalize, destroy only frees local resources.
@@ -290,8 +292,8 @@ void NcclCommunicator::FinalizeBlockingWithDeadline() {
   // rather than the owner hanging.
   ncclComm_t comm = nullptr;
   // Nothing may use the communicator any more; a later Abort is a no-op.
-  const AbortGate::Begun closed = gate_.BeginAbort(
-      "the communicator was destroyed", [&] { comm = std::exchange(comm_, nullptr); });
+  const AbortGate::Begun closed = gate_.BeginAbort("the communicator was destroyed",
+                                                   [&] { comm = std::exchange(comm_, nullptr); });
   if (!closed.first) return;
   absl::Cleanup end_abort = [this] { gate_.EndAbort(); };
   if (comm == nullptr) return;
@@ -372,9 +374,10 @@ void NcclCommunicator::Abort(absl::string_view reason) {
     // The owner is stuck inside an NCCL call (e.g. a launch on a full work
     // FIFO). ncclCommAbort sets NCCL's abort flag first, which releases it;
     // the owner then destroys the graphs, which ncclCommAbort waits for.
-    spdlog::warn("nccl communicator rank={}: an NCCL call is still in progress after {}; "
-                 "aborting under it to release it", rank_,
-                 absl::FormatDuration(AbortGate::kDefaultGrace));
+    spdlog::warn(
+        "nccl communicator rank={}: an NCCL call is still in progress after {}; "
+        "aborting under it to release it",
+        rank_, absl::FormatDuration(AbortGate::kDefaultGrace));
   }
   if (comm != nullptr) {
     const ncclResult_t result = ncclCommAbort(comm);
@@ -388,8 +391,10 @@ void NcclCommunicator::Abort(absl::string_view reason) {
 }
 
 void NcclCommunicator::CleanUpAfterAbort() {
-  spdlog::warn("nccl communicator rank={}: the NCCL call an abort broke has returned; "
-               "destroying the CUDA graphs", rank_);
+  spdlog::warn(
+      "nccl communicator rank={}: the NCCL call an abort broke has returned; "
+      "destroying the CUDA graphs",
+      rank_);
   graphs_.Clear();
 }
 
@@ -512,9 +517,10 @@ absl::StatusOr<std::unique_ptr<Communicator>> CreateNcclCommunicator(const NcclO
   // operator's environment says: the deadlines depend on it.
   if (const char* set = std::getenv("NCCL_RUNTIME_CONNECT");
       set != nullptr && std::string(set) != "0") {
-    spdlog::warn("rank={}: NCCL_RUNTIME_CONNECT={} ignored: peers are connected during the "
-                 "deadline-guarded init (NCCL_RUNTIME_CONNECT=0)",
-                 options.rank, set);
+    spdlog::warn(
+        "rank={}: NCCL_RUNTIME_CONNECT={} ignored: peers are connected during the "
+        "deadline-guarded init (NCCL_RUNTIME_CONNECT=0)",
+        options.rank, set);
   }
   setenv("NCCL_RUNTIME_CONNECT", "0", /*overwrite=*/1);
   auto comm = std::make_unique<nccl_internal::NcclCommunicator>(options, device, nccl_version);

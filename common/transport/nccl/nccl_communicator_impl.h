@@ -106,8 +106,7 @@ class NcclCommunicator final : public Communicator {
   absl::StatusOr<absl::Duration> Run(const CollectiveCall& call, int iterations) override;
   // In CUDA-graph mode: cuda_graph_launches launches of the captured batch,
   // the time divided by them; otherwise Run.
-  absl::StatusOr<absl::Duration> RunTimedBatch(const CollectiveCall& call,
-                                               int iterations) override;
+  absl::StatusOr<absl::Duration> RunTimedBatch(const CollectiveCall& call, int iterations) override;
   absl::Status Barrier() override;
   void Abort(absl::string_view reason) override;
 
@@ -156,7 +155,8 @@ class NcclCommunicator final : public Communicator {
   // leaving, does the cleanup an abort left to the owner (CleanUpAfterAbort).
   class GateCall {
    public:
-    explicit GateCall(NcclCommunicator& comm, absl::FunctionRef<void()> under_lock = [] {})
+    explicit GateCall(
+        NcclCommunicator& comm, absl::FunctionRef<void()> under_lock = [] {})
         : owner_(comm), entered_(comm.gate_.Enter(under_lock)) {}
     ~GateCall() {
       if (entered_ && owner_.gate_.Leave()) owner_.CleanUpAfterAbort();
@@ -210,10 +210,9 @@ class NcclCommunicator final : public Communicator {
                                            const Wait& wait, Poll poll = Poll::kSpinThenSleep);
   // Run and RunTimedBatch: `launches` launches of the batch's graph in
   // CUDA-graph mode (ignored otherwise).
-  absl::StatusOr<absl::Duration> RunBatch(const CollectiveCall& call, int iterations,
-                                          int launches);
-  absl::StatusOr<absl::Duration> RunGraph(const CollectiveCall& call, int iterations,
-                                          int launches, const Wait& wait);
+  absl::StatusOr<absl::Duration> RunBatch(const CollectiveCall& call, int iterations, int launches);
+  absl::StatusOr<absl::Duration> RunGraph(const CollectiveCall& call, int iterations, int launches,
+                                          const Wait& wait);
   absl::Status Capture(const GraphKey& key, const Wait& wait);
   absl::Status SyncStream(const Wait& wait);
 

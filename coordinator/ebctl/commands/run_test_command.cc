@@ -19,11 +19,11 @@
 #include "absl/strings/str_split.h"
 #include "common/rpc/channel.h"
 #include "common/spec/proto_enums.h"
+#include "common/transport/types.h"
 #include "coordinator/ebctl/output/exit_codes.h"
 #include "coordinator/ebctl/output/report_json.h"
 #include "coordinator/ebctl/output/report_table.h"
 #include "coordinator/ebctl/output/size_parse.h"
-#include "common/transport/types.h"
 
 namespace eb::ebctl {
 namespace v1 = ebnccl::v1;
@@ -40,8 +40,8 @@ absl::StatusOr<int64_t> ParseTimeoutMs(const std::string& text, const char* flag
   }
   absl::Duration duration;
   if (!absl::ParseDuration(text, &duration) || duration <= absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        flag, ": '", text, "' is not a positive duration (e.g. 90, 90s, 500ms, 2m)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, ": '", text, "' is not a positive duration (e.g. 90, 90s, 500ms, 2m)"));
   }
   return absl::ToInt64Milliseconds(duration);
 }
@@ -110,11 +110,16 @@ class InterruptWatcher {
 
 const char* StateWord(v1::TestState state) {
   switch (state) {
-    case v1::TEST_STATE_LAUNCHING: return "launching workers";
-    case v1::TEST_STATE_INITIALIZING: return "ranks joining the communicator";
-    case v1::TEST_STATE_RUNNING: return "running the sweep";
-    case v1::TEST_STATE_STOPPING: return "stopping workers";
-    default: return "";
+    case v1::TEST_STATE_LAUNCHING:
+      return "launching workers";
+    case v1::TEST_STATE_INITIALIZING:
+      return "ranks joining the communicator";
+    case v1::TEST_STATE_RUNNING:
+      return "running the sweep";
+    case v1::TEST_STATE_STOPPING:
+      return "stopping workers";
+    default:
+      return "";
   }
 }
 
@@ -138,15 +143,15 @@ absl::StatusOr<v1::TestSpec> BuildSpec(const RunTestFlags& flags) {
   auto step_bytes = ParseSize(flags.step_bytes, "-i/--stepbytes");
   if (!step_bytes.ok()) return step_bytes.status();
   if (*max_bytes < *min_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat("-e/--maxbytes: ", flags.max_bytes,
-                                                   " is smaller than -b/--minbytes ",
-                                                   flags.min_bytes));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "-e/--maxbytes: ", flags.max_bytes, " is smaller than -b/--minbytes ", flags.min_bytes));
   }
   if (flags.step_factor < 0) {
     return absl::InvalidArgumentError("-f/--stepfactor: must be >= 2 (or 0 to use -i)");
   }
   if (flags.iterations < 1) return absl::InvalidArgumentError("-n/--iters: must be >= 1");
-  if (flags.warmup_iterations < 0) return absl::InvalidArgumentError("-w/--warmup_iters: must be >= 0");
+  if (flags.warmup_iterations < 0)
+    return absl::InvalidArgumentError("-w/--warmup_iters: must be >= 0");
   if (flags.check_iterations < 0) return absl::InvalidArgumentError("-c/--check: must be >= 0");
   if (flags.root < 0) return absl::InvalidArgumentError("-r/--root: must be >= 0");
   if (flags.workers_per_node < 0) {
@@ -233,7 +238,8 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
         }
         break;
       case v1::RunTestEvent::kSizeResult:
-        if (!options.json) std::cout << TableRow(event.size_result(), accepted.spec()) << std::flush;
+        if (!options.json)
+          std::cout << TableRow(event.size_result(), accepted.spec()) << std::flush;
         break;
       case v1::RunTestEvent::kFinished:
         finished = event.finished();

@@ -30,12 +30,12 @@ int JobsCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& options) 
                                "COLLECTIVE", "STATE", "RANKS", "NODES", "SUMMARY");
   for (const v1::TestReport& report : reply.tests()) {
     std::string nodes;
-    for (const std::string& node : TestNodeNames(report)) nodes += (nodes.empty() ? "" : ",") + node;
-    std::cout << absl::StrFormat("%-26s  %-20s  %-14s  %-10s  %5d  %-24s  %s\n", report.test_id(),
-                                 FormatUtcTime(report.start_time_unix_ms()),
-                                 spec::DisplayName(report.spec().collective()),
-                                 StateName(report.state()), report.ranks_size(), nodes,
-                                 report.summary());
+    for (const std::string& node : TestNodeNames(report))
+      nodes += (nodes.empty() ? "" : ",") + node;
+    std::cout << absl::StrFormat(
+        "%-26s  %-20s  %-14s  %-10s  %5d  %-24s  %s\n", report.test_id(),
+        FormatUtcTime(report.start_time_unix_ms()), spec::DisplayName(report.spec().collective()),
+        StateName(report.state()), report.ranks_size(), nodes, report.summary());
   }
   return kExitOk;
 }
@@ -83,9 +83,12 @@ int LogsCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& options) 
   grpc::Status status = stub.GetLog(&context, request, &reply);
   if (!status.ok()) return RpcFailed("fetching the log", status, true);
   if (options.json) {
-    nlohmann::json out = {{"test_id", test_id},     {"rank", rank},
-                          {"node", reply.node_name()}, {"path", reply.path()},
-                          {"truncated", reply.truncated()}, {"content", reply.content()}};
+    nlohmann::json out = {{"test_id", test_id},
+                          {"rank", rank},
+                          {"node", reply.node_name()},
+                          {"path", reply.path()},
+                          {"truncated", reply.truncated()},
+                          {"content", reply.content()}};
     std::cout << out.dump(2) << std::endl;
   } else {
     std::fprintf(stderr, "# %s:%s%s\n", reply.node_name().c_str(), reply.path().c_str(),

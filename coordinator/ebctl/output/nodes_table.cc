@@ -71,8 +71,7 @@ void AppendHcaProblems(const v1::NodeStatus& node, std::string* out) {
       absl::StrAppend(out, hca.error(), "\n");
     } else {
       absl::StrAppend(out, "HCA ", hca.name(), " port ", hca.port(), " is ",
-                      hca.state().empty() ? "in an unknown state" : hca.state(),
-                      ", not ACTIVE\n");
+                      hca.state().empty() ? "in an unknown state" : hca.state(), ", not ACTIVE\n");
     }
   }
 }

@@ -90,8 +90,7 @@ std::string TableHeader(const v1::TestReport& accepted, absl::string_view versio
       spec::DisplayName(spec.collective()), accepted.ranks_size(), TestNodeNames(accepted).size(),
       spec.min_bytes(), spec.max_bytes(), StepText(spec), spec.warmup_iterations(),
       spec.iterations(), spec.check_iterations(), spec.cuda_graph_launches(),
-      spec::DisplayName(spec.data_type()),
-      RedopLabel(spec), RootLabel(spec));
+      spec::DisplayName(spec.data_type()), RedopLabel(spec), RootLabel(spec));
   if (spec.min_busbw_gbps() > 0) {
     absl::StrAppendFormat(&out, " min busbw: %g", spec.min_busbw_gbps());
   }

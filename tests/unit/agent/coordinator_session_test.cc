@@ -32,9 +32,9 @@ class ScriptedCoordinator final : public v1::AgentService::Service {
   enum class Step { kAcceptThenEnd, kRefuse, kAcceptAndHold };
   explicit ScriptedCoordinator(std::vector<Step> script) : script_(std::move(script)) {}
 
-  grpc::Status Session(grpc::ServerContext* context,
-                       grpc::ServerReaderWriter<v1::CoordinatorMessage, v1::AgentMessage>* stream)
-      override {
+  grpc::Status Session(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<v1::CoordinatorMessage, v1::AgentMessage>* stream) override {
     v1::AgentMessage hello;
     if (!stream->Read(&hello) || !hello.has_register_()) {
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no registration");

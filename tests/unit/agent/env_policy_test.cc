@@ -38,9 +38,9 @@ TEST(EnvPolicyTest, IbHcaInWorkerEnvPointsToTheFlagWithTheSameList) {
   for (const char* value : {"mlx5_100,mlx5_101", "=mlx5_100,mlx5_101"}) {
     const absl::Status status = CheckWorkerEnvVariable("NCCL_IB_HCA", value);
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_THAT(Message(status), AllOf(HasSubstr("NCCL_IB_HCA cannot be set"),
-                                       HasSubstr("nccl.ib_hca"), HasSubstr("mlx5_10..mlx5_19"),
-                                       HasSubstr("use --ib-hca mlx5_100,mlx5_101")))
+    EXPECT_THAT(Message(status),
+                AllOf(HasSubstr("NCCL_IB_HCA cannot be set"), HasSubstr("nccl.ib_hca"),
+                      HasSubstr("mlx5_10..mlx5_19"), HasSubstr("use --ib-hca mlx5_100,mlx5_101")))
         << value;
   }
 }
@@ -75,9 +75,9 @@ TEST(EnvPolicyTest, AgentEnvironmentWithNcclFabricVariablesIsRefused) {
   const absl::Status hca =
       CheckAgentEnvironment({"PATH=/usr/bin", "NCCL_IB_HCA=mlx5_1", "NCCL_SOCKET_IFNAME=eth0"});
   EXPECT_EQ(hca.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(Message(hca), AllOf(HasSubstr("eb-agent's environment sets NCCL_IB_HCA=mlx5_1"),
-                                  HasSubstr("use --ib-hca mlx5_1"),
-                                  HasSubstr("unset NCCL_IB_HCA")));
+  EXPECT_THAT(Message(hca),
+              AllOf(HasSubstr("eb-agent's environment sets NCCL_IB_HCA=mlx5_1"),
+                    HasSubstr("use --ib-hca mlx5_1"), HasSubstr("unset NCCL_IB_HCA")));
   EXPECT_THAT(Message(CheckAgentEnvironment({"NCCL_SOCKET_IFNAME==eth0"})),
               HasSubstr("use --bootstrap-interface eth0"));
 }

@@ -26,8 +26,8 @@ class FabricConfigTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(root_); }
 
-  void AddPort(const std::string& hca, int port, const std::string& state,
-               const std::string& rate, const std::string& link_layer) {
+  void AddPort(const std::string& hca, int port, const std::string& state, const std::string& rate,
+               const std::string& link_layer) {
     const fs::path dir = root_ / hca / "ports" / std::to_string(port);
     fs::create_directories(dir);
     std::ofstream(dir / "state") << state << "\n";
@@ -102,9 +102,8 @@ TEST_F(FabricConfigTest, NoInfinibandTreeMeansNoHcas) {
 TEST_F(FabricConfigTest, ReportKeepsMissingHcasWithTheirErrorBesideTheGoodOnes) {
   AddPort("mlx5_100", 1, "4: ACTIVE", "200 Gb/sec (4X HDR)", "InfiniBand");
   AddPort("mlx5_103", 1, "1: DOWN", "200 Gb/sec (4X HDR)", "InfiniBand");
-  const auto report = ReportHcas({{"mlx5_100", 1}, {"mlx5_107", 1}, {"mlx5_103", 0},
-                                  {"mlx5_100", 2}},
-                                 root_.string());
+  const auto report = ReportHcas(
+      {{"mlx5_100", 1}, {"mlx5_107", 1}, {"mlx5_103", 0}, {"mlx5_100", 2}}, root_.string());
   ASSERT_EQ(report.size(), 4u);
   EXPECT_EQ(report[0].name(), "mlx5_100");
   EXPECT_EQ(report[0].state(), "ACTIVE");

@@ -60,9 +60,7 @@ TEST_F(HostIdentityTest, TwoAgentsOfOneHostAgree) {
   EXPECT_EQ(HostIdentity("a", sources_), HostIdentity("b", sources_));
 }
 
-TEST(HostIdentityRealTest, ThisHostHasOne) {
-  EXPECT_NE(HostIdentity("here"), "");
-}
+TEST(HostIdentityRealTest, ThisHostHasOne) { EXPECT_NE(HostIdentity("here"), ""); }
 
 }  // namespace
 }  // namespace eb::agent

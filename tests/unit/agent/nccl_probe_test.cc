@@ -32,8 +32,8 @@ TEST(ParseNcclVersionOutputTest, VersionOrNone) {
 }
 
 TEST(ParseNcclVersionOutputTest, AnythingElseIsInternal) {
-  for (const char* output : {"", "\n", "2", "2.x.9", "v2.28.9", "2.28.9.1", "2.28.9 beta",
-                             "2.28.9\ngarbage"}) {
+  for (const char* output :
+       {"", "\n", "2", "2.x.9", "v2.28.9", "2.28.9.1", "2.28.9 beta", "2.28.9\ngarbage"}) {
     EXPECT_EQ(ParseNcclVersionOutput(output).status().code(), absl::StatusCode::kInternal)
         << output;
   }

@@ -168,7 +168,8 @@ TEST_F(WorkerSpecTest, DeviceOrderIsAlwaysPciBusId) {
   // CUDA's default is "fastest first", which would make --cuda-device i
   // another GPU than the agent's i-th in PCI order.
   config_.worker_env = {"CUDA_DEVICE_ORDER=FASTEST_FIRST"};
-  const auto env = EnvMap(BuildWorkerSpec(config_, Worker({"CUDA_DEVICE_ORDER=FASTEST_FIRST"})).env);
+  const auto env =
+      EnvMap(BuildWorkerSpec(config_, Worker({"CUDA_DEVICE_ORDER=FASTEST_FIRST"})).env);
   EXPECT_EQ(env.at("CUDA_DEVICE_ORDER"), "PCI_BUS_ID");
 }
 

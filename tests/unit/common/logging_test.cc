@@ -41,7 +41,8 @@ std::string Render(bool prefix) {
 TEST(LoggingTest, PlainLinesCarryTimeLevelPidAndThread) {
   const std::string text = Render(false);
   EXPECT_THAT(text, StartsWith("["));
-  const std::regex line(R"((\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} [DIWEC] \d+ \d+\] [diwec]\n){5})");
+  const std::regex line(
+      R"((\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} [DIWEC] \d+ \d+\] [diwec]\n){5})");
   EXPECT_TRUE(std::regex_match(text, line)) << text;
 }
 

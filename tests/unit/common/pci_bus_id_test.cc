@@ -33,9 +33,9 @@ TEST(PciBusIdTest, WideDomainsKeepTheirDigits) {
 }
 
 TEST(PciBusIdTest, GarbageIsInvalidArgument) {
-  for (const char* id : {"", "gpu0", "0000:18:00", "0000:18:00.0.1", "0000:118:00.0",
-                         "0000:18:20.0", "0000:18:00.8", "000000000:18:00.0", "0000:-1:00.0",
-                         "0x00:18:00.0", "a:b:c:d.0"}) {
+  for (const char* id :
+       {"", "gpu0", "0000:18:00", "0000:18:00.0.1", "0000:118:00.0", "0000:18:20.0", "0000:18:00.8",
+        "000000000:18:00.0", "0000:-1:00.0", "0x00:18:00.0", "a:b:c:d.0"}) {
     EXPECT_EQ(NormalizePciBusId(id).status().code(), absl::StatusCode::kInvalidArgument) << id;
   }
 }

@@ -23,8 +23,7 @@ TEST(RpcServerTest, APortInUseIsUnavailable) {
   auto second = RpcServer::Start({address, {}});
   ASSERT_FALSE(second.ok()) << "a second server bound " << address;
   EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_NE(second.status().message().find(address), absl::string_view::npos)
-      << second.status();
+  EXPECT_NE(second.status().message().find(address), absl::string_view::npos) << second.status();
 }
 
 TEST(RpcServerTest, ThePortIsFreeAgainAfterShutdown) {

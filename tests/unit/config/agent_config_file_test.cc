@@ -21,21 +21,21 @@ using ::testing::HasSubstr;
 const std::string kExample = std::string(EB_DEPLOY_CONFIG_DIR) + "/agent.toml";
 constexpr char kPath[] = "/etc/ebnccl/agent.toml";
 
-std::string ReadAll(const std::string &path) {
+std::string ReadAll(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
 }
 
-absl::Status ApplyText(const std::string &text, AgentSettings *settings,
-                       const std::set<std::string> &given = {}) {
+absl::Status ApplyText(const std::string& text, AgentSettings* settings,
+                       const std::set<std::string>& given = {}) {
   auto file = common::TomlFile::Parse(text, kPath);
   if (!file.ok()) return file.status();
   return AgentConfigSchema(settings).Apply(*file, given);
 }
 
-std::string ErrorOf(const std::string &text) {
+std::string ErrorOf(const std::string& text) {
   AgentSettings settings;
   return std::string(ApplyText(text, &settings).message());
 }
@@ -44,7 +44,7 @@ TEST(AgentConfigFileTest, ExampleIsAnEightGpuRoceNode) {
   AgentSettings settings;
   const absl::Status status = ApplyAgentConfigFile(kExample, true, {}, &settings);
   ASSERT_TRUE(status.ok()) << status;
-  const AgentConfig &config = settings.config;
+  const AgentConfig& config = settings.config;
   EXPECT_EQ(config.coordinator_address, "node0:29470");
   EXPECT_EQ(config.node_name, "");
   EXPECT_EQ(settings.workers, 8);
@@ -84,7 +84,7 @@ TEST(AgentConfigFileTest, EveryKeyIsInTheExampleAndTheDocs) {
   ASSERT_TRUE(example.ok()) << example.status();
   const std::string doc = ReadAll(EB_CONFIG_DOC);
   ASSERT_FALSE(doc.empty());
-  for (const common::ConfigSchema::Key *key : schema.keys()) {
+  for (const common::ConfigSchema::Key* key : schema.keys()) {
     EXPECT_TRUE(example->Contains(key->name())) << key->name();
     EXPECT_THAT(doc, HasSubstr("`" + key->name() + "`")) << key->name();
   }
@@ -164,9 +164,9 @@ EB_WORKER_FAULT = "hang:rank=1"
 )",
                         &settings)
                   .ok());
-  EXPECT_THAT(settings.config.worker_env,
-              ElementsAre("EB_WORKER_FAULT=hang:rank=1", "NCCL_TOPO_FILE==/etc/topo.xml",
-                          "WITH.DOT="));
+  EXPECT_THAT(
+      settings.config.worker_env,
+      ElementsAre("EB_WORKER_FAULT=hang:rank=1", "NCCL_TOPO_FILE==/etc/topo.xml", "WITH.DOT="));
   // A table's setter sees the whole table: the line is the table's header.
   EXPECT_EQ(ErrorOf("[worker.env]\n\"A=B\" = \"x\"\n"),
             "/etc/ebnccl/agent.toml:1: key 'worker.env': \"A=B\" is not an "

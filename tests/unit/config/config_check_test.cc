@@ -30,10 +30,10 @@ class FakeHostProbe : public HostProbe {
     return interfaces;
   }
   absl::StatusOr<std::vector<ebnccl::v1::HcaInfo>> Hcas(
-      const std::vector<HcaPort> &wanted, const std::string &sysfs_root) const override {
+      const std::vector<HcaPort>& wanted, const std::string& sysfs_root) const override {
     last_sysfs_root = sysfs_root;
     std::vector<ebnccl::v1::HcaInfo> found;
-    for (const HcaPort &hca : wanted) {
+    for (const HcaPort& hca : wanted) {
       auto it = hcas.find(hca.name);
       if (it == hcas.end()) {
         return absl::NotFoundError(absl::StrCat("--ib-hca: HCA ", hca.name, " does not exist"));
@@ -43,13 +43,13 @@ class FakeHostProbe : public HostProbe {
     return found;
   }
   DiscoveredGpus Gpus() const override { return {gpus, nvml_note}; }
-  absl::Status Connect(const std::string &host_port, absl::Duration timeout) const override {
+  absl::Status Connect(const std::string& host_port, absl::Duration timeout) const override {
     last_connect = host_port;
     last_timeout = timeout;
     return connect;
   }
-  absl::Status CheckExecutable(const std::string &) const override { return executable; }
-  absl::StatusOr<std::string> CheckWritableDir(const std::string &) const override {
+  absl::Status CheckExecutable(const std::string&) const override { return executable; }
+  absl::StatusOr<std::string> CheckWritableDir(const std::string&) const override {
     return writable;
   }
 
@@ -102,8 +102,8 @@ class ConfigCheckTest : public ::testing::Test {
   std::vector<CheckResult> Run() { return CheckAgentConfig(config_, probe_); }
 
   // The result named `name`; fails the test when absent.
-  CheckResult Find(const std::string &name) {
-    for (const CheckResult &result : Run()) {
+  CheckResult Find(const std::string& name) {
+    for (const CheckResult& result : Run()) {
       if (result.name == name) return result;
     }
     ADD_FAILURE() << "no check named " << name;
@@ -118,7 +118,7 @@ TEST_F(ConfigCheckTest, HealthyNodePassesEveryCheck) {
   const std::vector<CheckResult> results = Run();
   EXPECT_TRUE(AllChecksPassed(results));
   std::vector<std::string> names;
-  for (const CheckResult &result : results) {
+  for (const CheckResult& result : results) {
     names.push_back(result.name);
     EXPECT_TRUE(result.ok) << FormatCheckResult(result);
   }
@@ -140,7 +140,7 @@ TEST_F(ConfigCheckTest, HealthyNodePassesEveryCheck) {
 }
 
 TEST_F(ConfigCheckTest, GpuMemoryUnknownWithoutNvmlSaysWhy) {
-  for (auto &gpu : probe_.gpus) gpu.set_memory_bytes(0);
+  for (auto& gpu : probe_.gpus) gpu.set_memory_bytes(0);
   probe_.nvml_note = "GPU memory unknown: libnvidia-ml.so.1 cannot be loaded (not found)";
   const CheckResult result = Find("gpus");
   EXPECT_TRUE(result.ok);  // informational: NCCL does not need NVML
@@ -228,7 +228,7 @@ TEST_F(ConfigCheckTest, MissingHcaFailsOnlyItsOwnLine) {
   const std::vector<CheckResult> results = Run();
   EXPECT_FALSE(AllChecksPassed(results));
   int failed = 0;
-  for (const CheckResult &result : results) {
+  for (const CheckResult& result : results) {
     if (result.ok) continue;
     ++failed;
     EXPECT_EQ(FormatCheckResult(result), "FAIL  ib_hca mlx5_103:1: HCA mlx5_103 does not exist");
@@ -327,10 +327,10 @@ TEST(RealHostProbeTest, ConnectsToAListeningSocketAndNotToAClosedOne) {
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr *>(&address), sizeof(address)), 0);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
   ASSERT_EQ(listen(listener, 4), 0);
   socklen_t length = sizeof(address);
-  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr *>(&address), &length), 0);
+  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length), 0);
   const int port = ntohs(address.sin_port);
   RealHostProbe probe;
   EXPECT_TRUE(probe.Connect(absl::StrCat("127.0.0.1:", port), absl::Seconds(2)).ok());
@@ -365,7 +365,7 @@ TEST(RealHostProbeTest, ExecutableAndWritableDir) {
 
 TEST(FormatEffectiveConfigTest, ReadsBackToTheSameSettings) {
   AgentSettings settings;
-  AgentConfig &config = settings.config;
+  AgentConfig& config = settings.config;
   config.coordinator_address = "node0:29470";
   config.node_name = "host0";
   config.worker_slots = 8;

@@ -16,15 +16,15 @@ using ::testing::HasSubstr;
 
 const std::string kExample = std::string(EB_DEPLOY_CONFIG_DIR) + "/coordinator.toml";
 
-std::string ReadAll(const std::string &path) {
+std::string ReadAll(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
 }
 
-absl::Status ApplyText(const std::string &text, CoordinatorSettings *settings,
-                       const std::set<std::string> &given = {}) {
+absl::Status ApplyText(const std::string& text, CoordinatorSettings* settings,
+                       const std::set<std::string>& given = {}) {
   auto file = common::TomlFile::Parse(text, "/etc/ebnccl/coordinator.toml");
   if (!file.ok()) return file.status();
   return CoordinatorConfigSchema(settings).Apply(*file, given);
@@ -57,7 +57,7 @@ TEST(CoordinatorConfigFileTest, EveryKeyIsInTheExampleAndTheDocs) {
   ASSERT_TRUE(example.ok()) << example.status();
   const std::string doc = ReadAll(EB_CONFIG_DOC);
   ASSERT_FALSE(doc.empty());
-  for (const common::ConfigSchema::Key *key : schema.keys()) {
+  for (const common::ConfigSchema::Key* key : schema.keys()) {
     EXPECT_TRUE(example->Contains(key->name())) << key->name();
     EXPECT_THAT(doc, HasSubstr("`" + key->name() + "`")) << key->name();
     // Every key can be overridden on the command line.

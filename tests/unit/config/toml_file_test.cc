@@ -34,7 +34,7 @@ struct Settings {
   std::string top = "root";
 };
 
-ConfigSchema MakeSchema(Settings *s) {
+ConfigSchema MakeSchema(Settings* s) {
   ConfigSchema schema;
   schema.String("top", &s->top);
   schema.String("main.name", &s->name).Flag("--name");
@@ -44,7 +44,7 @@ ConfigSchema MakeSchema(Settings *s) {
   schema.Duration("main.timeout", &s->timeout).Flag("--timeout-ms");
   schema.AddStringTable(
       "main.env",
-      [s](const StringTable &table) {
+      [s](const StringTable& table) {
         s->env = table;
         return absl::OkStatus();
       },
@@ -54,14 +54,14 @@ ConfigSchema MakeSchema(Settings *s) {
   return schema;
 }
 
-absl::Status ApplyText(const std::string &text, Settings *settings,
-                       const std::set<std::string> &skip = {}) {
+absl::Status ApplyText(const std::string& text, Settings* settings,
+                       const std::set<std::string>& skip = {}) {
   auto file = TomlFile::Parse(text, kPath);
   if (!file.ok()) return file.status();
   return MakeSchema(settings).Apply(*file, skip);
 }
 
-std::string ErrorOf(const std::string &text) {
+std::string ErrorOf(const std::string& text) {
   Settings settings;
   const absl::Status status = ApplyText(text, &settings);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << text;
@@ -120,7 +120,7 @@ TEST(ConfigSchemaTest, DurationsAsStringsOrMilliseconds) {
       {"1500", absl::Milliseconds(1500)},     {"\"1m30s\"", absl::Seconds(90)},
       {"\"1.5s\"", absl::Milliseconds(1500)}, {"\"2h\"", absl::Hours(2)},
   };
-  for (const auto &[text, expected] : cases) {
+  for (const auto& [text, expected] : cases) {
     Settings s;
     ASSERT_TRUE(ApplyText("[main]\ntimeout = " + text + "\n", &s).ok()) << text;
     EXPECT_EQ(s.timeout, expected) << text;
@@ -281,7 +281,7 @@ TEST(ConfigSchemaTest, SyntaxErrorsNameFileLineAndColumn) {
 TEST(ConfigSchemaTest, SetterErrorsAreWrapped) {
   ConfigSchema schema;
   schema.AddString(
-      "a.b", [](const std::string &) { return absl::InvalidArgumentError("no good"); },
+      "a.b", [](const std::string&) { return absl::InvalidArgumentError("no good"); },
       [] { return std::string(); });
   auto file = TomlFile::Parse("[a]\nb = \"x\"\n", "f.toml");
   ASSERT_TRUE(file.ok());

@@ -35,9 +35,8 @@ v1::RankAssignment Rank(int rank, const std::string& node, int node_index, int d
 
 TEST(GpuSharingTest, DisjointGpusOfOneHostPass) {
   const std::vector<v1::NodeInventory> nodes = {Inventory("boot_id:h"), Inventory("boot_id:h")};
-  EXPECT_TRUE(CheckNoSharedGpus({Rank(0, "a", 0, 0, "0000:18:00.0"),
-                                 Rank(1, "b", 1, 4, "0000:9a:00.0")},
-                                nodes)
+  EXPECT_TRUE(CheckNoSharedGpus(
+                  {Rank(0, "a", 0, 0, "0000:18:00.0"), Rank(1, "b", 1, 4, "0000:9a:00.0")}, nodes)
                   .ok());
 }
 
@@ -57,24 +56,22 @@ TEST(GpuSharingTest, OneGpuOnTwoNodesOfOneHostIsResourceExhaustedNamingEverythin
 
 TEST(GpuSharingTest, SameBusIdOnDifferentHostsPasses) {
   const std::vector<v1::NodeInventory> nodes = {Inventory("boot_id:h1"), Inventory("boot_id:h2")};
-  EXPECT_TRUE(CheckNoSharedGpus({Rank(0, "a", 0, 0, "0000:18:00.0"),
-                                 Rank(1, "b", 1, 0, "0000:18:00.0")},
-                                nodes)
+  EXPECT_TRUE(CheckNoSharedGpus(
+                  {Rank(0, "a", 0, 0, "0000:18:00.0"), Rank(1, "b", 1, 0, "0000:18:00.0")}, nodes)
                   .ok());
 }
 
 TEST(GpuSharingTest, UnknownHostsOrBusIdsAreNotCompared) {
   // Older agents report no host id; CPU ranks and GPUs without bus ids have
   // nothing to compare.
-  EXPECT_TRUE(CheckNoSharedGpus({Rank(0, "a", 0, 0, "0000:18:00.0"),
-                                 Rank(1, "b", 1, 0, "0000:18:00.0")},
-                                {Inventory(""), Inventory("")})
-                  .ok());
+  EXPECT_TRUE(
+      CheckNoSharedGpus({Rank(0, "a", 0, 0, "0000:18:00.0"), Rank(1, "b", 1, 0, "0000:18:00.0")},
+                        {Inventory(""), Inventory("")})
+          .ok());
   const std::vector<v1::NodeInventory> same = {Inventory("boot_id:h"), Inventory("boot_id:h")};
   EXPECT_TRUE(CheckNoSharedGpus({Rank(0, "a", 0, 0, ""), Rank(1, "b", 1, 0, "")}, same).ok());
-  EXPECT_TRUE(CheckNoSharedGpus({Rank(0, "a", 0, -1, "0000:18:00.0"),
-                                 Rank(1, "b", 1, -1, "0000:18:00.0")},
-                                same)
+  EXPECT_TRUE(CheckNoSharedGpus(
+                  {Rank(0, "a", 0, -1, "0000:18:00.0"), Rank(1, "b", 1, -1, "0000:18:00.0")}, same)
                   .ok());
 }
 

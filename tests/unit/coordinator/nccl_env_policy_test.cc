@@ -39,8 +39,7 @@ TEST(NcclEnvPolicyTest, RuntimeConnectIsTheWorkersAndSaysWhy) {
 TEST(NcclEnvPolicyTest, NotAnNcclVariableIsNotAllowed) {
   // NCCL_ALGO_PROFILE is no NCCL variable (NCCL would ignore it silently).
   EXPECT_THAT(AllowedNcclEnv(), Not(Contains("NCCL_ALGO_PROFILE")));
-  EXPECT_EQ(CheckNcclEnv({{"NCCL_ALGO_PROFILE", "1"}}).code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(CheckNcclEnv({{"NCCL_ALGO_PROFILE", "1"}}).code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(NcclEnvPolicyTest, FabricSettingsAreRefusedNamingTheAgentsConfiguration) {

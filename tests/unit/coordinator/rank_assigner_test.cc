@@ -66,12 +66,11 @@ TEST(RankAssignerTest, UnequalSlotCountsWithoutWorkersPerNodeNameTheNodes) {
 }
 
 TEST(RankAssignerTest, TooFewSlotsIsResourceExhaustedNamingTheNode) {
-  EXPECT_THAT(
-      AssignRanks({{"node-a", 4}, {"node-b", 2}, {"node-c", 4}}, 3, true),
-      StatusIs(absl::StatusCode::kResourceExhausted,
-               AllOf(HasSubstr("workers_per_node: node node-b has 2 worker slots"),
-                     HasSubstr("asks for 3 per node"),
-                     Not(HasSubstr("node-a")), Not(HasSubstr("node-c")))));
+  EXPECT_THAT(AssignRanks({{"node-a", 4}, {"node-b", 2}, {"node-c", 4}}, 3, true),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       AllOf(HasSubstr("workers_per_node: node node-b has 2 worker slots"),
+                             HasSubstr("asks for 3 per node"), Not(HasSubstr("node-a")),
+                             Not(HasSubstr("node-c")))));
 }
 
 TEST(RankAssignerTest, NodesWithoutSlotsAreResourceExhausted) {

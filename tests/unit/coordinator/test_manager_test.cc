@@ -185,9 +185,9 @@ class TestManagerTest : public ::testing::Test {
   RendezvousKv rendezvous_{executor_};
   int next_id_ = 1;
   InMemoryTestHistory history_;
-  TestManager manager_{clock_,   executor_, registry_,
-                       rendezvous_, config_, history_,
-                       [this] { return "t-" + std::to_string(next_id_++); }};
+  TestManager manager_{clock_, executor_, registry_, rendezvous_, config_, history_, [this] {
+                         return "t-" + std::to_string(next_id_++);
+                       }};
   uint64_t next_session_ = 1;
   std::map<std::string, uint64_t> sessions_;
   std::map<std::string, std::shared_ptr<FakeAgentChannel>> channels_;
@@ -568,7 +568,8 @@ TEST_F(TestManagerTest, TestsOfAPreviousCoordinatorAreServedFromTheHistory) {
   std::vector<std::string> ids;
   for (const v1::TestReport& report : manager_.ListTests(0)) ids.push_back(report.test_id());
   EXPECT_THAT(ids, ElementsAre("t-1", "t-old"));
-  EXPECT_THAT(manager_.CancelTest("t-old", "why"), StatusIs(absl::StatusCode::kNotFound, ::testing::_));
+  EXPECT_THAT(manager_.CancelTest("t-old", "why"),
+              StatusIs(absl::StatusCode::kNotFound, ::testing::_));
 }
 
 TEST_F(TestManagerTest, EventsForUnknownTestsAreIgnored) {

@@ -48,10 +48,14 @@ TEST(NodesTableTest, AlignedColumns) {
 
   // One line per node; the columns are as wide as their widest cell.
   const std::vector<std::string> lines = {
-      "NODE    ADDRESS              STATE  SLOTS  HEARTBEAT  TRANSPORTS  NCCL    GPUS                                               HCAS      IFACE  TEST",
-      "gpu-01  ipv4:10.0.0.1:40000  busy   8      0.4s       gloo,nccl   2.28.9  6x NVIDIA H200 (140 GiB), 2x NVIDIA H100 (80 GiB)  2 active  eth0   t-1",
-      "cpu-01  ipv4:10.0.0.1:40000  lost   2      3m20s      gloo        -       -                                                  -         any    -",
-      "old     -                    idle   0      2h05m      -           -       -                                                  -         any    -",
+      "NODE    ADDRESS              STATE  SLOTS  HEARTBEAT  TRANSPORTS  NCCL    GPUS              "
+      "                                 HCAS      IFACE  TEST",
+      "gpu-01  ipv4:10.0.0.1:40000  busy   8      0.4s       gloo,nccl   2.28.9  6x NVIDIA H200 "
+      "(140 GiB), 2x NVIDIA H100 (80 GiB)  2 active  eth0   t-1",
+      "cpu-01  ipv4:10.0.0.1:40000  lost   2      3m20s      gloo        -       -                 "
+      "                                 -         any    -",
+      "old     -                    idle   0      2h05m      -           -       -                 "
+      "                                 -         any    -",
   };
   EXPECT_EQ(NodesTable(reply), absl::StrJoin(lines, "\n") + "\n");
 }
@@ -80,7 +84,8 @@ TEST(NodesTableTest, UnusableHcasAreCountedAndSpelledOutBelowTheTable) {
   v1::HcaInfo* missing = inventory->add_hcas();
   missing->set_name("mlx5_107");
   missing->set_port(1);
-  missing->set_error("HCA mlx5_107 does not exist (/sys/class/infiniband lists mlx5_100, mlx5_103)");
+  missing->set_error(
+      "HCA mlx5_107 does not exist (/sys/class/infiniband lists mlx5_100, mlx5_103)");
   const std::string table = NodesTable(reply);
   EXPECT_THAT(table, ::testing::HasSubstr("  1/3 active  "));
   EXPECT_THAT(table, ::testing::EndsWith(

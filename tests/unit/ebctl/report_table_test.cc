@@ -124,7 +124,8 @@ TEST(TableHeaderTest, IdentityConfigDevicesAndColumns) {
       ElementsAre(
           "# ebnccl 9.9.9 test t-20261129-154501-3f2a transport gloo",
           "# collective all_reduce nranks 2 nodes 2 minBytes 8 maxBytes 134217728 step: 2(factor) "
-          "warmup iters: 5 iters: 20 validation: 1 graph: 0 datatype float redop sum root -1 min busbw: 50",
+          "warmup iters: 5 iters: 20 validation: 1 graph: 0 datatype float redop sum root -1 min "
+          "busbw: 50",
           "#", "# Using devices",
           "#  Rank  0  node host1      slot  0 device  0 [0000:0a:00.0] NVIDIA H200",
           "#  Rank  1  node host2      slot  0 device cpu", "#",

@@ -4,8 +4,8 @@
 #include "coordinator/history/test_history.h"
 
 #include <functional>
-#include <ostream>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 

@@ -136,8 +136,9 @@ class CoordinatorMetricsTest : public ::testing::Test {
   RendezvousKv rendezvous_{executor_};
   int next_id_ = 1;
   InMemoryTestHistory history_;
-  TestManager manager_{clock_,   executor_, registry_, rendezvous_,
-                       config_,  history_,  [this] { return "t-" + std::to_string(next_id_++); }};
+  TestManager manager_{clock_, executor_, registry_, rendezvous_, config_, history_, [this] {
+                         return "t-" + std::to_string(next_id_++);
+                       }};
   common::MetricsRegistry metrics_registry_;
   CoordinatorMetrics metrics_{metrics_registry_, clock_};
   uint64_t next_session_ = 1;
@@ -146,10 +147,9 @@ class CoordinatorMetricsTest : public ::testing::Test {
 
 TEST_F(CoordinatorMetricsTest, EmptyCoordinatorExportsZeros) {
   const PromText text = Scrape();
-  EXPECT_THAT(text.Series("ebnccl_nodes"),
-              ElementsAre(Pair(PromLabels{{"state", "busy"}}, 0),
-                          Pair(PromLabels{{"state", "idle"}}, 0),
-                          Pair(PromLabels{{"state", "lost"}}, 0)));
+  EXPECT_THAT(text.Series("ebnccl_nodes"), ElementsAre(Pair(PromLabels{{"state", "busy"}}, 0),
+                                                       Pair(PromLabels{{"state", "idle"}}, 0),
+                                                       Pair(PromLabels{{"state", "lost"}}, 0)));
   EXPECT_THAT(text.Series("ebnccl_tests_total"),
               ElementsAre(Pair(PromLabels{{"verdict", "cancelled"}}, 0),
                           Pair(PromLabels{{"verdict", "failed"}}, 0),
@@ -159,8 +159,9 @@ TEST_F(CoordinatorMetricsTest, EmptyCoordinatorExportsZeros) {
   EXPECT_EQ(text.Value("ebnccl_tests_running"), 0);
   EXPECT_THAT(text.Series("ebnccl_node_heartbeat_age_seconds"), IsEmpty());
   EXPECT_THAT(text.Series("ebnccl_test_busbw_bytes_per_second"), IsEmpty());
-  for (const char* family : {"ebnccl_nodes", "ebnccl_tests_total", "ebnccl_tests_running",
-                             "ebnccl_node_heartbeat_age_seconds", "ebnccl_test_busbw_bytes_per_second"}) {
+  for (const char* family :
+       {"ebnccl_nodes", "ebnccl_tests_total", "ebnccl_tests_running",
+        "ebnccl_node_heartbeat_age_seconds", "ebnccl_test_busbw_bytes_per_second"}) {
     EXPECT_TRUE(text.families.contains(family)) << family;
   }
   EXPECT_EQ(text.families.at("ebnccl_tests_total").type, "counter");
@@ -206,7 +207,8 @@ TEST_F(CoordinatorMetricsTest, PassedSweepCountsAndRecordsBandwidthPerNode) {
   EXPECT_EQ(text.Value("ebnccl_tests_running"), 0);
   EXPECT_EQ(text.Value("ebnccl_nodes", {{"state", "idle"}}), 2);
   for (const char* node : {"host0", "host1"}) {
-    EXPECT_THAT(text.Value("ebnccl_test_busbw_bytes_per_second", {{"node", node}, {"collective", "all_reduce"}})
+    EXPECT_THAT(text.Value("ebnccl_test_busbw_bytes_per_second",
+                           {{"node", node}, {"collective", "all_reduce"}})
                     .value_or(-1),
                 DoubleNear(report.avg_busbw_gbps() * 1e9, 1e-3))
         << node;
@@ -231,10 +233,10 @@ TEST_F(CoordinatorMetricsTest, TestWithoutResultsKeepsTheLastBandwidth) {
   const PromText text = Scrape();
   EXPECT_EQ(text.Value("ebnccl_tests_total", {{"verdict", "passed"}}), 1);
   EXPECT_EQ(text.Value("ebnccl_tests_total", {{"verdict", "cancelled"}}), 1);
-  EXPECT_THAT(
-      text.Value("ebnccl_test_busbw_bytes_per_second", {{"node", "host0"}, {"collective", "all_reduce"}})
-          .value_or(-1),
-      DoubleNear(busbw * 1e9, 1e-3));
+  EXPECT_THAT(text.Value("ebnccl_test_busbw_bytes_per_second",
+                         {{"node", "host0"}, {"collective", "all_reduce"}})
+                  .value_or(-1),
+              DoubleNear(busbw * 1e9, 1e-3));
 }
 
 TEST_F(CoordinatorMetricsTest, InterruptedTestsOfAnEarlierProcessAreNotRunning) {

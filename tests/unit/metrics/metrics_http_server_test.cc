@@ -137,10 +137,13 @@ TEST_F(MetricsHttpServerTest, WedgedExecutorServesPreviousValuesAfterTheTimeout)
   std::atomic<int> updates{0};
   MetricsHttpServerOptions options;
   options.listen_address = "127.0.0.1:0";
-  options.refresh = RefreshOnExecutor(loop, [&] {
-    ++updates;
-    connected_.Set(2);
-  }, absl::Milliseconds(100));
+  options.refresh = RefreshOnExecutor(
+      loop,
+      [&] {
+        ++updates;
+        connected_.Set(2);
+      },
+      absl::Milliseconds(100));
   auto server = MetricsHttpServer::Start(registry_, std::move(options));
   ASSERT_TRUE(server.ok()) << server.status();
 

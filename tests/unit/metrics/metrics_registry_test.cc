@@ -24,8 +24,8 @@ TEST(MetricsRegistryTest, RendersGoldenText) {
   MetricsRegistry registry;
   Gauge& nodes =
       registry.AddGauge("ebnccl_nodes", "Registered nodes by liveness state.", {"state"});
-  Counter& tests = registry.AddCounter("ebnccl_tests_total", "Tests finished, by verdict.",
-                                       {"verdict"});
+  Counter& tests =
+      registry.AddCounter("ebnccl_tests_total", "Tests finished, by verdict.", {"verdict"});
   Gauge& running = registry.AddGauge("ebnccl_tests_running", "Tests not yet finished.");
   Gauge& busbw = registry.AddGauge("ebnccl_test_busbw_gbps", "Last average bus bandwidth.",
                                    {"node", "collective"});

@@ -133,10 +133,13 @@ TEST_F(WatchdogTest, FailingHealthCheckWithholdsPings) {
   ManualExecutor executor(clock);
   bool healthy = false;
   int checks = 0;
-  WatchdogPinger pinger(notifier_, executor, kWatchdog, [&] {
-    ++checks;
-    return healthy;
-  }, clock);
+  WatchdogPinger pinger(
+      notifier_, executor, kWatchdog,
+      [&] {
+        ++checks;
+        return healthy;
+      },
+      clock);
 
   pinger.Tick();
   executor.RunUntilIdle();
@@ -153,10 +156,13 @@ TEST_F(WatchdogTest, ProbesQueuedBeforeStopDoNotRunTheHealthCheck) {
   FakeClock clock;
   ManualExecutor executor(clock);
   int checks = 0;
-  auto pinger = std::make_unique<WatchdogPinger>(notifier_, executor, kWatchdog, [&] {
-    ++checks;
-    return true;
-  }, clock);
+  auto pinger = std::make_unique<WatchdogPinger>(
+      notifier_, executor, kWatchdog,
+      [&] {
+        ++checks;
+        return true;
+      },
+      clock);
   pinger->Tick();  // a probe is queued
   pinger->Stop();
   EXPECT_FALSE(pinger->Tick());
