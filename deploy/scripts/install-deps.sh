@@ -13,6 +13,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev
   libtomlplusplus-dev libcpp-httplib-dev libsystemd-dev libsqlite3-dev systemd
   iproute2 procps python3
+  clang-format clang-tidy
 )
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(openmpi-bin libopenmpi-dev hyperfine)
