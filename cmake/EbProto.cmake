@@ -1,11 +1,13 @@
 # eb_generate_protos(TARGET <lib> PROTO_ROOT <dir> PROTOS <files...>)
-# Runs protoc with the gRPC C++ plugin and builds the sources into a static
-# library that carries its include directory and link dependencies.
+# Runs protoc with the gRPC C++ plugin and builds two static libraries:
+# <lib>_messages (the messages; protobuf only, so pure cores may link it) and
+# <lib> (the gRPC services; links <lib>_messages and gRPC).
 function(eb_generate_protos)
   cmake_parse_arguments(ARG "" "TARGET;PROTO_ROOT" "PROTOS" ${ARGN})
   set(out_dir ${CMAKE_BINARY_DIR}/generated/proto)
   file(MAKE_DIRECTORY ${out_dir})
-  set(srcs)
+  set(message_srcs)
+  set(service_srcs)
   foreach(proto ${ARG_PROTOS})
     get_filename_component(abs ${proto} ABSOLUTE)
     file(RELATIVE_PATH rel ${ARG_PROTO_ROOT} ${abs})
@@ -19,9 +21,12 @@ function(eb_generate_protos)
               --plugin=protoc-gen-grpc=${EB_GRPC_CPP_PLUGIN} ${abs}
       DEPENDS ${abs} ${EB_PROTOC} ${EB_GRPC_CPP_PLUGIN}
       COMMENT "protoc ${rel}")
-    list(APPEND srcs ${out_dir}/${stem}.pb.cc ${out_dir}/${stem}.grpc.pb.cc)
+    list(APPEND message_srcs ${out_dir}/${stem}.pb.cc)
+    list(APPEND service_srcs ${out_dir}/${stem}.grpc.pb.cc)
   endforeach()
-  add_library(${ARG_TARGET} STATIC ${srcs})
-  target_include_directories(${ARG_TARGET} SYSTEM PUBLIC ${out_dir})
-  target_link_libraries(${ARG_TARGET} PUBLIC protobuf::libprotobuf gRPC::grpc++)
+  add_library(${ARG_TARGET}_messages STATIC ${message_srcs})
+  target_include_directories(${ARG_TARGET}_messages SYSTEM PUBLIC ${out_dir})
+  target_link_libraries(${ARG_TARGET}_messages PUBLIC protobuf::libprotobuf)
+  add_library(${ARG_TARGET} STATIC ${service_srcs})
+  target_link_libraries(${ARG_TARGET} PUBLIC ${ARG_TARGET}_messages gRPC::grpc++)
 endfunction()

@@ -1,0 +1,256 @@
+// ThreadSanitizer cannot see the synchronization inside Debian's Abseil:
+// libabsl_synchronization.so is not built with -fsanitize=thread, so every
+// field guarded by an absl::Mutex would be reported as a race. Linked into
+// the binaries of a -DEB_SANITIZE=thread build only, this file interposes the
+// public entry points of absl::Mutex, absl::CondVar and absl::Notification
+// (the dynamic linker resolves every caller, gRPC included, to these
+// definitions), calls the real function through dlsym(RTLD_NEXT), and tells
+// TSan the happens-before edge each one makes: a release before giving a
+// mutex up, an acquire after taking it. Readers are treated as writers,
+// which can hide a write under a reader lock, never report a false race.
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+
+extern "C" void __tsan_acquire(void* addr);
+extern "C" void __tsan_release(void* addr);
+
+namespace {
+
+template <typename Fn>
+Fn Real(const char* mangled) {
+  void* fn = dlsym(RTLD_NEXT, mangled);
+  if (fn == nullptr) {
+    std::fprintf(stderr, "absl_tsan_shim: %s not found\n", mangled);
+    std::abort();
+  }
+  return reinterpret_cast<Fn>(fn);
+}
+
+}  // namespace
+
+// The mangled names are those of Debian 12's libabsl 20220623 (inline
+// namespace debian3). Each function is declared under its C++ symbol and
+// defined below with the same parameters, `this` first.
+#define EB_INTERPOSE(RET, NAME, SYMBOL, ...) extern "C" RET NAME(__VA_ARGS__) __asm__(SYMBOL)
+
+EB_INTERPOSE(void, EbLock, "_ZN4absl7debian35Mutex4LockEv", absl::Mutex* mu);
+EB_INTERPOSE(void, EbReaderLock, "_ZN4absl7debian35Mutex10ReaderLockEv", absl::Mutex* mu);
+EB_INTERPOSE(bool, EbTryLock, "_ZN4absl7debian35Mutex7TryLockEv", absl::Mutex* mu);
+EB_INTERPOSE(bool, EbReaderTryLock, "_ZN4absl7debian35Mutex13ReaderTryLockEv", absl::Mutex* mu);
+EB_INTERPOSE(void, EbUnlock, "_ZN4absl7debian35Mutex6UnlockEv", absl::Mutex* mu);
+EB_INTERPOSE(void, EbReaderUnlock, "_ZN4absl7debian35Mutex12ReaderUnlockEv", absl::Mutex* mu);
+EB_INTERPOSE(void, EbLockWhen, "_ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE", absl::Mutex* mu,
+             const absl::Condition& c);
+EB_INTERPOSE(void, EbReaderLockWhen, "_ZN4absl7debian35Mutex14ReaderLockWhenERKNS0_9ConditionE",
+             absl::Mutex* mu, const absl::Condition& c);
+EB_INTERPOSE(bool, EbLockWhenWithTimeout,
+             "_ZN4absl7debian35Mutex19LockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE",
+             absl::Mutex* mu, const absl::Condition& c, absl::Duration d);
+EB_INTERPOSE(bool, EbLockWhenWithDeadline,
+             "_ZN4absl7debian35Mutex20LockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE",
+             absl::Mutex* mu, const absl::Condition& c, absl::Time t);
+EB_INTERPOSE(bool, EbReaderLockWhenWithTimeout,
+             "_ZN4absl7debian35Mutex25ReaderLockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE",
+             absl::Mutex* mu, const absl::Condition& c, absl::Duration d);
+EB_INTERPOSE(bool, EbReaderLockWhenWithDeadline,
+             "_ZN4absl7debian35Mutex26ReaderLockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE",
+             absl::Mutex* mu, const absl::Condition& c, absl::Time t);
+EB_INTERPOSE(void, EbAwait, "_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE", absl::Mutex* mu,
+             const absl::Condition& c);
+EB_INTERPOSE(bool, EbAwaitWithTimeout,
+             "_ZN4absl7debian35Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE",
+             absl::Mutex* mu, const absl::Condition& c, absl::Duration d);
+EB_INTERPOSE(bool, EbAwaitWithDeadline,
+             "_ZN4absl7debian35Mutex17AwaitWithDeadlineERKNS0_9ConditionENS0_4TimeE",
+             absl::Mutex* mu, const absl::Condition& c, absl::Time t);
+EB_INTERPOSE(void, EbCondVarWait, "_ZN4absl7debian37CondVar4WaitEPNS0_5MutexE", absl::CondVar* cv,
+             absl::Mutex* mu);
+EB_INTERPOSE(bool, EbCondVarWaitWithTimeout,
+             "_ZN4absl7debian37CondVar15WaitWithTimeoutEPNS0_5MutexENS0_8DurationE",
+             absl::CondVar* cv, absl::Mutex* mu, absl::Duration d);
+EB_INTERPOSE(bool, EbCondVarWaitWithDeadline,
+             "_ZN4absl7debian37CondVar16WaitWithDeadlineEPNS0_5MutexENS0_4TimeE", absl::CondVar* cv,
+             absl::Mutex* mu, absl::Time t);
+EB_INTERPOSE(void, EbNotify, "_ZN4absl7debian312Notification6NotifyEv", absl::Notification* n);
+EB_INTERPOSE(void, EbWaitForNotification, "_ZNK4absl7debian312Notification19WaitForNotificationEv",
+             const absl::Notification* n);
+EB_INTERPOSE(bool, EbWaitForNotificationWithTimeout,
+             "_ZNK4absl7debian312Notification30WaitForNotificationWithTimeoutENS0_8DurationE",
+             const absl::Notification* n, absl::Duration d);
+EB_INTERPOSE(bool, EbWaitForNotificationWithDeadline,
+             "_ZNK4absl7debian312Notification31WaitForNotificationWithDeadlineENS0_4TimeE",
+             const absl::Notification* n, absl::Time t);
+
+void EbLock(absl::Mutex* mu) {
+  static const auto real = Real<decltype(&EbLock)>("_ZN4absl7debian35Mutex4LockEv");
+  real(mu);
+  __tsan_acquire(mu);
+}
+
+void EbReaderLock(absl::Mutex* mu) {
+  static const auto real = Real<decltype(&EbReaderLock)>("_ZN4absl7debian35Mutex10ReaderLockEv");
+  real(mu);
+  __tsan_acquire(mu);
+}
+
+bool EbTryLock(absl::Mutex* mu) {
+  static const auto real = Real<decltype(&EbTryLock)>("_ZN4absl7debian35Mutex7TryLockEv");
+  const bool result = real(mu);
+  if (result) __tsan_acquire(mu);
+  return result;
+}
+
+bool EbReaderTryLock(absl::Mutex* mu) {
+  static const auto real =
+      Real<decltype(&EbReaderTryLock)>("_ZN4absl7debian35Mutex13ReaderTryLockEv");
+  const bool result = real(mu);
+  if (result) __tsan_acquire(mu);
+  return result;
+}
+
+void EbUnlock(absl::Mutex* mu) {
+  static const auto real = Real<decltype(&EbUnlock)>("_ZN4absl7debian35Mutex6UnlockEv");
+  __tsan_release(mu);
+  real(mu);
+}
+
+void EbReaderUnlock(absl::Mutex* mu) {
+  static const auto real =
+      Real<decltype(&EbReaderUnlock)>("_ZN4absl7debian35Mutex12ReaderUnlockEv");
+  __tsan_release(mu);
+  real(mu);
+}
+
+void EbLockWhen(absl::Mutex* mu, const absl::Condition& c) {
+  static const auto real =
+      Real<decltype(&EbLockWhen)>("_ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE");
+  real(mu, c);
+  __tsan_acquire(mu);
+}
+
+void EbReaderLockWhen(absl::Mutex* mu, const absl::Condition& c) {
+  static const auto real =
+      Real<decltype(&EbReaderLockWhen)>("_ZN4absl7debian35Mutex14ReaderLockWhenERKNS0_9ConditionE");
+  real(mu, c);
+  __tsan_acquire(mu);
+}
+
+bool EbLockWhenWithTimeout(absl::Mutex* mu, const absl::Condition& c, absl::Duration d) {
+  static const auto real = Real<decltype(&EbLockWhenWithTimeout)>(
+      "_ZN4absl7debian35Mutex19LockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE");
+  const bool result = real(mu, c, d);
+  __tsan_acquire(mu);
+  return result;
+}
+
+bool EbLockWhenWithDeadline(absl::Mutex* mu, const absl::Condition& c, absl::Time t) {
+  static const auto real = Real<decltype(&EbLockWhenWithDeadline)>(
+      "_ZN4absl7debian35Mutex20LockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE");
+  const bool result = real(mu, c, t);
+  __tsan_acquire(mu);
+  return result;
+}
+
+bool EbReaderLockWhenWithTimeout(absl::Mutex* mu, const absl::Condition& c, absl::Duration d) {
+  static const auto real = Real<decltype(&EbReaderLockWhenWithTimeout)>(
+      "_ZN4absl7debian35Mutex25ReaderLockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE");
+  const bool result = real(mu, c, d);
+  __tsan_acquire(mu);
+  return result;
+}
+
+bool EbReaderLockWhenWithDeadline(absl::Mutex* mu, const absl::Condition& c, absl::Time t) {
+  static const auto real = Real<decltype(&EbReaderLockWhenWithDeadline)>(
+      "_ZN4absl7debian35Mutex26ReaderLockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE");
+  const bool result = real(mu, c, t);
+  __tsan_acquire(mu);
+  return result;
+}
+
+void EbAwait(absl::Mutex* mu, const absl::Condition& c) {
+  static const auto real =
+      Real<decltype(&EbAwait)>("_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE");
+  __tsan_release(mu);
+  real(mu, c);
+  __tsan_acquire(mu);
+}
+
+bool EbAwaitWithTimeout(absl::Mutex* mu, const absl::Condition& c, absl::Duration d) {
+  static const auto real = Real<decltype(&EbAwaitWithTimeout)>(
+      "_ZN4absl7debian35Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE");
+  __tsan_release(mu);
+  const bool result = real(mu, c, d);
+  __tsan_acquire(mu);
+  return result;
+}
+
+bool EbAwaitWithDeadline(absl::Mutex* mu, const absl::Condition& c, absl::Time t) {
+  static const auto real = Real<decltype(&EbAwaitWithDeadline)>(
+      "_ZN4absl7debian35Mutex17AwaitWithDeadlineERKNS0_9ConditionENS0_4TimeE");
+  __tsan_release(mu);
+  const bool result = real(mu, c, t);
+  __tsan_acquire(mu);
+  return result;
+}
+
+void EbCondVarWait(absl::CondVar* cv, absl::Mutex* mu) {
+  static const auto real =
+      Real<decltype(&EbCondVarWait)>("_ZN4absl7debian37CondVar4WaitEPNS0_5MutexE");
+  __tsan_release(mu);
+  real(cv, mu);
+  __tsan_acquire(mu);
+}
+
+bool EbCondVarWaitWithTimeout(absl::CondVar* cv, absl::Mutex* mu, absl::Duration d) {
+  static const auto real = Real<decltype(&EbCondVarWaitWithTimeout)>(
+      "_ZN4absl7debian37CondVar15WaitWithTimeoutEPNS0_5MutexENS0_8DurationE");
+  __tsan_release(mu);
+  const bool result = real(cv, mu, d);
+  __tsan_acquire(mu);
+  return result;
+}
+
+bool EbCondVarWaitWithDeadline(absl::CondVar* cv, absl::Mutex* mu, absl::Time t) {
+  static const auto real = Real<decltype(&EbCondVarWaitWithDeadline)>(
+      "_ZN4absl7debian37CondVar16WaitWithDeadlineEPNS0_5MutexENS0_4TimeE");
+  __tsan_release(mu);
+  const bool result = real(cv, mu, t);
+  __tsan_acquire(mu);
+  return result;
+}
+
+void EbNotify(absl::Notification* n) {
+  static const auto real = Real<decltype(&EbNotify)>("_ZN4absl7debian312Notification6NotifyEv");
+  __tsan_release(n);
+  real(n);
+}
+
+void EbWaitForNotification(const absl::Notification* n) {
+  static const auto real = Real<decltype(&EbWaitForNotification)>(
+      "_ZNK4absl7debian312Notification19WaitForNotificationEv");
+  real(n);
+  __tsan_acquire(const_cast<absl::Notification*>(n));
+}
+
+bool EbWaitForNotificationWithTimeout(const absl::Notification* n, absl::Duration d) {
+  static const auto real = Real<decltype(&EbWaitForNotificationWithTimeout)>(
+      "_ZNK4absl7debian312Notification30WaitForNotificationWithTimeoutENS0_8DurationE");
+  const bool result = real(n, d);
+  if (result) __tsan_acquire(const_cast<absl::Notification*>(n));
+  return result;
+}
+
+bool EbWaitForNotificationWithDeadline(const absl::Notification* n, absl::Time t) {
+  static const auto real = Real<decltype(&EbWaitForNotificationWithDeadline)>(
+      "_ZNK4absl7debian312Notification31WaitForNotificationWithDeadlineENS0_4TimeE");
+  const bool result = real(n, t);
+  if (result) __tsan_acquire(const_cast<absl::Notification*>(n));
+  return result;
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds ebnccl with a sanitizer into build-<name>/ and runs the unit and
+# integration tests under it (the real coordinator, agents and workers, all
+# instrumented). tests/run-all.sh (and so CI) runs it twice:
+#   tests/sanitize/run.sh address,undefined
+#   tests/sanitize/run.sh thread
+# Extra arguments go to ctest. The NCCL transport is left out (it needs a GPU
+# to run, and nvcc does not take these flags); so are the packaging test and
+# the style checks, which the plain build already ran.
+set -euo pipefail
+sanitizer=${1:?usage: tests/sanitize/run.sh address,undefined|thread [ctest args...]}
+shift
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$repo"
+name=${sanitizer//,/-}
+build=build-$name
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEB_WERROR=ON \
+  -DEB_WITH_NCCL=OFF -DEB_SANITIZE="$sanitizer" >/dev/null
+ninja -C "$build" -j"$(nproc)"
+
+supp="$repo/tests/sanitize"
+# halt_on_error: a finding fails the test that made it, in whichever process
+# (coordinator, agent, worker) it happened: the daemons exit non-zero and
+# the test sees it. Findings go to stderr, which the tests keep in the
+# process logs they print on failure.
+export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
+cd "$build"
+echo "sanitize: running the unit and integration tests under $sanitizer"
+ctest --output-on-failure -j"$(nproc)" -L 'unit|integration' -E '^(deb_package_test|style\.)' "$@"
