@@ -9,16 +9,22 @@
 #   PROCESSES  the process launcher implementation (eb_process)
 #   IO         libraries whose purpose is host I/O: SQLite, HTTP, systemd,
 #              TOML files, network interfaces, dlopen
+#   DAEMONS    the daemons' and the data plane's own libraries (what a client
+#              such as ebctl must not carry)
 # eb_check_layers(), called once after every target exists, walks each
 # recorded target's link closure and stops the configuration with the chain
 # that breaks a rule. What a file #includes is checked by
 # tests/style/layering_check.sh.
 
 set(EB_LAYER_GRPC gRPC::grpc++ gRPC::grpc gRPC::grpc++_reflection gRPC::gpr eb_proto eb_rpc
-  eb_common)
+  eb_rpc_client eb_common eb_common_client)
 set(EB_LAYER_PROCESSES eb_process)
 set(EB_LAYER_IO SQLite::SQLite3 eb_history PkgConfig::EB_HTTPLIB PkgConfig::EB_LIBSYSTEMD
   eb_metrics eb_systemd eb_config tomlplusplus::tomlplusplus eb_net dl ${CMAKE_DL_LIBS})
+set(EB_LAYER_DAEMONS eb_base eb_net eb_common eb_spec eb_transport eb_transport_gloo
+  eb_transport_nccl eb_process eb_config eb_systemd eb_metrics eb_history eb_history_api
+  eb_validation eb_coordinator_core eb_coordinator_lib eb_coordinator_metrics eb_agent_core
+  eb_agent_host eb_agent_lib eb_agent_metrics eb_worker_lib)
 
 function(eb_forbid_links target)
   foreach(category ${ARGN})
