@@ -19,6 +19,9 @@
 #include "absl/time/clock.h"
 #include "agent/core/env_policy.h"
 #include "agent/core/gpu_discovery.h"
+#include "agent/host/infiniband_sysfs.h"
+#include "agent/host/nvidia_driver.h"
+#include "agent/host/system_nvml.h"
 #include "common/gpu/pci_bus_id.h"
 #include "common/net/address.h"
 

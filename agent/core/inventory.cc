@@ -2,9 +2,9 @@
 
 #include <unistd.h>
 
-#include "agent/core/fabric_config.h"
-#include "agent/core/gpu_discovery.h"
-#include "agent/core/host_identity.h"
+#include "agent/host/host_identity.h"
+#include "agent/host/infiniband_sysfs.h"
+#include "agent/host/nvidia_driver.h"
 #include "common/net/interfaces.h"
 #include "common/version/version.h"
 
