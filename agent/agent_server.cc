@@ -12,6 +12,7 @@
 #include "agent/core/gpu_discovery.h"
 #include "agent/core/inventory.h"
 #include "agent/core/worker_spec.h"
+#include "agent/host/host_facts.h"
 #include "agent/host/log_reader.h"
 #include "agent/host/nvidia_driver.h"
 #include "agent/host/system_nvml.h"
@@ -59,7 +60,8 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   callbacks.make_registration = [self] {
     v1::RegisterAgent registration;
     registration.set_node_name(self->config_.node_name);
-    *registration.mutable_inventory() = CollectInventory(self->config_, self->CurrentGpus());
+    *registration.mutable_inventory() =
+        BuildInventory(self->config_, self->CurrentGpus(), ReadHostFacts(self->config_));
     return registration;
   };
   callbacks.on_connected = [self](absl::Duration period) {
