@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <system_error>
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
@@ -12,6 +13,7 @@
 #include "agent/core/gpu_discovery.h"
 #include "agent/core/inventory.h"
 #include "agent/core/worker_spec.h"
+#include "agent/host/directories.h"
 #include "agent/host/host_facts.h"
 #include "agent/host/log_reader.h"
 #include "agent/host/nvidia_driver.h"
@@ -44,13 +46,12 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   agent->metered_launcher_ =
       std::make_unique<MeteredProcessLauncher>(*agent->launcher_, agent->metrics_);
 
-  std::error_code error;
-  std::filesystem::create_directories(config.run_dir, error);
-  if (error) {
+  if (absl::Status made = CreateDirectories(config.run_dir); !made.ok()) {
     return absl::FailedPreconditionError(
-        absl::StrCat("--run-dir: cannot create '", config.run_dir, "': ", error.message()));
+        absl::StrCat("--run-dir: cannot create '", config.run_dir, "': ", made.message()));
   }
   const std::string socket_path = absl::StrCat(config.run_dir, "/agent.sock");
+  std::error_code error;
   std::filesystem::remove(socket_path, error);
   const std::string socket_target = absl::StrCat("unix:", socket_path);
 
@@ -87,7 +88,7 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
       std::make_unique<MeteredCoordinatorSink>(*agent->session_, agent->metrics_);
 
   SupervisorEnvironment environment{static_cast<int>(getpid()), socket_target, std::move(agent_env),
-                                    RandomToken};
+                                    RandomToken, CreateDirectories};
   agent->supervisor_ = std::make_unique<WorkerSupervisor>(
       config, std::move(environment), common::RealClock::Get(), agent->loop_,
       *agent->metered_launcher_, *agent->metered_sink_);
