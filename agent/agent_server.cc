@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <system_error>
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
@@ -11,8 +12,12 @@
 #include "absl/synchronization/notification.h"
 #include "agent/core/gpu_discovery.h"
 #include "agent/core/inventory.h"
-#include "agent/core/log_reader.h"
 #include "agent/core/worker_spec.h"
+#include "agent/host/directories.h"
+#include "agent/host/host_facts.h"
+#include "agent/host/log_reader.h"
+#include "agent/host/nvidia_driver.h"
+#include "agent/host/system_nvml.h"
 #include "common/process/posix_process_launcher.h"
 #include "common/rpc/channel.h"
 #include "spdlog/spdlog.h"
@@ -41,13 +46,12 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   agent->metered_launcher_ =
       std::make_unique<MeteredProcessLauncher>(*agent->launcher_, agent->metrics_);
 
-  std::error_code error;
-  std::filesystem::create_directories(config.run_dir, error);
-  if (error) {
+  if (absl::Status made = CreateDirectories(config.run_dir); !made.ok()) {
     return absl::FailedPreconditionError(
-        absl::StrCat("--run-dir: cannot create '", config.run_dir, "': ", error.message()));
+        absl::StrCat("--run-dir: cannot create '", config.run_dir, "': ", made.message()));
   }
   const std::string socket_path = absl::StrCat(config.run_dir, "/agent.sock");
+  std::error_code error;
   std::filesystem::remove(socket_path, error);
   const std::string socket_target = absl::StrCat("unix:", socket_path);
 
@@ -57,7 +61,8 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   callbacks.make_registration = [self] {
     v1::RegisterAgent registration;
     registration.set_node_name(self->config_.node_name);
-    *registration.mutable_inventory() = CollectInventory(self->config_, self->CurrentGpus());
+    *registration.mutable_inventory() =
+        BuildInventory(self->config_, self->CurrentGpus(), ReadHostFacts(self->config_));
     return registration;
   };
   callbacks.on_connected = [self](absl::Duration period) {
@@ -83,7 +88,7 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
       std::make_unique<MeteredCoordinatorSink>(*agent->session_, agent->metrics_);
 
   SupervisorEnvironment environment{static_cast<int>(getpid()), socket_target, std::move(agent_env),
-                                    RandomToken};
+                                    RandomToken, CreateDirectories};
   agent->supervisor_ = std::make_unique<WorkerSupervisor>(
       config, std::move(environment), common::RealClock::Get(), agent->loop_,
       *agent->metered_launcher_, *agent->metered_sink_);

@@ -10,8 +10,10 @@
 #include "agent/core/env_policy.h"
 #include "agent/core/fabric_config.h"
 #include "agent/core/gpu_discovery.h"
-#include "agent/core/nccl_library.h"
 #include "agent/core/worker_spec.h"
+#include "agent/host/infiniband_sysfs.h"
+#include "agent/host/nccl_probe.h"
+#include "agent/host/nvidia_driver.h"
 #include "common/net/address.h"
 #include "common/net/interfaces.h"
 #include "common/process/posix_process_launcher.h"
@@ -41,7 +43,7 @@ std::string DefaultRunDir(const std::string& node_name) {
   return absl::StrCat(base, "/", node_name);
 }
 
-// The workers' NCCL version from the worker itself (nccl_library.h).
+// The workers' NCCL version from the worker itself (nccl_probe.h).
 void ProbeNccl(const std::vector<std::string>& agent_env, AgentConfig* config) {
   config->nccl_version.clear();
   config->nccl_problem.clear();

@@ -1,28 +1,20 @@
 #pragma once
 
-// Finds the node's GPUs without initialising CUDA (a CUDA-initialised agent
-// could not spawn CUDA workers): the NVIDIA driver lists each GPU under
-// /proc/driver/nvidia/gpus/<pci bus id>/information. Index order is PCI bus
-// order, which is CUDA's order with CUDA_DEVICE_ORDER=PCI_BUS_ID (the agent
-// sets it for every worker) and NVML's. NVML, where present, adds each
-// GPU's memory (and its name and bus id as NVML spells them).
+// What the agent makes of the host's GPUs: the NVIDIA driver's list (read
+// by agent/host/nvidia_driver.h, without initialising CUDA) completed with
+// NVML's details, the GPUs one agent owns, and the check of configured GPU
+// indices. Index order is PCI bus order, which is CUDA's order with
+// CUDA_DEVICE_ORDER=PCI_BUS_ID (the agent sets it for every worker) and
+// NVML's. Pure: the lists come in as values, NVML through GpuDetailsSource.
 
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/string_view.h"
 #include "agent/core/nvml.h"
 #include "ebnccl/v1/common.pb.h"
 
 namespace eb::agent {
-
-inline constexpr char kProcNvidiaGpus[] = "/proc/driver/nvidia/gpus";
-
-// GPUs under `proc_root` (empty when the driver is absent), bus ids
-// normalised (common::CanonicalPciBusId). Memory is not in that file and
-// stays 0.
-std::vector<ebnccl::v1::GpuInfo> DiscoverGpus(absl::string_view proc_root = kProcNvidiaGpus);
 
 // Fills name and memory of each of `gpus` from the NVML GPU with the same
 // PCI bus id (case and domain width do not matter). Returns a line for
@@ -39,10 +31,9 @@ struct DiscoveredGpus {
   std::string nvml_note;
 };
 
-// DiscoverGpus, then ApplyNvmlDetails with what `nvml` answers. NVML is not
-// asked when the driver lists no GPU.
-DiscoveredGpus DiscoverGpusWithDetails(GpuDetailsSource& nvml,
-                                       absl::string_view proc_root = kProcNvidiaGpus);
+// ApplyNvmlDetails to the driver's `gpus` with what `nvml` answers. NVML is
+// not asked when `gpus` is empty.
+DiscoveredGpus AddGpuDetails(std::vector<ebnccl::v1::GpuInfo> gpus, GpuDetailsSource& nvml);
 
 // The GPUs an agent owns: `gpu_indices` picked out of `all` in that order,
 // or all when empty. Indices that do not exist are skipped (the agent
@@ -54,11 +45,5 @@ std::vector<ebnccl::v1::GpuInfo> SelectGpus(const std::vector<ebnccl::v1::GpuInf
 // GPUs; else INVALID_ARGUMENT "GPU 7 does not exist (this host has 4)" for
 // the first that does not (callers prefix where the index came from).
 absl::Status CheckGpuIndices(const std::vector<int>& gpu_indices, size_t host_gpus);
-
-// SelectGpus(DiscoverGpus(), gpu_indices): /proc only, no NVML.
-std::vector<ebnccl::v1::GpuInfo> OwnedGpus(const std::vector<int>& gpu_indices);
-
-// The driver version from /proc/driver/nvidia/version, or "".
-std::string DriverVersion(absl::string_view version_file = "/proc/driver/nvidia/version");
 
 }  // namespace eb::agent

@@ -1,11 +1,5 @@
 #include "agent/core/inventory.h"
 
-#include <unistd.h>
-
-#include "agent/core/fabric_config.h"
-#include "agent/core/gpu_discovery.h"
-#include "agent/core/host_identity.h"
-#include "common/net/interfaces.h"
 #include "common/version/version.h"
 
 namespace eb::agent {
@@ -21,24 +15,22 @@ bool NcclUsable(const AgentConfig& config, size_t gpu_count) {
 #endif
 }
 
-ebnccl::v1::NodeInventory CollectInventory(const AgentConfig& config,
-                                           const std::vector<ebnccl::v1::GpuInfo>& gpus) {
+ebnccl::v1::NodeInventory BuildInventory(const AgentConfig& config,
+                                         const std::vector<ebnccl::v1::GpuInfo>& gpus,
+                                         const HostFacts& host) {
   ebnccl::v1::NodeInventory inventory;
-  char hostname[256] = {};
-  if (gethostname(hostname, sizeof(hostname) - 1) == 0) inventory.set_hostname(hostname);
-  inventory.set_host_id(config.host_id.empty() ? HostIdentity(inventory.hostname())
+  inventory.set_hostname(host.hostname);
+  inventory.set_host_id(config.host_id.empty() ? host.host_identity
                                                : "configured:" + config.host_id);
   inventory.set_worker_slots(config.worker_slots);
   for (const ebnccl::v1::GpuInfo& gpu : gpus) *inventory.add_gpus() = gpu;
-  if (auto interfaces = common::ListInterfaces(); interfaces.ok()) {
-    for (const common::InterfaceInfo& info : *interfaces) {
-      ebnccl::v1::NetworkInterface& out = *inventory.add_interfaces();
-      out.set_name(info.name);
-      for (const std::string& address : info.addresses) out.add_addresses(address);
-      out.set_up(info.up);
-      out.set_mtu_bytes(info.mtu_bytes);
-      out.set_speed_mbps(info.speed_mbps);
-    }
+  for (const common::InterfaceInfo& info : host.interfaces) {
+    ebnccl::v1::NetworkInterface& out = *inventory.add_interfaces();
+    out.set_name(info.name);
+    for (const std::string& address : info.addresses) out.add_addresses(address);
+    out.set_up(info.up);
+    out.set_mtu_bytes(info.mtu_bytes);
+    out.set_speed_mbps(info.speed_mbps);
   }
   inventory.set_bootstrap_interface(config.bootstrap_interface);
   if (config.transport == "auto" || config.transport == "gloo") {
@@ -46,13 +38,10 @@ ebnccl::v1::NodeInventory CollectInventory(const AgentConfig& config,
   }
   if (NcclUsable(config, gpus.size())) inventory.add_transports(ebnccl::v1::TRANSPORT_NCCL);
   inventory.set_nccl_version(config.nccl_version);
-  // Fresh at every registration: a port may have gone down, or an HCA
-  // vanished, since start. Those are reported, not left out, so that
-  // `ebctl nodes` shows them.
-  for (ebnccl::v1::HcaInfo& hca : ReportHcas(config.ib_hcas, config.sysfs_infiniband)) {
-    *inventory.add_hcas() = std::move(hca);
-  }
-  inventory.set_driver_version(DriverVersion());
+  // Missing or down HCAs are reported, not left out, so that `ebctl nodes`
+  // shows them.
+  for (const ebnccl::v1::HcaInfo& hca : host.hcas) *inventory.add_hcas() = hca;
+  inventory.set_driver_version(host.driver_version);
   inventory.set_agent_version(kVersion);
   return inventory;
 }

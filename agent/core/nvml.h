@@ -1,10 +1,12 @@
 #pragma once
 
-// GPU names, bus ids and memory from NVML, loaded at run time
-// (dlopen("libnvidia-ml.so.1")), so that the agent builds without nvml.h
-// and runs on hosts without the library. NVML talks to the driver only: it
-// does not initialise CUDA, which the agent must never do (a CUDA-initialised
-// parent cannot spawn CUDA workers).
+// GPU names, bus ids and memory from NVML: the few NVML types the agent
+// uses, and the queries over a table of entry points. The table is filled
+// at run time by agent/host/system_nvml.h (dlopen("libnvidia-ml.so.1")), so
+// that the agent builds without nvml.h and runs on hosts without the
+// library, and by fakes in tests. NVML talks to the driver only: it does not
+// initialise CUDA, which the agent must never do (a CUDA-initialised parent
+// cannot spawn CUDA workers). Pure: loads nothing itself.
 
 #include <cstdint>
 #include <string>
@@ -73,17 +75,13 @@ struct NvmlReport {
 // is a line in problems and the others are still described.
 absl::StatusOr<NvmlReport> QueryNvml(const NvmlFunctions& functions);
 
-// Where the agent gets GPU details; tests inject a fake.
+// Where the agent gets GPU details: the host's NVML (SystemNvml in
+// agent/host/system_nvml.h); tests inject a fake.
 class GpuDetailsSource {
  public:
   virtual ~GpuDetailsSource() = default;
   // UNAVAILABLE when there is no NVML (the message says why).
   virtual absl::StatusOr<NvmlReport> Query() = 0;
 };
-
-// The host's NVML. The library is loaded on the first Query and kept
-// (unloading and reloading it on every registration gains nothing);
-// nvmlInit/nvmlShutdown bracket every Query. Thread-safe.
-GpuDetailsSource& SystemNvml();
 
 }  // namespace eb::agent

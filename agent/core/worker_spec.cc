@@ -24,8 +24,12 @@ bool IsPassedThrough(const std::string& env_entry) {
          absl::StartsWith(env_entry, "NVIDIA_");
 }
 
+std::string WorkerLogDir(const std::string& run_dir, const std::string& test_id) {
+  return absl::StrCat(run_dir, "/logs/", test_id);
+}
+
 std::string WorkerLogPath(const std::string& run_dir, const std::string& test_id, int rank) {
-  return absl::StrCat(run_dir, "/logs/", test_id, "/rank-", rank, ".log");
+  return absl::StrCat(WorkerLogDir(run_dir, test_id), "/rank-", rank, ".log");
 }
 
 std::vector<std::string> BuildWorkerEnv(const AgentConfig& config,

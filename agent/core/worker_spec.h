@@ -61,6 +61,9 @@ common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunc
 common::ProcessSpec BuildNcclProbeSpec(const AgentConfig& config,
                                        const std::vector<std::string>& agent_env);
 
+// Directory of a test's logs: <run_dir>/logs/<test_id>.
+std::string WorkerLogDir(const std::string& run_dir, const std::string& test_id);
+
 // Log file of a rank: <run_dir>/logs/<test_id>/rank-<rank>.log.
 std::string WorkerLogPath(const std::string& run_dir, const std::string& test_id, int rank);
 

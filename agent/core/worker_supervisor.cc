@@ -2,9 +2,7 @@
 
 #include <signal.h>
 
-#include <filesystem>
 #include <set>
-#include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -77,15 +75,16 @@ void WorkerSupervisor::Launch(const v1::LaunchTest& launch) {
     MaybeFinish(test_id);
     return;
   }
-  std::error_code error;
-  std::filesystem::create_directories(
-      std::filesystem::path(WorkerLogPath(config_.run_dir, test_id, 0)).parent_path(), error);
+  const absl::Status log_dir =
+      environment_.create_directories
+          ? environment_.create_directories(WorkerLogDir(config_.run_dir, test_id))
+          : absl::OkStatus();
   for (Worker& worker : test.workers) {
     if (worker.reported) continue;
-    if (error) {
+    if (!log_dir.ok()) {
       ReportFailure(test_id, worker, v1::WORKER_EVENT_KIND_EXITED, v1::FAILURE_KIND_LAUNCH_FAILED,
                     absl::StrCat("cannot create the log directory under ", config_.run_dir, ": ",
-                                 error.message()));
+                                 log_dir.message()));
       continue;
     }
     WorkerLaunch worker_launch{&test.launch,           &worker.assignment,        worker.token,

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "agent/config.h"
 #include "common/exec/executor.h"
@@ -40,6 +41,12 @@ struct SupervisorEnvironment {
   std::vector<std::string> agent_env;
   // Makes a fresh secret token per worker.
   std::function<std::string()> make_token;
+  // Creates a directory and its parents (OK when it exists); the message of
+  // an error is the reason only, the caller names the directory. Called
+  // with a test's log directory before its workers are spawned. The agent
+  // passes CreateDirectories (agent/host/directories.h); unset, nothing is
+  // created (a fake launcher that opens no log file needs none).
+  std::function<absl::Status(const std::string& path)> create_directories;
 };
 
 class WorkerSupervisor {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <string>
 
+#include "agent/host/infiniband_sysfs.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

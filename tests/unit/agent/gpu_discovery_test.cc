@@ -10,6 +10,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "agent/host/nvidia_driver.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

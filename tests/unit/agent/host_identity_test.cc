@@ -1,6 +1,6 @@
 // The host identity from fake boot_id / machine-id files.
 
-#include "agent/core/host_identity.h"
+#include "agent/host/host_identity.h"
 
 #include <stdlib.h>
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/time/clock.h"
+#include "agent/host/nccl_probe.h"
 #include "common/process/posix_process_launcher.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "agent/core/worker_spec.h"
+#include "agent/host/directories.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/fake_clock.h"
@@ -119,6 +120,7 @@ class WorkerSupervisorTest : public ::testing::Test {
     environment.agent_target = "unix:/run/eb/agent.sock";
     environment.agent_env = {"PATH=/usr/bin", "NCCL_DEBUG=WARN", "AWS_SECRET=hunter2"};
     environment.make_token = [this] { return absl::StrCat("token-", ++tokens_made_); };
+    environment.create_directories = create_directories_;
     supervisor_ = std::make_unique<WorkerSupervisor>(config_, std::move(environment), clock_,
                                                      executor_, launcher_, sink_);
   }
@@ -219,6 +221,8 @@ class WorkerSupervisorTest : public ::testing::Test {
   FakeProcessLauncher launcher_;
   RecordingSink sink_;
   int tokens_made_ = 0;
+  // The agent's: the log directory is really created under run_dir_.
+  std::function<absl::Status(const std::string&)> create_directories_ = CreateDirectories;
   std::unique_ptr<WorkerSupervisor> supervisor_;
   common::ChildHandle rank2_;
   common::ChildHandle rank3_;
@@ -731,6 +735,29 @@ TEST_F(WorkerSupervisorTest, NothingSpawnedAnswersWorkersStoppedAtOnce) {
   EXPECT_EQ(sink_.Failures()[0].failure().kind(), v1::FAILURE_KIND_LAUNCH_FAILED);
   EXPECT_THAT(sink_.Stopped(), ElementsAre(kTest));
   EXPECT_THAT(supervisor_->RunningTests(), IsEmpty());
+  EXPECT_EQ(executor_.pending_timers(), 0u);
+}
+
+TEST_F(WorkerSupervisorTest, UncreatableLogDirectoryFailsEveryRankWithoutSpawning) {
+  std::vector<std::string> asked;
+  create_directories_ = [&asked](const std::string& path) {
+    asked.push_back(path);
+    return absl::FailedPreconditionError("Permission denied");
+  };
+  MakeSupervisor();
+  supervisor_->Launch(MakeLaunch(kTest, {0, 1}));
+  executor_.RunUntilIdle();
+  EXPECT_THAT(asked, ElementsAre(absl::StrCat(run_dir_, "/logs/", kTest)));
+  EXPECT_THAT(launcher_.specs(), IsEmpty());
+  const auto failures = sink_.Failures();
+  ASSERT_EQ(failures.size(), 2u);
+  for (const v1::WorkerEvent& failure : failures) {
+    EXPECT_EQ(failure.failure().kind(), v1::FAILURE_KIND_LAUNCH_FAILED);
+    EXPECT_THAT(failure.failure().message(),
+                HasSubstr(absl::StrCat("cannot create the log directory under ", run_dir_,
+                                       ": Permission denied")));
+  }
+  EXPECT_THAT(sink_.Stopped(), ElementsAre(kTest));
   EXPECT_EQ(executor_.pending_timers(), 0u);
 }
 

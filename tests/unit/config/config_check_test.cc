@@ -15,6 +15,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "agent/effective_config.h"
+#include "agent/host/real_host_probe.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -1,4 +1,4 @@
-#include "agent/core/log_reader.h"
+#include "agent/host/log_reader.h"
 
 #include <cerrno>
 #include <cstring>

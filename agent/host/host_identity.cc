@@ -1,4 +1,4 @@
-#include "agent/core/host_identity.h"
+#include "agent/host/host_identity.h"
 
 #include <fstream>
 

@@ -1,0 +1,17 @@
+#pragma once
+
+// Directories the agent creates on the host: its run directory at start,
+// each test's log directory before the workers start writing there.
+
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace eb::agent {
+
+// Creates `path` and its missing parents; OK when it already exists.
+// FAILED_PRECONDITION whose message is the system's reason only ("Permission
+// denied"): callers name the directory and the setting it comes from.
+absl::Status CreateDirectories(const std::string& path);
+
+}  // namespace eb::agent

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Fails when a file of a pure folder includes what that folder must not
+# depend on, naming file:line, the include and the rule. Each row of RULES
+# is: folder (relative to the repository root; every *.h, *.cc and *.cu file
+# under it is checked) :: forbidden include (an extended regex matched
+# against the path between <> or "") :: why. Add a row to extend it; a
+# folder that does not exist fails the check, so that a rename cannot switch
+# a rule off. Only #include lines are read: calls through an interface that
+# a folder may include (common::ProcessLauncher, common::Clock) are allowed.
+# Run by ctest as style.layering (tests/style/CMakeLists.txt).
+set -euo pipefail
+
+RULES=(
+  # folder    :: forbidden include (ERE)                :: why
+  # agent/core: the agent's pure logic (docs/DESIGN.md, "agent/core vs agent/host").
+  "agent/core :: ^grpcpp/                                :: gRPC runtime: the RPC glue lives in agent/grpc"
+  "agent/core :: \.grpc\.pb\.h$                          :: generated gRPC stubs (message headers *.pb.h are fine)"
+  "agent/core :: ^common/rpc/                            :: gRPC channels and servers"
+  "agent/core :: ^dlfcn\.h$                              :: dlopen: loading libraries is agent/host (system_nvml)"
+  "agent/core :: ^(spawn\.h|sys/wait\.h)$                :: spawning and reaping: use common::ProcessLauncher"
+  "agent/core :: ^common/process/posix_process_launcher\.h$ :: the real launcher: the core takes a ProcessLauncher&"
+  "agent/core :: ^unistd\.h$                             :: fork/exec, read/write, access, gethostname: host I/O"
+  "agent/core :: ^(fstream|filesystem|cstdio|stdio\.h|dirent\.h|fcntl\.h|sys/stat\.h|sys/mman\.h)$ :: files, /proc and /sys: read them in agent/host"
+  "agent/core :: ^(sys/socket\.h|netdb\.h|poll\.h|sys/epoll\.h|arpa/inet\.h|netinet/.*)$ :: sockets: host I/O (RealHostProbe::Connect)"
+  "agent/core :: ^agent/(host|grpc|metrics)/             :: the core is below agent/host, agent/grpc and agent/metrics"
+  "agent/core :: ^agent/(agent_server|startup|config_file|effective_config)\.h$ :: the composition root and config files sit above the core"
+)
+
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$repo"
+
+trim() {
+  local text=$1
+  text=${text#"${text%%[![:space:]]*}"}
+  printf '%s' "${text%"${text##*[![:space:]]}"}"
+}
+
+violations=0
+checked_folders=()
+for rule in "${RULES[@]}"; do
+  folder=$(trim "${rule%%::*}")
+  rest=${rule#*::}
+  pattern=$(trim "${rest%%::*}")
+  why=$(trim "${rest#*::}")
+  if [[ ! -d "$folder" ]]; then
+    echo "layering_check: $folder (in the rules table) does not exist" >&2
+    violations=$((violations + 1))
+    continue
+  fi
+  checked_folders+=("$folder")
+  # file:line:included/path for every #include of the folder.
+  while IFS= read -r hit; do
+    [[ -n "$hit" ]] || continue
+    location=${hit%:*}
+    included=${hit##*:}
+    if [[ "$included" =~ $pattern ]]; then
+      echo "$location: includes $included: $why (rule: $folder must not include /$pattern/)" >&2
+      violations=$((violations + 1))
+    fi
+  done < <(find "$folder" -type f \( -name '*.h' -o -name '*.cc' -o -name '*.cu' \) -print0 |
+    sort -z |
+    xargs -0 -r awk 'match($0, /^[ \t]*#[ \t]*include[ \t]*[<"][^>"]+[>"]/) {
+      line = substr($0, RSTART, RLENGTH)
+      sub(/^[ \t]*#[ \t]*include[ \t]*[<"]/, "", line)
+      sub(/[>"]$/, "", line)
+      print FILENAME ":" FNR ":" line
+    }')
+done
+
+if ((violations)); then
+  echo "layering_check: $violations violation(s)" >&2
+  exit 1
+fi
+mapfile -t folders < <(printf '%s\n' "${checked_folders[@]}" | sort -u)
+echo "layering_check: ${#RULES[@]} rules over ${folders[*]}: no violation"
