@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "common/spec/proto_enums.h"
-#include "coordinator/ebctl/output/exit_codes.h"
+#include "common/spec/names.h"
+#include "coordinator/ebctl/exit_codes.h"
 #include "coordinator/ebctl/output/labels.h"
 
 namespace eb::ebctl {
@@ -218,6 +218,12 @@ json TestListToJson(const v1::ListTestsReply& reply, absl::string_view version) 
   return json{{"schema", kTestListSchema},
               {"schema_version", kJsonSchemaVersion},
               {"tests", std::move(tests)}};
+}
+
+json LogToJson(absl::string_view test_id, int rank, const v1::GetLogReply& reply) {
+  return json{{"test_id", std::string(test_id)}, {"rank", rank},
+              {"node", reply.node_name()},       {"path", reply.path()},
+              {"truncated", reply.truncated()},  {"content", reply.content()}};
 }
 
 }  // namespace eb::ebctl

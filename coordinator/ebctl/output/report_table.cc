@@ -3,7 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "common/spec/proto_enums.h"
+#include "common/spec/names.h"
 #include "coordinator/ebctl/output/float_format.h"
 #include "coordinator/ebctl/output/labels.h"
 
