@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"table", "json"}));
   run_cmd->add_flag("--json", options.json, "Same as --format json");
   CLI::App* tests_cmd =
-      app.add_subcommand("tests", "List recent tests, newest first (alias: jobs)")->alias("jobs");
+      app.add_subcommand("tests", "List recent tests, newest first")->alias("jobs");
   tests_cmd->add_option("--limit", tests.limit, "At most this many")->check(CLI::PositiveNumber);
   CLI::App* show_cmd = app.add_subcommand("show", "Print one test's report");
   show_cmd->add_option("test_id", show.test_id, "Test id (t-...)")->required();
