@@ -25,7 +25,7 @@ struct CoordinatorConfig {
   // How long to wait for agents to confirm that a test's workers are gone
   // before the test is finalized anyway.
   absl::Duration stop_timeout = absl::Seconds(20);
-  // Tests kept in the history for GetTest/ListTests (`ebctl jobs`, `ebctl
+  // Tests kept in the history for GetTest/ListTests (`ebctl tests`, `ebctl
   // show`); beyond it the oldest finished ones are dropped.
   int history_limit = 1000;
   // SQLite file of the history, kept across restarts (its directory must

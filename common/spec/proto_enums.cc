@@ -153,32 +153,4 @@ v1::ReduceOp ToProto(ReduceOp value) {
   return v1::REDUCE_OP_UNSPECIFIED;
 }
 
-const char* DisplayName(v1::Collective value) {
-  auto converted = ToTransport(value);
-  return converted.ok() ? transport::Name(*converted) : "unspecified";
-}
-
-const char* DisplayName(v1::DataType value) {
-  auto converted = ToTransport(value);
-  return converted.ok() ? transport::Name(*converted) : "unspecified";
-}
-
-const char* DisplayName(v1::ReduceOp value) {
-  auto converted = ToTransport(value);
-  return converted.ok() ? transport::Name(*converted) : "unspecified";
-}
-
-const char* DisplayName(v1::Transport value) {
-  switch (value) {
-    case v1::TRANSPORT_AUTO:
-      return "auto";
-    case v1::TRANSPORT_GLOO:
-      return "gloo";
-    case v1::TRANSPORT_NCCL:
-      return "nccl";
-    default:
-      return "unspecified";
-  }
-}
-
 }  // namespace eb::spec

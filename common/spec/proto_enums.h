@@ -4,9 +4,12 @@
 // enums (eb::transport), which stay free of protobuf so that pure code and
 // CUDA kernels can use them. Every value converts both ways; the
 // *_UNSPECIFIED values have no transport counterpart (INVALID_ARGUMENT).
+// The display names and parsing of the wire enums are in names.h (included
+// here for the callers of DisplayName), which does not need the data plane.
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/spec/names.h"
 #include "common/transport/types.h"
 #include "ebnccl/v1/common.pb.h"
 
@@ -22,12 +25,5 @@ absl::StatusOr<transport::ReduceOp> ToTransport(ebnccl::v1::ReduceOp value,
 ebnccl::v1::Collective ToProto(transport::Collective value);
 ebnccl::v1::DataType ToProto(transport::DataType value);
 ebnccl::v1::ReduceOp ToProto(transport::ReduceOp value);
-
-// Display names ("all_reduce", "float", "sum", "gloo"); "unspecified" for
-// values without a name.
-const char* DisplayName(ebnccl::v1::Collective value);
-const char* DisplayName(ebnccl::v1::DataType value);
-const char* DisplayName(ebnccl::v1::ReduceOp value);
-const char* DisplayName(ebnccl::v1::Transport value);
 
 }  // namespace eb::spec

@@ -37,7 +37,7 @@ std::string TestManager::NewTestId() {
 
 void TestManager::Record(const v1::TestReport& report) {
   // A full disk or a broken file must not fail tests: they still run and
-  // stream their results; only `ebctl jobs`/`show` miss them later.
+  // stream their results; only `ebctl tests`/`show` miss them later.
   if (absl::Status status = history_.Save(report); !status.ok()) {
     spdlog::error("test={} cannot be recorded in the history: {}", report.test_id(),
                   status.ToString());

@@ -1,6 +1,7 @@
 #include "coordinator/core/test_run.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -8,6 +9,7 @@
 #include "common/spec/proto_enums.h"
 #include "coordinator/core/result_aggregator.h"
 #include "coordinator/history/test_history.h"
+#include "coordinator/validation/straggler.h"
 #include "spdlog/spdlog.h"
 
 namespace eb::coordinator {
@@ -426,6 +428,11 @@ void TestRun::Finalize() {
   // nccl-tests' footer: the mean over every size and both variants.
   report_.set_avg_busbw_gbps(busbw_count > 0 ? busbw_sum / busbw_count : 0.0);
   report_.set_wrong_elements(wrong);
+  // Once, here, so that every view (table, JSON, history) shows the same
+  // straggler instead of each recomputing it.
+  if (std::optional<v1::SlowestRank> slowest = validation::FindSlowestRank(report_)) {
+    *report_.mutable_slowest_rank() = *std::move(slowest);
+  }
 
   const v1::TestSpec& spec = report_.spec();
   if (!cancelled_ && report_.failures_size() == 0) {

@@ -6,7 +6,7 @@
 #include "common/net/address.h"
 #include "common/rpc/channel.h"
 #include "common/status/grpc_status.h"
-#include "coordinator/ebctl/output/exit_codes.h"
+#include "coordinator/ebctl/exit_codes.h"
 
 namespace eb::ebctl {
 

@@ -2,7 +2,10 @@
 //
 //   ebctl --coordinator HOST:PORT nodes
 //   ebctl --coordinator HOST:PORT run-test --nodes a,b --collective all_reduce -b 8 -e 64M -f 2
-//   ebctl jobs | show TEST | cancel TEST
+//   ebctl tests | show TEST | cancel TEST | logs TEST --rank R
+//
+// A test is one collective sweep over a set of nodes (docs/DESIGN.md,
+// "Nouns"); `jobs` is kept as an alias of `tests`, its earlier name.
 //
 // Exit codes: docs/EXIT_CODES.md.
 
@@ -15,10 +18,13 @@
 #include "CLI/CLI.hpp"
 #include "common/config/parse_command_line.h"
 #include "common/version/version.h"
+#include "coordinator/ebctl/commands/cancel_command.h"
+#include "coordinator/ebctl/commands/logs_command.h"
 #include "coordinator/ebctl/commands/nodes_command.h"
 #include "coordinator/ebctl/commands/run_test_command.h"
-#include "coordinator/ebctl/commands/test_commands.h"
-#include "coordinator/ebctl/output/exit_codes.h"
+#include "coordinator/ebctl/commands/show_command.h"
+#include "coordinator/ebctl/commands/tests_command.h"
+#include "coordinator/ebctl/exit_codes.h"
 
 namespace {
 
@@ -96,7 +102,7 @@ int main(int argc, char** argv) {
 
   eb::ebctl::NodesCommand nodes;
   eb::ebctl::RunTestCommand run_test;
-  eb::ebctl::JobsCommand jobs;
+  eb::ebctl::TestsCommand tests;
   eb::ebctl::ShowCommand show;
   eb::ebctl::CancelCommand cancel;
   eb::ebctl::LogsCommand logs;
@@ -106,19 +112,20 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--format", format, "Output: table or json")
       ->check(CLI::IsMember({"table", "json"}));
   run_cmd->add_flag("--json", options.json, "Same as --format json");
-  CLI::App* jobs_cmd = app.add_subcommand("jobs", "List recent tests");
-  jobs_cmd->add_option("--limit", jobs.limit, "At most this many")->check(CLI::PositiveNumber);
+  CLI::App* tests_cmd =
+      app.add_subcommand("tests", "List recent tests, newest first")->alias("jobs");
+  tests_cmd->add_option("--limit", tests.limit, "At most this many")->check(CLI::PositiveNumber);
   CLI::App* show_cmd = app.add_subcommand("show", "Print one test's report");
-  show_cmd->add_option("test_id", show.test_id, "Test id")->required();
+  show_cmd->add_option("test_id", show.test_id, "Test id (t-...)")->required();
   CLI::App* cancel_cmd = app.add_subcommand("cancel", "Cancel a running test");
-  cancel_cmd->add_option("test_id", cancel.test_id, "Test id")->required();
+  cancel_cmd->add_option("test_id", cancel.test_id, "Test id (t-...)")->required();
   CLI::App* logs_cmd =
       app.add_subcommand("logs", "Print one rank's worker log (NCCL's log included)");
-  logs_cmd->add_option("test_id", logs.test_id, "Test id")->required();
+  logs_cmd->add_option("test_id", logs.test_id, "Test id (t-...)")->required();
   logs_cmd->add_option("--rank", logs.rank, "Rank")->required()->check(CLI::NonNegativeNumber);
   logs_cmd->add_option("--max-bytes", logs.max_bytes, "At most this many bytes from the end")
       ->check(CLI::PositiveNumber);
-  for (CLI::App* sub : {nodes_cmd, jobs_cmd, show_cmd, cancel_cmd}) {
+  for (CLI::App* sub : {nodes_cmd, tests_cmd, show_cmd, cancel_cmd, logs_cmd}) {
     sub->add_flag("--json", options.json, "Print JSON");
   }
 
@@ -131,7 +138,7 @@ int main(int argc, char** argv) {
   eb::ebctl::Command* command = nullptr;
   if (nodes_cmd->parsed()) command = &nodes;
   if (run_cmd->parsed()) command = &run_test;
-  if (jobs_cmd->parsed()) command = &jobs;
+  if (tests_cmd->parsed()) command = &tests;
   if (show_cmd->parsed()) command = &show;
   if (cancel_cmd->parsed()) command = &cancel;
   if (logs_cmd->parsed()) command = &logs;

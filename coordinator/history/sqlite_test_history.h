@@ -1,7 +1,7 @@
 #pragma once
 
 // TestHistory in an embedded SQLite database (one file, by default
-// /var/lib/ebnccl/history.db), so that `ebctl jobs` / `ebctl show` see past
+// /var/lib/ebnccl/history.db), so that `ebctl tests` / `ebctl show` see past
 // tests after a coordinator restart.
 //
 // The file: WAL journal (readers such as `sqlite3 history.db` never block

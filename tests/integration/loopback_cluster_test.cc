@@ -177,6 +177,42 @@ TEST_F(LoopbackClusterTest, TestsAreKeptInHistory) {
   EXPECT_EQ(shown["results"][0]["root"], 3);
 }
 
+// `tests` is the command's name, `jobs` its earlier one, kept as an alias.
+TEST_F(LoopbackClusterTest, TestsAndItsAliasJobsPrintTheSame) {
+  nlohmann::json report = RunJson({"--collective", "all_reduce"});
+  ASSERT_EQ(report["state"], "passed");
+  const std::string id = report["test_id"];
+  for (const std::vector<std::string>& format :
+       {std::vector<std::string>{}, std::vector<std::string>{"--json"}}) {
+    std::vector<std::string> tests_args = {"tests"};
+    std::vector<std::string> jobs_args = {"jobs"};
+    tests_args.insert(tests_args.end(), format.begin(), format.end());
+    jobs_args.insert(jobs_args.end(), format.begin(), format.end());
+    CliResult tests = cluster_.Ebctl(tests_args);
+    CliResult jobs = cluster_.Ebctl(jobs_args);
+    ASSERT_EQ(tests.exit_code, 0) << tests.err;
+    EXPECT_EQ(jobs.exit_code, 0) << jobs.err;
+    EXPECT_THAT(tests.out, HasSubstr(id));
+    EXPECT_EQ(jobs.out, tests.out);
+  }
+}
+
+// The slowest rank is stored once when the test finishes: the report the
+// run streamed and the one the history keeps carry the same.
+TEST_F(LoopbackClusterTest, SlowestRankIsStoredWithTheReport) {
+  nlohmann::json report = RunJson({"--collective", "all_gather"});
+  ASSERT_EQ(report["state"], "passed");
+  CliResult show = cluster_.Ebctl({"show", report["test_id"], "--json"});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  nlohmann::json shown = nlohmann::json::parse(show.out);
+  EXPECT_EQ(shown["slowest_rank"], report["slowest_rank"]);
+  // Four ranks with their own timings: one is slowest somewhere.
+  ASSERT_TRUE(report["slowest_rank"].is_object()) << report.dump(2);
+  EXPECT_GE(report["slowest_rank"]["rank"], 0);
+  EXPECT_LT(report["slowest_rank"]["rank"], 4);
+  EXPECT_GT(report["slowest_rank"]["measurements"], 0);
+}
+
 TEST_F(LoopbackClusterTest, LogsOfARankAreFetchedFromItsNode) {
   nlohmann::json report = RunJson({"--collective", "all_gather"});
   ASSERT_EQ(report["state"], "passed");

@@ -24,6 +24,28 @@ RULES=(
   "agent/core :: ^(sys/socket\.h|netdb\.h|poll\.h|sys/epoll\.h|arpa/inet\.h|netinet/.*)$ :: sockets: host I/O (RealHostProbe::Connect)"
   "agent/core :: ^agent/(host|grpc|metrics)/             :: the core is below agent/host, agent/grpc and agent/metrics"
   "agent/core :: ^agent/(agent_server|startup|config_file|effective_config)\.h$ :: the composition root and config files sit above the core"
+  # coordinator/core: state machines, placement, rendezvous, aggregation (docs/DESIGN.md, "Layers").
+  "coordinator/core :: ^grpcpp/                          :: gRPC runtime: the services live in coordinator/grpc"
+  "coordinator/core :: \.grpc\.pb\.h$                    :: generated gRPC stubs (message headers *.pb.h are fine)"
+  "coordinator/core :: ^common/(rpc|process|net)/         :: RPC glue, processes and sockets are below the gRPC layer, not the core"
+  "coordinator/core :: ^coordinator/(grpc|ebctl)/          :: the core is below the services and knows nothing of the client"
+  "coordinator/core :: ^coordinator/history/(sqlite|in_memory) :: the core sees history through the TestHistory interface"
+  "coordinator/core :: ^(spawn\.h|sys/wait\.h|unistd\.h|fstream|filesystem|dlfcn\.h)$ :: processes and files: not in the core"
+  # coordinator/validation: the fleet logic, pure: no gRPC, no I/O, no clock, no processes, no logging.
+  "coordinator/validation :: ^grpcpp/|\.grpc\.pb\.h$       :: gRPC"
+  "coordinator/validation :: ^common/(rpc|process|net|exec|time|logging)/ :: RPC, processes, sockets, executors, the clock, logging"
+  "coordinator/validation :: ^absl/time/clock\.h$         :: the clock: results carry their own times"
+  "coordinator/validation :: ^spdlog/                     :: logging: the caller logs what the library returns"
+  "coordinator/validation :: ^(thread|mutex|future|chrono|random|fstream|filesystem|cstdio|iostream|unistd\.h|spawn\.h)$ :: threads, time, hidden randomness, files: a seed and data come in as arguments"
+  "coordinator/validation :: ^coordinator/(core|grpc|history|ebctl)/ :: the fleet logic is below the coordinator"
+  # common/transport: the data planes never talk gRPC or spawn processes.
+  "common/transport :: ^grpcpp/|\.grpc\.pb\.h$            :: gRPC: the worker hands the transport a RendezvousStore"
+  "common/transport :: ^common/(rpc|process)/             :: RPC glue and processes"
+  "common/transport :: ^(spawn\.h|sys/wait\.h)$           :: spawning"
+  # coordinator/ebctl: a client; no coordinator, agent or data-plane code.
+  "coordinator/ebctl :: ^coordinator/(core|grpc|history|validation|metrics)/ :: ebctl is a client: it reads what the coordinator stored"
+  "coordinator/ebctl :: ^(agent|common/(transport|process|exec|logging|systemd|metrics))/ :: ebctl carries no daemon or data-plane code"
+  "coordinator/ebctl/output :: ^grpcpp/|\.grpc\.pb\.h$    :: output renders messages; commands make the calls"
 )
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)

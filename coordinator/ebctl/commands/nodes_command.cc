@@ -3,9 +3,9 @@
 #include <iostream>
 
 #include "common/rpc/channel.h"
-#include "coordinator/ebctl/output/exit_codes.h"
+#include "coordinator/ebctl/exit_codes.h"
+#include "coordinator/ebctl/output/nodes_table.h"
 #include "coordinator/ebctl/output/report_json.h"
-#include "coordinator/ebctl/output/report_table.h"
 
 namespace eb::ebctl {
 

@@ -4,7 +4,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "common/spec/proto_enums.h"
+#include "common/spec/names.h"
 
 namespace eb::ebctl {
 namespace v1 = ebnccl::v1;
@@ -41,14 +41,12 @@ bool IsTerminal(v1::TestState state) {
 }
 
 std::string RedopLabel(const v1::TestSpec& spec) {
-  auto collective = spec::ToTransport(spec.collective());
-  if (!collective.ok() || !transport::IsReducing(*collective)) return "none";
+  if (!spec::IsReducing(spec.collective())) return "none";
   return spec::DisplayName(spec.reduce_op());
 }
 
 int32_t RootLabel(const v1::TestSpec& spec) {
-  auto collective = spec::ToTransport(spec.collective());
-  if (!collective.ok() || !transport::IsRooted(*collective)) return -1;
+  if (!spec::IsRooted(spec.collective())) return -1;
   return spec.root_rank();
 }
 

@@ -1,5 +1,4 @@
-// NodesTable of report_table.h: kept apart from the test table because it
-// shares nothing with the nccl-tests layout.
+#include "coordinator/ebctl/output/nodes_table.h"
 
 #include <algorithm>
 #include <vector>
@@ -8,9 +7,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/gpu/pci_bus_id.h"
-#include "common/spec/proto_enums.h"
+#include "common/spec/names.h"
 #include "coordinator/ebctl/output/labels.h"
-#include "coordinator/ebctl/output/report_table.h"
 
 namespace eb::ebctl {
 namespace v1 = ebnccl::v1;

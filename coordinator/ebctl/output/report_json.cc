@@ -2,10 +2,9 @@
 
 #include <string>
 
-#include "common/spec/proto_enums.h"
-#include "coordinator/ebctl/output/exit_codes.h"
+#include "common/spec/names.h"
+#include "coordinator/ebctl/exit_codes.h"
 #include "coordinator/ebctl/output/labels.h"
-#include "coordinator/ebctl/output/straggler.h"
 
 namespace eb::ebctl {
 namespace v1 = ebnccl::v1;
@@ -86,24 +85,21 @@ json FailureToJson(const v1::Failure& failure) {
   };
 }
 
+// The straggler the coordinator stored when the test finished; null while
+// it runs and when no rank stood out.
 json SlowestRankToJson(const v1::TestReport& report) {
-  const std::optional<SlowestRank> slowest = FindSlowestRank(report);
-  if (!slowest.has_value()) return json();
-  json out{
-      {"rank", slowest->rank},
-      {"node", nullptr},
-      {"local_rank", nullptr},
-      {"slowest_count", slowest->slowest_count},
-      {"measurements", slowest->measurements},
-      {"mean_excess_pct", slowest->mean_excess_pct},
+  if (!report.has_slowest_rank()) return json();
+  const v1::SlowestRank& slowest = report.slowest_rank();
+  // local_rank -1: the rank map did not have the rank, so neither is known.
+  const bool placed = slowest.local_rank() >= 0;
+  return json{
+      {"rank", slowest.rank()},
+      {"node", placed ? json(slowest.node_name()) : json()},
+      {"local_rank", placed ? json(slowest.local_rank()) : json()},
+      {"slowest_count", slowest.slowest_count()},
+      {"measurements", slowest.measurements()},
+      {"mean_excess_pct", slowest.mean_excess_pct()},
   };
-  for (const v1::RankAssignment& rank : report.ranks()) {
-    if (rank.rank() != slowest->rank) continue;
-    out["node"] = rank.node_name();
-    out["local_rank"] = rank.local_rank();
-    break;
-  }
-  return out;
 }
 
 }  // namespace
@@ -222,6 +218,12 @@ json TestListToJson(const v1::ListTestsReply& reply, absl::string_view version) 
   return json{{"schema", kTestListSchema},
               {"schema_version", kJsonSchemaVersion},
               {"tests", std::move(tests)}};
+}
+
+json LogToJson(absl::string_view test_id, int rank, const v1::GetLogReply& reply) {
+  return json{{"test_id", std::string(test_id)}, {"rank", rank},
+              {"node", reply.node_name()},       {"path", reply.path()},
+              {"truncated", reply.truncated()},  {"content", reply.content()}};
 }
 
 }  // namespace eb::ebctl

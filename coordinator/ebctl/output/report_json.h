@@ -37,9 +37,13 @@ nlohmann::json SizeResultToJson(const ebnccl::v1::SizeResult& row,
 // NodeStatus and its inventory.
 nlohmann::json NodesToJson(const ebnccl::v1::ListNodesReply& reply);
 
-// `ebctl jobs --json`: schema, schema_version and tests[], each a test
+// `ebctl tests --json`: schema, schema_version and tests[], each a test
 // report (ReportToJson) without per-size results, newest first.
 nlohmann::json TestListToJson(const ebnccl::v1::ListTestsReply& reply,
                               absl::string_view version = kVersion);
+
+// `ebctl logs TEST --rank R --json`: test_id, rank, node, path, truncated
+// and content (the end of the rank's worker log).
+nlohmann::json LogToJson(absl::string_view test_id, int rank, const ebnccl::v1::GetLogReply& reply);
 
 }  // namespace eb::ebctl

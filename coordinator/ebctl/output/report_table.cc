@@ -3,10 +3,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "common/spec/proto_enums.h"
+#include "common/spec/names.h"
 #include "coordinator/ebctl/output/float_format.h"
 #include "coordinator/ebctl/output/labels.h"
-#include "coordinator/ebctl/output/straggler.h"
 
 namespace eb::ebctl {
 namespace v1 = ebnccl::v1;
@@ -60,21 +59,19 @@ std::string FailureLine(const v1::Failure& failure) {
   return absl::StrFormat("# %s\n", failure.message());
 }
 
+// The straggler the coordinator stored when the test finished, if any.
 std::string SlowestRankLine(const v1::TestReport& report) {
-  const std::optional<SlowestRank> slowest = FindSlowestRank(report);
-  if (!slowest.has_value()) return "";
-  std::string where;
-  for (const v1::RankAssignment& rank : report.ranks()) {
-    if (rank.rank() == slowest->rank) {
-      where = absl::StrFormat(" (node %s, slot %d)", rank.node_name(), rank.local_rank());
-      break;
-    }
-  }
+  if (!report.has_slowest_rank()) return "";
+  const v1::SlowestRank& slowest = report.slowest_rank();
+  const std::string where =
+      slowest.local_rank() >= 0
+          ? absl::StrFormat(" (node %s, slot %d)", slowest.node_name(), slowest.local_rank())
+          : std::string();
   return absl::StrFormat(
       "# Slowest rank overall: rank %d%s, slowest in %d of %d measurements, "
       "on average %.1f%% above the rank mean\n",
-      slowest->rank, where, slowest->slowest_count, slowest->measurements,
-      slowest->mean_excess_pct);
+      slowest.rank(), where, slowest.slowest_count(), slowest.measurements(),
+      slowest.mean_excess_pct());
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 #pragma once
 
-// The text output of ebctl: the nccl-tests table for a test, streamable row
-// by row while the RunTest stream delivers it, and the node list. Every
-// function returns whole lines, each ending in '\n', ready for std::cout.
-// Pure functions, callable from any thread.
+// The text output of ebctl for one test: the nccl-tests table, streamable
+// row by row while the RunTest stream delivers it. Every function returns
+// whole lines, each ending in '\n', ready for std::cout. Pure functions,
+// callable from any thread.
 //
 // The parts copied from nccl-tests (the column header, the rows, the
 // "Out of bounds" and "Avg bus bandwidth" footer lines) keep its exact
@@ -41,13 +41,5 @@ std::string TableRow(const ebnccl::v1::SizeResult& row, const ebnccl::v1::TestSp
 // "# Result: <STATE> — <summary>", one line per failure, and the rank that
 // was slowest most often when there is one.
 std::string TableFooter(const ebnccl::v1::TestReport& finished);
-
-// The node list: one line per node with name, address, state, slots,
-// heartbeat age, transports, NCCL version, GPUs (model and memory), HCA
-// ports (how many are ACTIVE), bootstrap interface and current test, under
-// an upper-case header; columns are as wide as their widest cell. Then one
-// line per HCA problem ("node gpu-01: HCA mlx5_103 port 1 is DOWN, ..."),
-// which a table cell would truncate.
-std::string NodesTable(const ebnccl::v1::ListNodesReply& reply);
 
 }  // namespace eb::ebctl

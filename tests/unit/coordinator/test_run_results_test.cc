@@ -107,6 +107,40 @@ TEST_F(TestRunResultsTest, CompleteSweepStopsThenPassesOnlyOnceEveryNodeStopped)
   EXPECT_EQ(executor_.pending_timers(), 0u);
 }
 
+TEST_F(TestRunResultsTest, TheSlowestRankIsStoredOnceWhenTheTestFinishes) {
+  CreateAndStart();
+  RegisterAll();
+  JoinAll();
+  // Rank 2 (node-b, slot 0) takes 200 us where the others take 100 us.
+  for (int size = 0; size < 3; ++size) {
+    for (int rank = 0; rank < 4; ++rank) SizeDone(rank, size, rank == 2 ? 200 : 100);
+  }
+  FinishAll();
+  EXPECT_FALSE(report().has_slowest_rank());  // only a final report has one
+  AllNodesStopped();
+  ASSERT_TRUE(run_->finished());
+  ASSERT_TRUE(report().has_slowest_rank());
+  const v1::SlowestRank& slowest = report().slowest_rank();
+  EXPECT_EQ(slowest.rank(), 2);
+  EXPECT_EQ(slowest.node_name(), "node-b");
+  EXPECT_EQ(slowest.local_rank(), 0);
+  EXPECT_EQ(slowest.slowest_count(), 6);  // 3 sizes x 2 variants
+  EXPECT_EQ(slowest.measurements(), 6);
+  // 200 us over the rank mean of 125 us.
+  EXPECT_NEAR(slowest.mean_excess_pct(), 60.0, 1e-9);
+  // The final event carries it too.
+  ASSERT_TRUE(host_.events.back().has_finished());
+  EXPECT_EQ(host_.events.back().finished().slowest_rank().rank(), 2);
+}
+
+TEST_F(TestRunResultsTest, EqualTimesStoreNoSlowestRank) {
+  CreateAndStart();
+  RunWholeSweep();
+  AllNodesStopped();
+  ASSERT_TRUE(run_->finished());
+  EXPECT_FALSE(report().has_slowest_rank());
+}
+
 TEST_F(TestRunResultsTest, WithoutADataCheckTheSummaryDoesNotClaimOne) {
   v1::TestSpec spec = DefaultSpec();
   spec.set_check_iterations(0);

@@ -1,4 +1,4 @@
-#include "coordinator/ebctl/output/exit_codes.h"
+#include "coordinator/ebctl/exit_codes.h"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "coordinator/ebctl/output/report_table.h"
+#include "coordinator/ebctl/output/nodes_table.h"
 
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"

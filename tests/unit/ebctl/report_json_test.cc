@@ -132,6 +132,18 @@ TEST(ReportToJsonTest, SlowestRank) {
   EXPECT_NEAR(slowest["mean_excess_pct"].get<double>(), expected, 1e-9);
 }
 
+TEST(ReportToJsonTest, SlowestRankOutsideTheRankMapHasNoNode) {
+  v1::TestReport report = testing::TwoRankReport();
+  report.mutable_slowest_rank()->set_rank(7);
+  report.mutable_slowest_rank()->clear_node_name();
+  report.mutable_slowest_rank()->set_local_rank(-1);
+  const json slowest = ReportToJson(report)["slowest_rank"];
+  EXPECT_EQ(slowest["rank"], 7);
+  EXPECT_TRUE(slowest["node"].is_null());
+  EXPECT_TRUE(slowest["local_rank"].is_null());
+  EXPECT_EQ(slowest["slowest_count"], 3);
+}
+
 TEST(ReportToJsonTest, AcceptedReportHasNullsWhereNothingIsKnownYet) {
   v1::TestReport report = testing::TwoRankReport();
   report.set_state(v1::TEST_STATE_LAUNCHING);
@@ -140,6 +152,7 @@ TEST(ReportToJsonTest, AcceptedReportHasNullsWhereNothingIsKnownYet) {
   report.clear_results();
   report.clear_failures();
   report.clear_summary();
+  report.clear_slowest_rank();  // set only when the test finishes
   report.set_wrong_elements(0);
   const json doc = ReportToJson(report);
   EXPECT_EQ(doc["state"], "launching");

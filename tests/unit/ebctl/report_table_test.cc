@@ -169,6 +169,7 @@ TEST(TableFooterTest, UncheckedBandwidthAndCleanPass) {
   report.clear_failures();
   report.set_summary("");
   report.clear_results();
+  report.clear_slowest_rank();  // no results, no straggler
   // nccl-tests prints "%g %s" with an empty verdict: one trailing blank.
   EXPECT_THAT(Lines(TableFooter(report)),
               ElementsAre("# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 21.5 ", "#",
@@ -198,7 +199,19 @@ TEST(TableFooterTest, NoStragglerLineWithOneRankOrEqualTimes) {
     row.mutable_out_of_place()->set_max_time_us(row.out_of_place().min_time_us());
     row.mutable_in_place()->set_max_time_us(row.in_place().min_time_us());
   }
+  // The coordinator stores no slowest rank for equal times
+  // (tests/unit/validation/straggler_test.cc); the footer prints what is stored.
+  report.clear_slowest_rank();
   EXPECT_THAT(TableFooter(report), Not(HasSubstr("Slowest rank")));
+}
+
+TEST(TableFooterTest, StragglerWhoseRankIsNotInTheMapHasNoPlace) {
+  v1::TestReport report = testing::TwoRankReport();
+  report.mutable_slowest_rank()->set_rank(7);
+  report.mutable_slowest_rank()->clear_node_name();
+  report.mutable_slowest_rank()->set_local_rank(-1);
+  EXPECT_THAT(TableFooter(report),
+              HasSubstr("# Slowest rank overall: rank 7, slowest in 3 of 4 measurements"));
 }
 
 }  // namespace

@@ -96,6 +96,17 @@ v1::TestReport TwoRankReport() {
   report.set_wrong_elements(4);
   *report.add_failures() = RankOneExited();
   report.set_summary("rank 1 on host2 was killed by signal 9");
+  // What the coordinator stores when it finalizes this report
+  // (eb::validation::FindSlowestRank): rank 1 is slowest in all but the
+  // small in-place measurement; its excess over the mean time, averaged.
+  v1::SlowestRank* slowest = report.mutable_slowest_rank();
+  slowest->set_rank(1);
+  slowest->set_node_name("host2");
+  slowest->set_local_rank(0);
+  slowest->set_slowest_count(3);
+  slowest->set_measurements(4);
+  slowest->set_mean_excess_pct((11.0 / 10.5 + 1269.12 / 1234.56 + 1430.0 / 1300.0 - 3.0) / 3.0 *
+                               100.0);
   return report;
 }
 

@@ -1,4 +1,4 @@
-#include "coordinator/ebctl/output/size_parse.h"
+#include "coordinator/ebctl/input/size_parse.h"
 
 #include <limits>
 #include <numeric>

@@ -1,8 +1,8 @@
-#include "coordinator/ebctl/output/straggler.h"
+#include "coordinator/validation/straggler.h"
 
 #include <map>
 
-namespace eb::ebctl {
+namespace eb::validation {
 namespace v1 = ebnccl::v1;
 namespace {
 
@@ -13,7 +13,7 @@ struct Tally {
 
 }  // namespace
 
-std::optional<SlowestRank> FindSlowestRank(const v1::TestReport& report) {
+std::optional<v1::SlowestRank> FindSlowestRank(const v1::TestReport& report) {
   std::map<int32_t, Tally> tallies;  // ordered, so ties go to the lower rank
   int measurements = 0;
   for (const v1::SizeResult& row : report.results()) {
@@ -39,12 +39,19 @@ std::optional<SlowestRank> FindSlowestRank(const v1::TestReport& report) {
   for (auto it = tallies.begin(); it != tallies.end(); ++it) {
     if (it->second.count > best->second.count) best = it;
   }
-  SlowestRank result;
-  result.rank = best->first;
-  result.slowest_count = best->second.count;
-  result.measurements = measurements;
-  result.mean_excess_pct = best->second.excess_pct_sum / best->second.count;
+  v1::SlowestRank result;
+  result.set_rank(best->first);
+  result.set_local_rank(-1);
+  result.set_slowest_count(best->second.count);
+  result.set_measurements(measurements);
+  result.set_mean_excess_pct(best->second.excess_pct_sum / best->second.count);
+  for (const v1::RankAssignment& rank : report.ranks()) {
+    if (rank.rank() != result.rank()) continue;
+    result.set_node_name(rank.node_name());
+    result.set_local_rank(rank.local_rank());
+    break;
+  }
   return result;
 }
 
-}  // namespace eb::ebctl
+}  // namespace eb::validation

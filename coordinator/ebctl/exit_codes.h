@@ -40,7 +40,7 @@ inline constexpr int kExitInterrupted = 130;
 // and BELOW_MIN_BUSBW 7, WORKER_EXITED, WORKER_HUNG, NODE_LOST,
 // COMMUNICATION_ERROR and LAUNCH_FAILED 3, WORKER_REGISTRATION_TIMEOUT and
 // TIMEOUT 4, INTERNAL, unknown kinds or no failure at all 1. A report that is
-// not final yet (LAUNCHING..STOPPING, e.g. `ebctl status` of a running test)
+// not final yet (LAUNCHING..STOPPING, e.g. `ebctl show` of a running test)
 // gives 0: the command worked; UNSPECIFIED or unknown states give 1.
 int ExitCodeForReport(const ebnccl::v1::TestReport& report);
 

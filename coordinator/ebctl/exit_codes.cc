@@ -1,4 +1,4 @@
-#include "coordinator/ebctl/output/exit_codes.h"
+#include "coordinator/ebctl/exit_codes.h"
 
 namespace eb::ebctl {
 namespace v1 = ebnccl::v1;

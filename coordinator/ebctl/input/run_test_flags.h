@@ -1,0 +1,49 @@
+#pragma once
+
+// The flags of `ebctl run-test` (nccl-tests' names and defaults) as typed,
+// and their translation into the TestSpec the coordinator runs. Pure;
+// callable from any thread.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ebnccl/v1/common.pb.h"
+
+namespace eb::ebctl {
+
+// Flags as typed; parsed and checked by BuildSpec.
+struct RunTestFlags {
+  std::string collective = "all_reduce";
+  std::string min_bytes = "32M";
+  std::string max_bytes = "32M";
+  std::string step_bytes = "1M";
+  int64_t step_factor = 0;
+  int iterations = 20;
+  int warmup_iterations = 1;
+  int check_iterations = 1;
+  std::string data_type = "float";
+  std::string reduce_op = "sum";
+  int root = 0;
+  std::string nodes;
+  int workers_per_node = 0;
+  std::string transport = "auto";
+  std::string timeout;
+  std::string launch_timeout;
+  std::string init_timeout;
+  std::string step_timeout;
+  double min_busbw_gbps = 0;
+  // KEY=VALUE NCCL overrides (allow-listed by the coordinator).
+  std::vector<std::string> nccl_env;
+  // nccl-tests -G: capture and replay the timed iterations as a CUDA graph.
+  int cuda_graph = 0;
+};
+
+// Turns the flags into a TestSpec. INVALID_ARGUMENT naming the flag, e.g.
+// "-e/--maxbytes: 8 is smaller than -b/--minbytes 1M". Limits that depend
+// on the fleet (root inside the world, known nodes, free slots) are the
+// coordinator's to check.
+absl::StatusOr<ebnccl::v1::TestSpec> BuildSpec(const RunTestFlags& flags);
+
+}  // namespace eb::ebctl

@@ -1,0 +1,46 @@
+#include "coordinator/ebctl/output/test_list_table.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/unit/ebctl/test_reports.h"
+
+namespace eb::ebctl {
+namespace {
+
+namespace v1 = ebnccl::v1;
+using ::testing::ElementsAre;
+
+std::vector<std::string> Lines(const std::string& text) {
+  return absl::StrSplit(text, '\n', absl::SkipEmpty());
+}
+
+TEST(TestListTableTest, HeaderThenOneLinePerTestInReplyOrder) {
+  v1::ListTestsReply reply;
+  v1::TestReport* failed = reply.add_tests();
+  *failed = testing::TwoRankReport();
+  failed->clear_results();
+  v1::TestReport* running = reply.add_tests();
+  running->set_test_id("t-20261129-160000-0001");
+  running->set_state(v1::TEST_STATE_RUNNING);
+  running->mutable_spec()->set_collective(v1::COLLECTIVE_BROADCAST);
+  running->mutable_spec()->add_node_names("gpu-01");
+  EXPECT_THAT(
+      Lines(TestListTable(reply)),
+      ElementsAre("TEST                        START                 COLLECTIVE      STATE       "
+                  "RANKS  NODES                     SUMMARY",
+                  "t-20261129-154501-3f2a      2026-11-29T15:45:01.123Z  all_reduce      failed  "
+                  "        2  host1,host2               rank 1 on host2 was killed by signal 9",
+                  "t-20261129-160000-0001      1970-01-01T00:00:00.000Z  broadcast       running "
+                  "        0  gpu-01                    "));
+}
+
+TEST(TestListTableTest, NoTestsIsJustTheHeader) {
+  EXPECT_THAT(Lines(TestListTable({})), ElementsAre(::testing::StartsWith("TEST  ")));
+}
+
+}  // namespace
+}  // namespace eb::ebctl
