@@ -13,6 +13,7 @@
 #include "common/rpc/channel.h"
 #include "common/spec/proto_enums.h"
 #include "common/transport/benchmark_runner.h"
+#include "common/transport/collective_layout.h"
 #include "common/transport/gloo/gloo_communicator.h"
 #ifdef EB_HAVE_NCCL
 #include "common/transport/nccl/nccl_communicator.h"
@@ -97,10 +98,11 @@ absl::StatusOr<transport::BenchmarkOptions> ToBenchmarkOptions(const v1::TestSpe
   options.type = *type;
   options.op = *op;
   options.root = spec.root_rank();
-  options.min_bytes = spec.min_bytes();
+  auto sizes = transport::SweepSizes(spec.min_bytes(), spec.max_bytes(), spec.step_factor(),
+                                     spec.step_bytes());
+  if (!sizes.ok()) return sizes.status();
+  options.sizes = *std::move(sizes);
   options.max_bytes = spec.max_bytes();
-  options.step_factor = spec.step_factor();
-  options.step_bytes = spec.step_bytes();
   options.iterations = spec.iterations();
   options.warmup_iterations = spec.warmup_iterations();
   options.check_iterations = spec.check_iterations();
