@@ -43,11 +43,10 @@ int main(int argc, char** argv) {
   // into an error status, not kill this rank silently.
   signal(SIGPIPE, SIG_IGN);
   eb::worker::WorkerOptions options;
-  int64_t heartbeat_ms = 1000;
-  int64_t init_timeout_ms = 60000;
-  int64_t op_timeout_ms = 60000;
   std::string log_level = "info";
 
+  // Only the worker's identity and token: the rest comes in the
+  // registration reply.
   CLI::App app{"eb-worker: one rank of an ebnccl test (started by eb-agent)"};
   app.set_version_flag("--version", std::string(eb::kVersion));
   app.add_option("--agent", options.agent_target, "WorkerControl target of the agent")->required();
@@ -56,17 +55,6 @@ int main(int argc, char** argv) {
   app.add_option("--test-id", options.test_id, "Test id")->required();
   app.add_option("--rank", options.rank, "Global rank")->required()->check(CLI::NonNegativeNumber);
   app.add_option("--worker-token", options.token, "Secret token from the agent")->required();
-  app.add_option("--heartbeat-period-ms", heartbeat_ms, "Heartbeat period")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--init-timeout-ms", init_timeout_ms, "Deadline to join the communicator")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--op-timeout-ms", op_timeout_ms, "Deadline of one collective call")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--bootstrap-interface", options.bootstrap_interface, "NIC for bootstrap/Gloo");
-  app.add_option("--bootstrap-address", options.bootstrap_address, "Address to bind for Gloo");
-  app.add_option("--cuda-device", options.cuda_device, "GPU index (NCCL)");
-  app.add_option("--gpu-bus-id", options.gpu_bus_id,
-                 "PCI bus id the agent expects at --cuda-device (checked before NCCL init)");
   bool print_nccl_version = false;
   app.add_flag(kPrintNcclVersion, print_nccl_version,
                "Print the loaded NCCL library's version (or 'none') and exit; alone");
@@ -92,15 +80,8 @@ int main(int argc, char** argv) {
     return eb::worker::kExitUsage;
   }
   options.fault = *fault;
-  options.heartbeat_period = absl::Milliseconds(heartbeat_ms);
-  options.init_timeout = absl::Milliseconds(init_timeout_ms);
-  options.op_timeout = absl::Milliseconds(op_timeout_ms);
-  spdlog::info(
-      "eb-worker {} test={} rank={} agent={} init_timeout={}ms op_timeout={}ms "
-      "bootstrap_interface={} bootstrap_address={} cuda_device={} gpu_bus_id={}",
-      eb::kVersion, options.test_id, options.rank, options.agent_target, init_timeout_ms,
-      op_timeout_ms, options.bootstrap_interface, options.bootstrap_address, options.cuda_device,
-      options.gpu_bus_id);
+  spdlog::info("eb-worker {} test={} rank={} agent={}", eb::kVersion, options.test_id, options.rank,
+               options.agent_target);
   const int code = eb::worker::RunWorker(options);
   spdlog::default_logger()->flush();
   return code;
