@@ -1,11 +1,13 @@
 #include "agent/core/worker_spec.h"
 
+#include <algorithm>
 #include <map>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "agent/core/env_policy.h"
 #include "agent/core/fabric_config.h"
+#include "agent/core/worker_token.h"
 
 namespace eb::agent {
 namespace {
@@ -77,17 +79,19 @@ common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunc
   const ebnccl::v1::RankAssignment& rank = *worker.assignment;
   common::ProcessSpec spec;
   spec.executable = config.worker_binary;
-  // Only who the worker is (and its token); everything else (GPU, deadlines, sweep,
+  // Only who the worker is; everything else (GPU, deadlines, sweep,
   // bootstrap settings) comes once, in its registration reply.
-  spec.argv = {config.worker_binary,
-               absl::StrCat("--agent=", worker.agent_target),
+  spec.argv = {config.worker_binary, absl::StrCat("--agent=", worker.agent_target),
                absl::StrCat("--agent-pid=", worker.agent_pid),
-               absl::StrCat("--test-id=", launch.test_id()),
-               absl::StrCat("--rank=", rank.rank()),
-               absl::StrCat("--worker-token=", worker.token)};
+               absl::StrCat("--test-id=", launch.test_id()), absl::StrCat("--rank=", rank.rank())};
   spec.env = BuildWorkerEnv(config, worker.agent_env,
                             std::map<std::string, std::string>(launch.spec().nccl_env().begin(),
                                                                launch.spec().nccl_env().end()));
+  // The token is a secret: in the environment, which only the worker's
+  // user and root can read, never on the command line, which `ps` shows to
+  // everyone. BuildWorkerEnv never takes it from elsewhere (env_policy.h).
+  const std::string token = absl::StrCat(kWorkerTokenVariable, "=", worker.token);
+  spec.env.insert(std::upper_bound(spec.env.begin(), spec.env.end(), token), token);
   spec.log_path = worker.log_path;
   return spec;
 }

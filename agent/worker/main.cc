@@ -9,6 +9,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "agent/core/worker_token.h"
 #include "agent/worker/nccl_version.h"
 #include "agent/worker/worker_runtime.h"
 #include "common/config/parse_command_line.h"
@@ -45,8 +46,7 @@ int main(int argc, char** argv) {
   eb::worker::WorkerOptions options;
   std::string log_level = "info";
 
-  // Only the worker's identity and token: the rest comes in the
-  // registration reply.
+  // Only the worker's identity: the rest comes in the registration reply.
   CLI::App app{"eb-worker: one rank of an ebnccl test (started by eb-agent)"};
   app.set_version_flag("--version", std::string(eb::kVersion));
   app.add_option("--agent", options.agent_target, "WorkerControl target of the agent")->required();
@@ -54,7 +54,6 @@ int main(int argc, char** argv) {
       ->required();
   app.add_option("--test-id", options.test_id, "Test id")->required();
   app.add_option("--rank", options.rank, "Global rank")->required()->check(CLI::NonNegativeNumber);
-  app.add_option("--worker-token", options.token, "Secret token from the agent")->required();
   bool print_nccl_version = false;
   app.add_flag(kPrintNcclVersion, print_nccl_version,
                "Print the loaded NCCL library's version (or 'none') and exit; alone");
@@ -63,6 +62,18 @@ int main(int argc, char** argv) {
     return *exit_code;
   }
   if (print_nccl_version) return PrintNcclVersion();
+  // The token is a secret: taken from the environment, never argv, and
+  // removed at once so that nothing this process starts inherits it.
+  const char* token = std::getenv(eb::agent::kWorkerTokenVariable);
+  if (token == nullptr || *token == '\0') {
+    std::fprintf(stderr,
+                 "eb-worker: %s is not set: eb-worker is started by eb-agent, which passes "
+                 "each worker its token in the environment\n",
+                 eb::agent::kWorkerTokenVariable);
+    return eb::worker::kExitUsage;
+  }
+  options.token = token;
+  unsetenv(eb::agent::kWorkerTokenVariable);
 
   if (auto status = eb::common::InitLogging({"eb-worker", log_level, ""}); !status.ok()) {
     std::fprintf(stderr, "eb-worker: %s\n", std::string(status.message()).c_str());

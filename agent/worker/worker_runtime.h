@@ -22,7 +22,8 @@ inline constexpr int kExitTimeout = 4;
 // Told to stop by the agent, or lost the agent.
 inline constexpr int kExitStopped = 143;
 
-// Who the worker is: its command line. Everything else (the GPU, deadlines, the sweep, the
+// Who the worker is: its command line (and its token, from the
+// environment). Everything else (the GPU, deadlines, the sweep, the
 // bootstrap settings) comes once, in the agent's registration reply.
 struct WorkerOptions {
   std::string agent_target;

@@ -4,6 +4,7 @@
 
 #include "agent/core/worker_spec.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -79,16 +80,34 @@ TEST_F(WorkerSpecTest, ArgvCarriesOnlyTheWorkersIdentity) {
   const common::ProcessSpec spec = BuildWorkerSpec(config_, Worker());
   EXPECT_EQ(spec.executable, "/opt/eb/bin/eb-worker");
   EXPECT_THAT(spec.argv, ElementsAre("/opt/eb/bin/eb-worker", "--agent=unix:/run/eb/agent.sock",
-                                     "--agent-pid=1234", "--test-id=t-42", "--rank=3",
-                                     "--worker-token=s3cr3t-token"));
+                                     "--agent-pid=1234", "--test-id=t-42", "--rank=3"));
   EXPECT_EQ(spec.log_path, "/run/eb/logs/t-42/rank-3.log");
   assignment_.set_device_index(-1);
   config_.bootstrap_interface.clear();
   config_.bootstrap_address.clear();
-  EXPECT_THAT(
-      BuildWorkerSpec(config_, Worker()).argv,
-      ElementsAre("/opt/eb/bin/eb-worker", "--agent=unix:/run/eb/agent.sock", "--agent-pid=1234",
-                  "--test-id=t-42", "--rank=3", "--worker-token=s3cr3t-token"));
+  EXPECT_THAT(BuildWorkerSpec(config_, Worker()).argv,
+              ElementsAre("/opt/eb/bin/eb-worker", "--agent=unix:/run/eb/agent.sock",
+                          "--agent-pid=1234", "--test-id=t-42", "--rank=3"));
+}
+
+TEST_F(WorkerSpecTest, TheTokenIsInTheEnvironmentNeverInArgv) {
+  // `ps` shows every user the command line; the environment only the
+  // worker's user and root.
+  const common::ProcessSpec spec = BuildWorkerSpec(config_, Worker());
+  EXPECT_EQ(EnvMap(spec.env).at("EB_WORKER_TOKEN"), "s3cr3t-token");
+  for (const std::string& arg : spec.argv) {
+    EXPECT_THAT(arg, Not(::testing::HasSubstr("s3cr3t-token")));
+  }
+  // Still sorted by name.
+  EXPECT_TRUE(std::is_sorted(spec.env.begin(), spec.env.end()));
+  // Nobody else sets it: not the agent's environment, --worker-env or the
+  // test, and the NCCL probe gets none.
+  config_.worker_env = {"EB_WORKER_TOKEN=from-config"};
+  (*launch_.mutable_spec()->mutable_nccl_env())["EB_WORKER_TOKEN"] = "from-test";
+  const auto env = EnvMap(BuildWorkerSpec(config_, Worker({"EB_WORKER_TOKEN=inherited"})).env);
+  EXPECT_EQ(env.at("EB_WORKER_TOKEN"), "s3cr3t-token");
+  EXPECT_FALSE(EnvMap(BuildNcclProbeSpec(config_, {"EB_WORKER_TOKEN=inherited"}).env)
+                   .contains("EB_WORKER_TOKEN"));
 }
 
 TEST_F(WorkerSpecTest, NoBootstrapInterfaceLeavesNcclToChoose) {
@@ -120,6 +139,7 @@ TEST_F(WorkerSpecTest, EnvKeepsTheAllowListAndDropsSecrets) {
   EXPECT_EQ(EnvMap(spec.env), (std::map<std::string, std::string>{
                                   {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"},
                                   {"CUDA_HOME", "/usr/local/cuda"},
+                                  {"EB_WORKER_TOKEN", "s3cr3t-token"},
                                   {"HOME", "/var/lib/eb"},
                                   {"LANG", "C.UTF-8"},
                                   {"LD_LIBRARY_PATH", "/usr/local/cuda/lib64"},
@@ -135,7 +155,8 @@ TEST_F(WorkerSpecTest, EnvKeepsTheAllowListAndDropsSecrets) {
 }
 
 TEST_F(WorkerSpecTest, EmptyAgentEnvGivesOnlyThePciDeviceOrder) {
-  EXPECT_THAT(BuildWorkerSpec(config_, Worker()).env, ElementsAre("CUDA_DEVICE_ORDER=PCI_BUS_ID"));
+  EXPECT_THAT(BuildWorkerSpec(config_, Worker()).env,
+              ElementsAre("CUDA_DEVICE_ORDER=PCI_BUS_ID", "EB_WORKER_TOKEN=s3cr3t-token"));
 }
 
 TEST_F(WorkerSpecTest, DeviceOrderIsAlwaysPciBusId) {
@@ -159,14 +180,16 @@ TEST_F(WorkerSpecTest, WorkerEnvOverridesAndExtendsTheAgentEnv) {
   // Only the first '=' separates; a value starting with '=' survives.
   EXPECT_EQ(env.at("NCCL_TOPO_FILE"), "=/etc/topo.xml");
   EXPECT_EQ(env.at("PATH"), "/usr/bin");
-  EXPECT_EQ(env.size(), 5u);  // and CUDA_DEVICE_ORDER
+  EXPECT_EQ(env.size(), 6u);  // and CUDA_DEVICE_ORDER, EB_WORKER_TOKEN
 }
 
 TEST_F(WorkerSpecTest, MalformedEntriesAreDropped) {
   config_.worker_env = {"NOEQUALS", "=value", "EMPTY="};
   const auto env = EnvMap(BuildWorkerSpec(config_, Worker({"NCCL_BAD", "NCCL_OK=1"})).env);
-  EXPECT_EQ(env, (std::map<std::string, std::string>{
-                     {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}, {"EMPTY", ""}, {"NCCL_OK", "1"}}));
+  EXPECT_EQ(env, (std::map<std::string, std::string>{{"CUDA_DEVICE_ORDER", "PCI_BUS_ID"},
+                                                     {"EB_WORKER_TOKEN", "s3cr3t-token"},
+                                                     {"EMPTY", ""},
+                                                     {"NCCL_OK", "1"}}));
 }
 
 TEST_F(WorkerSpecTest, SocketIfnameDefaultsToExactMatchOfTheInterface) {
@@ -291,8 +314,8 @@ TEST_F(WorkerSpecTest, CudaVisibleDevicesIsNotAddedWhenTheAgentHasNone) {
 TEST_F(WorkerSpecTest, EnvIsSortedByKeyForReproducibleLaunches) {
   config_.worker_env = {"ZZZ=1", "AAA=2"};
   const common::ProcessSpec spec = BuildWorkerSpec(config_, Worker({"TZ=UTC", "HOME=/h"}));
-  EXPECT_THAT(spec.env,
-              ElementsAre("AAA=2", "CUDA_DEVICE_ORDER=PCI_BUS_ID", "HOME=/h", "TZ=UTC", "ZZZ=1"));
+  EXPECT_THAT(spec.env, ElementsAre("AAA=2", "CUDA_DEVICE_ORDER=PCI_BUS_ID",
+                                    "EB_WORKER_TOKEN=s3cr3t-token", "HOME=/h", "TZ=UTC", "ZZZ=1"));
 }
 
 TEST_F(WorkerSpecTest, NcclProbeGetsTheWorkersEnvironmentWithoutATest) {
@@ -303,11 +326,13 @@ TEST_F(WorkerSpecTest, NcclProbeGetsTheWorkersEnvironmentWithoutATest) {
   const common::ProcessSpec probe = BuildNcclProbeSpec(config_, agent_env);
   EXPECT_EQ(probe.executable, "/opt/eb/bin/eb-worker");
   EXPECT_THAT(probe.argv, ElementsAre("/opt/eb/bin/eb-worker", "--print-nccl-version"));
-  // Exactly what a worker gets: --worker-env's library path decides which
-  // libnccl.so.2 is loaded.
+  // Exactly what a worker gets but its token: --worker-env's library path
+  // decides which libnccl.so.2 is loaded.
   EXPECT_EQ(probe.env, BuildWorkerEnv(config_, agent_env));
   EXPECT_EQ(EnvMap(probe.env).at("LD_LIBRARY_PATH"), "/opt/nccl-2.28/lib");
-  EXPECT_EQ(probe.env, BuildWorkerSpec(config_, Worker(agent_env)).env);
+  std::vector<std::string> worker_env = BuildWorkerSpec(config_, Worker(agent_env)).env;
+  std::erase(worker_env, "EB_WORKER_TOKEN=s3cr3t-token");
+  EXPECT_EQ(probe.env, worker_env);
 }
 
 TEST(WorkerLogPathTest, Layout) {

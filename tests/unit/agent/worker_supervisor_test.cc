@@ -82,6 +82,14 @@ class RecordingSink final : public CoordinatorSink {
   std::vector<v1::AgentMessage> messages_;
 };
 
+std::string EnvValue(const common::ProcessSpec& spec, const std::string& name) {
+  const std::string prefix = name + "=";
+  for (const std::string& entry : spec.env) {
+    if (absl::StartsWith(entry, prefix)) return entry.substr(prefix.size());
+  }
+  return "";
+}
+
 std::string ArgValue(const common::ProcessSpec& spec, const std::string& flag) {
   const std::string prefix = absl::StrCat("--", flag, "=");
   for (const std::string& arg : spec.argv) {
@@ -160,10 +168,10 @@ class WorkerSupervisorTest : public ::testing::Test {
     rank3_ = running[1];
   }
 
-  // Token the supervisor put on the command line of `rank`'s spawn.
+  // Token the supervisor put in the environment of `rank`'s spawn.
   std::string TokenOf(int rank) const {
     for (const common::ProcessSpec& spec : launcher_.specs()) {
-      if (ArgValue(spec, "rank") == std::to_string(rank)) return ArgValue(spec, "worker-token");
+      if (ArgValue(spec, "rank") == std::to_string(rank)) return EnvValue(spec, "EB_WORKER_TOKEN");
     }
     ADD_FAILURE() << "no spawn for rank " << rank;
     return "";
@@ -240,16 +248,16 @@ TEST_F(WorkerSupervisorTest, LaunchSpawnsOneWorkerPerRankWithItsSpec) {
     EXPECT_EQ(ArgValue(spec, "test-id"), kTest);
     EXPECT_EQ(ArgValue(spec, "agent-pid"), "4242");
     EXPECT_EQ(ArgValue(spec, "agent"), "unix:/run/eb/agent.sock");
-    // Only the identity and token are on the command line (the rest comes
-    // with the registration reply).
-    EXPECT_EQ(spec.argv.size(), 6u);
+    // Only the identity is on the command line (the rest comes with the
+    // registration reply).
+    EXPECT_EQ(spec.argv.size(), 5u);
     EXPECT_EQ(spec.log_path, LogPath(rank));
     EXPECT_THAT(spec.env, Contains("NCCL_SOCKET_IFNAME==eth0"));
     EXPECT_THAT(spec.env, Contains("NCCL_DEBUG=WARN"));
     EXPECT_THAT(spec.env, Contains("PATH=/usr/bin"));
     EXPECT_THAT(spec.env, Not(Contains("AWS_SECRET=hunter2")));
   }
-  // A fresh token per worker.
+  // A fresh token per worker, in its environment.
   EXPECT_EQ(TokenOf(2), "token-1");
   EXPECT_EQ(TokenOf(3), "token-2");
   // The log directory exists before the workers start writing to it.
