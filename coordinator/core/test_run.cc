@@ -125,12 +125,30 @@ void TestRun::OnWorkerEvent(const std::string& node, const v1::WorkerEvent& even
       Raise(rank, kJoined);
       break;
     case v1::WORKER_EVENT_KIND_SIZE_DONE: {
+      // A rank off the sweep stays off it: one failure says so.
+      if (progress.failed) break;
       if (progress.sizes.size() >= sweep_.size()) {
         AddFailure(
             RankFailure(rank, v1::FAILURE_KIND_INTERNAL, "reported more sizes than the sweep has"));
         break;
       }
       const v1::RankSizeResult& result = event.size_result();
+      const size_t index = progress.sizes.size();
+      const PlannedSize& expected = sweep_[index];
+      if (result.size_bytes() != expected.size_bytes || result.count() != expected.count) {
+        // Never average it into a row with the other ranks' numbers.
+        progress.failed = true;
+        AddFailure(RankFailure(
+            rank, v1::FAILURE_KIND_INTERNAL,
+            absl::StrCat("reported size ", result.size_bytes(), " B (count ", result.count(),
+                         ") where the sweep's size ", index + 1, " of ", sweep_.size(), " is ",
+                         expected.size_bytes, " B (count ", expected.count, ", swept as ",
+                         expected.sweep_bytes,
+                         " B): the worker ran another sweep than the coordinator sent; are the "
+                         "coordinator and the agent and eb-worker on node ",
+                         node, " the same ebnccl version?")));
+        break;
+      }
       progress.wrong_elements +=
           result.out_of_place().wrong_elements() + result.in_place().wrong_elements();
       progress.sizes.push_back(result);
@@ -139,6 +157,7 @@ void TestRun::OnWorkerEvent(const std::string& node, const v1::WorkerEvent& even
       break;
     }
     case v1::WORKER_EVENT_KIND_FINISHED:
+      if (progress.failed) break;
       if (progress.sizes.size() != sweep_.size()) {
         AddFailure(RankFailure(rank, v1::FAILURE_KIND_INTERNAL,
                                absl::StrCat("finished after ", progress.sizes.size(), " of ",

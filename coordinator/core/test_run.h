@@ -70,7 +70,9 @@ class TestRun {
   // Publishes `accepted`, sends LaunchTest to every node, arms deadlines.
   void Start();
   // An event relayed by the agent of `node`. Events for ranks that `node`
-  // does not run are ignored (and logged).
+  // does not run are ignored (and logged). A SIZE_DONE whose size or count
+  // is not that of the rank's next size of the sweep fails the test (the
+  // worker ran another sweep: mixed ebnccl versions) and is not counted.
   void OnWorkerEvent(const std::string& node, const ebnccl::v1::WorkerEvent& event);
   // The agent of `node` reaped every worker of this test.
   void OnWorkersStopped(const std::string& node);

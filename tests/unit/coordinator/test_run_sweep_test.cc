@@ -1,5 +1,6 @@
-// The sweep as the coordinator plans it (PlanSweep) and sends it
-// (LaunchTest.sizes_bytes).
+// The sweep as the coordinator plans it (PlanSweep), sends it (LaunchTest.
+// sizes_bytes) and holds every rank to it: a report off the list fails the
+// test loudly and is never mixed into a row.
 
 #include <string>
 #include <vector>
@@ -13,8 +14,10 @@ namespace eb::coordinator::test {
 namespace {
 
 namespace v1 = ebnccl::v1;
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 using ::testing::SizeIs;
 
 std::vector<int64_t> Field(const std::vector<PlannedSize>& plan, int64_t PlannedSize::*field) {
@@ -55,7 +58,20 @@ TEST(PlanSweepTest, RefusesWhatSweepSizesRefusesNamingTheField) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("data_type")));
 }
 
-class TestRunSweepTest : public TestRunFixture {};
+class TestRunSweepTest : public TestRunFixture {
+ protected:
+  // `rank` reports `size_bytes` and `count` as its next size.
+  void Report(int rank, int64_t size_bytes, int64_t count) {
+    v1::WorkerEvent event = Event(rank, v1::WORKER_EVENT_KIND_SIZE_DONE);
+    *event.mutable_size_result() = RankResult(size_bytes, count, 100);
+    run_->OnWorkerEvent(NodeOf(rank), event);
+  }
+  void StartAndJoin() {
+    CreateAndStart();
+    RegisterAll();
+    JoinAll();
+  }
+};
 
 TEST_F(TestRunSweepTest, EveryNodeIsSentTheOneSweep) {
   CreateAndStart(/*num_nodes=*/3, /*per_node=*/1);
@@ -64,6 +80,61 @@ TEST_F(TestRunSweepTest, EveryNodeIsSentTheOneSweep) {
   for (const auto& [node, launch] : launches) {
     EXPECT_THAT(launch.sizes_bytes(), ElementsAre(1024, 2048, 4096)) << node;
   }
+}
+
+TEST_F(TestRunSweepTest, ASizeOutOfOrderFailsNamingRankNodeAndBothSizes) {
+  StartAndJoin();
+  AllRanksDoSize(0);
+  SizeDone(0, 1);
+  // Rank 3 skips 2 KiB: a worker running its own sweep.
+  Report(3, 4096, 1024);
+
+  EXPECT_EQ(report().state(), v1::TEST_STATE_STOPPING);
+  EXPECT_THAT(host_.StopNodes(), ElementsAre("node-a", "node-b"));
+  ASSERT_EQ(report().failures_size(), 1);
+  const v1::Failure& failure = report().failures(0);
+  EXPECT_EQ(failure.kind(), v1::FAILURE_KIND_INTERNAL);
+  EXPECT_EQ(failure.rank(), 3);
+  EXPECT_EQ(failure.node_name(), "node-b");
+  EXPECT_THAT(failure.message(),
+              AllOf(HasSubstr("reported size 4096 B (count 1024)"),
+                    HasSubstr("where the sweep's size 2 of 3 is 2048 B (count 512"),
+                    HasSubstr("eb-worker on node node-b the same ebnccl version")));
+  // Only the first size, which every rank reported correctly, is a row.
+  EXPECT_THAT(host_.Rows(), SizeIs(1));
+
+  AllNodesStopped();
+  EXPECT_EQ(report().state(), v1::TEST_STATE_FAILED);
+  EXPECT_THAT(report().summary(), HasSubstr("rank 3 (node node-b, slot 1, GPU 1): reported size"));
+  EXPECT_EQ(report().results_size(), 1);
+}
+
+TEST_F(TestRunSweepTest, TheRightSizeWithAnotherCountFailsToo) {
+  // Another layout of the same size (an eb-worker with other nccl-tests
+  // arithmetic) would average different calls into one row.
+  StartAndJoin();
+  Report(1, 1024, 128);
+  ASSERT_EQ(report().failures_size(), 1);
+  EXPECT_EQ(report().failures(0).rank(), 1);
+  EXPECT_EQ(report().failures(0).node_name(), "node-a");
+  EXPECT_THAT(report().failures(0).message(),
+              AllOf(HasSubstr("reported size 1024 B (count 128)"),
+                    HasSubstr("where the sweep's size 1 of 3 is 1024 B (count 256")));
+  for (int r = 0; r < world_size_; ++r) {
+    if (r != 1) SizeDone(r, 0);
+  }
+  EXPECT_THAT(host_.Rows(), IsEmpty());
+}
+
+TEST_F(TestRunSweepTest, ARankOffTheSweepIsReportedOnce) {
+  StartAndJoin();
+  Report(2, 2048, 512);  // first report, second size
+  Report(2, 4096, 1024);
+  Finish(2);
+  EXPECT_EQ(report().failures_size(), 1);
+  AllNodesStopped();
+  EXPECT_EQ(report().state(), v1::TEST_STATE_FAILED);
+  EXPECT_EQ(report().failures_size(), 1);
 }
 
 }  // namespace
