@@ -3,6 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "agent/core/worker_token.h"
 
 namespace eb::agent {
 namespace {
@@ -43,6 +44,9 @@ std::string Reason(absl::string_view name, absl::string_view value) {
            "narrowed CUDA_VISIBLE_DEVICES would remap, and it disables CUDA IPC between the "
            "local ranks (NVIDIA/nccl#129); pick the agent's GPUs with --gpus (agent.gpus)";
   }
+  if (name == kWorkerTokenVariable) {
+    return "the agent gives every worker its own random startup token there";
+  }
   if (name == kDeviceOrder) {
     return "the agent sets CUDA_DEVICE_ORDER=PCI_BUS_ID for every worker, so that CUDA's "
            "device indices are the agent's GPU indices";
@@ -62,7 +66,8 @@ bool Split(const std::string& entry, absl::string_view* name, absl::string_view*
 }  // namespace
 
 bool IsAgentOwnedVariable(absl::string_view name) {
-  return name == kIbHca || name == kSocketIfname || name == kVisibleDevices || name == kDeviceOrder;
+  return name == kIbHca || name == kSocketIfname || name == kVisibleDevices ||
+         name == kDeviceOrder || name == kWorkerTokenVariable;
 }
 
 absl::Status CheckWorkerEnvVariable(absl::string_view name, absl::string_view value) {

@@ -11,7 +11,8 @@
 //                        the host in PCI order, and a narrowed list would
 //                        remap it and disable CUDA IPC between local ranks
 //                        (NVIDIA/nccl#129); --gpus picks GPUs instead;
-//   CUDA_DEVICE_ORDER    always PCI_BUS_ID, for the same index mapping.
+//   CUDA_DEVICE_ORDER    always PCI_BUS_ID, for the same index mapping;
+//   EB_WORKER_TOKEN      each worker's own secret token (worker_token.h).
 // Setting one of them in --worker-env ([worker.env]) is refused at start;
 // the NCCL ones in the agent's own environment too (the operator meant the
 // workers to use them, so dropping them would test something else); the
@@ -26,7 +27,7 @@
 
 namespace eb::agent {
 
-// True for the four names above: never taken from the agent's environment
+// True for the five names above: never taken from the agent's environment
 // or --worker-env.
 bool IsAgentOwnedVariable(absl::string_view name);
 

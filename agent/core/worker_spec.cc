@@ -1,11 +1,13 @@
 #include "agent/core/worker_spec.h"
 
+#include <algorithm>
 #include <map>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "agent/core/env_policy.h"
 #include "agent/core/fabric_config.h"
+#include "agent/core/worker_token.h"
 
 namespace eb::agent {
 namespace {
@@ -81,33 +83,19 @@ common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunc
   const ebnccl::v1::RankAssignment& rank = *worker.assignment;
   common::ProcessSpec spec;
   spec.executable = config.worker_binary;
-  spec.argv = {config.worker_binary,
-               absl::StrCat("--agent=", worker.agent_target),
+  // Only who the worker is; everything else (GPU, deadlines, sweep,
+  // bootstrap settings) comes once, in its registration reply.
+  spec.argv = {config.worker_binary, absl::StrCat("--agent=", worker.agent_target),
                absl::StrCat("--agent-pid=", worker.agent_pid),
-               absl::StrCat("--test-id=", launch.test_id()),
-               absl::StrCat("--rank=", rank.rank()),
-               absl::StrCat("--worker-token=", worker.token),
-               absl::StrCat("--heartbeat-period-ms=",
-                            absl::ToInt64Milliseconds(config.worker_heartbeat_period)),
-               absl::StrCat("--init-timeout-ms=", launch.init_timeout_ms()),
-               absl::StrCat("--op-timeout-ms=", launch.op_timeout_ms())};
-  // The coordinator names the physical GPU (from this agent's inventory),
-  // and its bus id, which the worker checks against CUDA's device.
-  if (rank.device_index() >= 0) {
-    spec.argv.push_back(absl::StrCat("--cuda-device=", rank.device_index()));
-    if (!rank.gpu_pci_bus_id().empty()) {
-      spec.argv.push_back(absl::StrCat("--gpu-bus-id=", rank.gpu_pci_bus_id()));
-    }
-  }
-  if (!config.bootstrap_interface.empty()) {
-    spec.argv.push_back(absl::StrCat("--bootstrap-interface=", config.bootstrap_interface));
-  }
-  if (!config.bootstrap_address.empty()) {
-    spec.argv.push_back(absl::StrCat("--bootstrap-address=", config.bootstrap_address));
-  }
+               absl::StrCat("--test-id=", launch.test_id()), absl::StrCat("--rank=", rank.rank())};
   spec.env = BuildWorkerEnv(config, worker.agent_env,
                             std::map<std::string, std::string>(launch.spec().nccl_env().begin(),
                                                                launch.spec().nccl_env().end()));
+  // The token is a secret: in the environment, which only the worker's
+  // user and root can read, never on the command line, which `ps` shows to
+  // everyone. BuildWorkerEnv never takes it from elsewhere (env_policy.h).
+  const std::string token = absl::StrCat(kWorkerTokenVariable, "=", worker.token);
+  spec.env.insert(std::upper_bound(spec.env.begin(), spec.env.end(), token), token);
   spec.log_path = worker.log_path;
   return spec;
 }

@@ -17,7 +17,8 @@ struct WorkerLaunch {
   // The test's launch command and the rank to start.
   const ebnccl::v1::LaunchTest* launch = nullptr;
   const ebnccl::v1::RankAssignment* assignment = nullptr;
-  // Random token the worker presents when it registers.
+  // Random token the worker presents when it registers (passed in its
+  // environment, worker_token.h).
   std::string token;
   // The agent's pid: the worker exits if its parent is not this process.
   int agent_pid = 0;
@@ -48,11 +49,14 @@ std::vector<std::string> BuildWorkerEnv(const AgentConfig& config,
                                         const std::vector<std::string>& agent_env,
                                         const std::map<std::string, std::string>& test_env = {});
 
-// The worker's argv and environment (BuildWorkerEnv with the test's
-// nccl_env). For NCCL the GPU is chosen by --cuda-device, and --gpu-bus-id
-// names the PCI bus id the worker must find there; CUDA_VISIBLE_DEVICES is
-// never set (it would remap the indices and disable CUDA IPC between local
-// ranks, NVIDIA/nccl#129).
+// The worker's argv and environment. The argv carries only its identity
+// (--agent, --agent-pid, --test-id, --rank); the rest (its GPU and bus id,
+// deadlines, the sweep, the bootstrap interface and address) it gets once,
+// in the registration reply. The environment is BuildWorkerEnv with the
+// test's nccl_env, plus the worker's token (worker_token.h). For NCCL the
+// GPU is the assignment's device_index, selected with cudaSetDevice;
+// CUDA_VISIBLE_DEVICES is never set (it would remap the indices and disable
+// CUDA IPC between local ranks, NVIDIA/nccl#129).
 common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunch& worker);
 
 // `eb-worker --print-nccl-version` with the workers' environment (no test's

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "agent/core/launch_check.h"
 #include "agent/core/worker_spec.h"
 #include "spdlog/spdlog.h"
 
@@ -49,6 +50,22 @@ void WorkerSupervisor::Launch(const v1::LaunchTest& launch) {
     worker.assignment = assignment;
     worker.token = environment_.make_token();
     worker.log_path = WorkerLogPath(config_.run_dir, test_id, assignment.rank());
+  }
+  // What the coordinator sent goes to the workers as is: refuse it whole,
+  // before anything starts, when it is not runnable.
+  if (absl::Status refused = CheckLaunch(launch); !refused.ok()) {
+    if (!test.workers.empty()) {
+      ReportFailure(test_id, test.workers.front(), v1::WORKER_EVENT_KIND_EXITED,
+                    v1::FAILURE_KIND_LAUNCH_FAILED,
+                    absl::StrCat("the agent on node ", config_.node_name,
+                                 " refused the launch, nothing was started: ", refused.ToString(),
+                                 " (are the coordinator and this agent the same ebnccl version?)"));
+    } else {
+      spdlog::error("test={}: refused the launch: {}", test_id, refused.ToString());
+    }
+    test.stopping = true;
+    MaybeFinish(test_id);
+    return;
   }
   spdlog::info("test={} node={}: launching {} workers", test_id, config_.node_name,
                test.workers.size());
@@ -312,10 +329,18 @@ absl::StatusOr<v1::RegisterWorkerReply> WorkerSupervisor::RegisterWorker(
     event.set_kind(v1::WORKER_EVENT_KIND_REGISTERED);
     sink_.SendToCoordinator(out);
   }
+  // Everything the worker needs beyond the identity on its command line
+  // (the assignment names its GPU and that GPU's bus id).
+  const v1::LaunchTest& launch = tests_.at(request.test_id()).launch;
   v1::RegisterWorkerReply reply;
   *reply.mutable_assignment() = worker->assignment;
-  *reply.mutable_spec() = tests_.at(request.test_id()).launch.spec();
+  *reply.mutable_spec() = launch.spec();
   reply.set_heartbeat_period_ms(absl::ToInt64Milliseconds(config_.worker_heartbeat_period));
+  *reply.mutable_sizes_bytes() = launch.sizes_bytes();
+  reply.set_init_timeout_ms(launch.init_timeout_ms());
+  reply.set_op_timeout_ms(launch.op_timeout_ms());
+  reply.set_bootstrap_interface(config_.bootstrap_interface);
+  reply.set_bootstrap_address(config_.bootstrap_address);
   return reply;
 }
 

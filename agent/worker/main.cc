@@ -9,6 +9,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "agent/core/worker_token.h"
 #include "agent/worker/nccl_version.h"
 #include "agent/worker/worker_runtime.h"
 #include "common/config/parse_command_line.h"
@@ -43,11 +44,9 @@ int main(int argc, char** argv) {
   // into an error status, not kill this rank silently.
   signal(SIGPIPE, SIG_IGN);
   eb::worker::WorkerOptions options;
-  int64_t heartbeat_ms = 1000;
-  int64_t init_timeout_ms = 60000;
-  int64_t op_timeout_ms = 60000;
   std::string log_level = "info";
 
+  // Only the worker's identity: the rest comes in the registration reply.
   CLI::App app{"eb-worker: one rank of an ebnccl test (started by eb-agent)"};
   app.set_version_flag("--version", std::string(eb::kVersion));
   app.add_option("--agent", options.agent_target, "WorkerControl target of the agent")->required();
@@ -55,18 +54,6 @@ int main(int argc, char** argv) {
       ->required();
   app.add_option("--test-id", options.test_id, "Test id")->required();
   app.add_option("--rank", options.rank, "Global rank")->required()->check(CLI::NonNegativeNumber);
-  app.add_option("--worker-token", options.token, "Secret token from the agent")->required();
-  app.add_option("--heartbeat-period-ms", heartbeat_ms, "Heartbeat period")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--init-timeout-ms", init_timeout_ms, "Deadline to join the communicator")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--op-timeout-ms", op_timeout_ms, "Deadline of one collective call")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--bootstrap-interface", options.bootstrap_interface, "NIC for bootstrap/Gloo");
-  app.add_option("--bootstrap-address", options.bootstrap_address, "Address to bind for Gloo");
-  app.add_option("--cuda-device", options.cuda_device, "GPU index (NCCL)");
-  app.add_option("--gpu-bus-id", options.gpu_bus_id,
-                 "PCI bus id the agent expects at --cuda-device (checked before NCCL init)");
   bool print_nccl_version = false;
   app.add_flag(kPrintNcclVersion, print_nccl_version,
                "Print the loaded NCCL library's version (or 'none') and exit; alone");
@@ -75,6 +62,18 @@ int main(int argc, char** argv) {
     return *exit_code;
   }
   if (print_nccl_version) return PrintNcclVersion();
+  // The token is a secret: taken from the environment, never argv, and
+  // removed at once so that nothing this process starts inherits it.
+  const char* token = std::getenv(eb::agent::kWorkerTokenVariable);
+  if (token == nullptr || *token == '\0') {
+    std::fprintf(stderr,
+                 "eb-worker: %s is not set: eb-worker is started by eb-agent, which passes "
+                 "each worker its token in the environment\n",
+                 eb::agent::kWorkerTokenVariable);
+    return eb::worker::kExitUsage;
+  }
+  options.token = token;
+  unsetenv(eb::agent::kWorkerTokenVariable);
 
   if (auto status = eb::common::InitLogging({"eb-worker", log_level, ""}); !status.ok()) {
     std::fprintf(stderr, "eb-worker: %s\n", std::string(status.message()).c_str());
@@ -92,15 +91,8 @@ int main(int argc, char** argv) {
     return eb::worker::kExitUsage;
   }
   options.fault = *fault;
-  options.heartbeat_period = absl::Milliseconds(heartbeat_ms);
-  options.init_timeout = absl::Milliseconds(init_timeout_ms);
-  options.op_timeout = absl::Milliseconds(op_timeout_ms);
-  spdlog::info(
-      "eb-worker {} test={} rank={} agent={} init_timeout={}ms op_timeout={}ms "
-      "bootstrap_interface={} bootstrap_address={} cuda_device={} gpu_bus_id={}",
-      eb::kVersion, options.test_id, options.rank, options.agent_target, init_timeout_ms,
-      op_timeout_ms, options.bootstrap_interface, options.bootstrap_address, options.cuda_device,
-      options.gpu_bus_id);
+  spdlog::info("eb-worker {} test={} rank={} agent={}", eb::kVersion, options.test_id, options.rank,
+               options.agent_target);
   const int code = eb::worker::RunWorker(options);
   spdlog::default_logger()->flush();
   return code;

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <thread>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -13,6 +14,7 @@
 #include "common/rpc/channel.h"
 #include "common/spec/proto_enums.h"
 #include "common/transport/benchmark_runner.h"
+#include "common/transport/collective_layout.h"
 #include "common/transport/gloo/gloo_communicator.h"
 #ifdef EB_HAVE_NCCL
 #include "common/transport/nccl/nccl_communicator.h"
@@ -85,7 +87,11 @@ int Fail(AgentLink& link, const absl::Status& status, const std::string& context
   return timeout ? kExitTimeout : kExitCommunication;
 }
 
-absl::StatusOr<transport::BenchmarkOptions> ToBenchmarkOptions(const v1::TestSpec& spec) {
+// The benchmark of the registration reply: the spec's collective and
+// iterations over exactly the coordinator's list of sizes.
+absl::StatusOr<transport::BenchmarkOptions> ToBenchmarkOptions(
+    const v1::RegisterWorkerReply& registration) {
+  const v1::TestSpec& spec = registration.spec();
   transport::BenchmarkOptions options;
   auto collective = spec::ToTransport(spec.collective());
   if (!collective.ok()) return collective.status();
@@ -97,10 +103,8 @@ absl::StatusOr<transport::BenchmarkOptions> ToBenchmarkOptions(const v1::TestSpe
   options.type = *type;
   options.op = *op;
   options.root = spec.root_rank();
-  options.min_bytes = spec.min_bytes();
+  options.sizes.assign(registration.sizes_bytes().begin(), registration.sizes_bytes().end());
   options.max_bytes = spec.max_bytes();
-  options.step_factor = spec.step_factor();
-  options.step_bytes = spec.step_bytes();
   options.iterations = spec.iterations();
   options.warmup_iterations = spec.warmup_iterations();
   options.check_iterations = spec.check_iterations();
@@ -132,19 +136,21 @@ absl::Status WithIbTransportHint(absl::Status status) {
 // The communicator of the test's transport, joined through the relayed
 // rendezvous.
 absl::StatusOr<std::unique_ptr<transport::Communicator>> CreateCommunicator(
-    const WorkerOptions& options, const v1::RankAssignment& assignment, const v1::TestSpec& spec,
-    AgentLink& link) {
+    const WorkerOptions& options, const v1::RegisterWorkerReply& registration, AgentLink& link) {
+  const v1::RankAssignment& assignment = registration.assignment();
+  const v1::TestSpec& spec = registration.spec();
+  const absl::Duration init_timeout = absl::Milliseconds(registration.init_timeout_ms());
+  const absl::Duration op_timeout = absl::Milliseconds(registration.op_timeout_ms());
   if (spec.transport() == v1::TRANSPORT_NCCL) {
 #ifdef EB_HAVE_NCCL
     transport::NcclOptions nccl;
     nccl.rank = assignment.rank();
     nccl.world_size = assignment.world_size();
-    nccl.cuda_device = options.cuda_device >= 0 ? options.cuda_device : assignment.device_index();
-    nccl.gpu_pci_bus_id =
-        !options.gpu_bus_id.empty() ? options.gpu_bus_id : assignment.gpu_pci_bus_id();
+    nccl.cuda_device = assignment.device_index();
+    nccl.gpu_pci_bus_id = assignment.gpu_pci_bus_id();
     nccl.comm_name = options.test_id;
-    nccl.init_timeout = options.init_timeout;
-    nccl.op_timeout = options.op_timeout;
+    nccl.init_timeout = init_timeout;
+    nccl.op_timeout = op_timeout;
     nccl.cuda_graph_launches = spec.cuda_graph_launches();
     absl::StatusOr<std::unique_ptr<transport::Communicator>> comm =
         transport::CreateNcclCommunicator(nccl, link);
@@ -161,19 +167,31 @@ absl::StatusOr<std::unique_ptr<transport::Communicator>> CreateCommunicator(
   transport::GlooOptions gloo;
   gloo.rank = assignment.rank();
   gloo.world_size = assignment.world_size();
-  gloo.interface_name = options.bootstrap_interface;
-  gloo.hostname = options.bootstrap_address;
+  gloo.interface_name = registration.bootstrap_interface();
+  gloo.hostname = registration.bootstrap_address();
   if (gloo.interface_name.empty() && gloo.hostname.empty()) {
     char host[256] = {};
     gethostname(host, sizeof(host) - 1);
     gloo.hostname = host;
   }
-  gloo.connect_timeout = options.init_timeout;
-  gloo.op_timeout = options.op_timeout;
+  gloo.connect_timeout = init_timeout;
+  gloo.op_timeout = op_timeout;
   return transport::CreateGlooCommunicator(gloo, link);
 }
 
 }  // namespace
+
+absl::Status CheckRegistration(const v1::RegisterWorkerReply& reply) {
+  for (const auto& [field, value] :
+       {std::pair<const char*, int64_t>{"heartbeat_period_ms", reply.heartbeat_period_ms()},
+        {"init_timeout_ms", reply.init_timeout_ms()},
+        {"op_timeout_ms", reply.op_timeout_ms()}}) {
+    if (value <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ": must be > 0, got ", value));
+    }
+  }
+  return transport::CheckSweepSizes(reply.sizes_bytes(), reply.spec().max_bytes(), "sizes_bytes");
+}
 
 int RunWorker(const WorkerOptions& options) {
   const bool faulty = options.fault.AppliesTo(options.rank);
@@ -191,10 +209,22 @@ int RunWorker(const WorkerOptions& options) {
   }
   const v1::RankAssignment& assignment = registration->assignment();
   const v1::TestSpec& spec = registration->spec();
-  spdlog::info("test={} rank={}/{} node={} slot={}: registered; {} over {}", options.test_id,
-               assignment.rank(), assignment.world_size(), assignment.node_name(),
-               assignment.local_rank(), spec::DisplayName(spec.collective()),
-               spec::DisplayName(spec.transport()));
+  if (absl::Status usable = CheckRegistration(*registration); !usable.ok()) {
+    return Fail(link,
+                absl::Status(usable.code(), absl::StrCat(usable.message(),
+                                                         " (are this eb-worker and its agent the "
+                                                         "same ebnccl version?)")),
+                "the agent's registration reply");
+  }
+  spdlog::info(
+      "test={} rank={}/{} node={} slot={}: registered; {} over {}, {} sizes, init_timeout={}ms "
+      "op_timeout={}ms bootstrap_interface={} bootstrap_address={} cuda_device={} gpu_bus_id={}",
+      options.test_id, assignment.rank(), assignment.world_size(), assignment.node_name(),
+      assignment.local_rank(), spec::DisplayName(spec.collective()),
+      spec::DisplayName(spec.transport()), registration->sizes_bytes_size(),
+      registration->init_timeout_ms(), registration->op_timeout_ms(),
+      registration->bootstrap_interface(), registration->bootstrap_address(),
+      assignment.device_index(), assignment.gpu_pci_bus_id());
   HeartbeatThread heartbeats(link, absl::Milliseconds(registration->heartbeat_period_ms()));
 
   if (faulty && options.fault.mode == Mode::kHangBeforeJoin) HangForever("hang_before_join");
@@ -203,7 +233,7 @@ int RunWorker(const WorkerOptions& options) {
     return kExitInternal;
   }
 
-  absl::StatusOr<transport::BenchmarkOptions> benchmark = ToBenchmarkOptions(spec);
+  absl::StatusOr<transport::BenchmarkOptions> benchmark = ToBenchmarkOptions(*registration);
   if (!benchmark.ok()) return Fail(link, benchmark.status(), "bad test spec");
   v1::WorkerEvent joining;
   joining.set_kind(v1::WORKER_EVENT_KIND_JOINING);
@@ -212,7 +242,7 @@ int RunWorker(const WorkerOptions& options) {
   }
   const absl::Time init_start = absl::Now();
   absl::StatusOr<std::unique_ptr<transport::Communicator>> communicator =
-      CreateCommunicator(options, assignment, spec, link);
+      CreateCommunicator(options, *registration, link);
   if (!communicator.ok()) return Fail(link, communicator.status(), "joining the communicator");
   spdlog::info("test={} rank={}: joined the {} communicator in {}", options.test_id,
                assignment.rank(), (*communicator)->TransportName(),

@@ -7,8 +7,9 @@
 
 #include <string>
 
-#include "absl/time/time.h"
+#include "absl/status/status.h"
 #include "agent/worker/fault_injection.h"
+#include "ebnccl/v1/worker.pb.h"
 
 namespace eb::worker {
 
@@ -21,22 +22,23 @@ inline constexpr int kExitTimeout = 4;
 // Told to stop by the agent, or lost the agent.
 inline constexpr int kExitStopped = 143;
 
+// Who the worker is: its command line (and its token, from the
+// environment). Everything else (the GPU, deadlines, the sweep, the
+// bootstrap settings) comes once, in the agent's registration reply.
 struct WorkerOptions {
   std::string agent_target;
   int agent_pid = 0;
   std::string test_id;
   int rank = 0;
   std::string token;
-  absl::Duration heartbeat_period = absl::Seconds(1);
-  absl::Duration init_timeout = absl::Seconds(60);
-  absl::Duration op_timeout = absl::Seconds(60);
-  std::string bootstrap_interface;
-  std::string bootstrap_address;
-  int cuda_device = -1;
-  // PCI bus id of the GPU the agent assigned (--gpu-bus-id); "" = unchecked.
-  std::string gpu_bus_id;
   FaultInjection fault;
 };
+
+// OK, or INVALID_ARGUMENT naming the field of a registration reply the
+// worker cannot run with: heartbeat_period_ms, init_timeout_ms or
+// op_timeout_ms not > 0, or sizes_bytes not a sweep (CheckSweepSizes
+// against spec.max_bytes). An older agent sends no sweep and no deadlines.
+absl::Status CheckRegistration(const ebnccl::v1::RegisterWorkerReply& reply);
 
 // Runs the worker to completion and returns its exit code.
 int RunWorker(const WorkerOptions& options);

@@ -23,6 +23,7 @@ absl::Status WithContext(const absl::Status& status, absl::string_view context) 
 }
 
 absl::Status Validate(const BenchmarkOptions& o, int world_size) {
+  EB_RETURN_IF_ERROR(CheckSweepSizes(o.sizes, o.max_bytes, "sizes"));
   if (o.iterations < 1) {
     return absl::InvalidArgumentError(absl::StrCat("iterations: must be >= 1, got ", o.iterations));
   }
@@ -109,9 +110,6 @@ absl::Status BenchmarkRunner::Run(const SizeCallback& on_size) {
   const int rank = comm_.Rank();
   const int world_size = comm_.WorldSize();
   EB_RETURN_IF_ERROR(Validate(options_, world_size));
-  EB_ASSIGN_OR_RETURN(std::vector<int64_t> sizes,
-                      SweepSizes(options_.min_bytes, options_.max_bytes, options_.step_factor,
-                                 options_.step_bytes));
   const size_t element_size = DataTypeSize(options_.type);
 
   // Layouts grow with the size, so max_bytes bounds every call, warm-up
@@ -127,7 +125,7 @@ absl::Status BenchmarkRunner::Run(const SizeCallback& on_size) {
   EB_ASSIGN_OR_RETURN(std::unique_ptr<Buffer> recv, comm_.Allocate(capacity));
 
   if (options_.warmup_iterations > 0) {
-    for (int64_t size : WarmupSizes(options_.min_bytes, options_.max_bytes)) {
+    for (int64_t size : WarmupSizes(options_.sizes.front(), options_.max_bytes)) {
       EB_ASSIGN_OR_RETURN(CollectiveLayout layout,
                           ComputeLayout(options_.collective, size, element_size, world_size));
       const CollectiveCall call = MakeCall(options_, layout, false, rank, *send, *recv, capacity);
@@ -136,7 +134,7 @@ absl::Status BenchmarkRunner::Run(const SizeCallback& on_size) {
     }
   }
 
-  for (int64_t size : sizes) {
+  for (int64_t size : options_.sizes) {
     EB_ASSIGN_OR_RETURN(CollectiveLayout layout,
                         ComputeLayout(options_.collective, size, element_size, world_size));
     SizeMeasurement m;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "common/transport/communicator.h"
@@ -19,11 +20,14 @@ struct BenchmarkOptions {
   DataType type = DataType::kFloat;
   ReduceOp op = ReduceOp::kSum;  // ignored by non-reducing collectives
   int root = 0;                  // used by broadcast and reduce only
-  // The sweep, as nccl-tests -b/-e/-f/-i (see SweepSizes).
-  int64_t min_bytes = 32 << 20;
+  // The sizes to run, in this order, exactly as given: the coordinator
+  // computes the sweep once (SweepSizes) and every rank runs that list
+  // (CheckSweepSizes: 1 to kMaxSweepSizes sizes, non-decreasing, >= 0).
+  std::vector<int64_t> sizes = {32 << 20};
+  // nccl-tests' -e (>= every size): both buffers are sized for it and the
+  // warm-up doubles up to it, as nccl-tests does even when the sweep's last
+  // size is smaller (-e 3M -f 2 ends at 2M).
   int64_t max_bytes = 32 << 20;
-  int64_t step_factor = 1;
-  int64_t step_bytes = 1 << 20;
   int iterations = 20;        // -n: timed calls per measurement (>= 1)
   int warmup_iterations = 1;  // -w: calls per warm-up size (>= 0)
   int check_iterations = 1;   // -c: data checks per measurement (>= 0)
@@ -54,7 +58,7 @@ class BenchmarkRunner {
   BenchmarkRunner(Communicator& comm, const BenchmarkOptions& options);
 
   // Runs the whole sweep on the calling thread (the communicator's thread),
-  // calling `on_size` after each size. Buffers for max_bytes are allocated
+  // calling `on_size` after each size of `sizes`. Buffers for max_bytes are allocated
   // once. Timing covers only the timed batch (no filling or checking). A
   // rank never skips a check iteration on its own: every rank must issue the
   // same calls, or its peers would hang.

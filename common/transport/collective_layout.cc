@@ -102,6 +102,33 @@ absl::StatusOr<std::vector<int64_t>> SweepSizes(int64_t min_bytes, int64_t max_b
   return sizes;
 }
 
+absl::Status CheckSweepSizes(absl::Span<const int64_t> sizes, int64_t max_bytes,
+                             absl::string_view field) {
+  if (sizes.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ": no size to run"));
+  }
+  if (static_cast<int64_t>(sizes.size()) > kMaxSweepSizes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": ", sizes.size(), " sizes; a sweep has at most ", kMaxSweepSizes));
+  }
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ": size #", i, " (", sizes[i], ") is negative"));
+    }
+    if (i > 0 && sizes[i] < sizes[i - 1]) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ": size #", i, " (", sizes[i],
+                                                     ") is smaller than the size before it (",
+                                                     sizes[i - 1], ")"));
+    }
+    if (sizes[i] > max_bytes) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ": size #", i, " (", sizes[i],
+                                                     ") is larger than max_bytes ", max_bytes));
+    }
+  }
+  return absl::OkStatus();
+}
+
 std::vector<int64_t> WarmupSizes(int64_t min_bytes, int64_t max_bytes) {
   std::vector<int64_t> sizes;
   if (min_bytes < 0 || max_bytes < min_bytes) return sizes;

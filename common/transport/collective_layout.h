@@ -10,7 +10,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "common/transport/enums.h"
 
 namespace eb::transport {
@@ -63,6 +66,15 @@ inline constexpr int64_t kMaxSweepSizes = 10000;
 // the sweep would exceed kMaxSweepSizes sizes. Never overflows int64_t.
 absl::StatusOr<std::vector<int64_t>> SweepSizes(int64_t min_bytes, int64_t max_bytes,
                                                 int64_t step_factor, int64_t step_bytes);
+
+// Checks a sweep that comes from elsewhere (the coordinator's
+// LaunchTest.sizes_bytes, as the agent and the worker receive it): 1 to
+// kMaxSweepSizes sizes, each >= 0, non-decreasing, and none above
+// `max_bytes` (the buffers are sized for it). INVALID_ARGUMENT naming
+// `field` otherwise, e.g. "sizes_bytes: size #2 (512) is smaller than the
+// size before it (1024)".
+absl::Status CheckSweepSizes(absl::Span<const int64_t> sizes, int64_t max_bytes,
+                             absl::string_view field);
 
 // The sizes of nccl-tests' warm-up (TimeTest: every size from min to max,
 // doubling). Deviation: a min of 0 is followed by 1 instead of looping

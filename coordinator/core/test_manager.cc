@@ -5,10 +5,10 @@
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "common/transport/collective_layout.h"
 #include "coordinator/core/gpu_sharing.h"
 #include "coordinator/core/rank_assigner.h"
 #include "coordinator/core/spec_validator.h"
+#include "coordinator/core/sweep_plan.h"
 #include "coordinator/core/transport_selection.h"
 #include "spdlog/spdlog.h"
 
@@ -133,9 +133,10 @@ absl::StatusOr<std::string> TestManager::StartTest(const v1::TestSpec& request,
   spec.clear_node_names();
   for (const std::string& name : names) spec.add_node_names(name);
 
-  absl::StatusOr<std::vector<int64_t>> sizes = transport::SweepSizes(
-      spec.min_bytes(), spec.max_bytes(), spec.step_factor(), spec.step_bytes());
-  if (!sizes.ok()) return sizes.status();
+  // The one computation of the sweep the test runs: sent to every agent and
+  // checked against every rank's report.
+  absl::StatusOr<std::vector<PlannedSize>> sweep = PlanSweep(spec, world_size);
+  if (!sweep.ok()) return sweep.status();
 
   std::string test_id = NewTestId();
   // Ids are unique across restarts too: a recorded test is never replaced.
@@ -145,7 +146,7 @@ absl::StatusOr<std::string> TestManager::StartTest(const v1::TestSpec& request,
                                  absl::Milliseconds(spec.init_timeout_ms()),
                                  absl::Milliseconds(spec.step_timeout_ms()), config_.stop_timeout};
   auto run =
-      std::make_unique<TestRun>(test_id, std::move(spec), *std::move(ranks), *std::move(sizes),
+      std::make_unique<TestRun>(test_id, std::move(spec), *std::move(ranks), *std::move(sweep),
                                 std::move(inventories), timeouts, clock_, executor_, *this);
   for (const std::string& name : names) registry_.SetBusy(name, test_id);
   rendezvous_.Open(test_id);

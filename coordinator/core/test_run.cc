@@ -48,10 +48,10 @@ int Priority(v1::FailureKind kind) {
 }  // namespace
 
 TestRun::TestRun(std::string test_id, v1::TestSpec spec, std::vector<v1::RankAssignment> ranks,
-                 std::vector<int64_t> sizes, std::vector<v1::NodeInventory> inventories,
+                 std::vector<PlannedSize> sweep, std::vector<v1::NodeInventory> inventories,
                  TestRunTimeouts timeouts, common::Clock& clock, common::Executor& executor,
                  TestRunHost& host)
-    : sizes_(std::move(sizes)),
+    : sweep_(std::move(sweep)),
       timeouts_(timeouts),
       clock_(clock),
       executor_(executor),
@@ -96,6 +96,8 @@ void TestRun::Start() {
     launch.set_init_timeout_ms(
         absl::ToInt64Milliseconds(timeouts_.launch + timeouts_.init + absl::Seconds(2)));
     launch.set_op_timeout_ms(absl::ToInt64Milliseconds(timeouts_.step + absl::Seconds(2)));
+    // The one list every worker runs: workers never compute a sweep.
+    for (const PlannedSize& size : sweep_) launch.add_sizes_bytes(size.sweep_bytes);
     host_.SendToNode(node, message);
   }
   spdlog::info("test={} launched: {} ranks on nodes {}", id(), progress_.size(),
@@ -125,12 +127,30 @@ void TestRun::OnWorkerEvent(const std::string& node, const v1::WorkerEvent& even
       Raise(rank, kJoined);
       break;
     case v1::WORKER_EVENT_KIND_SIZE_DONE: {
-      if (progress.sizes.size() >= sizes_.size()) {
+      // A rank off the sweep stays off it: one failure says so.
+      if (progress.failed) break;
+      if (progress.sizes.size() >= sweep_.size()) {
         AddFailure(
             RankFailure(rank, v1::FAILURE_KIND_INTERNAL, "reported more sizes than the sweep has"));
         break;
       }
       const v1::RankSizeResult& result = event.size_result();
+      const size_t index = progress.sizes.size();
+      const PlannedSize& expected = sweep_[index];
+      if (result.size_bytes() != expected.size_bytes || result.count() != expected.count) {
+        // Never average it into a row with the other ranks' numbers.
+        progress.failed = true;
+        AddFailure(RankFailure(
+            rank, v1::FAILURE_KIND_INTERNAL,
+            absl::StrCat("reported size ", result.size_bytes(), " B (count ", result.count(),
+                         ") where the sweep's size ", index + 1, " of ", sweep_.size(), " is ",
+                         expected.size_bytes, " B (count ", expected.count, ", swept as ",
+                         expected.sweep_bytes,
+                         " B): the worker ran another sweep than the coordinator sent; are the "
+                         "coordinator and the agent and eb-worker on node ",
+                         node, " the same ebnccl version?")));
+        break;
+      }
       progress.wrong_elements +=
           result.out_of_place().wrong_elements() + result.in_place().wrong_elements();
       progress.sizes.push_back(result);
@@ -139,10 +159,11 @@ void TestRun::OnWorkerEvent(const std::string& node, const v1::WorkerEvent& even
       break;
     }
     case v1::WORKER_EVENT_KIND_FINISHED:
-      if (progress.sizes.size() != sizes_.size()) {
+      if (progress.failed) break;
+      if (progress.sizes.size() != sweep_.size()) {
         AddFailure(RankFailure(rank, v1::FAILURE_KIND_INTERNAL,
                                absl::StrCat("finished after ", progress.sizes.size(), " of ",
-                                            sizes_.size(), " sizes")));
+                                            sweep_.size(), " sizes")));
         break;
       }
       progress.finished = true;
@@ -325,7 +346,7 @@ void TestRun::OnPhaseDeadline() {
       if (progress_[rank].level != min_level) continue;
       const size_t index = static_cast<size_t>(min_level - kJoined);
       const std::string where =
-          index < sizes_.size() ? absl::StrCat("size ", sizes_[index]) : "finishing";
+          index < sweep_.size() ? absl::StrCat("size ", sweep_[index].sweep_bytes) : "finishing";
       failures.push_back(RankFailure(rank, v1::FAILURE_KIND_TIMEOUT,
                                      absl::StrCat("made no progress for ", Seconds(timeouts_.step),
                                                   " (stuck at ", where, ")")));
@@ -348,7 +369,7 @@ void TestRun::OnTotalDeadline() {
 }
 
 void TestRun::EmitReadyRows() {
-  while (rows_emitted_ < sizes_.size()) {
+  while (rows_emitted_ < sweep_.size()) {
     std::vector<const v1::RankSizeResult*> per_rank;
     for (const RankProgress& progress : progress_) {
       if (progress.sizes.size() <= rows_emitted_) return;

@@ -25,6 +25,7 @@
 #include "absl/time/time.h"
 #include "common/exec/executor.h"
 #include "common/time/clock.h"
+#include "coordinator/core/sweep_plan.h"
 #include "ebnccl/v1/agent.pb.h"
 #include "ebnccl/v1/control.pb.h"
 
@@ -55,9 +56,10 @@ struct TestRunTimeouts {
 class TestRun {
  public:
   // `spec` is normalized and its transport resolved; `ranks` in rank order;
-  // `sizes` the sweep. `inventories` in node order, for the report.
+  // `sweep` the test's sweep (PlanSweep), the one list every rank runs and
+  // reports against. `inventories` in node order, for the report.
   TestRun(std::string test_id, ebnccl::v1::TestSpec spec,
-          std::vector<ebnccl::v1::RankAssignment> ranks, std::vector<int64_t> sizes,
+          std::vector<ebnccl::v1::RankAssignment> ranks, std::vector<PlannedSize> sweep,
           std::vector<ebnccl::v1::NodeInventory> inventories, TestRunTimeouts timeouts,
           common::Clock& clock, common::Executor& executor, TestRunHost& host);
   ~TestRun();
@@ -68,7 +70,9 @@ class TestRun {
   // Publishes `accepted`, sends LaunchTest to every node, arms deadlines.
   void Start();
   // An event relayed by the agent of `node`. Events for ranks that `node`
-  // does not run are ignored (and logged).
+  // does not run are ignored (and logged). A SIZE_DONE whose size or count
+  // is not that of the rank's next size of the sweep fails the test (the
+  // worker ran another sweep: mixed ebnccl versions) and is not counted.
   void OnWorkerEvent(const std::string& node, const ebnccl::v1::WorkerEvent& event);
   // The agent of `node` reaped every worker of this test.
   void OnWorkersStopped(const std::string& node);
@@ -99,7 +103,7 @@ class TestRun {
     std::vector<ebnccl::v1::RankSizeResult> sizes;
   };
 
-  int FinishedLevel() const { return kJoined + static_cast<int>(sizes_.size()) + 1; }
+  int FinishedLevel() const { return kJoined + static_cast<int>(sweep_.size()) + 1; }
   void Raise(int rank, int level);
   void UpdatePhase();
   void SetState(ebnccl::v1::TestState state);
@@ -123,7 +127,7 @@ class TestRun {
   std::string DescribeLaggards(const char* what) const;
 
   ebnccl::v1::TestReport report_;
-  std::vector<int64_t> sizes_;
+  const std::vector<PlannedSize> sweep_;
   std::vector<std::string> nodes_;
   TestRunTimeouts timeouts_;
   common::Clock& clock_;

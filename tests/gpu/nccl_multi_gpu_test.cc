@@ -47,9 +47,8 @@ BenchmarkOptions SweepOptions(Collective c, DataType type, ReduceOp op, int worl
   o.type = type;
   o.op = op;
   o.root = world_size - 1;
-  o.min_bytes = 1 << 10;
+  o.sizes = {1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 22};  // -b 1K -e 4M -f 4
   o.max_bytes = 4 << 20;
-  o.step_factor = 4;
   o.iterations = 5;
   o.warmup_iterations = 1;
   o.check_iterations = 2;

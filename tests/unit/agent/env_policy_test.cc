@@ -18,8 +18,8 @@ using ::testing::IsEmpty;
 std::string Message(const absl::Status& status) { return std::string(status.message()); }
 
 TEST(EnvPolicyTest, AgentOwnedNames) {
-  for (const char* name :
-       {"NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"}) {
+  for (const char* name : {"NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "CUDA_VISIBLE_DEVICES",
+                           "CUDA_DEVICE_ORDER", "EB_WORKER_TOKEN"}) {
     EXPECT_TRUE(IsAgentOwnedVariable(name)) << name;
   }
   for (const char* name : {"NCCL_DEBUG", "NCCL_IB_GID_INDEX", "NCCL_IB_HCAX", "nccl_ib_hca",
@@ -32,6 +32,13 @@ TEST(EnvPolicyTest, OtherWorkerVariablesAreFine) {
   EXPECT_TRUE(CheckWorkerEnvVariable("NCCL_DEBUG", "INFO").ok());
   EXPECT_TRUE(CheckWorkerEnvVariable("NCCL_IB_TC", "106").ok());
   EXPECT_TRUE(CheckWorkerEnvVariable("EB_WORKER_FAULT", "crash").ok());
+}
+
+TEST(EnvPolicyTest, TheWorkerTokenCannotBeSetInWorkerEnv) {
+  const absl::Status status = CheckWorkerEnvVariable("EB_WORKER_TOKEN", "guess");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(status), AllOf(HasSubstr("EB_WORKER_TOKEN cannot be set"),
+                                     HasSubstr("own random startup token")));
 }
 
 TEST(EnvPolicyTest, IbHcaInWorkerEnvPointsToTheFlagWithTheSameList) {

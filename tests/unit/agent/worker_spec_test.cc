@@ -4,6 +4,7 @@
 
 #include "agent/core/worker_spec.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -16,10 +17,8 @@ namespace eb::agent {
 namespace {
 
 namespace v1 = ebnccl::v1;
-using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::Not;
-using ::testing::StartsWith;
 
 // Splits "KEY=VALUE" entries into a map; fails the test on a duplicate key.
 std::map<std::string, std::string> EnvMap(const std::vector<std::string>& env) {
@@ -72,54 +71,48 @@ class WorkerSpecTest : public ::testing::Test {
   v1::RankAssignment assignment_;
 };
 
-TEST_F(WorkerSpecTest, ArgvIsExactWithDeviceAndBootstrapFlags) {
+TEST_F(WorkerSpecTest, ArgvCarriesOnlyTheWorkersIdentity) {
+  // GPU, bus id, deadlines and bootstrap settings travel in the
+  // registration reply, however they are configured.
   config_.bootstrap_interface = "eth1";
   config_.bootstrap_address = "10.0.0.5";
-  const common::ProcessSpec spec = BuildWorkerSpec(config_, Worker());
-  EXPECT_EQ(spec.executable, "/opt/eb/bin/eb-worker");
-  EXPECT_THAT(
-      spec.argv,
-      ElementsAre("/opt/eb/bin/eb-worker", "--agent=unix:/run/eb/agent.sock", "--agent-pid=1234",
-                  "--test-id=t-42", "--rank=3", "--worker-token=s3cr3t-token",
-                  "--heartbeat-period-ms=250", "--init-timeout-ms=30000", "--op-timeout-ms=5000",
-                  "--cuda-device=1", "--bootstrap-interface=eth1", "--bootstrap-address=10.0.0.5"));
-  EXPECT_EQ(spec.log_path, "/run/eb/logs/t-42/rank-3.log");
-}
-
-TEST_F(WorkerSpecTest, CpuRankGetsNoCudaDeviceAndNoBootstrapFlagsWhenUnconfigured) {
-  assignment_.set_device_index(-1);
-  const common::ProcessSpec spec = BuildWorkerSpec(config_, Worker());
-  EXPECT_THAT(spec.argv, ElementsAre("/opt/eb/bin/eb-worker", "--agent=unix:/run/eb/agent.sock",
-                                     "--agent-pid=1234", "--test-id=t-42", "--rank=3",
-                                     "--worker-token=s3cr3t-token", "--heartbeat-period-ms=250",
-                                     "--init-timeout-ms=30000", "--op-timeout-ms=5000"));
-}
-
-TEST_F(WorkerSpecTest, TheGpusBusIdGoesWithTheDevice) {
   assignment_.set_gpu_pci_bus_id("0000:9a:00.0");
   const common::ProcessSpec spec = BuildWorkerSpec(config_, Worker());
-  EXPECT_THAT(spec.argv, Contains("--cuda-device=1"));
-  EXPECT_THAT(spec.argv, Contains("--gpu-bus-id=0000:9a:00.0"));
-  // No GPU, no bus id, even if one came along.
+  EXPECT_EQ(spec.executable, "/opt/eb/bin/eb-worker");
+  EXPECT_THAT(spec.argv, ElementsAre("/opt/eb/bin/eb-worker", "--agent=unix:/run/eb/agent.sock",
+                                     "--agent-pid=1234", "--test-id=t-42", "--rank=3"));
+  EXPECT_EQ(spec.log_path, "/run/eb/logs/t-42/rank-3.log");
   assignment_.set_device_index(-1);
-  EXPECT_THAT(BuildWorkerSpec(config_, Worker()).argv, Not(Contains(StartsWith("--gpu-bus-id"))));
+  config_.bootstrap_interface.clear();
+  config_.bootstrap_address.clear();
+  EXPECT_THAT(BuildWorkerSpec(config_, Worker()).argv,
+              ElementsAre("/opt/eb/bin/eb-worker", "--agent=unix:/run/eb/agent.sock",
+                          "--agent-pid=1234", "--test-id=t-42", "--rank=3"));
 }
 
-TEST_F(WorkerSpecTest, NoBusIdFlagWhenTheInventoryHadNone) {
-  EXPECT_THAT(BuildWorkerSpec(config_, Worker()).argv, Not(Contains(StartsWith("--gpu-bus-id"))));
+TEST_F(WorkerSpecTest, TheTokenIsInTheEnvironmentNeverInArgv) {
+  // `ps` shows every user the command line; the environment only the
+  // worker's user and root.
+  const common::ProcessSpec spec = BuildWorkerSpec(config_, Worker());
+  EXPECT_EQ(EnvMap(spec.env).at("EB_WORKER_TOKEN"), "s3cr3t-token");
+  for (const std::string& arg : spec.argv) {
+    EXPECT_THAT(arg, Not(::testing::HasSubstr("s3cr3t-token")));
+  }
+  // Still sorted by name.
+  EXPECT_TRUE(std::is_sorted(spec.env.begin(), spec.env.end()));
+  // Nobody else sets it: not the agent's environment, --worker-env or the
+  // test, and the NCCL probe gets none.
+  config_.worker_env = {"EB_WORKER_TOKEN=from-config"};
+  (*launch_.mutable_spec()->mutable_nccl_env())["EB_WORKER_TOKEN"] = "from-test";
+  const auto env = EnvMap(BuildWorkerSpec(config_, Worker({"EB_WORKER_TOKEN=inherited"})).env);
+  EXPECT_EQ(env.at("EB_WORKER_TOKEN"), "s3cr3t-token");
+  EXPECT_FALSE(EnvMap(BuildNcclProbeSpec(config_, {"EB_WORKER_TOKEN=inherited"}).env)
+                   .contains("EB_WORKER_TOKEN"));
 }
 
-TEST_F(WorkerSpecTest, DeviceZeroIsPassed) {
-  assignment_.set_device_index(0);
-  EXPECT_THAT(BuildWorkerSpec(config_, Worker()).argv, Contains("--cuda-device=0"));
-}
-
-TEST_F(WorkerSpecTest, OnlyOneBootstrapFlagWhenOnlyOneIsConfigured) {
+TEST_F(WorkerSpecTest, NoBootstrapInterfaceLeavesNcclToChoose) {
   config_.bootstrap_address = "192.168.1.7";
   const common::ProcessSpec spec = BuildWorkerSpec(config_, Worker());
-  EXPECT_THAT(spec.argv, Contains("--bootstrap-address=192.168.1.7"));
-  EXPECT_THAT(spec.argv, Not(Contains(StartsWith("--bootstrap-interface"))));
-  // No interface: NCCL keeps choosing its own.
   EXPECT_FALSE(EnvMap(spec.env).contains("NCCL_SOCKET_IFNAME"));
 }
 
@@ -146,6 +139,7 @@ TEST_F(WorkerSpecTest, EnvKeepsTheAllowListAndDropsSecrets) {
   EXPECT_EQ(EnvMap(spec.env), (std::map<std::string, std::string>{
                                   {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"},
                                   {"CUDA_HOME", "/usr/local/cuda"},
+                                  {"EB_WORKER_TOKEN", "s3cr3t-token"},
                                   {"HOME", "/var/lib/eb"},
                                   {"LANG", "C.UTF-8"},
                                   {"LD_LIBRARY_PATH", "/usr/local/cuda/lib64"},
@@ -161,11 +155,12 @@ TEST_F(WorkerSpecTest, EnvKeepsTheAllowListAndDropsSecrets) {
 }
 
 TEST_F(WorkerSpecTest, EmptyAgentEnvGivesOnlyThePciDeviceOrder) {
-  EXPECT_THAT(BuildWorkerSpec(config_, Worker()).env, ElementsAre("CUDA_DEVICE_ORDER=PCI_BUS_ID"));
+  EXPECT_THAT(BuildWorkerSpec(config_, Worker()).env,
+              ElementsAre("CUDA_DEVICE_ORDER=PCI_BUS_ID", "EB_WORKER_TOKEN=s3cr3t-token"));
 }
 
 TEST_F(WorkerSpecTest, DeviceOrderIsAlwaysPciBusId) {
-  // CUDA's default is "fastest first", which would make --cuda-device i
+  // CUDA's default is "fastest first", which would make CUDA device i
   // another GPU than the agent's i-th in PCI order.
   config_.worker_env = {"CUDA_DEVICE_ORDER=FASTEST_FIRST"};
   const auto env =
@@ -185,14 +180,16 @@ TEST_F(WorkerSpecTest, WorkerEnvOverridesAndExtendsTheAgentEnv) {
   // Only the first '=' separates; a value starting with '=' survives.
   EXPECT_EQ(env.at("NCCL_TOPO_FILE"), "=/etc/topo.xml");
   EXPECT_EQ(env.at("PATH"), "/usr/bin");
-  EXPECT_EQ(env.size(), 5u);  // and CUDA_DEVICE_ORDER
+  EXPECT_EQ(env.size(), 6u);  // and CUDA_DEVICE_ORDER, EB_WORKER_TOKEN
 }
 
 TEST_F(WorkerSpecTest, MalformedEntriesAreDropped) {
   config_.worker_env = {"NOEQUALS", "=value", "EMPTY="};
   const auto env = EnvMap(BuildWorkerSpec(config_, Worker({"NCCL_BAD", "NCCL_OK=1"})).env);
-  EXPECT_EQ(env, (std::map<std::string, std::string>{
-                     {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}, {"EMPTY", ""}, {"NCCL_OK", "1"}}));
+  EXPECT_EQ(env, (std::map<std::string, std::string>{{"CUDA_DEVICE_ORDER", "PCI_BUS_ID"},
+                                                     {"EB_WORKER_TOKEN", "s3cr3t-token"},
+                                                     {"EMPTY", ""},
+                                                     {"NCCL_OK", "1"}}));
 }
 
 TEST_F(WorkerSpecTest, SocketIfnameDefaultsToExactMatchOfTheInterface) {
@@ -291,14 +288,13 @@ TEST_F(WorkerSpecTest, PrecedenceAgentEnvThenFabricThenWorkerEnvThenTestEnv) {
 }
 
 TEST_F(WorkerSpecTest, InheritedCudaVisibleDevicesIsNotPassedOn) {
-  // It would remap --cuda-device (the agent's index is the host's PCI
+  // It would remap the device index (the agent's index is the host's PCI
   // order) and, narrowed, disable CUDA IPC (NVIDIA/nccl#129).
   config_.bootstrap_interface = "eth1";
   assignment_.set_device_index(2);
   const common::ProcessSpec spec =
       BuildWorkerSpec(config_, Worker({"CUDA_VISIBLE_DEVICES=3,2,1,0"}));
   EXPECT_FALSE(EnvMap(spec.env).contains("CUDA_VISIBLE_DEVICES"));
-  EXPECT_THAT(spec.argv, Contains("--cuda-device=2"));
 }
 
 TEST_F(WorkerSpecTest, TestEnvCannotSetAgentOwnedVariables) {
@@ -318,8 +314,8 @@ TEST_F(WorkerSpecTest, CudaVisibleDevicesIsNotAddedWhenTheAgentHasNone) {
 TEST_F(WorkerSpecTest, EnvIsSortedByKeyForReproducibleLaunches) {
   config_.worker_env = {"ZZZ=1", "AAA=2"};
   const common::ProcessSpec spec = BuildWorkerSpec(config_, Worker({"TZ=UTC", "HOME=/h"}));
-  EXPECT_THAT(spec.env,
-              ElementsAre("AAA=2", "CUDA_DEVICE_ORDER=PCI_BUS_ID", "HOME=/h", "TZ=UTC", "ZZZ=1"));
+  EXPECT_THAT(spec.env, ElementsAre("AAA=2", "CUDA_DEVICE_ORDER=PCI_BUS_ID",
+                                    "EB_WORKER_TOKEN=s3cr3t-token", "HOME=/h", "TZ=UTC", "ZZZ=1"));
 }
 
 TEST_F(WorkerSpecTest, NcclProbeGetsTheWorkersEnvironmentWithoutATest) {
@@ -330,11 +326,13 @@ TEST_F(WorkerSpecTest, NcclProbeGetsTheWorkersEnvironmentWithoutATest) {
   const common::ProcessSpec probe = BuildNcclProbeSpec(config_, agent_env);
   EXPECT_EQ(probe.executable, "/opt/eb/bin/eb-worker");
   EXPECT_THAT(probe.argv, ElementsAre("/opt/eb/bin/eb-worker", "--print-nccl-version"));
-  // Exactly what a worker gets: --worker-env's library path decides which
-  // libnccl.so.2 is loaded.
+  // Exactly what a worker gets but its token: --worker-env's library path
+  // decides which libnccl.so.2 is loaded.
   EXPECT_EQ(probe.env, BuildWorkerEnv(config_, agent_env));
   EXPECT_EQ(EnvMap(probe.env).at("LD_LIBRARY_PATH"), "/opt/nccl-2.28/lib");
-  EXPECT_EQ(probe.env, BuildWorkerSpec(config_, Worker(agent_env)).env);
+  std::vector<std::string> worker_env = BuildWorkerSpec(config_, Worker(agent_env)).env;
+  std::erase(worker_env, "EB_WORKER_TOKEN=s3cr3t-token");
+  EXPECT_EQ(probe.env, worker_env);
 }
 
 TEST(WorkerLogPathTest, Layout) {

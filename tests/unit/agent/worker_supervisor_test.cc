@@ -32,6 +32,7 @@ namespace v1 = ebnccl::v1;
 using ::eb::testing::FakeClock;
 using ::eb::testing::FakeProcessLauncher;
 using ::eb::testing::ManualExecutor;
+using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -81,6 +82,14 @@ class RecordingSink final : public CoordinatorSink {
  private:
   std::vector<v1::AgentMessage> messages_;
 };
+
+std::string EnvValue(const common::ProcessSpec& spec, const std::string& name) {
+  const std::string prefix = name + "=";
+  for (const std::string& entry : spec.env) {
+    if (absl::StartsWith(entry, prefix)) return entry.substr(prefix.size());
+  }
+  return "";
+}
 
 std::string ArgValue(const common::ProcessSpec& spec, const std::string& flag) {
   const std::string prefix = absl::StrCat("--", flag, "=");
@@ -133,6 +142,7 @@ class WorkerSupervisorTest : public ::testing::Test {
     launch.mutable_spec()->set_collective(v1::COLLECTIVE_ALL_REDUCE);
     launch.mutable_spec()->set_min_bytes(1024);
     launch.mutable_spec()->set_max_bytes(1 << 20);
+    for (int64_t size = 1024; size <= (1 << 20); size *= 4) launch.add_sizes_bytes(size);
     launch.set_register_timeout_ms(absl::ToInt64Milliseconds(kRegisterTimeout));
     launch.set_init_timeout_ms(30'000);
     launch.set_op_timeout_ms(5'000);
@@ -160,10 +170,10 @@ class WorkerSupervisorTest : public ::testing::Test {
     rank3_ = running[1];
   }
 
-  // Token the supervisor put on the command line of `rank`'s spawn.
+  // Token the supervisor put in the environment of `rank`'s spawn.
   std::string TokenOf(int rank) const {
     for (const common::ProcessSpec& spec : launcher_.specs()) {
-      if (ArgValue(spec, "rank") == std::to_string(rank)) return ArgValue(spec, "worker-token");
+      if (ArgValue(spec, "rank") == std::to_string(rank)) return EnvValue(spec, "EB_WORKER_TOKEN");
     }
     ADD_FAILURE() << "no spawn for rank " << rank;
     return "";
@@ -240,20 +250,18 @@ TEST_F(WorkerSupervisorTest, LaunchSpawnsOneWorkerPerRankWithItsSpec) {
     EXPECT_EQ(spec.argv[0], "/opt/eb/bin/eb-worker");
     EXPECT_EQ(ArgValue(spec, "rank"), std::to_string(rank));
     EXPECT_EQ(ArgValue(spec, "test-id"), kTest);
-    EXPECT_EQ(ArgValue(spec, "cuda-device"), std::to_string(i));
     EXPECT_EQ(ArgValue(spec, "agent-pid"), "4242");
     EXPECT_EQ(ArgValue(spec, "agent"), "unix:/run/eb/agent.sock");
-    EXPECT_EQ(ArgValue(spec, "heartbeat-period-ms"), "1000");
-    EXPECT_EQ(ArgValue(spec, "init-timeout-ms"), "30000");
-    EXPECT_EQ(ArgValue(spec, "op-timeout-ms"), "5000");
-    EXPECT_EQ(ArgValue(spec, "bootstrap-interface"), "eth0");
+    // Only the identity is on the command line (the rest comes with the
+    // registration reply).
+    EXPECT_EQ(spec.argv.size(), 5u);
     EXPECT_EQ(spec.log_path, LogPath(rank));
     EXPECT_THAT(spec.env, Contains("NCCL_SOCKET_IFNAME==eth0"));
     EXPECT_THAT(spec.env, Contains("NCCL_DEBUG=WARN"));
     EXPECT_THAT(spec.env, Contains("PATH=/usr/bin"));
     EXPECT_THAT(spec.env, Not(Contains("AWS_SECRET=hunter2")));
   }
-  // A fresh token per worker.
+  // A fresh token per worker, in its environment.
   EXPECT_EQ(TokenOf(2), "token-1");
   EXPECT_EQ(TokenOf(3), "token-2");
   // The log directory exists before the workers start writing to it.
@@ -292,7 +300,16 @@ TEST_F(WorkerSupervisorTest, RegisterWithTheRightTokenReportsRegisteredAndReplie
   EXPECT_EQ(reply->assignment().rank(), 3);
   EXPECT_EQ(reply->assignment().local_rank(), 1);
   EXPECT_EQ(reply->spec().SerializeAsString(), launch.spec().SerializeAsString());
+  // Everything the worker needs beyond its identity: its GPU (the
+  // assignment's device_index), the coordinator's sweep, its deadlines and
+  // the node's bootstrap settings.
+  EXPECT_EQ(reply->assignment().device_index(), 1);
   EXPECT_EQ(reply->heartbeat_period_ms(), 1000);
+  EXPECT_THAT(reply->sizes_bytes(), ElementsAre(1024, 4096, 16384, 65536, 262144, 1048576));
+  EXPECT_EQ(reply->init_timeout_ms(), 30'000);
+  EXPECT_EQ(reply->op_timeout_ms(), 5'000);
+  EXPECT_EQ(reply->bootstrap_interface(), "eth0");
+  EXPECT_EQ(reply->bootstrap_address(), "");
 
   const auto events = sink_.Events();
   ASSERT_EQ(events.size(), 1u);
@@ -692,9 +709,8 @@ TEST_F(WorkerSupervisorTest, CpuRanksMayShareDeviceMinusOne) {
   executor_.RunUntilIdle();
   EXPECT_EQ(launcher_.Running().size(), 2u);
   EXPECT_THAT(sink_.Failures(), IsEmpty());
-  for (const common::ProcessSpec& spec : launcher_.specs()) {
-    EXPECT_EQ(ArgValue(spec, "cuda-device"), "");
-  }
+  ASSERT_TRUE(Register(2).ok());
+  EXPECT_EQ(Register(2)->assignment().device_index(), -1);
 }
 
 TEST_F(WorkerSupervisorTest, SpawnFailureReportsLaunchFailedAndStopsTheOthers) {
@@ -759,6 +775,63 @@ TEST_F(WorkerSupervisorTest, UncreatableLogDirectoryFailsEveryRankWithoutSpawnin
   }
   EXPECT_THAT(sink_.Stopped(), ElementsAre(kTest));
   EXPECT_EQ(executor_.pending_timers(), 0u);
+}
+
+TEST_F(WorkerSupervisorTest, TheGpusBusIdAndTheBootstrapAddressGoInTheReply) {
+  config_.bootstrap_interface.clear();
+  config_.bootstrap_address = "10.0.0.5";
+  MakeSupervisor();
+  v1::LaunchTest launch = MakeLaunch(kTest, {0, 3});
+  launch.mutable_ranks(1)->set_gpu_pci_bus_id("0000:9a:00.0");
+  supervisor_->Launch(launch);
+  executor_.RunUntilIdle();
+  auto reply = Register(3);
+  ASSERT_TRUE(reply.ok()) << reply.status();
+  EXPECT_EQ(reply->assignment().device_index(), 3);
+  EXPECT_EQ(reply->assignment().gpu_pci_bus_id(), "0000:9a:00.0");
+  EXPECT_EQ(reply->bootstrap_interface(), "");
+  EXPECT_EQ(reply->bootstrap_address(), "10.0.0.5");
+}
+
+// A launch the agent cannot run as sent (a coordinator of another version,
+// or a bug) is refused whole: one failure naming the field, nothing
+// spawned, no timer, WorkersStopped at once.
+TEST_F(WorkerSupervisorTest, ABadSweepIsRefusedBeforeAnythingStarts) {
+  auto refuse = [&](const v1::LaunchTest& launch, const std::string& why) {
+    SCOPED_TRACE(why);
+    sink_.Clear();
+    supervisor_->Launch(launch);
+    executor_.RunUntilIdle();
+    EXPECT_THAT(launcher_.specs(), IsEmpty());
+    const auto failures = sink_.Failures();
+    ASSERT_EQ(failures.size(), 1u);
+    EXPECT_EQ(failures[0].kind(), v1::WORKER_EVENT_KIND_EXITED);
+    EXPECT_EQ(failures[0].rank(), 2);
+    EXPECT_EQ(failures[0].failure().kind(), v1::FAILURE_KIND_LAUNCH_FAILED);
+    EXPECT_EQ(failures[0].failure().node_name(), "node-a");
+    EXPECT_THAT(failures[0].failure().message(),
+                AllOf(HasSubstr("refused the launch, nothing was started"),
+                      HasSubstr("INVALID_ARGUMENT: sizes_bytes: "), HasSubstr(why),
+                      HasSubstr("same ebnccl version")));
+    EXPECT_THAT(sink_.Stopped(), ElementsAre(kTest));
+    EXPECT_THAT(supervisor_->RunningTests(), IsEmpty());
+    EXPECT_EQ(executor_.pending_timers(), 0u);
+  };
+  v1::LaunchTest launch = MakeLaunch(kTest, {0, 1});
+  launch.clear_sizes_bytes();  // an older coordinator
+  refuse(launch, "no size to run");
+  launch = MakeLaunch(kTest, {0, 1});
+  for (int i = 0; i < 10'000; ++i) launch.add_sizes_bytes(1 << 20);
+  refuse(launch, "10006 sizes; a sweep has at most 10000");
+  launch = MakeLaunch(kTest, {0, 1});
+  launch.set_sizes_bytes(0, -1024);
+  refuse(launch, "size #0 (-1024) is negative");
+  launch = MakeLaunch(kTest, {0, 1});
+  launch.set_sizes_bytes(2, 2048);
+  refuse(launch, "size #2 (2048) is smaller than the size before it (4096)");
+  launch = MakeLaunch(kTest, {0, 1});
+  launch.mutable_spec()->set_max_bytes(65536);
+  refuse(launch, "size #4 (262144) is larger than max_bytes 65536");
 }
 
 // --- Events from the worker ---------------------------------------------------

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "coordinator/core/sweep_plan.h"
 #include "coordinator/core/test_run.h"
 #include "ebnccl/v1/agent.pb.h"
 #include "ebnccl/v1/control.pb.h"
@@ -127,14 +128,15 @@ class TestRunFixture : public ::testing::Test {
         rank.set_device_index(l);
       }
     }
+    // The sweep as the TestManager plans it.
+    absl::StatusOr<std::vector<PlannedSize>> sweep = PlanSweep(spec, world);
+    ASSERT_TRUE(sweep.ok()) << sweep.status();
     sizes_.clear();
-    for (int64_t size = spec.min_bytes(); size <= spec.max_bytes(); size *= spec.step_factor()) {
-      sizes_.push_back(size);
-    }
+    for (const PlannedSize& size : *sweep) sizes_.push_back(size.sweep_bytes);
     world_size_ = world;
     rank_nodes_.clear();
     for (const auto& rank : ranks) rank_nodes_.push_back(rank.node_name());
-    run_ = std::make_unique<TestRun>(kTestId, std::move(spec), std::move(ranks), sizes_,
+    run_ = std::make_unique<TestRun>(kTestId, std::move(spec), std::move(ranks), *std::move(sweep),
                                      std::move(inventories), timeouts, clock_, executor_, host_);
   }
 
@@ -142,7 +144,7 @@ class TestRunFixture : public ::testing::Test {
                       ebnccl::v1::TestSpec spec = DefaultSpec(),
                       TestRunTimeouts timeouts = DefaultTimeouts()) {
     Create(num_nodes, per_node, std::move(spec), timeouts);
-    run_->Start();
+    if (run_ != nullptr) run_->Start();
   }
 
   const std::string& NodeOf(int rank) const { return rank_nodes_.at(rank); }

@@ -66,6 +66,8 @@ class AgentMetricsTest : public ::testing::Test {
     v1::LaunchTest launch;
     launch.set_test_id(test_id);
     launch.mutable_spec()->set_collective(v1::COLLECTIVE_ALL_REDUCE);
+    launch.mutable_spec()->set_max_bytes(1024);
+    launch.add_sizes_bytes(1024);  // the coordinator's sweep, which the agent checks
     launch.set_register_timeout_ms(absl::ToInt64Milliseconds(kRegisterTimeout));
     launch.set_init_timeout_ms(30'000);
     launch.set_op_timeout_ms(5'000);

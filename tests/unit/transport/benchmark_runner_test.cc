@@ -26,9 +26,8 @@ BenchmarkOptions SmallSweep() {
   BenchmarkOptions o;
   o.collective = Collective::kAllReduce;
   o.type = DataType::kFloat;
-  o.min_bytes = 64;
+  o.sizes = {64, 128, 256};
   o.max_bytes = 256;
-  o.step_factor = 2;
   o.iterations = 4;
   o.warmup_iterations = 2;
   o.check_iterations = 3;
@@ -96,7 +95,8 @@ TEST(BenchmarkRunnerTest, InPlacePointersAreNcclTests) {
   FakeCommunicator comm(2, 4);
   BenchmarkOptions o = SmallSweep();
   o.collective = Collective::kAllGather;
-  o.min_bytes = o.max_bytes = 1024;
+  o.sizes = {1024};
+  o.max_bytes = 1024;
   o.warmup_iterations = 0;
   o.check_iterations = 0;
   BenchmarkRunner runner(comm, o);
@@ -203,11 +203,56 @@ TEST(BenchmarkRunnerTest, RejectsBadOptions) {
   o.collective = Collective::kReduce;
   o.root = 2;
   EXPECT_THAT(std::string(run(o).message()), HasSubstr("root"));
+  // The list comes from another process: checked before anything runs.
   o = SmallSweep();
-  o.step_factor = 1;
-  o.step_bytes = 0;
-  EXPECT_THAT(std::string(run(o).message()), HasSubstr("step_bytes"));
+  o.sizes = {};
+  EXPECT_THAT(std::string(run(o).message()), HasSubstr("sizes: no size"));
+  o = SmallSweep();
+  o.sizes = {64, -8};
+  EXPECT_THAT(std::string(run(o).message()), HasSubstr("sizes: size #1 (-8) is negative"));
+  o = SmallSweep();
+  o.sizes = {128, 64};
+  EXPECT_THAT(std::string(run(o).message()), HasSubstr("sizes: size #1 (64) is smaller"));
+  o = SmallSweep();
+  o.sizes = {64, 512};
+  EXPECT_THAT(std::string(run(o).message()), HasSubstr("larger than max_bytes 256"));
+  o = SmallSweep();
+  o.sizes = std::vector<int64_t>(kMaxSweepSizes + 1, 64);
+  EXPECT_EQ(run(o).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(comm.events().empty());
+}
+
+// The runner computes no sweep: it runs the list it is given, in order,
+// repeats included, with buffers and warm-up for max_bytes (nccl-tests' -e)
+// even where the list ends below it.
+TEST(BenchmarkRunnerTest, RunsExactlyTheGivenList) {
+  FakeCommunicator comm(0, 1);
+  BenchmarkOptions o = SmallSweep();
+  o.sizes = {0, 96, 96, 200};
+  o.max_bytes = 512;
+  o.warmup_iterations = 1;
+  o.check_iterations = 0;
+  std::vector<int64_t> printed;
+  ASSERT_TRUE(BenchmarkRunner(comm, o)
+                  .Run([&](const SizeMeasurement& m) {
+                    printed.push_back(m.size_bytes);
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  EXPECT_THAT(printed, ElementsAre(0, 96, 96, 200));
+  EXPECT_THAT(comm.allocations(), ElementsAre(512u, 512u));
+  // Warm-up calls come before the first fill of the sweep.
+  std::vector<size_t> warmup_counts, timed_counts;
+  bool sweeping = false;
+  for (const auto& e : comm.events()) {
+    sweeping |= e.kind == "fill";
+    if (e.kind == "run" && !sweeping) warmup_counts.push_back(e.call.count);
+    if (e.kind == "timed") timed_counts.push_back(e.call.count);
+  }
+  // Out of place and in place, per size of the list.
+  EXPECT_THAT(timed_counts, ElementsAre(0, 0, 24, 24, 24, 24, 50, 50));
+  // From the first size (0, then 1) doubling up to max_bytes: 0..512 bytes.
+  EXPECT_THAT(warmup_counts, ElementsAre(0, 0, 0, 1, 2, 4, 8, 16, 32, 64, 128));
 }
 
 // The runner over real Gloo ranks: sizes and counts as nccl-tests prints
@@ -218,9 +263,8 @@ void RunOverGloo(int world_size, Collective collective, DataType type, ReduceOp 
   o.type = type;
   o.op = op;
   o.root = world_size - 1;
-  o.min_bytes = 256;
+  o.sizes = {256, 1024, 4096, 16384};
   o.max_bytes = 16384;
-  o.step_factor = 4;
   o.iterations = 3;
   o.warmup_iterations = 1;
   o.check_iterations = 2;

@@ -150,6 +150,31 @@ TEST(SweepSizesTest, RejectsEndlessAndInvalidSweeps) {
   EXPECT_THAT(std::string(SweepSizes(1, 8, 1, -4).status().message()), HasSubstr("step_bytes"));
 }
 
+// A list received from another process (LaunchTest.sizes_bytes).
+TEST(CheckSweepSizesTest, AcceptsWhatSweepSizesMakes) {
+  EXPECT_TRUE(CheckSweepSizes(*SweepSizes(8, 64 * kMiB, 2, 0), 64 * kMiB, "sizes_bytes").ok());
+  EXPECT_TRUE(CheckSweepSizes(*SweepSizes(0, 2, 1, 1), 2, "sizes_bytes").ok());
+  const std::vector<int64_t> most(kMaxSweepSizes, 7);
+  EXPECT_TRUE(CheckSweepSizes(most, 7, "sizes_bytes").ok());
+  // Repeats are allowed (non-decreasing), and the last may stay below max.
+  EXPECT_TRUE(CheckSweepSizes({0, 4, 4, 9}, 16, "sizes_bytes").ok());
+}
+
+TEST(CheckSweepSizesTest, RefusesNamingTheField) {
+  auto message = [](std::vector<int64_t> sizes, int64_t max_bytes) {
+    const absl::Status status = CheckSweepSizes(sizes, max_bytes, "sizes_bytes");
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    return std::string(status.message());
+  };
+  EXPECT_EQ(message({}, 64), "sizes_bytes: no size to run");
+  EXPECT_EQ(message(std::vector<int64_t>(kMaxSweepSizes + 1, 8), 64),
+            "sizes_bytes: 10001 sizes; a sweep has at most 10000");
+  EXPECT_EQ(message({8, -1, 16}, 64), "sizes_bytes: size #1 (-1) is negative");
+  EXPECT_EQ(message({8, 32, 16}, 64),
+            "sizes_bytes: size #2 (16) is smaller than the size before it (32)");
+  EXPECT_EQ(message({8, 128}, 64), "sizes_bytes: size #1 (128) is larger than max_bytes 64");
+}
+
 TEST(WarmupSizesTest, DoublesFromMinToMax) {
   EXPECT_THAT(WarmupSizes(8, 64), ElementsAre(8, 16, 32, 64));
   EXPECT_THAT(WarmupSizes(3, 10), ElementsAre(3, 6));
