@@ -5,8 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
-#include "coordinator/history/in_memory_test_history.h"
-#include "coordinator/history/sqlite_test_history.h"
+#include "coordinator/history/in_memory_history.h"
+#include "coordinator/history/sqlite_history.h"
 #include "spdlog/spdlog.h"
 
 namespace eb::coordinator {

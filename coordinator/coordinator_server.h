@@ -14,13 +14,13 @@
 #include "common/systemd/systemd_notifier.h"
 #include "common/systemd/watchdog_pinger.h"
 #include "coordinator/config.h"
+#include "coordinator/core/collective_test_manager.h"
 #include "coordinator/core/log_requests.h"
 #include "coordinator/core/node_registry.h"
 #include "coordinator/core/rendezvous_kv.h"
-#include "coordinator/core/test_manager.h"
 #include "coordinator/grpc/agent_service.h"
 #include "coordinator/grpc/control_service.h"
-#include "coordinator/history/test_history.h"
+#include "coordinator/history/history_store.h"
 #include "coordinator/metrics/coordinator_metrics.h"
 
 namespace eb::coordinator {

@@ -9,10 +9,10 @@
 
 #include "common/exec/executor.h"
 #include "coordinator/config.h"
+#include "coordinator/core/collective_test_manager.h"
 #include "coordinator/core/log_requests.h"
 #include "coordinator/core/node_registry.h"
 #include "coordinator/core/rendezvous_kv.h"
-#include "coordinator/core/test_manager.h"
 #include "ebnccl/v1/agent.grpc.pb.h"
 
 namespace eb::coordinator {

@@ -89,6 +89,13 @@ for rule in "${RULES[@]}"; do
     }')
 done
 
+# Nouns (docs/DESIGN.md): a production file is never named like a test
+# (test_*, *_test.*), so that tools and readers do not take it for one.
+while IFS= read -r file; do
+  echo "$file: a production file named like a test (test_* or *_test): rename it (docs/DESIGN.md, \"Nouns\")" >&2
+  violations=$((violations + 1))
+done < <(find agent common coordinator proto -type f \( -name 'test_*' -o -name '*_test.*' \) | sort)
+
 if ((violations)); then
   echo "layering_check: $violations violation(s)" >&2
   exit 1

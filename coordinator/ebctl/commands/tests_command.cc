@@ -5,7 +5,7 @@
 #include "common/rpc/channel.h"
 #include "coordinator/ebctl/exit_codes.h"
 #include "coordinator/ebctl/output/report_json.h"
-#include "coordinator/ebctl/output/test_list_table.h"
+#include "coordinator/ebctl/output/tests_table.h"
 
 namespace eb::ebctl {
 namespace v1 = ebnccl::v1;

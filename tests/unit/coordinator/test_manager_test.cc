@@ -1,4 +1,4 @@
-#include "coordinator/core/test_manager.h"
+#include "coordinator/core/collective_test_manager.h"
 
 #include <map>
 #include <memory>
@@ -11,7 +11,7 @@
 #include "coordinator/config.h"
 #include "coordinator/core/node_registry.h"
 #include "coordinator/core/rendezvous_kv.h"
-#include "coordinator/history/in_memory_test_history.h"
+#include "coordinator/history/in_memory_history.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/fake_agent_channel.h"

@@ -1,7 +1,7 @@
 // SqliteTestHistory's file: survival across close and reopen, the layout
 // others may query, errors that name the path, and large reports.
 
-#include "coordinator/history/sqlite_test_history.h"
+#include "coordinator/history/sqlite_history.h"
 
 #include <sqlite3.h>
 

@@ -1,7 +1,7 @@
 // The TestHistory contract, run against both implementations: the in-memory
 // one and SQLite in a temporary file.
 
-#include "coordinator/history/test_history.h"
+#include "coordinator/history/history_store.h"
 
 #include <functional>
 #include <memory>
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "coordinator/history/in_memory_test_history.h"
-#include "coordinator/history/sqlite_test_history.h"
+#include "coordinator/history/in_memory_history.h"
+#include "coordinator/history/sqlite_history.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"

@@ -14,10 +14,10 @@
 
 #include "absl/time/time.h"
 #include "coordinator/config.h"
+#include "coordinator/core/collective_test_manager.h"
 #include "coordinator/core/node_registry.h"
 #include "coordinator/core/rendezvous_kv.h"
-#include "coordinator/core/test_manager.h"
-#include "coordinator/history/in_memory_test_history.h"
+#include "coordinator/history/in_memory_history.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/fake_agent_channel.h"

@@ -1,4 +1,4 @@
-#include "coordinator/core/test_manager.h"
+#include "coordinator/core/collective_test_manager.h"
 
 #include <set>
 

@@ -1,4 +1,4 @@
-#include "coordinator/ebctl/output/test_list_table.h"
+#include "coordinator/ebctl/output/tests_table.h"
 
 #include <string>
 #include <vector>

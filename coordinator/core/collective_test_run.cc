@@ -1,4 +1,4 @@
-#include "coordinator/core/test_run.h"
+#include "coordinator/core/collective_test_run.h"
 
 #include <algorithm>
 #include <optional>
@@ -8,7 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "common/spec/proto_enums.h"
 #include "coordinator/core/result_aggregator.h"
-#include "coordinator/history/test_history.h"
+#include "coordinator/history/history_store.h"
 #include "coordinator/validation/straggler.h"
 #include "spdlog/spdlog.h"
 

@@ -1,4 +1,4 @@
-#include "coordinator/history/in_memory_test_history.h"
+#include "coordinator/history/in_memory_history.h"
 
 #include <algorithm>
 

@@ -9,7 +9,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
-#include "coordinator/history/test_history.h"
+#include "coordinator/history/history_store.h"
 
 namespace eb::coordinator {
 

@@ -1,4 +1,4 @@
-#include "coordinator/history/test_history.h"
+#include "coordinator/history/history_store.h"
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"

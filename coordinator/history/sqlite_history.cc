@@ -1,4 +1,4 @@
-#include "coordinator/history/sqlite_test_history.h"
+#include "coordinator/history/sqlite_history.h"
 
 #include <sqlite3.h>
 

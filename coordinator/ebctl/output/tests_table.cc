@@ -1,4 +1,4 @@
-#include "coordinator/ebctl/output/test_list_table.h"
+#include "coordinator/ebctl/output/tests_table.h"
 
 #include "absl/strings/str_format.h"
 #include "common/spec/names.h"

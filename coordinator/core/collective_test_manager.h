@@ -14,10 +14,10 @@
 #include "common/exec/executor.h"
 #include "common/time/clock.h"
 #include "coordinator/config.h"
+#include "coordinator/core/collective_test_run.h"
 #include "coordinator/core/node_registry.h"
 #include "coordinator/core/rendezvous_kv.h"
-#include "coordinator/core/test_run.h"
-#include "coordinator/history/test_history.h"
+#include "coordinator/history/history_store.h"
 
 namespace eb::coordinator {
 

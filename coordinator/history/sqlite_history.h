@@ -30,7 +30,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "coordinator/history/test_history.h"
+#include "coordinator/history/history_store.h"
 
 struct sqlite3;
 
