@@ -18,9 +18,9 @@ namespace {
 using Value = std::variant<std::string, double>;
 
 struct Entry {
-  std::string table;  // "intra" or "pairs"
-  int line = 0;       // of its [[header]]
-  std::map<std::string, Value> keys;
+  std::string table;                                  // "intra" or "pairs"
+  int line = 0;                                       // of its [[header]]
+  std::map<std::string, std::pair<Value, int>> keys;  // value and its line
 };
 
 absl::Status LineError(int line, const std::string& what) {
@@ -90,10 +90,11 @@ absl::StatusOr<std::string> String(const Entry& entry, const std::string& key) {
   if (it == entry.keys.end()) {
     return LineError(entry.line, absl::StrCat("[[", entry.table, "]] entry needs ", key));
   }
-  if (!std::holds_alternative<std::string>(it->second)) {
-    return LineError(entry.line, absl::StrCat("[[", entry.table, "]] ", key, " must be a string"));
+  if (!std::holds_alternative<std::string>(it->second.first)) {
+    return LineError(it->second.second,
+                     absl::StrCat("[[", entry.table, "]] ", key, " must be a string"));
   }
-  return std::get<std::string>(it->second);
+  return std::get<std::string>(it->second.first);
 }
 
 // A positive number; `integer` also requires a whole one.
@@ -102,10 +103,11 @@ absl::StatusOr<double> Number(const Entry& entry, const std::string& key, bool i
   if (it == entry.keys.end()) {
     return LineError(entry.line, absl::StrCat("[[", entry.table, "]] entry needs ", key));
   }
-  const double* value = std::get_if<double>(&it->second);
+  const double* value = std::get_if<double>(&it->second.first);
   if (value == nullptr || !(*value > 0) || (integer && *value != static_cast<int64_t>(*value))) {
-    return LineError(entry.line, absl::StrCat("[[", entry.table, "]] ", key, " must be a positive ",
-                                              integer ? "integer" : "number"));
+    return LineError(it->second.second,
+                     absl::StrCat("[[", entry.table, "]] ", key, " must be a positive ",
+                                  integer ? "integer" : "number"));
   }
   return *value;
 }
@@ -113,7 +115,7 @@ absl::StatusOr<double> Number(const Entry& entry, const std::string& key, bool i
 absl::Status CheckKeys(const Entry& entry, const std::vector<std::string>& allowed) {
   for (const auto& [key, value] : entry.keys) {
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-      return LineError(entry.line,
+      return LineError(value.second,
                        absl::StrCat("unknown key '", key, "' in [[", entry.table, "]]"));
     }
   }
@@ -192,7 +194,7 @@ absl::StatusOr<BaselineTable> ParseBaselinesToml(const std::string& text) {
       }
       continue;
     }
-    if (!entry->keys.emplace(key, *std::move(value)).second) {
+    if (!entry->keys.emplace(key, std::make_pair(*std::move(value), line_number)).second) {
       return LineError(line_number, absl::StrCat("key '", key, "' given twice"));
     }
   }

@@ -15,10 +15,25 @@ struct Tally {
   int strikes = 0;             // infra failures that named nobody
 };
 
-// Rails slow in every observation of `which`, when in at least `needed` of
-// them only a minority of the rails was slow: a node slow as a whole (every
-// rail slow) is not blamed on a rail, while a bad rail seen once alone and
-// once next to a flaky partner (every rail slow) still is.
+// Whether an observation points at rails rather than at whole nodes: a
+// minority of its rails clearly slow, and every other rail fine (at or above
+// the rail threshold). A node slow as a whole near the rail threshold has
+// some rails just under it and the rest borderline: that is not a rail.
+bool RailSpecific(const Observation& o) {
+  if (o.slow_rails.empty() || 2 * o.slow_rails.size() > o.rails.size()) return false;
+  if (!o.rail_yardstick.has_value()) return false;
+  for (const RailResult& r : o.rails) {
+    const bool slow =
+        std::find(o.slow_rails.begin(), o.slow_rails.end(), r.rail) != o.slow_rails.end();
+    if (!slow && r.busbw_gbps < o.rail_yardstick->threshold_gbps()) return false;
+  }
+  return true;
+}
+
+// Rails slow in every observation of `which`, when at least `needed` of them
+// are RailSpecific: a node slow as a whole is not blamed on a rail, while a
+// bad rail seen once alone and once next to a flaky partner (every rail
+// slow) still is.
 std::vector<int> IntersectRails(const std::vector<Observation>& obs,
                                 const std::vector<size_t>& which, size_t needed) {
   std::vector<int> rails;
@@ -27,7 +42,7 @@ std::vector<int> IntersectRails(const std::vector<Observation>& obs,
   for (size_t k : which) {
     const Observation& o = obs[k];
     if (o.outcome != Outcome::kCompleted) return {};
-    if (2 * o.slow_rails.size() <= o.rails.size() && !o.slow_rails.empty()) ++minority;
+    if (RailSpecific(o)) ++minority;
     if (first) {
       rails = o.slow_rails;
       first = false;

@@ -17,7 +17,8 @@
 //    rarely by the same amount); suspect with one; unresolved while all its
 //    slow partners are themselves unproven.
 //  * Bad rails: the rails slow in every observation that blames the node,
-//    when in one of them at least only a minority of the rails was slow.
+//    when at least one of them had a minority of its rails clearly slow and
+//    every other rail fine.
 //  * A capable node slow with two or more distinct good witnesses is
 //    intermittent (degraded, suspect): it did well with some, badly with
 //    others. A capable node with one failure attributed to it is too.

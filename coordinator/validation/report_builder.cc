@@ -112,10 +112,14 @@ ValidationReport BuildReport(const ValidationState& s) {
   const std::vector<bool> in_pairs = s.pairs_started ? s.in_pairs : std::vector<bool>(n, false);
   const PairAssessment pairs =
       AssessPairs(s.observations, in_pairs, s.lost, s.options.strategy == Strategy::kAdaptive);
-  const bool pair_results =
-      std::any_of(s.observations.begin(), s.observations.end(),
-                  [](const Observation& o) { return o.kind == TestKind::kPair && o.Completed(); });
-  const bool no_trusted = s.pairs_started && pair_results && !pairs.any_capable;
+  // A slow pair and nobody who did well: pairs cannot localize anything.
+  bool slow_pair = false, unjudged_pair = false;
+  for (const Observation& o : s.observations) {
+    if (o.kind != TestKind::kPair || !o.Completed() || !o.graded) continue;
+    slow_pair = slow_pair || IsSlow(o.grade);
+    unjudged_pair = unjudged_pair || o.grade == Grade::kUnjudged;
+  }
+  const bool no_trusted = s.pairs_started && slow_pair && !pairs.any_capable;
 
   for (int i = 0; i < n; ++i) {
     NodeVerdict v;
@@ -182,8 +186,9 @@ ValidationReport BuildReport(const ValidationState& s) {
     } else if (in_pairs[i] && pn.status != PairStatus::kOut) {
       // Pairs could not judge it: fall back to intra.
       const std::string why =
-          no_trusted           ? "no node passed a pair test, so pairs cannot tell nodes apart"
-          : s.pair_round_limit ? "the pair round limit was reached"
+          no_trusted      ? "no node passed a pair test, so pairs cannot tell nodes apart"
+          : unjudged_pair ? "pair results could not be judged (no expected value, too few nodes)"
+          : s.pair_round_limit                 ? "the pair round limit was reached"
           : pn.status == PairStatus::kUntested ? "no pair test completed"
                                                : "no partner that did well was left to test with";
       if (in.status == IntraStatus::kHealthy) {
