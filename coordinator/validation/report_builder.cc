@@ -275,12 +275,20 @@ ValidationReport BuildReport(const ValidationState& s) {
          "no node passed a pair test: pairs cannot localize; node verdicts rest on intra and "
          "preflight, and the slow pairs are listed as not localized"});
   }
-  std::set<std::string> below, unjudged;
+  std::set<std::string> below, unjudged, median_only;
   for (const Observation& o : s.observations) {
     if (!o.Completed() || !o.graded) continue;
     if (o.yardstick.fleet_below_expected && below.insert(TestKindName(o.kind)).second) {
       report.findings.push_back({FindingKind::kFleetBelowExpected, true,
                                  absl::StrCat(TestKindName(o.kind), ": ", o.yardstick.basis)});
+    }
+    if (!o.yardstick.expected_gbps && o.yardstick.fleet_median_gbps &&
+        median_only.insert(TestKindName(o.kind)).second) {
+      report.findings.push_back(
+          {FindingKind::kMedianOnly, false,
+           absl::StrCat(TestKindName(o.kind), ": ", o.yardstick.expected_description,
+                        ": verdicts rest on the fleet median alone (", o.yardstick.fleet_nodes,
+                        " nodes); if most of them are slow, so is the median")});
     }
     if (o.aggregate_grade == Grade::kUnjudged && unjudged.insert(TestKindName(o.kind)).second) {
       report.findings.push_back(

@@ -85,6 +85,8 @@ const char* FindingKindName(FindingKind kind) {
       return "fleet_below_expected";
     case FindingKind::kNotJudged:
       return "not_judged";
+    case FindingKind::kMedianOnly:
+      return "median_only";
     case FindingKind::kFleetTestSlow:
       return "fleet_test_slow";
     case FindingKind::kFleetTestFailed:

@@ -81,6 +81,7 @@ enum class FindingKind {
   kNoTrustedNode,       // no node passed a pair test: pairs cannot localize
   kFleetBelowExpected,  // the fleet median is below its expected figure
   kNotJudged,           // no expected figure and too few nodes for a median
+  kMedianOnly,          // no expected figure: verdicts rest on the fleet median
   kFleetTestSlow,       // the fleet suite's test is slow: congestion at scale
   kFleetTestFailed,     // the fleet suite's test failed or could not run
   kRoundLimit,          // max_pair_rounds reached with evidence still short

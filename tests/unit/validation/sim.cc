@@ -268,8 +268,11 @@ Score ScoreRun(const Scenario& s, const Run& run) {
   }
   bool why = false;  // the report says why localization was not possible
   for (const Finding& f : r.findings) {
+    // The fleet median alone, over a handful of nodes most of which are bad,
+    // sits among the bad ones: no figure, no verdict, and the report says so.
     why = why || f.kind == FindingKind::kNoTrustedNode || f.kind == FindingKind::kNotJudged ||
-          f.kind == FindingKind::kFleetBelowExpected;
+          f.kind == FindingKind::kFleetBelowExpected ||
+          (f.kind == FindingKind::kMedianOnly && s.n < 2 * kMinFleetNodes);
   }
   auto in_path = [&](int a, int b) {
     for (const PathVerdict& p : r.paths) {

@@ -131,6 +131,9 @@ TEST(SuitesTest, WithoutAnExpectedFigureTheVerdictRestsOnTheFleetMedianAndSaysSo
   const NodeVerdict* v = o.report.Find("node-03");
   EXPECT_EQ(v->verdict, Verdict::kDegraded);
   EXPECT_THAT(v->evidence.back().text, HasSubstr("alone: no expected value for 8 x 400G pair"));
+  EXPECT_THAT(o.report.findings,
+              Contains(testing::AllOf(Field(&Finding::kind, FindingKind::kMedianOnly),
+                                      Field(&Finding::text, HasSubstr("fleet median alone")))));
 
   // Two nodes and no figure: nothing to judge by, and said.
   const Outcome two = RunToEnd(H100Fleet(2), options, Script{});
