@@ -1,5 +1,6 @@
 #include "coordinator/validation/validation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <utility>

@@ -164,6 +164,15 @@ TEST(SuitesTest, FleetSuiteRunsOneTestOverTheHealthyNodes) {
                                       Field(&Finding::bad, true))));
 }
 
+TEST(SuitesTest, ASingleNodeIsJudgedByIntraAndThePairsSaySoInAFinding) {
+  const Outcome o = RunToEnd(H100Fleet(1), AllSuites(), Script{});
+  ASSERT_EQ(o.error, "");
+  EXPECT_EQ(o.report.pair_rounds, 0);
+  EXPECT_EQ(o.report.nodes[0].verdict, Verdict::kHealthy);
+  EXPECT_FALSE(o.report.nodes[0].network_judged);
+  EXPECT_THAT(o.report.findings, Contains(Field(&Finding::kind, FindingKind::kTooFewNodes)));
+}
+
 TEST(ContractTest, CreateRefusesBadInputNamingTheField) {
   struct Case {
     std::string name;
