@@ -201,11 +201,13 @@ PairAssessment AssessPairs(const std::vector<Observation>& obs, const std::vecto
   }
   for (size_t k = 0; k < obs.size(); ++k) {
     const Observation& o = obs[k];
-    if (o.kind != TestKind::kPair || !o.Completed() || !o.graded || o.nodes.size() != 2) continue;
+    if (o.kind != TestKind::kPair || !o.graded || o.nodes.size() != 2) continue;
     auto it = paths.find({std::min(o.nodes[0], o.nodes[1]), std::max(o.nodes[0], o.nodes[1])});
     if (it == paths.end()) continue;
-    if (o.grade == Grade::kFine) it->second.fine.push_back(k);
-    if (IsSlow(o.grade)) it->second.slow.push_back(k);
+    // A failure that names both nodes counts against the path like a slow
+    // result (one naming a single node made that node intermittent above).
+    if (o.Fine()) it->second.fine.push_back(k);
+    if (o.Slow() || o.outcome == Outcome::kHardwareFailure) it->second.slow.push_back(k);
   }
   for (auto& [key, c] : paths) {
     if (c.slow.size() >= 2 && c.slow.size() > c.fine.size()) {

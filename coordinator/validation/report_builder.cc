@@ -161,6 +161,7 @@ ValidationReport BuildReport(const ValidationState& s) {
       v.verdict = BadVerdict(pn.failed);
       v.confidence = Confidence::kSuspect;
       v.network_judged = true;
+      v.bad_rails = pn.bad_rails;
       v.reason =
           absl::StrCat(pn.failed ? "failed" : "slow", " once with a partner that did well",
                        " elsewhere (", pair_partner_list, "); ",
