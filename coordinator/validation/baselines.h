@@ -1,0 +1,54 @@
+#pragma once
+
+// Expected busbw by hardware: the shipped table (deploy/config/baselines.toml,
+// every figure with its source) and its lookups. A missing figure is not an
+// error: the verdict then rests on the fleet median alone and says so.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace eb::validation {
+
+// One node alone, all its GPUs (the intra suite).
+struct IntraBaseline {
+  // Matched by tokens, case-insensitively: "H100" matches "NVIDIA H100 80GB
+  // HBM3" (every token of this field is a token of the node's model; tokens
+  // are split at spaces, '-' and '_'). The entry with most tokens wins.
+  std::string gpu_model;
+  int gpu_count = 0;
+  double busbw_gbps = 0;
+  std::string source;  // where the figure comes from
+};
+
+// A 2-node test over `hca_count` HCAs of `hca_rate_gbps` each (the pairs
+// suite). hca_count 1 is the per-NIC (per-rail) figure.
+struct PairBaseline {
+  int64_t hca_rate_gbps = 0;
+  int hca_count = 0;
+  double busbw_gbps = 0;
+  std::string source;
+};
+
+struct BaselineTable {
+  std::vector<IntraBaseline> intra;
+  std::vector<PairBaseline> pairs;
+};
+
+// What a result is expected to reach, and how we know.
+struct Expected {
+  double busbw_gbps = 0;
+  std::string description;  // "NVIDIA H200 x8 intra: 475 GB/s (nccl-tests #212)"
+};
+
+std::optional<Expected> ExpectedIntra(const BaselineTable& table, const std::string& gpu_model,
+                                      int gpu_count);
+// An entry for exactly (rate, count), else the per-NIC figure (count 1)
+// times count, described as derived.
+std::optional<Expected> ExpectedPair(const BaselineTable& table, int64_t hca_rate_gbps,
+                                     int hca_count);
+// The per-NIC figure of one rail of a split pair test.
+std::optional<Expected> ExpectedRail(const BaselineTable& table, int64_t hca_rate_gbps);
+
+}  // namespace eb::validation

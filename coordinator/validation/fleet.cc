@@ -1,0 +1,130 @@
+#include "coordinator/validation/fleet.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace eb::validation {
+
+bool HasSuite(const Options& options, Suite suite) {
+  return std::find(options.suites.begin(), options.suites.end(), suite) != options.suites.end();
+}
+
+const char* SuiteName(Suite suite) {
+  switch (suite) {
+    case Suite::kPreflight:
+      return "preflight";
+    case Suite::kIntra:
+      return "intra";
+    case Suite::kPairs:
+      return "pairs";
+    case Suite::kFleet:
+      return "fleet";
+  }
+  return "unknown";
+}
+
+const char* StrategyName(Strategy strategy) {
+  return strategy == Strategy::kAdaptive ? "adaptive" : "all-pairs";
+}
+
+absl::StatusOr<std::vector<Suite>> ParseSuites(const std::string& text) {
+  std::vector<Suite> suites;
+  for (absl::string_view raw : absl::StrSplit(text, ',')) {
+    const absl::string_view name = absl::StripAsciiWhitespace(raw);
+    bool found = false;
+    for (Suite s : {Suite::kPreflight, Suite::kIntra, Suite::kPairs, Suite::kFleet}) {
+      if (name == SuiteName(s)) {
+        if (std::find(suites.begin(), suites.end(), s) == suites.end()) suites.push_back(s);
+        found = true;
+      }
+    }
+    if (!found) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("suite: unknown suite '", name, "' (preflight, intra, pairs, fleet)"));
+    }
+  }
+  return suites;
+}
+
+absl::StatusOr<Strategy> ParseStrategy(const std::string& text) {
+  if (text == "adaptive") return Strategy::kAdaptive;
+  if (text == "all-pairs") return Strategy::kAllPairs;
+  return absl::InvalidArgumentError(
+      absl::StrCat("strategy: unknown strategy '", text, "' (adaptive, all-pairs)"));
+}
+
+absl::Status ValidateInputs(const std::vector<Node>& nodes, const Options& options) {
+  if (nodes.empty()) return absl::InvalidArgumentError("nodes: no node to validate");
+  std::set<std::string> names;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& node = nodes[i];
+    if (node.name.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("nodes[", i, "].name: empty"));
+    }
+    if (!names.insert(node.name).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("nodes[", i, "].name: '", node.name, "' given twice"));
+    }
+    if (node.gpu_count < 0 || node.gpu_memory_bytes < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("nodes[", i, "].gpu_count/gpu_memory_bytes: negative"));
+    }
+    for (const Hca& hca : node.hcas) {
+      if (hca.rate_gbps < 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("nodes[", i, "].hcas.", hca.name, ".rate_gbps: negative"));
+      }
+    }
+  }
+  if (!(options.tolerance > 0 && options.tolerance <= 0.5)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tolerance: ", options.tolerance, " is outside (0, 0.5]"));
+  }
+  if (options.suites.empty()) return absl::InvalidArgumentError("suites: none selected");
+  if (options.max_pair_rounds < 1) {
+    return absl::InvalidArgumentError("max_pair_rounds: must be at least 1");
+  }
+  if (options.max_intra_tests < 1) {
+    return absl::InvalidArgumentError("max_intra_tests: must be at least 1");
+  }
+  if (options.collective.empty()) return absl::InvalidArgumentError("collective: empty");
+  return absl::OkStatus();
+}
+
+namespace {
+// sysfs writes "4: ACTIVE"; the agent may pass either form.
+bool IsActive(const Hca& hca) {
+  absl::string_view state = hca.state;
+  const size_t colon = state.find(':');
+  if (colon != absl::string_view::npos) state.remove_prefix(colon + 1);
+  return absl::EqualsIgnoreCase(absl::StripAsciiWhitespace(state), "ACTIVE");
+}
+}  // namespace
+
+int ActiveHcaCount(const Node& node) {
+  return static_cast<int>(std::count_if(node.hcas.begin(), node.hcas.end(), IsActive));
+}
+
+int64_t ActiveHcaRate(const Node& node) {
+  std::map<int64_t, int> counts;
+  for (const Hca& hca : node.hcas) {
+    if (IsActive(hca)) ++counts[hca.rate_gbps];
+  }
+  int64_t best = 0;
+  int best_count = 0;
+  for (const auto& [rate, count] : counts) {  // ascending: ties keep the lower
+    if (count > best_count) {
+      best = rate;
+      best_count = count;
+    }
+  }
+  return best;
+}
+
+}  // namespace eb::validation

@@ -1,0 +1,91 @@
+#pragma once
+
+// The inputs of a fleet validation (issue 11): what each node is, as its
+// agent reports it, which suites run, how pair tests are scheduled and how
+// far below its baseline a result may fall. Plain data, no I/O: the runner
+// fills these from the node registry and `ebctl validate`'s flags.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "coordinator/validation/baselines.h"
+
+namespace eb::validation {
+
+// One RDMA port configured for NCCL (common.proto HcaInfo).
+struct Hca {
+  std::string name;        // "mlx5_0"
+  int port = 1;            // port number
+  std::string state;       // sysfs text, "ACTIVE" when usable
+  std::string link_layer;  // "InfiniBand" or "Ethernet" (RoCE)
+  int64_t rate_gbps = 0;   // Gbit/s, e.g. 400
+};
+
+// One node of the fleet (common.proto NodeInventory, flattened).
+struct Node {
+  std::string name;                 // unique; as `ebctl nodes` shows it
+  std::string gpu_model;            // "NVIDIA H200"; "" on a CPU-only node
+  int gpu_count = 0;                // GPUs (= ranks, = rails of a pair test)
+  int64_t gpu_memory_bytes = 0;     // per GPU; 0 when unknown
+  std::string driver_version;       // "580.95.05"
+  std::string cuda_version;         // "13.0"
+  std::string nccl_version;         // "2.28.9"
+  std::vector<Hca> hcas;            // in any order
+  std::string bootstrap_interface;  // "eth0"; "" = any
+  // Switch (leaf) the node hangs off, when topology is known; "" = unknown.
+  // Round 1 then pairs nodes across leaves, so that it also crosses uplinks.
+  std::string leaf;
+  // False when the agent is lost at the start: the node is `untestable`.
+  bool reachable = true;
+};
+
+// The suites of `ebctl validate --suite`. Preflight needs no data plane;
+// intra tests each node alone; pairs tests 2 nodes at a time with
+// NCCL_ALGO=Ring; fleet is one test over every healthy node (off by default).
+enum class Suite { kPreflight, kIntra, kPairs, kFleet };
+
+// `--strategy`: adaptive localization (the default) or SuperBench's
+// round-robin tournament of every pair (N-1 rounds), for comparison.
+enum class Strategy { kAdaptive, kAllPairs };
+
+struct Options {
+  std::vector<Suite> suites = {Suite::kPreflight, Suite::kIntra, Suite::kPairs};
+  Strategy strategy = Strategy::kAdaptive;
+  // A result is slow below (1 - tolerance) x its baseline; (0, 0.5].
+  double tolerance = 0.10;
+  // Expected figures by hardware (deploy/config/baselines.toml); may be
+  // empty: verdicts then rest on the fleet's own median.
+  BaselineTable baselines;
+  // The collective of intra, pair and fleet tests.
+  std::string collective = "all_reduce";
+  // Pair tests are split into one sub-communicator per local rank (one
+  // result per rail, nccl-tests' NCCL_TESTS_SPLIT="MOD <gpus>").
+  bool split_rails = true;
+  // Adaptive strategy: pair rounds after which it stops and reports what
+  // it has (verdicts say "suspect" where evidence is short). >= 1.
+  int max_pair_rounds = 8;
+  // Intra tests of one node at most (the first plus re-tests). >= 1.
+  int max_intra_tests = 3;
+};
+
+bool HasSuite(const Options& options, Suite suite);
+
+const char* SuiteName(Suite suite);
+const char* StrategyName(Strategy strategy);
+// "preflight,intra,pairs" -> suites; INVALID_ARGUMENT names the bad one.
+absl::StatusOr<std::vector<Suite>> ParseSuites(const std::string& text);
+absl::StatusOr<Strategy> ParseStrategy(const std::string& text);
+
+// Input errors name the field: no nodes, an empty or duplicate node name,
+// a negative count, tolerance outside (0, 0.5], no suite, limits < 1.
+absl::Status ValidateInputs(const std::vector<Node>& nodes, const Options& options);
+
+// HCAs whose state is ACTIVE (sysfs may write "4: ACTIVE").
+int ActiveHcaCount(const Node& node);
+// The most common rate of the node's active HCAs (ties: the lower); 0 if none.
+int64_t ActiveHcaRate(const Node& node);
+
+}  // namespace eb::validation

@@ -1,0 +1,80 @@
+#pragma once
+
+// What the validation core asks the runner to run, and what the runner
+// tells it back. A round is a set of tests on disjoint nodes: the runner
+// starts them all at once (through the existing test machinery), waits for
+// every one, and records each outcome with Validation::Record.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace eb::validation {
+
+enum class TestKind {
+  kIntra,  // one node, all its GPUs
+  kPair,   // two nodes, all GPUs of both, NCCL_ALGO=Ring
+  kFleet,  // every healthy node in one test
+};
+const char* TestKindName(TestKind kind);
+
+struct PlannedTest {
+  int64_t id = 0;  // unique within the validation, > 0
+  TestKind kind = TestKind::kIntra;
+  std::vector<std::string> nodes;  // node names; all GPUs of each
+  std::string collective;          // "all_reduce"
+  // NCCL environment the test must run with, e.g. {"NCCL_ALGO", "Ring"} for
+  // pair tests: 2-node tests with tree algorithms overstate the network.
+  std::vector<std::pair<std::string, std::string>> nccl_env;
+  // Split the test into one sub-communicator per local rank (ncclCommSplit,
+  // color = local rank; nccl-tests' NCCL_TESTS_SPLIT="MOD <gpus per node>"):
+  // one busbw per rail, in parallel. Report them in TestResult::rails.
+  bool split_rails = false;
+  std::string purpose;  // why this test, for progress output
+};
+
+struct Round {
+  bool done = false;  // nothing left to run: read Validation::Report()
+  int number = 0;     // 1-based over the whole validation
+  TestKind kind = TestKind::kIntra;
+  int suite_round = 0;  // 1-based within its suite ("pair round 2")
+  std::vector<PlannedTest> tests;
+};
+
+struct RailResult {
+  int rail = 0;  // local rank 0..gpus-1
+  double busbw_gbps = 0;
+};
+
+enum class Outcome {
+  // The test ran to the end with correct data: busbw is a measurement.
+  kCompleted,
+  // Launch failed, an agent was lost, a deadline passed before any data:
+  // never a hardware verdict. `nodes` names the nodes lost (they become
+  // untestable); empty when nobody can be named (each node then gets a
+  // strike, and two strikes make a node untestable).
+  kInfraFailure,
+  // Wrong data, an NCCL error, a worker crash attributed to a rank: names
+  // the node(s) it is attributed to (at least one).
+  kHardwareFailure,
+};
+const char* OutcomeName(Outcome outcome);
+
+struct TestResult {
+  int64_t test_id = 0;
+  Outcome outcome = Outcome::kCompleted;
+  // kCompleted: busbw of the largest messages, GB/s. With split rails, the
+  // rails together; 0 = the sum of `rails`.
+  double busbw_gbps = 0;
+  std::vector<RailResult> rails;   // kCompleted with split_rails
+  std::vector<std::string> nodes;  // see Outcome
+  std::string message;             // the runner's one-line reason
+
+  static TestResult Completed(int64_t id, double busbw_gbps, std::vector<RailResult> rails = {});
+  static TestResult InfraFailure(int64_t id, std::vector<std::string> lost, std::string message);
+  static TestResult HardwareFailure(int64_t id, std::vector<std::string> nodes,
+                                    std::string message);
+};
+
+}  // namespace eb::validation

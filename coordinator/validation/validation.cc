@@ -1,0 +1,294 @@
+#include "coordinator/validation/validation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "coordinator/validation/intra_inference.h"
+#include "coordinator/validation/pair_inference.h"
+#include "coordinator/validation/report_builder.h"
+
+namespace eb::validation {
+
+absl::StatusOr<std::unique_ptr<Validation>> Validation::Create(std::vector<Node> nodes,
+                                                               Options options) {
+  absl::Status valid = ValidateInputs(nodes, options);
+  if (!valid.ok()) return valid;
+  return std::unique_ptr<Validation>(new Validation(std::move(nodes), std::move(options)));
+}
+
+Validation::Validation(std::vector<Node> nodes, Options options) : grader_(nodes, options) {
+  state_.nodes = std::move(nodes);
+  state_.options = std::move(options);
+  const int n = state_.size();
+  if (HasSuite(state_.options, Suite::kPreflight)) state_.preflight = RunPreflight(state_.nodes);
+  state_.lost.assign(n, false);
+  state_.lost_reason.assign(n, "");
+  state_.in_intra.assign(n, false);
+  state_.in_pairs.assign(n, false);
+  state_.not_paired_reason.assign(n, "");
+  partner_uses_.assign(n, 0);
+  for (int i = 0; i < n; ++i) {
+    if (!state_.nodes[i].reachable) {
+      state_.lost[i] = true;
+      state_.lost_reason[i] = "agent not reachable when the validation started";
+    }
+    state_.in_intra[i] =
+        HasSuite(state_.options, Suite::kIntra) && state_.Fit(i) && !state_.lost[i];
+  }
+}
+
+void Validation::AddTest(Round& round, TestKind kind, std::vector<int> nodes, std::string purpose) {
+  Observation o;
+  o.test_id = next_test_id_++;
+  o.round = round.number;
+  o.kind = kind;
+  o.nodes = std::move(nodes);
+  o.purpose = std::move(purpose);
+  PlannedTest t;
+  t.id = o.test_id;
+  t.kind = kind;
+  for (int i : o.nodes) t.nodes.push_back(state_.nodes[i].name);
+  t.collective = state_.options.collective;
+  if (kind == TestKind::kPair) {
+    t.nccl_env.emplace_back("NCCL_ALGO", "Ring");
+    t.split_rails = state_.options.split_rails;
+  }
+  t.purpose = o.purpose;
+  round.tests.push_back(std::move(t));
+  current_.push_back(state_.observations.size());
+  state_.observations.push_back(std::move(o));
+  ++pending_;
+}
+
+bool Validation::PlanIntra(Round& round) {
+  if (!HasSuite(state_.options, Suite::kIntra)) return false;
+  const std::vector<IntraNode> intra = AssessIntra(state_.observations, state_.in_intra,
+                                                   state_.lost, state_.options.max_intra_tests);
+  round.kind = TestKind::kIntra;
+  round.suite_round = intra_rounds_ + 1;
+  for (int i = 0; i < state_.size(); ++i) {
+    if (!state_.in_intra[i] || state_.lost[i] || !intra[i].wants_test) continue;
+    AddTest(round, TestKind::kIntra, {i},
+            intra[i].tests.empty() ? std::string("intra")
+                                   : absl::StrCat("intra re-test of ", state_.nodes[i].name));
+  }
+  if (round.tests.empty()) return false;
+  ++intra_rounds_;
+  return true;
+}
+
+void Validation::StartPairs() {
+  state_.pairs_started = true;
+  const std::vector<IntraNode> intra = AssessIntra(state_.observations, state_.in_intra,
+                                                   state_.lost, state_.options.max_intra_tests);
+  for (int i = 0; i < state_.size(); ++i) {
+    if (!state_.Fit(i) || state_.lost[i]) continue;
+    if (intra[i].status == IntraStatus::kConfirmed) {
+      state_.not_paired_reason[i] = "not pair-tested: intra confirmed it bad";
+      continue;
+    }
+    if (intra[i].status == IntraStatus::kLost) continue;
+    state_.in_pairs[i] = true;
+  }
+  std::vector<int> nodes;
+  for (int i = 0; i < state_.size(); ++i) {
+    if (state_.in_pairs[i]) nodes.push_back(i);
+  }
+  if (nodes.size() < 2) state_.pairs_too_few = true;
+  if (state_.options.strategy == Strategy::kAllPairs) schedule_ = RoundRobin(nodes);
+}
+
+bool Validation::PlanPairs(Round& round) {
+  if (!HasSuite(state_.options, Suite::kPairs)) return false;
+  if (!state_.pairs_started) StartPairs();
+  if (state_.pairs_too_few) return false;
+  round.kind = TestKind::kPair;
+  round.suite_round = pair_rounds_ + 1;
+  std::vector<std::string> names;
+  for (const Node& node : state_.nodes) names.push_back(node.name);
+
+  if (state_.options.strategy == Strategy::kAllPairs) {
+    while (round.tests.empty() && schedule_next_ < schedule_.size()) {
+      for (const NodePair& p : schedule_[schedule_next_]) {
+        if (state_.lost[p.first] || state_.lost[p.second]) continue;
+        AddTest(round, TestKind::kPair, {p.first, p.second}, "round-robin");
+      }
+      ++schedule_next_;
+    }
+  } else if (pair_rounds_ == 0) {
+    std::vector<int> nodes;
+    std::vector<std::string> leaves;
+    for (int i = 0; i < state_.size(); ++i) {
+      if (state_.in_pairs[i] && !state_.lost[i]) nodes.push_back(i);
+      leaves.push_back(state_.nodes[i].leaf);
+    }
+    for (const NodePair& p : FirstRoundMatching(nodes, leaves)) {
+      AddTest(round, TestKind::kPair, {p.first, p.second}, "round 1 matching");
+    }
+  } else {
+    const PairAssessment assessment =
+        AssessPairs(state_.observations, state_.in_pairs, state_.lost, /*retests=*/true);
+    const bool wanted =
+        std::any_of(assessment.nodes.begin(), assessment.nodes.end(),
+                    [](const PairNode& p) { return p.wants_test; }) ||
+        std::any_of(assessment.paths.begin(), assessment.paths.end(),
+                    [](const PathCandidate& c) { return c.state == PathState::kNeedsRetest; });
+    if (pair_rounds_ >= state_.options.max_pair_rounds) {
+      state_.pair_round_limit = wanted;
+      return false;
+    }
+    const AdaptivePlan plan = PlanAdaptiveRound(assessment, met_, names, partner_uses_);
+    for (const PlannedPair& p : plan.pairs) {
+      AddTest(round, TestKind::kPair, {p.nodes.first, p.nodes.second}, p.purpose);
+    }
+  }
+  if (round.tests.empty()) return false;
+  ++pair_rounds_;
+  return true;
+}
+
+bool Validation::PlanFleet(Round& round) {
+  if (!HasSuite(state_.options, Suite::kFleet) || state_.fleet_started) return false;
+  state_.fleet_started = true;
+  const ValidationReport report = BuildReport(state_);
+  std::vector<int> nodes;
+  for (int i = 0; i < state_.size(); ++i) {
+    if (report.nodes[i].verdict == Verdict::kHealthy) nodes.push_back(i);
+  }
+  if (nodes.size() < 2) {
+    state_.findings.push_back({FindingKind::kTooFewNodes, false,
+                               "fewer than 2 healthy nodes: the fleet test did not run"});
+    return false;
+  }
+  round.kind = TestKind::kFleet;
+  round.suite_round = 1;
+  AddTest(round, TestKind::kFleet, nodes,
+          absl::StrCat("one test over the ", nodes.size(), " healthy nodes"));
+  return true;
+}
+
+absl::StatusOr<Round> Validation::NextRound() {
+  if (pending_ > 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("round ", round_number_, " still has ", pending_, " tests without a result"));
+  }
+  current_.clear();
+  Round round;
+  round.number = round_number_ + 1;
+  while (stage_ != Stage::kDone) {
+    bool planned = false;
+    switch (stage_) {
+      case Stage::kIntra:
+        planned = PlanIntra(round);
+        break;
+      case Stage::kPairs:
+        planned = PlanPairs(round);
+        break;
+      case Stage::kFleet:
+        planned = PlanFleet(round);
+        break;
+      case Stage::kDone:
+        break;
+    }
+    if (planned) {
+      ++round_number_;
+      state_.rounds.push_back(
+          {round.number, round.kind, round.suite_round, static_cast<int>(round.tests.size())});
+      return round;
+    }
+    stage_ = static_cast<Stage>(static_cast<int>(stage_) + 1);
+  }
+  state_.done = true;
+  Round done;
+  done.done = true;
+  done.number = round_number_;
+  return done;
+}
+
+void Validation::MarkLost(int node, const Observation& during, const std::string& message) {
+  if (state_.lost[node]) return;
+  state_.lost[node] = true;
+  state_.lost_reason[node] = absl::StrCat(
+      "lost during test ", during.test_id, " (round ", during.round, ", ",
+      TestKindName(during.kind), "): ", message, " - infrastructure, not a hardware verdict");
+}
+
+absl::Status Validation::Record(const TestResult& result) {
+  size_t index = state_.observations.size();
+  for (size_t k : current_) {
+    if (state_.observations[k].test_id == result.test_id) index = k;
+  }
+  if (index == state_.observations.size()) {
+    return absl::NotFoundError(
+        absl::StrCat("test_id: no test ", result.test_id, " in round ", round_number_));
+  }
+  Observation& o = state_.observations[index];
+  if (o.recorded) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("test_id: test ", result.test_id, " already has a result"));
+  }
+  std::map<std::string, int> members;
+  for (int i : o.nodes) members[state_.nodes[i].name] = i;
+  std::vector<int> named;
+  for (const std::string& name : result.nodes) {
+    auto it = members.find(name);
+    if (it == members.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("nodes: '", name, "' is not in test ", result.test_id));
+    }
+    named.push_back(it->second);
+  }
+  if (result.outcome == Outcome::kHardwareFailure && named.empty()) {
+    return absl::InvalidArgumentError("nodes: a hardware failure must name at least one node");
+  }
+  double busbw = result.busbw_gbps;
+  if (result.outcome == Outcome::kCompleted) {
+    int gpus = 0;
+    for (int i : o.nodes)
+      gpus = gpus == 0 ? state_.nodes[i].gpu_count : std::min(gpus, state_.nodes[i].gpu_count);
+    std::vector<bool> seen(std::max(gpus, 0), false);
+    double sum = 0;
+    for (const RailResult& r : result.rails) {
+      if (r.rail < 0 || r.rail >= gpus || seen[r.rail]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "rails: rail ", r.rail, " is out of range or repeated (", gpus, " rails)"));
+      }
+      if (!std::isfinite(r.busbw_gbps) || r.busbw_gbps < 0) {
+        return absl::InvalidArgumentError(absl::StrCat("rails: rail ", r.rail, " busbw invalid"));
+      }
+      seen[r.rail] = true;
+      sum += r.busbw_gbps;
+    }
+    if (!std::isfinite(busbw) || busbw < 0) {
+      return absl::InvalidArgumentError("busbw_gbps: negative or not finite");
+    }
+    if (busbw == 0) busbw = sum;
+  }
+  o.recorded = true;
+  o.outcome = result.outcome;
+  o.busbw_gbps = busbw;
+  if (result.outcome == Outcome::kCompleted) o.rails = result.rails;
+  o.named = std::move(named);
+  o.message = result.message;
+  if (o.outcome == Outcome::kCompleted && o.nodes.size() == 2) {
+    met_.insert({std::min(o.nodes[0], o.nodes[1]), std::max(o.nodes[0], o.nodes[1])});
+  }
+  if (o.outcome == Outcome::kHardwareFailure && o.nodes.size() == 2) {
+    met_.insert({std::min(o.nodes[0], o.nodes[1]), std::max(o.nodes[0], o.nodes[1])});
+  }
+  if (o.outcome == Outcome::kInfraFailure) {
+    for (int i : o.named) MarkLost(i, o, result.message);
+  }
+  grader_.Add(o);
+  if (--pending_ == 0) {
+    grader_.GradeAll(state_.observations);
+  }
+  return absl::OkStatus();
+}
+
+ValidationReport Validation::Report() const { return BuildReport(state_); }
+
+}  // namespace eb::validation

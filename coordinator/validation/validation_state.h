@@ -1,0 +1,40 @@
+#pragma once
+
+// Internal to the validation core: everything a validation knows, from which
+// the report is built (report_builder.h) and the next round planned
+// (validation.cc). Nodes are indices into `nodes` (input order).
+
+#include <string>
+#include <vector>
+
+#include "coordinator/validation/fleet.h"
+#include "coordinator/validation/observation.h"
+#include "coordinator/validation/preflight.h"
+#include "coordinator/validation/verdict.h"
+
+namespace eb::validation {
+
+struct ValidationState {
+  std::vector<Node> nodes;
+  Options options;
+  std::vector<NodePreflight> preflight;  // empty when the suite is off
+  std::vector<bool> lost;                // untestable: unreachable or lost
+  std::vector<std::string> lost_reason;
+  std::vector<Observation> observations;  // every planned test, in order
+  std::vector<RoundSummary> rounds;
+
+  std::vector<bool> in_intra;                  // taking part in the intra suite
+  std::vector<bool> in_pairs;                  // set when the pair suite starts
+  std::vector<std::string> not_paired_reason;  // why a node sat pairs out
+  bool pairs_started = false;
+  bool pair_round_limit = false;  // stopped with evidence still short
+  bool pairs_too_few = false;     // fewer than 2 nodes to pair
+  bool fleet_started = false;
+  bool done = false;
+  std::vector<Finding> findings;  // raised while running (fleet suite)
+
+  bool Fit(int i) const { return preflight.empty() || preflight[i].fit; }
+  int size() const { return static_cast<int>(nodes.size()); }
+};
+
+}  // namespace eb::validation

@@ -1,0 +1,142 @@
+// Baselines: the shipped file parses and holds the figures of
+// FLEET_VALIDATION.md; the parser refuses what it does not understand,
+// naming the line; lookups match GPU models by tokens and derive a pair
+// figure from the per-NIC one.
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "coordinator/validation/baselines.h"
+#include "coordinator/validation/baselines_toml.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace eb::validation {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string ShippedFile() {
+  std::ifstream in(std::string(EB_SOURCE_DIR) + "/deploy/config/baselines.toml");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(BaselinesTomlTest, ShippedFileHasTheDocumentedFiguresWithSources) {
+  const std::string text = ShippedFile();
+  ASSERT_FALSE(text.empty());
+  absl::StatusOr<BaselineTable> table = ParseBaselinesToml(text);
+  ASSERT_TRUE(table.ok()) << table.status();
+  struct Want {
+    std::string model;
+    int gpus;
+    double gbps;
+  };
+  for (const Want& want : {Want{"NVIDIA H100 80GB HBM3", 8, 370}, Want{"NVIDIA H200", 8, 370},
+                           Want{"NVIDIA H800", 8, 215}, Want{"NVIDIA A100-SXM4-80GB", 8, 200}}) {
+    SCOPED_TRACE(want.model);
+    const std::optional<Expected> e = ExpectedIntra(*table, want.model, want.gpus);
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->busbw_gbps, want.gbps);
+    EXPECT_THAT(e->description, HasSubstr("#"));  // a source: an issue or PR number
+  }
+  EXPECT_FALSE(ExpectedIntra(*table, "NVIDIA A800-SXM4-80GB", 8).has_value());
+  EXPECT_EQ(ExpectedRail(*table, 400)->busbw_gbps, 46);
+  EXPECT_EQ(ExpectedRail(*table, 200)->busbw_gbps, 24);
+  EXPECT_EQ(ExpectedPair(*table, 400, 8)->busbw_gbps, 365);
+  EXPECT_EQ(ExpectedPair(*table, 200, 8)->busbw_gbps, 192);
+  for (const IntraBaseline& b : table->intra) EXPECT_FALSE(b.source.empty()) << b.gpu_model;
+  for (const PairBaseline& b : table->pairs) EXPECT_FALSE(b.source.empty()) << b.hca_rate_gbps;
+}
+
+TEST(BaselinesTomlTest, ParsesTheSubset) {
+  absl::StatusOr<BaselineTable> table = ParseBaselinesToml(R"(
+# comment
+version = 1
+[[intra]]
+gpu_model = "H100"   # trailing comment
+gpu_count = 8
+busbw_gbps = 475.5
+source = "a \"quoted\" # not a comment"
+[[pairs]]
+hca_rate_gbps = 400
+hca_count = 1
+busbw_gbps = 4_6
+source = "x"
+)");
+  ASSERT_TRUE(table.ok()) << table.status();
+  ASSERT_EQ(table->intra.size(), 1u);
+  EXPECT_EQ(table->intra[0].gpu_model, "H100");
+  EXPECT_EQ(table->intra[0].gpu_count, 8);
+  EXPECT_EQ(table->intra[0].busbw_gbps, 475.5);
+  EXPECT_EQ(table->intra[0].source, "a \"quoted\" # not a comment");
+  ASSERT_EQ(table->pairs.size(), 1u);
+  EXPECT_EQ(table->pairs[0].busbw_gbps, 46);
+  EXPECT_TRUE(ParseBaselinesToml("").ok());  // an empty file: no figures
+}
+
+TEST(BaselinesTomlTest, RefusesWhatItDoesNotUnderstandNamingTheLine) {
+  const std::string entry =
+      "[[intra]]\ngpu_model = \"H100\"\ngpu_count = 8\nbusbw_gbps = 370\nsource = \"s\"\n";
+  struct Case {
+    std::string text;
+    std::string error;
+  };
+  const Case cases[] = {
+      {"[intra]\n", "line 1: unknown table [intra]"},
+      {"[[other]]\n", "line 1: unknown table"},
+      {"gpu_count = 8\n", "line 1: key 'gpu_count' outside"},
+      {"version = 2\n", "line 1: version must be 1"},
+      {entry + "colour = \"red\"\n", "line 6: unknown key 'colour' in [[intra]]"},
+      {entry + "gpu_count = 4\n", "line 6: key 'gpu_count' given twice"},
+      {"[[intra]]\ngpu_model = \"H100\"\nbusbw_gbps = 370\nsource = \"s\"\n",
+       "line 1: [[intra]] entry needs gpu_count"},
+      {"[[intra]]\ngpu_model = \"H100\"\ngpu_count = 8.5\nbusbw_gbps = 370\nsource = \"s\"\n",
+       "line 3: [[intra]] gpu_count must be a positive integer"},
+      {"[[intra]]\ngpu_model = \"H100\"\ngpu_count = 8\nbusbw_gbps = -1\nsource = \"s\"\n",
+       "busbw_gbps must be a positive number"},
+      {"[[intra]]\ngpu_model = 3\ngpu_count = 8\nbusbw_gbps = 1\nsource = \"s\"\n",
+       "line 2: [[intra]] gpu_model must be a string"},
+      {"[[intra]]\ngpu_model = \"H100\n", "line 2: unterminated string"},
+      {"[[intra]]\ngpu_model = \"H\\x\"\n", "unsupported escape"},
+      {"[[intra]]\ngpu_model = fast\n", "'fast' is neither a string nor a number"},
+      {"[[intra]]\njust words\n", "line 2: expected key = value"},
+      {"[[pairs]]\nhca_rate_gbps = 400\nhca_count = 1\nbusbw_gbps = 46\n",
+       "[[pairs]] entry needs source"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text);
+    absl::StatusOr<BaselineTable> table = ParseBaselinesToml(c.text);
+    ASSERT_FALSE(table.ok());
+    EXPECT_EQ(table.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(table.status().message()), HasSubstr(c.error));
+  }
+}
+
+TEST(BaselinesTest, GpuModelsMatchByTokensAndTheMostSpecificEntryWins) {
+  BaselineTable table;
+  table.intra = {{"H100", 8, 370, "a"}, {"H100 NVL", 8, 250, "b"}, {"H100", 4, 300, "c"}};
+  EXPECT_EQ(ExpectedIntra(table, "NVIDIA H100 80GB HBM3", 8)->busbw_gbps, 370);
+  EXPECT_EQ(ExpectedIntra(table, "nvidia h100 nvl", 8)->busbw_gbps, 250);
+  EXPECT_EQ(ExpectedIntra(table, "NVIDIA H100 80GB HBM3", 4)->busbw_gbps, 300);
+  EXPECT_FALSE(ExpectedIntra(table, "NVIDIA H100 80GB HBM3", 2).has_value());
+  EXPECT_FALSE(ExpectedIntra(table, "NVIDIA H1000", 8).has_value());  // a token, not a prefix
+  EXPECT_THAT(ExpectedIntra(table, "NVIDIA H100", 8)->description, HasSubstr("(a)"));
+}
+
+TEST(BaselinesTest, PairFigureIsExactOrDerivedFromThePerNicFigure) {
+  BaselineTable table;
+  table.pairs = {{400, 1, 46, "per nic"}, {400, 8, 365, "ring"}};
+  EXPECT_EQ(ExpectedPair(table, 400, 8)->busbw_gbps, 365);
+  const std::optional<Expected> derived = ExpectedPair(table, 400, 4);
+  ASSERT_TRUE(derived.has_value());
+  EXPECT_EQ(derived->busbw_gbps, 184);
+  EXPECT_THAT(derived->description, HasSubstr("derived"));
+  EXPECT_FALSE(ExpectedPair(table, 200, 8).has_value());
+  EXPECT_FALSE(ExpectedRail(table, 200).has_value());
+  EXPECT_EQ(ExpectedRail(table, 400)->busbw_gbps, 46);
+}
+
+}  // namespace
+}  // namespace eb::validation

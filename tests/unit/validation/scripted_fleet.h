@@ -1,0 +1,56 @@
+#pragma once
+
+// A scripted fleet for table-driven validation tests: every test's outcome
+// follows from the script (bad nodes, rails, paths, dead agents, wrong data)
+// with a small deterministic wobble instead of random noise, and a driver
+// that runs a Validation to the end, keeping every round.
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "coordinator/validation/validation.h"
+
+namespace eb::validation::test {
+
+struct Script {
+  double rail_gbps = 46.5;              // a healthy rail (the shipped figure is 46)
+  double intra_gbps = 380;              // a healthy node alone (the shipped figure is 370)
+  std::map<std::string, double> node;   // every rail of the node, and intra
+  std::map<std::string, double> intra;  // intra only (GPUs)
+  std::map<std::string, double> nic;    // every rail, pairs only (NICs)
+  std::map<std::pair<std::string, int>, double> rail;  // (node, rail)
+  std::map<std::set<std::string>, double> path;        // between two nodes
+  std::set<std::set<std::string>> path_once;           // slow the first time only (noise)
+  std::map<std::string, double> intra_once;            // slow in the first intra test only
+  std::map<std::string, int> dies_in_round;            // infra failure naming it from then on
+  std::map<std::string, int> unnamed_infra;            // infra failures naming nobody
+  std::set<std::string> wrong_data;                    // hardware failure attributed to it
+  double fleet = 1;                                    // factor of the fleet test
+};
+
+class ScriptedFleet {
+ public:
+  explicit ScriptedFleet(Script script) : script_(std::move(script)) {}
+  TestResult Answer(const Round& round, const PlannedTest& test);
+
+ private:
+  Script script_;
+  std::set<std::set<std::string>> seen_pairs_;
+  std::set<std::string> seen_intra_;
+};
+
+struct Outcome {
+  std::vector<Round> rounds;
+  ValidationReport report;
+  std::string error;  // a Validation call failed
+};
+
+Outcome RunToEnd(std::vector<Node> nodes, Options options, Script script);
+
+// The rounds of one suite.
+std::vector<Round> RoundsOf(const Outcome& outcome, TestKind kind);
+
+}  // namespace eb::validation::test
