@@ -75,7 +75,8 @@ endif()
 # layout); installed under another prefix (cmake --install, /usr/local by
 # default) they are rewritten to point at that prefix's binaries and
 # configs, decided at install time since --prefix may change it then.
-file(GLOB _eb_units CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/deploy/systemd/*.service)
+file(GLOB _eb_units CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/deploy/systemd/*.service
+  ${PROJECT_SOURCE_DIR}/deploy/systemd/*.timer)
 if(_eb_units)
   install(CODE "set(_eb_units \"${_eb_units}\")")
   install(CODE [[

@@ -32,6 +32,11 @@ struct CoordinatorConfig {
   // exist: the package and the unit's StateDirectory= create it). "" keeps
   // the history in memory only.
   std::string history_path = "/var/lib/ebnccl/history.db";
+  // Expected busbw by hardware for validations (deploy/config/baselines.toml
+  // installed); a missing file leaves verdicts to the fleet median.
+  std::string baselines_path = "/etc/ebnccl/baselines.toml";
+  // Deadline of a validation that sets none.
+  absl::Duration default_validation_timeout = absl::Hours(6);
   // "host:port" of the Prometheus /metrics endpoint (port 0 = any); "" = none.
   std::string metrics_listen;
   // systemd's WatchdogSec (from WATCHDOG_USEC, read in main); zero = no

@@ -1,12 +1,16 @@
 #include "coordinator/coordinator_server.h"
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "coordinator/history/in_memory_history.h"
+#include "coordinator/history/in_memory_validation_history.h"
 #include "coordinator/history/sqlite_history.h"
+#include "coordinator/history/sqlite_validation_history.h"
 #include "spdlog/spdlog.h"
 
 namespace eb::coordinator {
@@ -53,15 +57,31 @@ absl::StatusOr<std::unique_ptr<TestHistory>> OpenHistory(const CoordinatorConfig
   return history;
 }
 
+// The baselines file's text, or "" (verdicts then rest on the fleet median;
+// a request may still carry its own).
+std::string ReadBaselines(const std::string& path) {
+  if (path.empty()) return "";
+  std::ifstream file(path);
+  if (!file) {
+    spdlog::warn("baselines {} cannot be read: validations judge by the fleet median only", path);
+    return "";
+  }
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
 }  // namespace
 
 CoordinatorServer::CoordinatorServer(const CoordinatorConfig& config,
-                                     std::unique_ptr<TestHistory> history)
+                                     std::unique_ptr<TestHistory> history,
+                                     std::unique_ptr<ValidationHistory> validation_history)
     : config_(config),
       loop_("eb-coord-loop"),
       rendezvous_(loop_),
       logs_(loop_, absl::Seconds(10)),
-      history_(std::move(history)) {
+      history_(std::move(history)),
+      validation_history_(std::move(validation_history)) {
   registry_ = std::make_unique<NodeRegistry>(common::RealClock::Get(), loop_, config_, nullptr);
   tests_ = std::make_unique<TestManager>(common::RealClock::Get(), loop_, *registry_, rendezvous_,
                                          config_, *history_);
@@ -73,7 +93,15 @@ CoordinatorServer::CoordinatorServer(const CoordinatorConfig& config,
   tests_->set_on_finished([metrics = metrics_.get()](const ebnccl::v1::TestReport& report) {
     metrics->OnTestFinished(report);
   });
-  control_service_ = std::make_unique<ControlService>(loop_, *tests_, *registry_, logs_);
+  ValidationManagerConfig validation_config;
+  validation_config.default_timeout = config_.default_validation_timeout;
+  validation_config.baselines_toml = ReadBaselines(config_.baselines_path);
+  validation_config.baselines_origin = config_.baselines_path;
+  validations_ =
+      std::make_unique<ValidationManager>(common::RealClock::Get(), loop_, *registry_, *tests_,
+                                          *validation_history_, std::move(validation_config));
+  control_service_ =
+      std::make_unique<ControlService>(loop_, *tests_, *registry_, logs_, *validations_);
   agent_service_ =
       std::make_unique<AgentServiceImpl>(loop_, *registry_, *tests_, rendezvous_, logs_, config_);
 }
@@ -82,8 +110,18 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
     const CoordinatorConfig& config) {
   absl::StatusOr<std::unique_ptr<TestHistory>> history = OpenHistory(config);
   if (!history.ok()) return history.status();
+  // Validations live in the same file, after the tests' checks of it.
+  std::unique_ptr<ValidationHistory> validation_history;
+  if (config.history_path.empty()) {
+    validation_history = std::make_unique<InMemoryValidationHistory>();
+  } else {
+    absl::StatusOr<std::unique_ptr<SqliteValidationHistory>> opened =
+        SqliteValidationHistory::Open(config.history_path);
+    if (!opened.ok()) return opened.status();
+    validation_history = *std::move(opened);
+  }
   std::unique_ptr<CoordinatorServer> coordinator(
-      new CoordinatorServer(config, *std::move(history)));
+      new CoordinatorServer(config, *std::move(history), std::move(validation_history)));
   common::RpcServerOptions options;
   options.listen_address = config.listen_address;
   options.services = {coordinator->control_service_.get(), coordinator->agent_service_.get()};
@@ -131,6 +169,7 @@ void CoordinatorServer::Shutdown() {
   // healthy hardware (systemctl restart sends SIGTERM mid-test).
   absl::Notification interrupted;
   loop_.Post([this, &interrupted] {
+    if (validations_) validations_->InterruptAll("the coordinator was stopped");
     if (tests_) tests_->InterruptAll("the coordinator was stopped while the test ran");
     interrupted.Notify();
   });

@@ -18,9 +18,11 @@
 #include "coordinator/core/log_requests.h"
 #include "coordinator/core/node_registry.h"
 #include "coordinator/core/rendezvous_kv.h"
+#include "coordinator/core/validation_manager.h"
 #include "coordinator/grpc/agent_service.h"
 #include "coordinator/grpc/control_service.h"
 #include "coordinator/history/history_store.h"
+#include "coordinator/history/validation_history.h"
 #include "coordinator/metrics/coordinator_metrics.h"
 
 namespace eb::coordinator {
@@ -45,7 +47,8 @@ class CoordinatorServer {
   void Shutdown();
 
  private:
-  CoordinatorServer(const CoordinatorConfig& config, std::unique_ptr<TestHistory> history);
+  CoordinatorServer(const CoordinatorConfig& config, std::unique_ptr<TestHistory> history,
+                    std::unique_ptr<ValidationHistory> validation_history);
 
   const CoordinatorConfig config_;
   common::SystemdNotifier notifier_;
@@ -55,8 +58,12 @@ class CoordinatorServer {
   LogRequests logs_;
   // Outlives tests_, which records into it.
   std::unique_ptr<TestHistory> history_;
+  // Outlives validations_, which records into it.
+  std::unique_ptr<ValidationHistory> validation_history_;
   std::unique_ptr<TestManager> tests_;
   std::unique_ptr<NodeRegistry> registry_;
+  // Destroyed before tests_ and registry_, which it uses.
+  std::unique_ptr<ValidationManager> validations_;
   std::unique_ptr<ControlService> control_service_;
   std::unique_ptr<AgentServiceImpl> agent_service_;
   std::unique_ptr<common::RpcServer> server_;

@@ -82,6 +82,9 @@ int main(int argc, char** argv) {
   app.add_option("--history-path", settings.history_path,
                  "SQLite file keeping the tests' history ('' = memory only)")
       ->capture_default_str();
+  app.add_option("--baselines", config.baselines_path,
+                 "Baselines TOML for validations (expected busbw by hardware); missing = none")
+      ->capture_default_str();
   app.add_option("--log-level", settings.log_level, "trace, debug, info, warn, error")
       ->capture_default_str();
   app.add_option("--log-file", settings.log_file, "Also write the log to this file");

@@ -38,10 +38,17 @@ absl::StatusOr<FaultInjection> ParseFaultInjection(absl::string_view text) {
       {"exit_before_join", FaultInjection::Mode::kExitBeforeJoin},
       {"crash_at_size", FaultInjection::Mode::kCrashAtSize},
       {"corrupt_at_size", FaultInjection::Mode::kCorruptAtSize},
+      {"slow", FaultInjection::Mode::kSlow},
   };
   auto it = kModes.find(mode.first);
   if (it == kModes.end()) return error("unknown mode");
   fault.mode = it->second;
+  if (fault.mode == FaultInjection::Mode::kSlow) {
+    if (!absl::SimpleAtoi(mode.second, &fault.slow_ms) || fault.slow_ms <= 0) {
+      return error("slow needs '=MS', a positive number of milliseconds");
+    }
+    return fault;
+  }
   const bool needs_size = fault.mode == FaultInjection::Mode::kCrashAtSize ||
                           fault.mode == FaultInjection::Mode::kCorruptAtSize;
   if (needs_size != !mode.second.empty()) {

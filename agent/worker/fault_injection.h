@@ -11,6 +11,8 @@
 //   exit_before_join       register, then exit with code 1
 //   crash_at_size=K        abort() when size index K starts
 //   corrupt_at_size=K      report one wrong element at size index K
+//   slow=MS                sleep MS ms before each timed collective call (a
+//                          slow GPU or NIC, for the validation's tests)
 
 #include <string>
 
@@ -27,9 +29,12 @@ struct FaultInjection {
     kExitBeforeJoin,
     kCrashAtSize,
     kCorruptAtSize,
+    kSlow,
   };
   Mode mode = Mode::kNone;
   int size_index = 0;
+  // kSlow: the delay before each timed call, milliseconds.
+  int slow_ms = 0;
   // -1: every rank.
   int rank = -1;
 

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "agent/worker/agent_link.h"
+#include "agent/worker/slow_communicator.h"
 #include "common/rpc/channel.h"
 #include "common/spec/proto_enums.h"
 #include "common/transport/benchmark_runner.h"
@@ -244,6 +245,11 @@ int RunWorker(const WorkerOptions& options) {
   absl::StatusOr<std::unique_ptr<transport::Communicator>> communicator =
       CreateCommunicator(options, *registration, link);
   if (!communicator.ok()) return Fail(link, communicator.status(), "joining the communicator");
+  if (faulty && options.fault.mode == Mode::kSlow) {
+    spdlog::warn("fault injection: slow={}", options.fault.slow_ms);
+    *communicator =
+        WithSlowdown(*std::move(communicator), absl::Milliseconds(options.fault.slow_ms));
+  }
   spdlog::info("test={} rank={}: joined the {} communicator in {}", options.test_id,
                assignment.rank(), (*communicator)->TransportName(),
                absl::FormatDuration(absl::Now() - init_start));

@@ -101,4 +101,27 @@ const char* ExitCodeMeaning(int code) {
   }
 }
 
+int ExitCodeForValidation(const v1::ValidationReport& report) {
+  bool unfit = false;
+  bool untestable = false;
+  for (const v1::NodeVerdict& node : report.nodes()) {
+    unfit = unfit || node.verdict() == "unfit";
+    untestable = untestable || node.verdict() == "untestable";
+  }
+  if (report.any_bad() || unfit) return kExitCheckFailed;
+  switch (report.state()) {
+    case v1::VALIDATION_STATE_RUNNING:
+      return kExitOk;
+    case v1::VALIDATION_STATE_DONE:
+      return untestable ? kExitCommunication : kExitOk;
+    case v1::VALIDATION_STATE_CANCELLED:
+    case v1::VALIDATION_STATE_INTERRUPTED:
+      return kExitInterrupted;
+    case v1::VALIDATION_STATE_TIMED_OUT:
+      return kExitTimeout;
+    default:
+      return kExitInternal;
+  }
+}
+
 }  // namespace eb::ebctl

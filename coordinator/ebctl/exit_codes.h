@@ -44,6 +44,14 @@ inline constexpr int kExitInterrupted = 130;
 // gives 0: the command worked; UNSPECIFIED or unknown states give 1.
 int ExitCodeForReport(const ebnccl::v1::TestReport& report);
 
+// Exit code for a validation report: DONE with every node healthy 0; any
+// node, path or rail degraded or failed, a bad finding, or an unfit node
+// 7 (whatever the state: a partial verdict is still a verdict); else
+// CANCELLED or INTERRUPTED 130, TIMED_OUT 4, FAILED 1, an untestable node
+// 3 (a node or its agent failed, as node_lost in run-test); RUNNING 0 (the
+// command worked).
+int ExitCodeForValidation(const ebnccl::v1::ValidationReport& report);
+
 // Exit code for a failed RPC. `connected` tells whether the channel had
 // reached the coordinator (a RunTest stream delivered an event, or a
 // unary call came back) before the error: DEADLINE_EXCEEDED then means the

@@ -24,6 +24,8 @@
 #include "coordinator/ebctl/commands/run_test_command.h"
 #include "coordinator/ebctl/commands/show_command.h"
 #include "coordinator/ebctl/commands/tests_command.h"
+#include "coordinator/ebctl/commands/validate_command.h"
+#include "coordinator/ebctl/commands/validations_command.h"
 #include "coordinator/ebctl/exit_codes.h"
 
 namespace {
@@ -72,6 +74,40 @@ void AddRunTestFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f) {
                  "measurement (nccl-tests -G; 0 = off; NCCL only)");
 }
 
+// validate takes run-test's sweep, collective, nodes, transport and
+// per-test deadline flags (same names and defaults), and its own.
+void AddValidateFlags(CLI::App& cmd, eb::ebctl::ValidateFlags& f) {
+  cmd.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  eb::ebctl::RunTestFlags& t = f.test;
+  cmd.add_option("--nodes", t.nodes, "Comma-separated node names (default: every idle node)");
+  cmd.add_option("--suite", f.suites, "preflight,intra,pairs[,fleet] (default: the first three)");
+  cmd.add_option("--strategy", f.strategy, "adaptive or all-pairs (default: adaptive)")
+      ->check(CLI::IsMember({"adaptive", "all-pairs"}));
+  cmd.add_option("--tolerance", f.tolerance, "Slow below (1 - tolerance) x the baseline")
+      ->capture_default_str();
+  cmd.add_option("--baselines", f.baselines,
+                 "Baselines TOML (expected busbw by hardware; default: the coordinator's)");
+  cmd.add_option("--validation-timeout", f.timeout, "Deadline of the whole validation (6h)");
+  cmd.add_flag("--detach", f.detach, "Print the validation id and return; it keeps running");
+  cmd.add_option("--collective", t.collective, "Collective of every test")->capture_default_str();
+  cmd.add_option("-b,--minbytes", t.min_bytes, "Smallest size")->capture_default_str();
+  cmd.add_option("-e,--maxbytes", t.max_bytes, "Largest size (the one graded)")
+      ->capture_default_str();
+  cmd.add_option("-f,--stepfactor", t.step_factor, "Multiplicative step (default 2)");
+  cmd.add_option("-n,--iters", t.iterations, "Timed iterations per size")->capture_default_str();
+  cmd.add_option("-w,--warmup_iters", t.warmup_iterations, "Warm-up iterations")
+      ->capture_default_str();
+  cmd.add_option("-c,--check", t.check_iterations, "Data-check iterations per size")
+      ->capture_default_str();
+  cmd.add_option("--transport", t.transport, "auto, gloo or nccl")
+      ->check(CLI::IsMember({"auto", "gloo", "nccl"}))
+      ->capture_default_str();
+  cmd.add_option("--timeout", t.timeout, "Deadline of each test");
+  cmd.add_option("--launch-timeout", t.launch_timeout, "Deadline for workers to start");
+  cmd.add_option("--init-timeout", t.init_timeout, "Deadline for ranks to join");
+  cmd.add_option("--step-timeout", t.step_timeout, "Deadline of one size step");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -106,6 +142,8 @@ int main(int argc, char** argv) {
   eb::ebctl::ShowCommand show;
   eb::ebctl::CancelCommand cancel;
   eb::ebctl::LogsCommand logs;
+  eb::ebctl::ValidateCommand validate;
+  eb::ebctl::ValidationsCommand validations;
   CLI::App* nodes_cmd = app.add_subcommand("nodes", "List the agents and their inventory");
   CLI::App* run_cmd = app.add_subcommand("run-test", "Run one test and print the nccl-tests table");
   AddRunTestFlags(*run_cmd, run_test.flags);
@@ -115,8 +153,16 @@ int main(int argc, char** argv) {
   CLI::App* tests_cmd =
       app.add_subcommand("tests", "List recent tests, newest first")->alias("jobs");
   tests_cmd->add_option("--limit", tests.limit, "At most this many")->check(CLI::PositiveNumber);
-  CLI::App* show_cmd = app.add_subcommand("show", "Print one test's report");
-  show_cmd->add_option("test_id", show.test_id, "Test id (t-...)")->required();
+  CLI::App* show_cmd = app.add_subcommand("show", "Print one test's or validation's report");
+  show_cmd->add_option("id", show.test_id, "Test id (t-...) or validation id (v-...)")->required();
+  show_cmd->add_flag("--follow", show.follow, "v-...: follow the validation until it ends");
+  CLI::App* validate_cmd =
+      app.add_subcommand("validate", "Validate a fleet: verdicts per node, path and rail");
+  AddValidateFlags(*validate_cmd, validate.flags);
+  CLI::App* validations_cmd =
+      app.add_subcommand("validations", "List recent validations, newest first");
+  validations_cmd->add_option("--limit", validations.limit, "At most this many")
+      ->check(CLI::PositiveNumber);
   CLI::App* cancel_cmd = app.add_subcommand("cancel", "Cancel a running test");
   cancel_cmd->add_option("test_id", cancel.test_id, "Test id (t-...)")->required();
   CLI::App* logs_cmd =
@@ -125,7 +171,8 @@ int main(int argc, char** argv) {
   logs_cmd->add_option("--rank", logs.rank, "Rank")->required()->check(CLI::NonNegativeNumber);
   logs_cmd->add_option("--max-bytes", logs.max_bytes, "At most this many bytes from the end")
       ->check(CLI::PositiveNumber);
-  for (CLI::App* sub : {nodes_cmd, tests_cmd, show_cmd, cancel_cmd, logs_cmd}) {
+  for (CLI::App* sub :
+       {nodes_cmd, tests_cmd, show_cmd, cancel_cmd, logs_cmd, validate_cmd, validations_cmd}) {
     sub->add_flag("--json", options.json, "Print JSON");
   }
 
@@ -142,5 +189,7 @@ int main(int argc, char** argv) {
   if (show_cmd->parsed()) command = &show;
   if (cancel_cmd->parsed()) command = &cancel;
   if (logs_cmd->parsed()) command = &logs;
+  if (validate_cmd->parsed()) command = &validate;
+  if (validations_cmd->parsed()) command = &validations;
   return command->Run(options);
 }

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/rpc/stream_outbox.h"
 #include "common/status/grpc_status.h"
+#include "coordinator/grpc/validation_stream.h"
 #include "spdlog/spdlog.h"
 
 namespace eb::coordinator {
@@ -91,14 +92,29 @@ grpc::ServerUnaryReactor* PostUnary(grpc::CallbackServerContext* context,
 }  // namespace
 
 ControlService::ControlService(common::Executor& executor, TestManager& tests,
-                               NodeRegistry& registry, LogRequests& logs)
-    : executor_(executor), tests_(tests), registry_(registry), logs_(logs) {}
+                               NodeRegistry& registry, LogRequests& logs,
+                               ValidationManager& validations)
+    : executor_(executor),
+      tests_(tests),
+      registry_(registry),
+      logs_(logs),
+      validations_(validations) {}
 
 grpc::ServerUnaryReactor* ControlService::ListNodes(grpc::CallbackServerContext* context,
                                                     const v1::ListNodesRequest* /*request*/,
                                                     v1::ListNodesReply* reply) {
   return PostUnary(context, executor_, [this, reply] {
-    for (const NodeRecord* node : registry_.All()) *reply->add_nodes() = registry_.ToStatus(*node);
+    const std::map<std::string, NodeVerdictRecord> verdicts = validations_.LastVerdicts();
+    for (const NodeRecord* node : registry_.All()) {
+      v1::NodeStatus& status = *reply->add_nodes();
+      status = registry_.ToStatus(*node);
+      auto it = verdicts.find(node->name);
+      if (it == verdicts.end()) continue;
+      status.set_last_verdict(it->second.verdict);
+      status.set_last_validation_id(it->second.validation_id);
+      status.set_last_verdict_time_unix_ms(it->second.time_unix_ms);
+      status.set_bad_verdict_count(it->second.bad_count);
+    }
     return absl::OkStatus();
   });
 }
@@ -185,6 +201,57 @@ grpc::ServerUnaryReactor* ControlService::GetLog(grpc::CallbackServerContext* co
     record->channel->Send(message);
   });
   return reactor;
+}
+
+grpc::ServerWriteReactor<v1::ValidationEvent>* ControlService::RunValidation(
+    grpc::CallbackServerContext* context, const v1::RunValidationRequest* request) {
+  return new ValidationStreamReactor(
+      executor_, [this, spec = request->spec(),
+                  peer = context->peer()](std::shared_ptr<ValidationObserver> observer) {
+        absl::StatusOr<std::string> id = validations_.Start(spec, std::move(observer));
+        if (!id.ok())
+          spdlog::info("rejected a validation from {}: {}", peer, id.status().ToString());
+        return id.status();
+      });
+}
+
+grpc::ServerWriteReactor<v1::ValidationEvent>* ControlService::WatchValidation(
+    grpc::CallbackServerContext* /*context*/, const v1::WatchValidationRequest* request) {
+  return new ValidationStreamReactor(
+      executor_, [this, id = request->validation_id()](std::shared_ptr<ValidationObserver> o) {
+        return validations_.Watch(id, std::move(o));
+      });
+}
+
+grpc::ServerUnaryReactor* ControlService::GetValidation(grpc::CallbackServerContext* context,
+                                                        const v1::GetValidationRequest* request,
+                                                        v1::GetValidationReply* reply) {
+  return PostUnary(context, executor_, [this, request, reply] {
+    auto report = validations_.Get(request->validation_id());
+    if (!report.ok()) return report.status();
+    *reply->mutable_report() = *std::move(report);
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* ControlService::ListValidations(grpc::CallbackServerContext* context,
+                                                          const v1::ListValidationsRequest* request,
+                                                          v1::ListValidationsReply* reply) {
+  return PostUnary(context, executor_, [this, request, reply] {
+    for (v1::ValidationReport& report :
+         validations_.List(request->limit() > 0 ? request->limit() : 100)) {
+      *reply->add_validations() = std::move(report);
+    }
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* ControlService::CancelValidation(
+    grpc::CallbackServerContext* context, const v1::CancelValidationRequest* request,
+    v1::CancelValidationReply* /*reply*/) {
+  return PostUnary(context, executor_, [this, request, peer = context->peer()] {
+    return validations_.Cancel(request->validation_id(), "cancelled by " + peer);
+  });
 }
 
 }  // namespace eb::coordinator

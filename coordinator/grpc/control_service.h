@@ -8,6 +8,7 @@
 #include "coordinator/core/collective_test_manager.h"
 #include "coordinator/core/log_requests.h"
 #include "coordinator/core/node_registry.h"
+#include "coordinator/core/validation_manager.h"
 #include "ebnccl/v1/control.grpc.pb.h"
 
 namespace eb::coordinator {
@@ -16,7 +17,7 @@ class ControlService final : public ebnccl::v1::Control::CallbackService {
  public:
   // All references must outlive the service; they are used on `executor`.
   ControlService(common::Executor& executor, TestManager& tests, NodeRegistry& registry,
-                 LogRequests& logs);
+                 LogRequests& logs, ValidationManager& validations);
 
   grpc::ServerUnaryReactor* ListNodes(grpc::CallbackServerContext* context,
                                       const ebnccl::v1::ListNodesRequest* request,
@@ -36,11 +37,28 @@ class ControlService final : public ebnccl::v1::Control::CallbackService {
                                    const ebnccl::v1::GetLogRequest* request,
                                    ebnccl::v1::GetLogReply* reply) override;
 
+  grpc::ServerWriteReactor<ebnccl::v1::ValidationEvent>* RunValidation(
+      grpc::CallbackServerContext* context,
+      const ebnccl::v1::RunValidationRequest* request) override;
+  grpc::ServerWriteReactor<ebnccl::v1::ValidationEvent>* WatchValidation(
+      grpc::CallbackServerContext* context,
+      const ebnccl::v1::WatchValidationRequest* request) override;
+  grpc::ServerUnaryReactor* GetValidation(grpc::CallbackServerContext* context,
+                                          const ebnccl::v1::GetValidationRequest* request,
+                                          ebnccl::v1::GetValidationReply* reply) override;
+  grpc::ServerUnaryReactor* ListValidations(grpc::CallbackServerContext* context,
+                                            const ebnccl::v1::ListValidationsRequest* request,
+                                            ebnccl::v1::ListValidationsReply* reply) override;
+  grpc::ServerUnaryReactor* CancelValidation(grpc::CallbackServerContext* context,
+                                             const ebnccl::v1::CancelValidationRequest* request,
+                                             ebnccl::v1::CancelValidationReply* reply) override;
+
  private:
   common::Executor& executor_;
   TestManager& tests_;
   NodeRegistry& registry_;
   LogRequests& logs_;
+  ValidationManager& validations_;
 };
 
 }  // namespace eb::coordinator

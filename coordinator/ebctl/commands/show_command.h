@@ -7,13 +7,18 @@
 namespace eb::ebctl {
 
 // `ebctl show TEST`: one test's report, running or recorded, as the
-// nccl-tests table (or JSON); the exit code is the test's.
+// nccl-tests table (or JSON); the exit code is the test's. `ebctl show
+// v-...`: a validation's verdicts; with --follow, its events until it ends.
 class ShowCommand final : public Command {
  public:
   std::string test_id;
+  bool follow = false;
 
  protected:
   int Execute(ebnccl::v1::Control::Stub& stub, const GlobalOptions& options) override;
+
+ private:
+  int ShowValidation(ebnccl::v1::Control::Stub& stub, const GlobalOptions& options);
 };
 
 }  // namespace eb::ebctl

@@ -81,6 +81,21 @@ std::string FormatTransports(const v1::NodeInventory& inventory) {
   });
 }
 
+// "node c: last validation v-... (2026-12-01T20:05:01.000Z): degraded;
+// repeat offender: degraded or failed in 2 validations", for nodes that a
+// validation has judged (issue 11: a node that failed before is marked).
+void AppendLastVerdict(const v1::NodeStatus& node, std::string* out) {
+  if (node.last_verdict().empty()) return;
+  absl::StrAppend(out, "node ", node.node_name(), ": last validation ", node.last_validation_id(),
+                  " (", FormatUtcTime(node.last_verdict_time_unix_ms()),
+                  "): ", node.last_verdict());
+  if (node.bad_verdict_count() >= 2) {
+    absl::StrAppend(out, "; repeat offender: degraded or failed in ", node.bad_verdict_count(),
+                    " validations");
+  }
+  absl::StrAppend(out, "\n");
+}
+
 std::string OrDash(const std::string& text) { return text.empty() ? "-" : text; }
 
 // Left-aligned columns two blanks apart; the last column is not padded so
@@ -120,6 +135,7 @@ std::string NodesTable(const v1::ListNodesReply& reply) {
          inventory.bootstrap_interface().empty() ? "any" : inventory.bootstrap_interface(),
          OrDash(node.current_test_id())});
     AppendHcaProblems(node, &problems);
+    AppendLastVerdict(node, &problems);
   }
   return RenderColumns(rows) + problems;
 }

@@ -206,6 +206,15 @@ json NodesToJson(const v1::ListNodesReply& reply) {
         {"driver_version", inventory.driver_version()},
         {"agent_version", inventory.agent_version()},
     });
+    // Only for nodes a validation judged (issue 11: repeat offenders).
+    if (!node.last_verdict().empty()) {
+      nodes.back()["last_validation"] =
+          json{{"validation_id", node.last_validation_id()},
+               {"verdict", node.last_verdict()},
+               {"time", FormatUtcTime(node.last_verdict_time_unix_ms())},
+               {"bad_count", node.bad_verdict_count()},
+               {"repeat_offender", node.bad_verdict_count() >= 2}};
+    }
   }
   return json{{"schema", kNodeListSchema},
               {"schema_version", kJsonSchemaVersion},

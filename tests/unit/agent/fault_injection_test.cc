@@ -135,3 +135,27 @@ TEST(FaultInjectionTest, TrailingSeparatorWithoutValueIsRejected) {
 
 }  // namespace
 }  // namespace eb::worker
+
+namespace eb::worker {
+namespace {
+
+TEST(FaultInjectionSlowTest, SlowTakesMillisecondsAndARank) {
+  absl::StatusOr<FaultInjection> fault = ParseFaultInjection("slow=250:rank=3");
+  ASSERT_TRUE(fault.ok()) << fault.status();
+  EXPECT_EQ(fault->mode, FaultInjection::Mode::kSlow);
+  EXPECT_EQ(fault->slow_ms, 250);
+  EXPECT_TRUE(fault->AppliesTo(3));
+  EXPECT_FALSE(fault->AppliesTo(2));
+  EXPECT_TRUE(ParseFaultInjection("slow=5")->AppliesTo(7));
+}
+
+TEST(FaultInjectionSlowTest, SlowNeedsAPositiveValue) {
+  for (const char* text : {"slow", "slow=0", "slow=-4", "slow=x"}) {
+    absl::StatusOr<FaultInjection> fault = ParseFaultInjection(text);
+    ASSERT_FALSE(fault.ok()) << text;
+    EXPECT_THAT(std::string(fault.status().message()), ::testing::HasSubstr("slow needs '=MS'"));
+  }
+}
+
+}  // namespace
+}  // namespace eb::worker

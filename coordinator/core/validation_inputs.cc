@@ -1,0 +1,131 @@
+#include "coordinator/core/validation_inputs.h"
+
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+
+namespace eb::coordinator {
+
+namespace v1 = ebnccl::v1;
+
+namespace {
+
+absl::Status NonNegative(int64_t value, const char* field) {
+  if (value >= 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(field, ": must not be negative (", value, ")"));
+}
+
+// "COLLECTIVE_ALL_REDUCE" -> "all_reduce".
+std::string CollectiveText(v1::Collective collective) {
+  absl::string_view name = v1::Collective_Name(collective);
+  absl::ConsumePrefix(&name, "COLLECTIVE_");
+  return absl::AsciiStrToLower(name);
+}
+
+}  // namespace
+
+absl::Status NormalizeValidationSpec(v1::ValidationSpec& spec) {
+  if (spec.suites().empty()) {
+    for (const char* suite : {"preflight", "intra", "pairs"}) spec.add_suites(suite);
+  }
+  absl::StatusOr<std::vector<validation::Suite>> suites =
+      validation::ParseSuites(absl::StrJoin(spec.suites(), ","));
+  if (!suites.ok()) return suites.status();
+  if (spec.strategy().empty()) spec.set_strategy("adaptive");
+  if (absl::StatusOr<validation::Strategy> s = validation::ParseStrategy(spec.strategy());
+      !s.ok()) {
+    return s.status();
+  }
+  if (spec.tolerance() == 0) spec.set_tolerance(0.10);
+  if (!(spec.tolerance() > 0 && spec.tolerance() <= 0.5)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tolerance: must be in (0, 0.5], got ", spec.tolerance()));
+  }
+  if (spec.collective() == v1::COLLECTIVE_UNSPECIFIED) {
+    spec.set_collective(v1::COLLECTIVE_ALL_REDUCE);
+  }
+  if (spec.baselines_toml().size() > kMaxBaselinesTomlBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("baselines_toml: ", spec.baselines_toml().size(),
+                                                   " bytes, at most ", kMaxBaselinesTomlBytes));
+  }
+  for (const auto& [value, field] :
+       std::vector<std::pair<int64_t, const char*>>{{spec.min_bytes(), "min_bytes"},
+                                                    {spec.max_bytes(), "max_bytes"},
+                                                    {spec.step_factor(), "step_factor"},
+                                                    {spec.iterations(), "iterations"},
+                                                    {spec.warmup_iterations(), "warmup_iterations"},
+                                                    {spec.check_iterations(), "check_iterations"},
+                                                    {spec.test_timeout_ms(), "test_timeout_ms"},
+                                                    {spec.launch_timeout_ms(), "launch_timeout_ms"},
+                                                    {spec.init_timeout_ms(), "init_timeout_ms"},
+                                                    {spec.step_timeout_ms(), "step_timeout_ms"},
+                                                    {spec.timeout_ms(), "timeout_ms"}}) {
+    if (absl::Status status = NonNegative(value, field); !status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<validation::Options> OptionsFromSpec(const v1::ValidationSpec& spec,
+                                                    validation::BaselineTable baselines) {
+  validation::Options options;
+  absl::StatusOr<std::vector<validation::Suite>> suites =
+      validation::ParseSuites(absl::StrJoin(spec.suites(), ","));
+  if (!suites.ok()) return suites.status();
+  absl::StatusOr<validation::Strategy> strategy = validation::ParseStrategy(spec.strategy());
+  if (!strategy.ok()) return strategy.status();
+  options.suites = *std::move(suites);
+  options.strategy = *strategy;
+  options.tolerance = spec.tolerance();
+  options.baselines = std::move(baselines);
+  options.collective = CollectiveText(spec.collective());
+  options.split_rails = false;
+  return options;
+}
+
+validation::Node NodeFromRecord(const NodeRecord& record) {
+  const v1::NodeInventory& inventory = record.inventory;
+  validation::Node node;
+  node.name = record.name;
+  node.gpu_count = inventory.gpus_size();
+  if (!inventory.gpus().empty()) {
+    node.gpu_model = inventory.gpus(0).name();
+    node.gpu_memory_bytes = inventory.gpus(0).memory_bytes();
+  }
+  node.driver_version = inventory.driver_version();
+  node.nccl_version = inventory.nccl_version();
+  for (const v1::HcaInfo& info : inventory.hcas()) {
+    node.hcas.push_back(validation::Hca{info.name(), info.port(), info.state(), info.link_layer(),
+                                        info.rate_gbps()});
+  }
+  node.bootstrap_interface = inventory.bootstrap_interface();
+  node.reachable = record.state != v1::NODE_STATE_LOST;
+  return node;
+}
+
+v1::TestSpec TestSpecFor(const validation::PlannedTest& planned, const v1::ValidationSpec& spec,
+                         bool nccl) {
+  v1::TestSpec test;
+  test.set_collective(spec.collective());
+  test.set_min_bytes(spec.min_bytes());
+  test.set_max_bytes(spec.max_bytes());
+  test.set_step_factor(spec.step_factor());
+  test.set_iterations(spec.iterations());
+  test.set_warmup_iterations(spec.warmup_iterations());
+  test.set_check_iterations(spec.check_iterations());
+  test.set_transport(spec.transport());
+  for (const std::string& node : planned.nodes) test.add_node_names(node);
+  test.set_workers_per_node(0);  // every slot: all GPUs of each node
+  test.set_timeout_ms(spec.test_timeout_ms());
+  test.set_launch_timeout_ms(spec.launch_timeout_ms());
+  test.set_init_timeout_ms(spec.init_timeout_ms());
+  test.set_step_timeout_ms(spec.step_timeout_ms());
+  if (nccl) {
+    for (const auto& [key, value] : planned.nccl_env) (*test.mutable_nccl_env())[key] = value;
+  }
+  return test;
+}
+
+}  // namespace eb::coordinator

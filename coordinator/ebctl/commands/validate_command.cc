@@ -1,0 +1,88 @@
+#include "coordinator/ebctl/commands/validate_command.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "common/rpc/channel.h"
+#include "coordinator/ebctl/commands/interrupt_watcher.h"
+#include "coordinator/ebctl/commands/validation_follow.h"
+#include "coordinator/ebctl/exit_codes.h"
+
+namespace eb::ebctl {
+namespace v1 = ebnccl::v1;
+
+namespace {
+
+// Ctrl-C cancels the validation itself: the stream is only a view of it.
+void CancelValidation(v1::Control::Stub& stub, const std::string& id) {
+  grpc::ClientContext context;
+  common::SetTimeout(context, absl::Seconds(10));
+  v1::CancelValidationRequest request;
+  request.set_validation_id(id);
+  v1::CancelValidationReply reply;
+  const grpc::Status status = stub.CancelValidation(&context, request, &reply);
+  if (status.ok()) {
+    std::fprintf(stderr, "ebctl: validation %s cancelled\n", id.c_str());
+  } else {
+    std::fprintf(stderr, "ebctl: cannot cancel validation %s: %s\n", id.c_str(),
+                 status.error_message().c_str());
+  }
+}
+
+}  // namespace
+
+int ValidateCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& options) {
+  std::string baselines;
+  if (!flags.baselines.empty()) {
+    std::ifstream file(flags.baselines);
+    if (!file) {
+      std::fprintf(stderr, "ebctl: --baselines: cannot read %s\n", flags.baselines.c_str());
+      return kExitUsage;
+    }
+    std::ostringstream text;
+    text << file.rdbuf();
+    baselines = text.str();
+  }
+  absl::StatusOr<v1::ValidationSpec> spec = BuildValidationSpec(flags, baselines);
+  if (!spec.ok()) {
+    std::fprintf(stderr, "ebctl: %s\n", std::string(spec.status().message()).c_str());
+    return kExitUsage;
+  }
+  grpc::ClientContext context;
+  // The validation has its own deadline; this one only guards the call.
+  const int64_t validation_ms = spec->timeout_ms() > 0 ? spec->timeout_ms() : 6 * 3'600'000;
+  common::SetTimeout(context, absl::Milliseconds(validation_ms) + absl::Minutes(5));
+  v1::RunValidationRequest request;
+  *request.mutable_spec() = *spec;
+
+  InterruptWatcher interrupts(context);
+  auto reader = stub.RunValidation(&context, request);
+  const bool progress = isatty(STDERR_FILENO) != 0;
+  FollowResult result =
+      FollowValidation(*reader, progress && !flags.detach, [&](const v1::ValidationReport& r) {
+        if (!flags.detach) return true;
+        std::cout << r.validation_id() << std::endl;
+        return false;
+      });
+  if (flags.detach && result.connected) {
+    context.TryCancel();  // ends the view only; the validation goes on
+    (void)reader->Finish();
+    return kExitOk;
+  }
+  const grpc::Status status = reader->Finish();
+  if (result.finished) return PrintValidation(result.report, options.json);
+  if (interrupts.interrupted()) {
+    if (!result.validation_id.empty()) CancelValidation(stub, result.validation_id);
+    return kExitInterrupted;
+  }
+  return RpcFailed(
+      result.connected ? "the validation stream broke" : "the coordinator refused the validation",
+      status, result.connected);
+}
+
+}  // namespace eb::ebctl

@@ -1,0 +1,20 @@
+#pragma once
+
+#include "coordinator/ebctl/command.h"
+#include "coordinator/ebctl/input/validate_flags.h"
+
+namespace eb::ebctl {
+
+// `ebctl validate`: starts a fleet validation on the coordinator and
+// follows it to its verdicts (exit 0 all healthy, 7 anything bad:
+// docs/EXIT_CODES.md). Ctrl-C cancels the validation; --detach prints its
+// id and returns, leaving it running.
+class ValidateCommand final : public Command {
+ public:
+  ValidateFlags flags;
+
+ protected:
+  int Execute(ebnccl::v1::Control::Stub& stub, const GlobalOptions& options) override;
+};
+
+}  // namespace eb::ebctl

@@ -1,0 +1,46 @@
+#include "coordinator/ebctl/input/validate_flags.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "coordinator/ebctl/input/duration_parse.h"
+
+namespace eb::ebctl {
+namespace v1 = ebnccl::v1;
+
+absl::StatusOr<v1::ValidationSpec> BuildValidationSpec(const ValidateFlags& flags,
+                                                       const std::string& baselines_text) {
+  absl::StatusOr<v1::TestSpec> test = BuildSpec(flags.test);
+  if (!test.ok()) return test.status();
+  if (!(flags.tolerance > 0 && flags.tolerance <= 0.5)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--tolerance: must be in (0, 0.5], got ", flags.tolerance));
+  }
+  absl::StatusOr<int64_t> timeout_ms = ParseTimeoutMs(flags.timeout, "--validation-timeout");
+  if (!timeout_ms.ok()) return timeout_ms.status();
+  v1::ValidationSpec spec;
+  for (const std::string& node : test->node_names()) spec.add_node_names(node);
+  for (absl::string_view suite : absl::StrSplit(flags.suites, ',', absl::SkipWhitespace())) {
+    spec.add_suites(std::string(suite));
+  }
+  spec.set_strategy(flags.strategy);
+  spec.set_tolerance(flags.tolerance);
+  spec.set_collective(test->collective());
+  spec.set_min_bytes(test->min_bytes());
+  spec.set_max_bytes(test->max_bytes());
+  // A ValidationSpec has no additive step (the largest size is the one
+  // graded): without -f the sweep doubles.
+  spec.set_step_factor(test->step_factor() > 0 ? test->step_factor() : 2);
+  spec.set_iterations(test->iterations());
+  spec.set_warmup_iterations(test->warmup_iterations());
+  spec.set_check_iterations(test->check_iterations());
+  spec.set_transport(test->transport());
+  spec.set_test_timeout_ms(test->timeout_ms());
+  spec.set_launch_timeout_ms(test->launch_timeout_ms());
+  spec.set_init_timeout_ms(test->init_timeout_ms());
+  spec.set_step_timeout_ms(test->step_timeout_ms());
+  spec.set_timeout_ms(*timeout_ms);
+  spec.set_baselines_toml(baselines_text);
+  return spec;
+}
+
+}  // namespace eb::ebctl

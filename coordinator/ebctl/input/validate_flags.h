@@ -1,0 +1,32 @@
+#pragma once
+
+// The flags of `ebctl validate` as typed, and their translation into the
+// ValidationSpec the coordinator runs. The sweep flags are run-test's (same
+// names, defaults and checks). Pure: the caller reads --baselines' file.
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "coordinator/ebctl/input/run_test_flags.h"
+#include "ebnccl/v1/control.pb.h"
+
+namespace eb::ebctl {
+
+struct ValidateFlags {
+  // Sweep, collective, nodes, transport and per-test deadlines (the other
+  // run-test flags are not offered by `validate`).
+  RunTestFlags test;
+  std::string suites;    // "preflight,intra,pairs[,fleet]"; "" = the default
+  std::string strategy;  // "adaptive" or "all-pairs"; "" = adaptive
+  double tolerance = 0.10;
+  std::string baselines;  // a TOML file; "" = the coordinator's
+  std::string timeout;    // of the whole validation; "" = the coordinator's
+  bool detach = false;    // print the id and return
+};
+
+// INVALID_ARGUMENT naming the flag. `baselines_text` is the content of
+// --baselines' file ("" for none).
+absl::StatusOr<ebnccl::v1::ValidationSpec> BuildValidationSpec(const ValidateFlags& flags,
+                                                               const std::string& baselines_text);
+
+}  // namespace eb::ebctl

@@ -1,0 +1,86 @@
+#include "coordinator/ebctl/output/validation_table.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "coordinator/ebctl/output/labels.h"
+
+namespace eb::ebctl {
+namespace v1 = ebnccl::v1;
+
+std::string ValidationStateName(v1::ValidationState state) {
+  if (!v1::ValidationState_IsValid(state)) return absl::StrCat("unknown(", state, ")");
+  std::string name = v1::ValidationState_Name(state);
+  return absl::AsciiStrToLower(name.substr(std::string("VALIDATION_STATE_").size()));
+}
+
+std::string RoundLine(const v1::ValidationRound& round) {
+  std::vector<std::string> tests;
+  for (const v1::ValidationTest& t : round.tests())
+    tests.push_back(absl::StrJoin(t.node_names(), "+"));
+  return absl::StrFormat("round %d (%s round %d): %d test(s): %s", round.number(), round.kind(),
+                         round.suite_round(), round.tests_size(), absl::StrJoin(tests, ", "));
+}
+
+std::string TestLine(const v1::ValidationTest& test) {
+  std::string line = absl::StrFormat("  %s %s: %s", test.test_id().empty() ? "-" : test.test_id(),
+                                     absl::StrJoin(test.node_names(), "+"), test.outcome());
+  if (test.outcome() == "completed") {
+    absl::StrAppendFormat(&line, ", %.2f GB/s", test.busbw_gbps());
+  } else if (!test.message().empty()) {
+    absl::StrAppend(&line, " (", test.message(), ")");
+  }
+  return line;
+}
+
+std::string ValidationTable(const v1::ValidationReport& report) {
+  std::string out = absl::StrFormat("validation %s: %s\n\n", report.validation_id(),
+                                    ValidationStateName(report.state()));
+  absl::StrAppendFormat(&out, "%-20s  %-10s  %-9s  %s\n", "NODE", "VERDICT", "CONFIDENCE",
+                        "REASON / EVIDENCE");
+  for (const v1::NodeVerdict& node : report.nodes()) {
+    absl::StrAppendFormat(&out, "%-20s  %-10s  %-9s  %s\n", node.node_name(), node.verdict(),
+                          node.verdict() == "healthy" ? "" : node.confidence(), node.reason());
+    if (node.verdict() == "healthy") continue;
+    for (const v1::ValidationEvidence& e : node.evidence()) {
+      absl::StrAppendFormat(&out, "%-20s  %-10s  %-9s    %s\n", "", "", "", e.text());
+    }
+  }
+  if (!report.paths().empty()) {
+    absl::StrAppend(&out, "\nbad paths:\n");
+    for (const v1::PathVerdict& p : report.paths()) {
+      absl::StrAppendFormat(&out, "  %s <-> %s: %s (%s): %s\n", p.node_a(), p.node_b(), p.verdict(),
+                            p.confidence(), p.reason());
+    }
+  }
+  if (!report.rails().empty()) {
+    absl::StrAppend(&out, "\nbad rails:\n");
+    for (const v1::RailVerdict& r : report.rails()) {
+      absl::StrAppendFormat(&out, "  %s rail %d: %s (%s): %s\n", r.node_name(), r.rail(),
+                            r.verdict(), r.confidence(), r.reason());
+    }
+  }
+  if (!report.findings().empty()) {
+    absl::StrAppend(&out, "\nfindings:\n");
+    for (const v1::ValidationFinding& f : report.findings()) {
+      absl::StrAppendFormat(&out, "  %s%s: %s\n", f.bad() ? "! " : "", f.kind(), f.text());
+    }
+  }
+  absl::StrAppendFormat(&out, "\n%d round(s); %s\n", report.rounds_size(), report.summary());
+  return out;
+}
+
+std::string ValidationListTable(const v1::ListValidationsReply& reply) {
+  std::string out = absl::StrFormat("%-26s  %-24s  %-10s  %5s  %6s  %s\n", "VALIDATION", "START",
+                                    "STATE", "NODES", "ROUNDS", "SUMMARY");
+  for (const v1::ValidationReport& report : reply.validations()) {
+    absl::StrAppendFormat(&out, "%-26s  %-24s  %-10s  %5d  %6d  %s\n", report.validation_id(),
+                          FormatUtcTime(report.start_time_unix_ms()),
+                          ValidationStateName(report.state()), report.nodes_size(),
+                          report.rounds_size(), report.summary());
+  }
+  return out;
+}
+
+}  // namespace eb::ebctl

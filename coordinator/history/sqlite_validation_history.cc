@@ -1,0 +1,164 @@
+#include "coordinator/history/sqlite_validation_history.h"
+
+#include <sqlite3.h>
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/status/status_macros.h"
+#include "coordinator/history/sqlite_statement.h"
+
+namespace eb::coordinator {
+
+namespace v1 = ebnccl::v1;
+
+namespace {
+
+std::string StateText(v1::ValidationState state) {
+  std::string name = v1::ValidationState_Name(state);
+  const std::string prefix = "VALIDATION_STATE_";
+  if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<SqliteValidationHistory>> SqliteValidationHistory::Open(
+    const std::string& path) {
+  sqlite3* db = nullptr;
+  const int rc =
+      sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    absl::Status status = SqliteError(db, rc, path, "open");
+    sqlite3_close(db);
+    return status;
+  }
+  std::unique_ptr<SqliteValidationHistory> history(new SqliteValidationHistory(path, db));
+  sqlite3_extended_result_codes(db, 1);
+  sqlite3_busy_timeout(db, 2000);
+  EB_RETURN_IF_ERROR(SqliteExec(db, path,
+                                "CREATE TABLE IF NOT EXISTS validations ("
+                                "validation_id TEXT PRIMARY KEY, start_time_ms INTEGER, "
+                                "end_time_ms INTEGER, state TEXT, nodes TEXT, test_ids TEXT, "
+                                "summary TEXT, report BLOB NOT NULL);"
+                                "CREATE TABLE IF NOT EXISTS node_verdicts ("
+                                "node_name TEXT PRIMARY KEY, verdict TEXT, validation_id TEXT, "
+                                "time_ms INTEGER, bad_count INTEGER NOT NULL DEFAULT 0)"));
+  return history;
+}
+
+SqliteValidationHistory::~SqliteValidationHistory() { sqlite3_close(db_); }
+
+absl::StatusOr<bool> SqliteValidationHistory::StoredTerminal(const std::string& id) const {
+  EB_ASSIGN_OR_RETURN(SqliteStatement select,
+                      SqliteStatement::Prepare(
+                          db_, path_, "SELECT state FROM validations WHERE validation_id = ?1"));
+  EB_RETURN_IF_ERROR(select.BindText(1, id));
+  EB_ASSIGN_OR_RETURN(bool row, select.Step());
+  return row && select.ColumnText(0) != "running";
+}
+
+absl::Status SqliteValidationHistory::Save(const v1::ValidationReport& report) {
+  if (report.validation_id().empty()) return absl::InvalidArgumentError("validation_id: empty");
+  EB_ASSIGN_OR_RETURN(const bool was_terminal, StoredTerminal(report.validation_id()));
+  std::vector<std::string> nodes;
+  for (const v1::NodeVerdict& node : report.nodes()) nodes.push_back(node.node_name());
+  std::vector<std::string> test_ids;
+  for (const v1::ValidationRound& round : report.rounds()) {
+    for (const v1::ValidationTest& test : round.tests()) {
+      if (!test.test_id().empty()) test_ids.push_back(test.test_id());
+    }
+  }
+  EB_ASSIGN_OR_RETURN(
+      SqliteStatement upsert,
+      SqliteStatement::Prepare(db_, path_,
+                               "INSERT OR REPLACE INTO validations (validation_id, start_time_ms, "
+                               "end_time_ms, state, nodes, test_ids, summary, report) VALUES "
+                               "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
+  EB_RETURN_IF_ERROR(upsert.BindText(1, report.validation_id()));
+  EB_RETURN_IF_ERROR(upsert.BindInt64(2, report.start_time_unix_ms()));
+  EB_RETURN_IF_ERROR(upsert.BindInt64(3, report.end_time_unix_ms()));
+  EB_RETURN_IF_ERROR(upsert.BindText(4, StateText(report.state())));
+  EB_RETURN_IF_ERROR(upsert.BindText(5, absl::StrJoin(nodes, ",")));
+  EB_RETURN_IF_ERROR(upsert.BindText(6, absl::StrJoin(test_ids, ",")));
+  EB_RETURN_IF_ERROR(upsert.BindText(7, report.summary()));
+  EB_RETURN_IF_ERROR(upsert.BindBlob(8, report.SerializeAsString()));
+  EB_ASSIGN_OR_RETURN(bool unused, upsert.Step());
+  (void)unused;
+  // Each node's verdict once per finished validation.
+  if (!IsTerminalValidationState(report.state()) || was_terminal) return absl::OkStatus();
+  EB_ASSIGN_OR_RETURN(
+      SqliteStatement verdict,
+      SqliteStatement::Prepare(
+          db_, path_,
+          "INSERT INTO node_verdicts (node_name, verdict, validation_id, time_ms, bad_count) "
+          "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(node_name) DO UPDATE SET verdict = ?2, "
+          "validation_id = ?3, time_ms = ?4, bad_count = bad_count + ?5"));
+  for (const v1::NodeVerdict& node : report.nodes()) {
+    EB_RETURN_IF_ERROR(verdict.BindText(1, node.node_name()));
+    EB_RETURN_IF_ERROR(verdict.BindText(2, node.verdict()));
+    EB_RETURN_IF_ERROR(verdict.BindText(3, report.validation_id()));
+    EB_RETURN_IF_ERROR(verdict.BindInt64(4, report.end_time_unix_ms()));
+    EB_RETURN_IF_ERROR(verdict.BindInt64(5, IsBadVerdict(node.verdict()) ? 1 : 0));
+    EB_ASSIGN_OR_RETURN(bool done, verdict.Step());
+    (void)done;
+    verdict.Reset();
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::ValidationReport> SqliteValidationHistory::Get(const std::string& id) const {
+  EB_ASSIGN_OR_RETURN(SqliteStatement select,
+                      SqliteStatement::Prepare(
+                          db_, path_, "SELECT report FROM validations WHERE validation_id = ?1"));
+  EB_RETURN_IF_ERROR(select.BindText(1, id));
+  EB_ASSIGN_OR_RETURN(bool row, select.Step());
+  if (!row) return absl::NotFoundError(absl::StrCat("validation '", id, "' is not known"));
+  v1::ValidationReport report;
+  const absl::string_view blob = select.ColumnBlob(0);
+  if (!report.ParseFromArray(blob.data(), static_cast<int>(blob.size()))) {
+    return absl::DataLossError(
+        absl::StrCat("validation history ", path_, ": the report of ", id, " cannot be decoded"));
+  }
+  return report;
+}
+
+absl::StatusOr<std::vector<v1::ValidationReport>> SqliteValidationHistory::List(int limit) const {
+  EB_ASSIGN_OR_RETURN(
+      SqliteStatement select,
+      SqliteStatement::Prepare(db_, path_,
+                               "SELECT report FROM validations ORDER BY start_time_ms DESC, "
+                               "validation_id DESC LIMIT ?1"));
+  EB_RETURN_IF_ERROR(select.BindInt64(1, limit > 0 ? limit : -1));
+  std::vector<v1::ValidationReport> out;
+  for (;;) {
+    EB_ASSIGN_OR_RETURN(bool row, select.Step());
+    if (!row) break;
+    v1::ValidationReport report;
+    const absl::string_view blob = select.ColumnBlob(0);
+    if (!report.ParseFromArray(blob.data(), static_cast<int>(blob.size()))) continue;
+    out.push_back(WithoutEvidence(report));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<NodeVerdictRecord>> SqliteValidationHistory::LastVerdicts() const {
+  EB_ASSIGN_OR_RETURN(SqliteStatement select,
+                      SqliteStatement::Prepare(db_, path_,
+                                               "SELECT node_name, verdict, validation_id, "
+                                               "time_ms, bad_count FROM node_verdicts "
+                                               "ORDER BY node_name"));
+  std::vector<NodeVerdictRecord> out;
+  for (;;) {
+    EB_ASSIGN_OR_RETURN(bool row, select.Step());
+    if (!row) break;
+    out.push_back(NodeVerdictRecord{select.ColumnText(0), select.ColumnText(1),
+                                    select.ColumnText(2), select.ColumnInt64(3),
+                                    static_cast<int>(select.ColumnInt64(4))});
+  }
+  return out;
+}
+
+}  // namespace eb::coordinator

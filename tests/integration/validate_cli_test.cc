@@ -1,0 +1,123 @@
+// `ebctl validate` end to end over Gloo on loopback (issue 11): 4 agents of
+// 2 workers each, the real coordinator, agents, workers and ebctl.
+//
+// Thresholds that cannot flake: loopback Gloo times on a loaded 2-core
+// machine jitter by milliseconds, more than 10% of a small collective. So
+// every agent's workers sleep before each timed call (EB_WORKER_FAULT
+// slow=MS, agent/worker/slow_communicator.h): a healthy call takes
+// kHealthyMs + jitter, a slowed node's kSlowMs + jitter. A healthy node is
+// blamed only below 0.9 x the fleet median, i.e. with more than
+// 0.1 x 200 = 20 ms of jitter per call on top of the median's (averaged over
+// -n 2 calls and over the ranks); the slowed node stays at ~200/2000 = 0.1 x
+// the median, far below the 0.8 x that makes a result clearly slow, however
+// loaded the machine.
+
+#include <signal.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/testutil/local_cluster.h"
+
+namespace eb::testing {
+namespace {
+
+constexpr int kHealthyMs = 200;
+constexpr int kSlowMs = 2000;
+const std::vector<std::string> kNodes = {"host0", "host1", "host2", "host3"};
+
+// One size, two timed calls: the test time is the sleeps'.
+const std::vector<std::string> kValidate = {"validate", "--json", "--tolerance", "0.10", "-b",
+                                            "4K",       "-e",     "4K",          "-n",   "2",
+                                            "-w",       "1",      "-c",          "1"};
+
+std::string Fault(int ms) { return absl::StrCat("--worker-env=EB_WORKER_FAULT=slow=", ms); }
+
+class ValidationTest : public ::testing::Test {
+ protected:
+  // Starts the coordinator and the 4 agents; `slow` (if any) sleeps kSlowMs.
+  void StartCluster(const std::string& slow = "") {
+    ASSERT_TRUE(cluster_.StartCoordinator().ok());
+    for (const std::string& node : kNodes) {
+      std::vector<std::string> flags = LocalCluster::FastAgentFlags();
+      flags.push_back(Fault(node == slow ? kSlowMs : kHealthyMs));
+      ASSERT_TRUE(cluster_.StartAgent(node, 2, flags).ok()) << node;
+    }
+    ASSERT_TRUE(cluster_.WaitForIdleNodes(4).ok());
+  }
+
+  static nlohmann::json Parse(const CliResult& result) {
+    nlohmann::json report = nlohmann::json::parse(result.out, nullptr, false);
+    EXPECT_FALSE(report.is_discarded()) << "stdout: " << result.out << "\nstderr: " << result.err;
+    return report;
+  }
+
+  // "verdict/confidence" of `node` in the report.
+  static std::string VerdictOf(const nlohmann::json& report, const std::string& node) {
+    if (!report.contains("nodes")) return "no nodes";
+    for (const nlohmann::json& n : report["nodes"]) {
+      if (n["node_name"] == node) {
+        return n["verdict"].get<std::string>() + "/" + n["confidence"].get<std::string>();
+      }
+    }
+    return "missing";
+  }
+
+  LocalCluster cluster_;
+};
+
+TEST_F(ValidationTest, HealthyFleetExitsZeroWithEveryNodeHealthy) {
+  StartCluster();
+  CliResult result = cluster_.Ebctl(kValidate, absl::Minutes(3));
+  nlohmann::json report = Parse(result);
+  EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_EQ(report["state"], "done");
+  EXPECT_EQ(report["schema"], "ebnccl.validation_report");
+  for (const std::string& node : kNodes) {
+    EXPECT_EQ(VerdictOf(report, node), "healthy/confirmed") << result.out;
+  }
+  // It is in the history, with the tests it ran.
+  CliResult list = cluster_.Ebctl({"validations", "--json"});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  nlohmann::json validations = Parse(list);
+  ASSERT_EQ(validations["validations"].size(), 1u) << list.out;
+  EXPECT_EQ(validations["validations"][0]["validation_id"], report["validation_id"]);
+  CliResult show = cluster_.Ebctl({"show", report["validation_id"].get<std::string>(), "--json"});
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_EQ(Parse(show)["rounds"].size(), report["rounds"].size());
+}
+
+TEST_F(ValidationTest, SlowedNodeIsDegradedConfirmedOthersHealthyExitSeven) {
+  StartCluster("host2");
+  CliResult result = cluster_.Ebctl(kValidate, absl::Minutes(4));
+  nlohmann::json report = Parse(result);
+  EXPECT_EQ(result.exit_code, 7) << result.out << result.err;
+  EXPECT_EQ(VerdictOf(report, "host2"), "degraded/confirmed") << result.out;
+  for (const char* node : {"host0", "host1", "host3"}) {
+    EXPECT_EQ(VerdictOf(report, node), "healthy/confirmed") << result.out;
+  }
+}
+
+TEST_F(ValidationTest, AgentKilledMidValidationIsUntestableNeverDegraded) {
+  StartCluster();
+  const int handle = cluster_.StartEbctl(kValidate);
+  // The first round (intra, every node at once) is running: host3's agent
+  // dies under its test.
+  ASSERT_GT(cluster_.WaitForRunningWorker(0, absl::Seconds(60)), 0);
+  ASSERT_TRUE(cluster_.SignalAgent("host3", SIGKILL).ok());
+  CliResult result = cluster_.WaitEbctl(handle, absl::Minutes(4));
+  nlohmann::json report = Parse(result);
+  EXPECT_EQ(VerdictOf(report, "host3").substr(0, 11), "untestable/") << result.out;
+  for (const char* node : {"host0", "host1", "host2"}) {
+    EXPECT_EQ(VerdictOf(report, node), "healthy/confirmed") << result.out;
+  }
+  // Not a hardware verdict: 3 (a node could not be tested), never 7.
+  EXPECT_EQ(result.exit_code, 3) << result.out << result.err;
+}
+
+}  // namespace
+}  // namespace eb::testing

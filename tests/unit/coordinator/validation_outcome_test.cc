@@ -1,0 +1,87 @@
+#include "coordinator/core/validation_outcome.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace eb::coordinator {
+namespace {
+
+namespace v1 = ebnccl::v1;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using validation::Outcome;
+
+v1::TestReport Report(v1::TestState state, bool with_rows) {
+  v1::TestReport report;
+  report.set_state(state);
+  report.set_summary("summary");
+  if (with_rows) {
+    for (double busbw : {1.0, 10.0}) {  // the largest size is the last row
+      v1::SizeResult& row = *report.add_results();
+      row.mutable_out_of_place()->set_busbw_gbps(busbw);
+      row.mutable_in_place()->set_busbw_gbps(busbw + 2);
+    }
+  }
+  return report;
+}
+
+void AddFailure(v1::TestReport& report, v1::FailureKind kind, const std::string& node) {
+  v1::Failure& f = *report.add_failures();
+  f.set_kind(kind);
+  f.set_node_name(node);
+  f.set_rank(node.empty() ? -1 : 0);
+}
+
+TEST(ValidationOutcomeTest, PassedIsCompletedWithTheLargestSizesBusbw) {
+  const validation::TestResult r = ResultFromReport(7, Report(v1::TEST_STATE_PASSED, true));
+  EXPECT_EQ(r.test_id, 7);
+  EXPECT_EQ(r.outcome, Outcome::kCompleted);
+  EXPECT_DOUBLE_EQ(r.busbw_gbps, 11.0);
+}
+
+TEST(ValidationOutcomeTest, BelowMinBusbwAloneIsStillAMeasurement) {
+  v1::TestReport report = Report(v1::TEST_STATE_FAILED, true);
+  AddFailure(report, v1::FAILURE_KIND_BELOW_MIN_BUSBW, "");
+  EXPECT_EQ(ResultFromReport(1, report).outcome, Outcome::kCompleted);
+}
+
+TEST(ValidationOutcomeTest, NodeLostIsInfraNamingEveryLostNode) {
+  v1::TestReport report = Report(v1::TEST_STATE_FAILED, true);
+  AddFailure(report, v1::FAILURE_KIND_NODE_LOST, "b");
+  AddFailure(report, v1::FAILURE_KIND_NODE_LOST, "c");
+  AddFailure(report, v1::FAILURE_KIND_COMMUNICATION_ERROR, "a");
+  const validation::TestResult r = ResultFromReport(1, report);
+  EXPECT_EQ(r.outcome, Outcome::kInfraFailure);
+  EXPECT_THAT(r.nodes, ElementsAre("b", "c"));
+}
+
+TEST(ValidationOutcomeTest, TimeoutBeforeAnyRowIsInfraNamingNobody) {
+  v1::TestReport report = Report(v1::TEST_STATE_TIMED_OUT, false);
+  AddFailure(report, v1::FAILURE_KIND_TIMEOUT, "a");
+  const validation::TestResult r = ResultFromReport(1, report);
+  EXPECT_EQ(r.outcome, Outcome::kInfraFailure);
+  EXPECT_THAT(r.nodes, IsEmpty());
+}
+
+TEST(ValidationOutcomeTest, CancelledIsInfra) {
+  EXPECT_EQ(ResultFromReport(1, Report(v1::TEST_STATE_CANCELLED, true)).outcome,
+            Outcome::kInfraFailure);
+}
+
+TEST(ValidationOutcomeTest, WrongDataIsHardwareOfThePrimaryRanksNode) {
+  v1::TestReport report = Report(v1::TEST_STATE_FAILED, true);
+  AddFailure(report, v1::FAILURE_KIND_WRONG_DATA, "c");
+  AddFailure(report, v1::FAILURE_KIND_WRONG_DATA, "d");
+  const validation::TestResult r = ResultFromReport(1, report);
+  EXPECT_EQ(r.outcome, Outcome::kHardwareFailure);
+  EXPECT_THAT(r.nodes, ElementsAre("c"));
+}
+
+TEST(ValidationOutcomeTest, WorkerExitedWithoutANodeIsInfra) {
+  v1::TestReport report = Report(v1::TEST_STATE_FAILED, true);
+  AddFailure(report, v1::FAILURE_KIND_WORKER_EXITED, "");
+  EXPECT_EQ(ResultFromReport(1, report).outcome, Outcome::kInfraFailure);
+}
+
+}  // namespace
+}  // namespace eb::coordinator

@@ -1,0 +1,59 @@
+#include "coordinator/ebctl/input/validate_flags.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace eb::ebctl {
+namespace {
+
+namespace v1 = ebnccl::v1;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(ValidateFlagsTest, FlagsBecomeTheSpec) {
+  ValidateFlags flags;
+  flags.test.nodes = "a,b";
+  flags.test.min_bytes = "4K";
+  flags.test.max_bytes = "1M";
+  flags.test.iterations = 3;
+  flags.test.transport = "gloo";
+  flags.test.timeout = "90s";
+  flags.suites = "preflight,pairs";
+  flags.strategy = "all-pairs";
+  flags.tolerance = 0.2;
+  flags.timeout = "1h";
+  absl::StatusOr<v1::ValidationSpec> spec = BuildValidationSpec(flags, "version = 1\n");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_THAT(spec->node_names(), ElementsAre("a", "b"));
+  EXPECT_THAT(spec->suites(), ElementsAre("preflight", "pairs"));
+  EXPECT_EQ(spec->strategy(), "all-pairs");
+  EXPECT_DOUBLE_EQ(spec->tolerance(), 0.2);
+  EXPECT_EQ(spec->collective(), v1::COLLECTIVE_ALL_REDUCE);
+  EXPECT_EQ(spec->min_bytes(), 4096);
+  EXPECT_EQ(spec->max_bytes(), 1 << 20);
+  EXPECT_EQ(spec->step_factor(), 2);  // no additive step in a validation
+  EXPECT_EQ(spec->iterations(), 3);
+  EXPECT_EQ(spec->transport(), v1::TRANSPORT_GLOO);
+  EXPECT_EQ(spec->test_timeout_ms(), 90'000);
+  EXPECT_EQ(spec->timeout_ms(), 3'600'000);
+  EXPECT_EQ(spec->baselines_toml(), "version = 1\n");
+}
+
+TEST(ValidateFlagsTest, ErrorsNameTheFlag) {
+  ValidateFlags flags;
+  flags.tolerance = 0.6;
+  EXPECT_THAT(std::string(BuildValidationSpec(flags, "").status().message()),
+              HasSubstr("--tolerance"));
+  flags = ValidateFlags();
+  flags.test.max_bytes = "1K";
+  flags.test.min_bytes = "1M";
+  EXPECT_THAT(std::string(BuildValidationSpec(flags, "").status().message()),
+              HasSubstr("-e/--maxbytes"));
+  flags = ValidateFlags();
+  flags.timeout = "soon";
+  EXPECT_THAT(std::string(BuildValidationSpec(flags, "").status().message()),
+              HasSubstr("--validation-timeout"));
+}
+
+}  // namespace
+}  // namespace eb::ebctl

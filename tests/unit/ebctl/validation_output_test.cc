@@ -1,0 +1,85 @@
+#include "coordinator/ebctl/exit_codes.h"
+#include "coordinator/ebctl/output/validation_json.h"
+#include "coordinator/ebctl/output/validation_table.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace eb::ebctl {
+namespace {
+
+namespace v1 = ebnccl::v1;
+using ::testing::HasSubstr;
+
+v1::ValidationReport Report(v1::ValidationState state, const std::string& verdict_of_c) {
+  v1::ValidationReport report;
+  report.set_schema_version(1);
+  report.set_validation_id("v-1");
+  report.set_state(state);
+  report.set_start_time_unix_ms(1'800'000'000'000);
+  for (const char* name : {"a", "c"}) {
+    v1::NodeVerdict& node = *report.add_nodes();
+    node.set_node_name(name);
+    node.set_verdict(std::string(name) == "c" ? verdict_of_c : "healthy");
+    node.set_confidence("confirmed");
+    if (std::string(name) == "c") node.add_evidence()->set_text("round 2, pair with a: slow");
+  }
+  report.set_any_bad(verdict_of_c == "degraded" || verdict_of_c == "failed");
+  v1::ValidationRound& round = *report.add_rounds();
+  round.set_number(1);
+  round.set_kind("intra");
+  round.set_suite_round(1);
+  v1::ValidationTest& test = *round.add_tests();
+  test.set_test_id("t-1");
+  test.add_node_names("a");
+  test.set_outcome("completed");
+  test.set_busbw_gbps(11.5);
+  report.set_summary("2 nodes");
+  return report;
+}
+
+TEST(ValidationExitCodeTest, HealthyZeroBadSevenUntestableThree) {
+  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_DONE, "healthy")), 0);
+  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_DONE, "degraded")), 7);
+  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_DONE, "unfit")), 7);
+  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_DONE, "untestable")), 3);
+  // A verdict found before a cancel still says 7.
+  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_CANCELLED, "failed")), 7);
+  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_CANCELLED, "healthy")), 130);
+  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_TIMED_OUT, "healthy")), 4);
+  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_FAILED, "healthy")), 1);
+  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_RUNNING, "healthy")), 0);
+}
+
+TEST(ValidationTableTest, RowsPerNodeWithEvidenceOfTheBadOnes) {
+  const std::string table = ValidationTable(Report(v1::VALIDATION_STATE_DONE, "degraded"));
+  EXPECT_THAT(table, HasSubstr("validation v-1: done"));
+  EXPECT_THAT(table, HasSubstr("c                     degraded    confirmed"));
+  EXPECT_THAT(table, HasSubstr("round 2, pair with a: slow"));
+  EXPECT_THAT(RoundLine(Report(v1::VALIDATION_STATE_DONE, "healthy").rounds(0)),
+              HasSubstr("round 1 (intra round 1): 1 test(s): a"));
+  EXPECT_EQ(TestLine(Report(v1::VALIDATION_STATE_DONE, "healthy").rounds(0).tests(0)),
+            "  t-1 a: completed, 11.50 GB/s");
+}
+
+TEST(ValidationJsonTest, SchemaStateWordsAndNumbers) {
+  const nlohmann::json doc = ValidationToJson(Report(v1::VALIDATION_STATE_DONE, "degraded"));
+  EXPECT_EQ(doc["schema"], "ebnccl.validation_report");
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["state"], "done");
+  EXPECT_EQ(doc["exit_code"], 7);
+  EXPECT_EQ(doc["start_time_unix_ms"], 1'800'000'000'000);  // a number, not a string
+  EXPECT_EQ(doc["nodes"][1]["verdict"], "degraded");
+  EXPECT_EQ(doc["rounds"][0]["tests"][0]["busbw_gbps"], 11.5);
+  EXPECT_EQ(doc["end_time_unix_ms"], 0);  // zero values are printed
+
+  v1::ListValidationsReply reply;
+  *reply.add_validations() = Report(v1::VALIDATION_STATE_CANCELLED, "healthy");
+  const nlohmann::json list = ValidationListToJson(reply);
+  EXPECT_EQ(list["schema"], "ebnccl.validation_list");
+  EXPECT_EQ(list["validations"][0]["state"], "cancelled");
+  EXPECT_EQ(ValidationListToJson(v1::ListValidationsReply())["validations"],
+            nlohmann::json::array());
+}
+
+}  // namespace
+}  // namespace eb::ebctl

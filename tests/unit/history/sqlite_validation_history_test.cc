@@ -1,0 +1,76 @@
+// SqliteValidationHistory: reports and each node's last verdict kept in the
+// history file, across a reopen, and a node's bad verdicts counted once per
+// finished validation.
+
+#include "coordinator/history/sqlite_validation_history.h"
+
+#include <memory>
+#include <string>
+
+#include "coordinator/history/sqlite_history.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/unit/history/history_test_util.h"
+
+namespace eb::coordinator {
+namespace {
+
+namespace v1 = ebnccl::v1;
+
+v1::ValidationReport Report(const std::string& id, int64_t start_ms, v1::ValidationState state,
+                            const std::string& verdict_of_b) {
+  v1::ValidationReport report;
+  report.set_validation_id(id);
+  report.set_state(state);
+  report.set_start_time_unix_ms(start_ms);
+  report.set_end_time_unix_ms(start_ms + 10);
+  v1::NodeVerdict& a = *report.add_nodes();
+  a.set_node_name("a");
+  a.set_verdict("healthy");
+  a.add_evidence()->set_text("fine");
+  v1::NodeVerdict& b = *report.add_nodes();
+  b.set_node_name("b");
+  b.set_verdict(verdict_of_b);
+  report.add_rounds()->add_tests()->set_test_id("t-1");
+  return report;
+}
+
+TEST(SqliteValidationHistoryTest, KeepsReportsAndLastVerdictsAcrossAReopen) {
+  test::TempDir dir;
+  const std::string path = dir.File("history.db");
+  ASSERT_TRUE(SqliteTestHistory::Open(path).ok());  // creates the file, as the coordinator does
+  {
+    auto history = SqliteValidationHistory::Open(path);
+    ASSERT_TRUE(history.ok()) << history.status();
+    ASSERT_TRUE((*history)->Save(Report("v-1", 100, v1::VALIDATION_STATE_RUNNING, "healthy")).ok());
+    ASSERT_TRUE((*history)->Save(Report("v-1", 100, v1::VALIDATION_STATE_DONE, "degraded")).ok());
+    // Saved again (e.g. a retry): counted once.
+    ASSERT_TRUE((*history)->Save(Report("v-1", 100, v1::VALIDATION_STATE_DONE, "degraded")).ok());
+    ASSERT_TRUE((*history)->Save(Report("v-2", 200, v1::VALIDATION_STATE_DONE, "failed")).ok());
+  }
+  auto history = SqliteValidationHistory::Open(path);
+  ASSERT_TRUE(history.ok()) << history.status();
+  absl::StatusOr<v1::ValidationReport> got = (*history)->Get("v-1");
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(got->state(), v1::VALIDATION_STATE_DONE);
+  EXPECT_EQ(got->nodes(0).evidence_size(), 1);
+  EXPECT_EQ((*history)->Get("v-9").status().code(), absl::StatusCode::kNotFound);
+
+  absl::StatusOr<std::vector<v1::ValidationReport>> list = (*history)->List(0);
+  ASSERT_TRUE(list.ok());
+  ASSERT_EQ(list->size(), 2u);
+  EXPECT_EQ((*list)[0].validation_id(), "v-2");  // newest first
+  EXPECT_EQ((*list)[1].nodes(0).evidence_size(), 0);
+
+  absl::StatusOr<std::vector<NodeVerdictRecord>> verdicts = (*history)->LastVerdicts();
+  ASSERT_TRUE(verdicts.ok());
+  ASSERT_EQ(verdicts->size(), 2u);
+  EXPECT_EQ((*verdicts)[1].node_name, "b");
+  EXPECT_EQ((*verdicts)[1].verdict, "failed");
+  EXPECT_EQ((*verdicts)[1].validation_id, "v-2");
+  EXPECT_EQ((*verdicts)[1].bad_count, 2);
+  EXPECT_EQ((*verdicts)[0].bad_count, 0);
+}
+
+}  // namespace
+}  // namespace eb::coordinator
