@@ -51,6 +51,7 @@ common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings* settings) {
   schema.Int("history.limit", &config.history_limit, 1, std::numeric_limits<int>::max())
       .Flag("--history-limit");
   schema.String("history.path", &settings->history_path).Flag("--history-path");
+  schema.String("validation.baselines", &config.baselines_path).Flag("--baselines");
 
   // Checked here so that a bad value names the file, line and key; main()
   // resolves the default port.

@@ -120,6 +120,14 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
     if (!opened.ok()) return opened.status();
     validation_history = *std::move(opened);
   }
+  absl::StatusOr<int> interrupted = MarkValidationsInterrupted(
+      *validation_history, "the coordinator stopped while the validation ran",
+      absl::ToUnixMillis(common::RealClock::Get().Now()));
+  if (!interrupted.ok()) return interrupted.status();
+  if (*interrupted > 0) {
+    spdlog::warn("{} validation(s) left running by the previous coordinator are now interrupted",
+                 *interrupted);
+  }
   std::unique_ptr<CoordinatorServer> coordinator(
       new CoordinatorServer(config, *std::move(history), std::move(validation_history)));
   common::RpcServerOptions options;

@@ -13,7 +13,7 @@ absl::Status InMemoryValidationHistory::Save(const v1::ValidationReport& report)
   auto [it, inserted] = reports_.try_emplace(report.validation_id(), report);
   const bool was_terminal = !inserted && IsTerminalValidationState(it->second.state());
   it->second = report;
-  if (!IsTerminalValidationState(report.state()) || was_terminal) return absl::OkStatus();
+  if (!RecordsVerdicts(report.state()) || was_terminal) return absl::OkStatus();
   for (const v1::NodeVerdict& node : report.nodes()) {
     NodeVerdictRecord& record = verdicts_[node.node_name()];
     record.node_name = node.node_name();

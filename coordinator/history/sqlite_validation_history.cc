@@ -88,7 +88,7 @@ absl::Status SqliteValidationHistory::Save(const v1::ValidationReport& report) {
   EB_ASSIGN_OR_RETURN(bool unused, upsert.Step());
   (void)unused;
   // Each node's verdict once per finished validation.
-  if (!IsTerminalValidationState(report.state()) || was_terminal) return absl::OkStatus();
+  if (!RecordsVerdicts(report.state()) || was_terminal) return absl::OkStatus();
   EB_ASSIGN_OR_RETURN(
       SqliteStatement verdict,
       SqliteStatement::Prepare(

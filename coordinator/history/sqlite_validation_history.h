@@ -12,6 +12,7 @@
 //               report BLOB)    -- the serialized ValidationReport
 //   node_verdicts(node_name TEXT PRIMARY KEY, verdict TEXT,
 //                 validation_id TEXT, time_ms INTEGER, bad_count INTEGER)
+// Verdicts of INTERRUPTED validations are not recorded (RecordsVerdicts).
 // Open it after SqliteTestHistory::Open, which checks the directory and
 // the file. Called on the executor only.
 

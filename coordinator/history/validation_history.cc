@@ -12,6 +12,28 @@ bool IsBadVerdict(const std::string& verdict) {
   return verdict == "degraded" || verdict == "failed";
 }
 
+bool RecordsVerdicts(v1::ValidationState state) {
+  return IsTerminalValidationState(state) && state != v1::VALIDATION_STATE_INTERRUPTED;
+}
+
+absl::StatusOr<int> MarkValidationsInterrupted(ValidationHistory& history,
+                                               const std::string& reason, int64_t now_ms) {
+  absl::StatusOr<std::vector<v1::ValidationReport>> listed = history.List(0);
+  if (!listed.ok()) return listed.status();
+  int marked = 0;
+  for (const v1::ValidationReport& brief : *listed) {
+    if (IsTerminalValidationState(brief.state())) continue;
+    absl::StatusOr<v1::ValidationReport> report = history.Get(brief.validation_id());
+    if (!report.ok()) return report.status();
+    report->set_state(v1::VALIDATION_STATE_INTERRUPTED);
+    if (report->end_time_unix_ms() == 0) report->set_end_time_unix_ms(now_ms);
+    report->set_summary("interrupted: " + reason + "; " + report->summary());
+    if (absl::Status saved = history.Save(*report); !saved.ok()) return saved;
+    ++marked;
+  }
+  return marked;
+}
+
 v1::ValidationReport WithoutEvidence(const v1::ValidationReport& report) {
   v1::ValidationReport copy = report;
   for (v1::NodeVerdict& node : *copy.mutable_nodes()) node.clear_evidence();

@@ -32,8 +32,9 @@ class ValidationHistory {
   virtual ~ValidationHistory() = default;
 
   // Inserts or replaces the report with the same validation_id; when the
-  // report is terminal, also records each node's verdict (once per
-  // validation). INVALID_ARGUMENT for an empty id.
+  // report is terminal (and not INTERRUPTED: its verdicts are unfinished
+  // business), also records each node's verdict, once per validation.
+  // INVALID_ARGUMENT for an empty id.
   virtual absl::Status Save(const ebnccl::v1::ValidationReport& report) = 0;
   // NOT_FOUND for an unknown id; DATA_LOSS when the copy cannot be decoded.
   virtual absl::StatusOr<ebnccl::v1::ValidationReport> Get(const std::string& id) const = 0;
@@ -42,6 +43,15 @@ class ValidationHistory {
   // Every node's last verdict, sorted by node name.
   virtual absl::StatusOr<std::vector<NodeVerdictRecord>> LastVerdicts() const = 0;
 };
+
+// Marks every stored validation that is not terminal as INTERRUPTED (end
+// time `now_ms`, summary "interrupted: <reason>; ..."), returning how many.
+// Call once at coordinator start: those belonged to the previous process.
+absl::StatusOr<int> MarkValidationsInterrupted(ValidationHistory& history,
+                                               const std::string& reason, int64_t now_ms);
+
+// Whether Save records the nodes' verdicts of a report in this state.
+bool RecordsVerdicts(ebnccl::v1::ValidationState state);
 
 // DONE, CANCELLED, TIMED_OUT, FAILED, INTERRUPTED.
 bool IsTerminalValidationState(ebnccl::v1::ValidationState state);

@@ -72,5 +72,31 @@ TEST(SqliteValidationHistoryTest, KeepsReportsAndLastVerdictsAcrossAReopen) {
   EXPECT_EQ((*verdicts)[0].bad_count, 0);
 }
 
+TEST(SqliteValidationHistoryTest, ValidationsLeftRunningAreMarkedInterruptedWithoutVerdicts) {
+  test::TempDir dir;
+  const std::string path = dir.File("history.db");
+  ASSERT_TRUE(SqliteTestHistory::Open(path).ok());
+  auto history = SqliteValidationHistory::Open(path);
+  ASSERT_TRUE(history.ok()) << history.status();
+  ASSERT_TRUE((*history)->Save(Report("v-1", 100, v1::VALIDATION_STATE_RUNNING, "degraded")).ok());
+  ASSERT_TRUE((*history)->Save(Report("v-2", 200, v1::VALIDATION_STATE_DONE, "healthy")).ok());
+
+  absl::StatusOr<int> marked = MarkValidationsInterrupted(**history, "restart", 999);
+  ASSERT_TRUE(marked.ok()) << marked.status();
+  EXPECT_EQ(*marked, 1);
+  absl::StatusOr<v1::ValidationReport> report = (*history)->Get("v-1");
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->state(), v1::VALIDATION_STATE_INTERRUPTED);
+  EXPECT_EQ(report->nodes(0).evidence_size(), 1);  // the full report, not the brief
+  EXPECT_THAT(report->summary(), ::testing::StartsWith("interrupted: restart"));
+  // An unfinished validation's verdicts are not a node's record.
+  absl::StatusOr<std::vector<NodeVerdictRecord>> verdicts = (*history)->LastVerdicts();
+  ASSERT_TRUE(verdicts.ok());
+  ASSERT_EQ(verdicts->size(), 2u);
+  EXPECT_EQ((*verdicts)[1].validation_id, "v-2");
+  EXPECT_EQ((*verdicts)[1].bad_count, 0);
+  EXPECT_EQ(*MarkValidationsInterrupted(**history, "again", 1000), 0);
+}
+
 }  // namespace
 }  // namespace eb::coordinator
