@@ -5,7 +5,7 @@
 # asked, the unit and integration tests again under AddressSanitizer + UBSan
 # and under ThreadSanitizer (tests/sanitize/run.sh). .ci/run calls this.
 #   EB_SANITIZERS="address,undefined thread" runs them (default: none yet:
-#   they join CI once a full run of each is clean, see docs/DESIGN.md)
+#   they join CI once a full run of each is clean: docs/DESIGN.md, "Sanitizers")
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
