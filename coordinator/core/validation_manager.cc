@@ -441,13 +441,7 @@ std::vector<v1::ValidationReport> ValidationManager::List(int limit) const {
       if (running_.count(report.validation_id()) == 0) out.push_back(std::move(report));
     }
   }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    if (a.start_time_unix_ms() != b.start_time_unix_ms()) {
-      return a.start_time_unix_ms() > b.start_time_unix_ms();
-    }
-    return a.validation_id() > b.validation_id();
-  });
-  if (limit > 0 && static_cast<int>(out.size()) > limit) out.resize(limit);
+  SortNewestFirst(out, limit);
   return out;
 }
 

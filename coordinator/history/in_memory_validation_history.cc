@@ -34,13 +34,7 @@ absl::StatusOr<v1::ValidationReport> InMemoryValidationHistory::Get(const std::s
 absl::StatusOr<std::vector<v1::ValidationReport>> InMemoryValidationHistory::List(int limit) const {
   std::vector<v1::ValidationReport> out;
   for (const auto& [id, report] : reports_) out.push_back(WithoutEvidence(report));
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    if (a.start_time_unix_ms() != b.start_time_unix_ms()) {
-      return a.start_time_unix_ms() > b.start_time_unix_ms();
-    }
-    return a.validation_id() > b.validation_id();
-  });
-  if (limit > 0 && static_cast<int>(out.size()) > limit) out.resize(limit);
+  SortNewestFirst(out, limit);
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "coordinator/history/validation_history.h"
 
+#include <algorithm>
+
 namespace eb::coordinator {
 
 namespace v1 = ebnccl::v1;
@@ -39,6 +41,16 @@ v1::ValidationReport WithoutEvidence(const v1::ValidationReport& report) {
   for (v1::NodeVerdict& node : *copy.mutable_nodes()) node.clear_evidence();
   for (v1::PathVerdict& path : *copy.mutable_paths()) path.clear_evidence();
   return copy;
+}
+
+void SortNewestFirst(std::vector<ebnccl::v1::ValidationReport>& reports, int limit) {
+  std::sort(reports.begin(), reports.end(), [](const auto& a, const auto& b) {
+    if (a.start_time_unix_ms() != b.start_time_unix_ms()) {
+      return a.start_time_unix_ms() > b.start_time_unix_ms();
+    }
+    return a.validation_id() > b.validation_id();
+  });
+  if (limit > 0 && static_cast<int>(reports.size()) > limit) reports.resize(limit);
 }
 
 }  // namespace eb::coordinator

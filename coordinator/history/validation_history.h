@@ -60,4 +60,9 @@ bool IsBadVerdict(const std::string& verdict);
 // `report` without node evidence (what List returns).
 ebnccl::v1::ValidationReport WithoutEvidence(const ebnccl::v1::ValidationReport& report);
 
+// Sorts `reports` newest first (start time, then id, both descending) and
+// keeps at most `limit` of them (0: all). One order for every listing, so
+// that the running and the stored validations interleave the same way.
+void SortNewestFirst(std::vector<ebnccl::v1::ValidationReport>& reports, int limit);
+
 }  // namespace eb::coordinator
