@@ -135,9 +135,11 @@ absl::Status WithIbTransportHint(absl::Status status) {
 #endif
 
 // The communicator of the test's transport, joined through the relayed
-// rendezvous.
+// rendezvous. `options` serves only the NCCL path (a build without NCCL,
+// -DEB_WITH_NCCL=OFF, has Gloo alone).
 absl::StatusOr<std::unique_ptr<transport::Communicator>> CreateCommunicator(
-    const WorkerOptions& options, const v1::RegisterWorkerReply& registration, AgentLink& link) {
+    [[maybe_unused]] const WorkerOptions& options, const v1::RegisterWorkerReply& registration,
+    AgentLink& link) {
   const v1::RankAssignment& assignment = registration.assignment();
   const v1::TestSpec& spec = registration.spec();
   const absl::Duration init_timeout = absl::Milliseconds(registration.init_timeout_ms());
