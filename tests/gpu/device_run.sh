@@ -34,6 +34,10 @@
 #   nodes2   two agents with distinct NCCL_HOSTID, half the GPUs each, NCCL_ALGO=Ring
 #   faults   SIGKILL one worker mid-sweep, SIGSTOP another; GPU memory after; next test
 #   init     communicator init time (ours and NCCL's "Init timings") at 2..N ranks
+#   validate ebctl validate (preflight, intra, pairs) over 4 agents that all use GPU 0, each
+#            told it is a host of its own (--host-id, NCCL_HOSTID: the one-GPU set-up the
+#            GPU tests use); once healthy (exit 0), once with nodeD's workers slowed by the
+#            worker fault hook (exit 7, nodeD named); table, JSON and wall time each
 set -uo pipefail
 out=${RES:-/tmp/ebres}
 mkdir -p "$out" "$out/graph1" "$out/graph10"
@@ -290,6 +294,29 @@ for phase in "$@"; do
       log "next test after SIG$sig rc=$?"
     done
     stop_cluster
+    ;;
+  validate)
+    # Four "hosts" on GPU 0: NCCL sees four hosts (NCCL_HOSTID) and talks over
+    # its socket transport, as between nodes without InfiniBand.
+    fleet=()
+    for n in A B C D; do
+      fleet+=("node$n:0:--host-id=host$n --worker-env=NCCL_HOSTID=host$n --worker-env=NCCL_NVLS_ENABLE=0")
+    done
+    for case in healthy slow_nodeD; do
+      specs=("${fleet[@]}")
+      [[ $case == slow_nodeD ]] && specs[3]+=" --worker-env=EB_WORKER_FAULT=slow=200"
+      start_cluster "${specs[@]}" || continue
+      t0=$(date +%s.%N)
+      ebctl validate --nodes nodeA,nodeB,nodeC,nodeD --suite preflight,intra,pairs -b 1M -e 64M -f 4 \
+        --json >"$out/validate_$case.json" 2>"$out/validate_$case.err"
+      rc=$?
+      t1=$(date +%s.%N)
+      log "validate $case rc=$rc wall $(awk "BEGIN {print $t1 - $t0}") s"
+      id=$(grep -o '"validation_id": "[^"]*"' "$out/validate_$case.json" | head -1 | cut -d'"' -f4)
+      ebctl show "$id" >"$out/validate_$case.txt" 2>&1
+      ebctl validations >>"$out/validate_$case.txt" 2>&1
+      stop_cluster
+    done
     ;;
   init)
     for n in 2 4 8; do
