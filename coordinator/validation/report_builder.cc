@@ -73,11 +73,11 @@ Evidence MakeEvidence(const ValidationState& s, const Observation& o, int node) 
   e.expected_gbps = o.yardstick.expected_gbps;
   e.fleet_median_gbps = o.yardstick.fleet_median_gbps;
   if (!o.graded) {
-    e.text = absl::StrFormat("%s: %.1f GB/s (not graded yet)", head, o.busbw_gbps);
+    e.text = absl::StrFormat("%s: %.3g GB/s (not graded yet)", head, o.busbw_gbps);
   } else if (o.aggregate_grade == Grade::kUnjudged) {
-    e.text = absl::StrFormat("%s: %.1f GB/s, %s", head, o.busbw_gbps, o.yardstick.basis);
+    e.text = absl::StrFormat("%s: %.3g GB/s, %s", head, o.busbw_gbps, o.yardstick.basis);
   } else {
-    e.text = absl::StrFormat("%s: %.1f GB/s, %s (threshold %.1f GB/s = %.2f x %s)", head,
+    e.text = absl::StrFormat("%s: %.3g GB/s, %s (threshold %.3g GB/s = %.2f x %s)", head,
                              o.busbw_gbps, GradeName(o.aggregate_grade), e.threshold_gbps,
                              1 - o.yardstick.tolerance, o.yardstick.basis);
   }
@@ -87,9 +87,9 @@ Evidence MakeEvidence(const ValidationState& s, const Observation& o, int node) 
       if (std::find(o.slow_rails.begin(), o.slow_rails.end(), r.rail) == o.slow_rails.end()) {
         continue;
       }
-      rails.push_back(absl::StrFormat("%d (%.1f GB/s)", r.rail, r.busbw_gbps));
+      rails.push_back(absl::StrFormat("%d (%.3g GB/s)", r.rail, r.busbw_gbps));
     }
-    absl::StrAppendFormat(&e.text, "; slow rails: %s, below %.1f GB/s = %.2f x %s",
+    absl::StrAppendFormat(&e.text, "; slow rails: %s, below %.3g GB/s = %.2f x %s",
                           absl::StrJoin(rails, ", "), o.rail_yardstick->clear_gbps(),
                           1 - 2 * o.rail_yardstick->tolerance, o.rail_yardstick->basis);
     if (o.slow_rails.size() == 1) e.rail = o.slow_rails.front();

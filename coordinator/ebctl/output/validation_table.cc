@@ -27,7 +27,7 @@ std::string TestLine(const v1::ValidationTest& test) {
   std::string line = absl::StrFormat("  %s %s: %s", test.test_id().empty() ? "-" : test.test_id(),
                                      absl::StrJoin(test.node_names(), "+"), test.outcome());
   if (test.outcome() == "completed") {
-    absl::StrAppendFormat(&line, ", %.2f GB/s", test.busbw_gbps());
+    absl::StrAppendFormat(&line, ", %.3g GB/s", test.busbw_gbps());
   } else if (!test.message().empty()) {
     absl::StrAppend(&line, " (", test.message(), ")");
   }

@@ -58,7 +58,7 @@ TEST(ValidationTableTest, RowsPerNodeWithEvidenceOfTheBadOnes) {
   EXPECT_THAT(RoundLine(Report(v1::VALIDATION_STATE_DONE, "healthy").rounds(0)),
               HasSubstr("round 1 (intra round 1): 1 test(s): a"));
   EXPECT_EQ(TestLine(Report(v1::VALIDATION_STATE_DONE, "healthy").rounds(0).tests(0)),
-            "  t-1 a: completed, 11.50 GB/s");
+            "  t-1 a: completed, 11.5 GB/s");
 }
 
 TEST(ValidationJsonTest, SchemaStateWordsAndNumbers) {
