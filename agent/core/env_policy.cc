@@ -92,11 +92,7 @@ std::vector<std::string> AgentEnvironmentWarnings(const std::vector<std::string>
   for (const std::string& entry : env) {
     absl::string_view name, value;
     if (!Split(entry, &name, &value)) continue;
-    if (name == kVisibleDevices) {
-      warnings.push_back(
-          absl::StrCat("eb-agent's environment sets ", entry,
-                       "; it is not passed on to the workers: ", Reason(name, value)));
-    } else if (name == kDeviceOrder && value != "PCI_BUS_ID") {
+    if (name == kVisibleDevices || (name == kDeviceOrder && value != "PCI_BUS_ID")) {
       warnings.push_back(
           absl::StrCat("eb-agent's environment sets ", entry,
                        "; it is not passed on to the workers: ", Reason(name, value)));

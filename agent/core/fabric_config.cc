@@ -41,6 +41,7 @@ absl::StatusOr<std::vector<HcaPort>> ParseHcaList(absl::string_view text) {
 
 std::string NcclIbHcaValue(const std::vector<HcaPort>& hcas) {
   std::vector<std::string> entries;
+  entries.reserve(hcas.size());
   for (const HcaPort& hca : hcas) {
     entries.push_back(hca.port > 0 ? absl::StrCat(hca.name, ":", hca.port) : hca.name);
   }

@@ -12,7 +12,7 @@ namespace v1 = ebnccl::v1;
 CoordinatorSession::CoordinatorSession(std::shared_ptr<grpc::Channel> channel, Callbacks callbacks,
                                        absl::Duration reconnect_initial,
                                        absl::Duration reconnect_max)
-    : stub_(v1::AgentService::NewStub(channel)),
+    : stub_(v1::AgentService::NewStub(std::move(channel))),
       callbacks_(std::move(callbacks)),
       reconnect_initial_(reconnect_initial),
       reconnect_max_(reconnect_max) {}

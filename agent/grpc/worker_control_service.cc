@@ -35,8 +35,9 @@ grpc::ServerUnaryReactor* WorkerControlService::RegisterWorker(
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   executor_.Post([this, reactor, request, reply] {
     auto result = supervisor_.RegisterWorker(*request);
+    grpc::Status status = common::ToGrpcStatus(result.status());
     if (result.ok()) *reply = *std::move(result);
-    reactor->Finish(common::ToGrpcStatus(result.status()));
+    reactor->Finish(status);
   });
   return reactor;
 }
@@ -83,7 +84,7 @@ grpc::ServerUnaryReactor* RelayToCoordinator(grpc::CallbackServerContext* contex
     call->request = outer->request();
     common::SetTimeout(call->context, timeout);
     start_call(&call->context, &call->request, &call->reply,
-               [call, reactor, reply](grpc::Status status) {
+               [call, reactor, reply](const grpc::Status& status) {
                  *reply = std::move(call->reply);
                  delete call;
                  reactor->Finish(status);

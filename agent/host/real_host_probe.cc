@@ -79,11 +79,7 @@ absl::Status RealHostProbe::Connect(const std::string& host_port, absl::Duration
     }
     int error = 0;
     socklen_t length = sizeof(error);
-    if (ready < 0) {
-      error = errno;
-    } else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) != 0) {
-      error = errno;
-    }
+    if (ready < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) != 0) error = errno;
     if (error == 0) return absl::OkStatus();
     last_error = strerror(error);
   }

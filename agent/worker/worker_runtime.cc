@@ -249,7 +249,7 @@ int RunWorker(const WorkerOptions& options) {
   if (!communicator.ok()) return Fail(link, communicator.status(), "joining the communicator");
   if (faulty && options.fault.mode == Mode::kSlow) {
     spdlog::warn("fault injection: slow={}", options.fault.slow_ms);
-    *communicator =
+    communicator =
         WithSlowdown(*std::move(communicator), absl::Milliseconds(options.fault.slow_ms));
   }
   spdlog::info("test={} rank={}: joined the {} communicator in {}", options.test_id,

@@ -44,6 +44,7 @@ std::string FormatValue(const Value& value) {
     }
     std::string operator()(const std::vector<std::string>& texts) const {
       std::vector<std::string> quoted;
+      quoted.reserve(texts.size());
       for (const std::string& text : texts) quoted.push_back(TomlQuote(text));
       return absl::StrCat("[", absl::StrJoin(quoted, ", "), "]");
     }

@@ -68,7 +68,7 @@ class MetricsHttpServer::Impl {
       if (response.status == 404) response.set_content("not found; try /metrics\n", "text/plain");
     });
     server_.set_exception_handler(
-        [](const httplib::Request&, httplib::Response& response, std::exception_ptr) {
+        [](const httplib::Request&, httplib::Response& response, const std::exception_ptr&) {
           // No exception may escape into httplib's threads (STYLE.md rule 1).
           response.status = 500;
           response.set_content("internal error\n", "text/plain");

@@ -46,7 +46,7 @@ absl::StatusOr<std::vector<InterfaceInfo>> ListInterfaces(absl::string_view sysf
       auto* addr = reinterpret_cast<sockaddr_in6*>(it->ifa_addr);
       if (IN6_IS_ADDR_LINKLOCAL(&addr->sin6_addr)) continue;
       inet_ntop(AF_INET6, &addr->sin6_addr, text, sizeof(text));
-      info.addresses.push_back(text);
+      info.addresses.emplace_back(text);
     }
   }
   freeifaddrs(list);

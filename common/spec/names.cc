@@ -14,7 +14,7 @@ namespace {
 
 // One accepted spelling of an enum value. Display names come first in each
 // table, in enum order, so that the error message lists exactly the names
-// DisplayName() prints. The same words as transport::Name and its parser
+// DisplayName() prints. The display names are transport::Name's
 // (common/transport/types.cc); tests/unit/spec/proto_enums_test.cc checks
 // that the two agree.
 template <typename E>

@@ -14,6 +14,9 @@
 #define EB_STATUS_CONCAT_INNER_(a, b) a##b
 #define EB_STATUS_CONCAT_(a, b) EB_STATUS_CONCAT_INNER_(a, b)
 
+// `var` and `lhs` are a name and a declaration, which parentheses would
+// break (bugprone-macro-parentheses).
+// NOLINTBEGIN(bugprone-macro-parentheses)
 // Returns the status from the enclosing function when `expr` is not OK.
 #define EB_RETURN_IF_ERROR(expr) \
   EB_RETURN_IF_ERROR_IMPL_(EB_STATUS_CONCAT_(eb_status_, __LINE__), expr)
@@ -31,6 +34,7 @@
   auto var = (expr);                              \
   if (!var.ok()) return std::move(var).status();  \
   lhs = std::move(var).value()
+// NOLINTEND(bugprone-macro-parentheses)
 
 namespace eb::internal {
 [[noreturn]] void CheckFailed(const char* file, int line, const char* condition);

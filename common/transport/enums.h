@@ -2,7 +2,7 @@
 
 // The data-plane enums on their own, with no Abseil or standard-library
 // dependency, so that CUDA kernels (pattern.h compiled by nvcc) can share
-// them with host code. types.h re-exports them with names and parsing.
+// them with host code. types.h re-exports them with their names.
 
 namespace eb::transport {
 

@@ -4,10 +4,7 @@
 // pure code and .cu kernels can share it. Names follow nccl-tests.
 
 #include <cstddef>
-#include <string>
 
-#include "absl/status/statusor.h"
-#include "absl/strings/string_view.h"
 #include "common/transport/enums.h"
 
 namespace eb::transport {
@@ -21,18 +18,12 @@ size_t DataTypeSize(DataType type);
 // nccl-tests names: "all_reduce", ..., "sendrecv"; "float", "int8", "half",
 // "bfloat16", "f8e4m3", ...; "sum", "prod", "max", "min", "avg". Returns a
 // static string ("unknown" for a value outside the enum). Thread-safe.
+// Text is parsed only on the wire side (spec::ParseCollective and friends in
+// common/spec/names.h, to the proto enums); tests/unit/spec/proto_enums_test.cc
+// checks that both sides print the same names.
 const char* Name(Collective collective);
 const char* Name(DataType type);
 const char* Name(ReduceOp op);
-
-// Inverse of Name (also accepting common aliases such as "allreduce",
-// "alltoall", "fp32", "int"). INVALID_ARGUMENT naming `field` and listing the
-// accepted names otherwise, e.g. "collective: unknown collective 'foo'
-// (expected one of: all_reduce, all_gather, ...)". Matching ignores ASCII
-// case and surrounding whitespace. Thread-safe.
-absl::StatusOr<Collective> ParseCollective(absl::string_view text, absl::string_view field);
-absl::StatusOr<DataType> ParseDataType(absl::string_view text, absl::string_view field);
-absl::StatusOr<ReduceOp> ParseReduceOp(absl::string_view text, absl::string_view field);
 
 // True for collectives that apply a reduction operator (all_reduce, reduce,
 // reduce_scatter); the others print redop "none" like nccl-tests.

@@ -172,8 +172,8 @@ void TestRun::OnWorkerEvent(const std::string& node, const v1::WorkerEvent& even
     case v1::WORKER_EVENT_KIND_FAILED:
     case v1::WORKER_EVENT_KIND_EXITED: {
       progress.failed = true;
-      v1::Failure failure = event.failure();
-      const std::string detail = failure.message();
+      const v1::Failure& failure = event.failure();
+      const std::string& detail = failure.message();
       v1::Failure attributed = RankFailure(rank, failure.kind(), detail);
       attributed.set_exit_code(failure.exit_code());
       attributed.set_signal(failure.signal());

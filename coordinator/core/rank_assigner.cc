@@ -18,6 +18,7 @@ absl::StatusOr<std::vector<ebnccl::v1::RankAssignment>> AssignRanks(
     for (const PlacementNode& node : nodes) {
       if (node.slots != per_node) {
         std::vector<std::string> counts;
+        counts.reserve(nodes.size());
         for (const PlacementNode& n : nodes) counts.push_back(absl::StrCat(n.name, ": ", n.slots));
         return absl::InvalidArgumentError(
             absl::StrCat("workers_per_node: the nodes offer different slot counts (",

@@ -30,7 +30,12 @@
 
 namespace {
 
-void AddRunTestFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f) {
+// The flags run-test and validate share, with the same names, defaults and
+// checks: collective, sizes, iterations, transport and per-test deadlines.
+// Only the help of -e and -f differs (validate grades the largest size, and
+// steps by 2 where run-test steps by -i).
+void AddSweepFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f, const char* max_bytes_help,
+                   const char* step_factor_help) {
   // Like nccl-tests' getopt loop, a repeated flag takes its last value.
   cmd.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cmd.add_option("--collective", f.collective,
@@ -38,14 +43,25 @@ void AddRunTestFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f) {
       ->capture_default_str();
   cmd.add_option("-b,--minbytes", f.min_bytes, "Smallest size (K/M/G suffixes)")
       ->capture_default_str();
-  cmd.add_option("-e,--maxbytes", f.max_bytes, "Largest size")->capture_default_str();
-  cmd.add_option("-i,--stepbytes", f.step_bytes, "Additive step (without -f)")
-      ->capture_default_str();
-  cmd.add_option("-f,--stepfactor", f.step_factor, "Multiplicative step");
+  cmd.add_option("-e,--maxbytes", f.max_bytes, max_bytes_help)->capture_default_str();
+  cmd.add_option("-f,--stepfactor", f.step_factor, step_factor_help);
   cmd.add_option("-n,--iters", f.iterations, "Timed iterations per size")->capture_default_str();
   cmd.add_option("-w,--warmup_iters", f.warmup_iterations, "Warm-up iterations")
       ->capture_default_str();
   cmd.add_option("-c,--check", f.check_iterations, "Data-check iterations per size")
+      ->capture_default_str();
+  cmd.add_option("--transport", f.transport, "auto, gloo or nccl")
+      ->check(CLI::IsMember({"auto", "gloo", "nccl"}))
+      ->capture_default_str();
+  cmd.add_option("--timeout", f.timeout, "Deadline of each test (90, 90s, 5m)");
+  cmd.add_option("--launch-timeout", f.launch_timeout, "Deadline for workers to start");
+  cmd.add_option("--init-timeout", f.init_timeout, "Deadline for ranks to join the communicator");
+  cmd.add_option("--step-timeout", f.step_timeout, "Deadline of one size step");
+}
+
+void AddRunTestFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f) {
+  AddSweepFlags(cmd, f, "Largest size", "Multiplicative step (without it: the additive -i)");
+  cmd.add_option("-i,--stepbytes", f.step_bytes, "Additive step (without -f)")
       ->capture_default_str();
   cmd.add_option("-d,--datatype", f.data_type,
                  "int8, uint8, int32, uint32, int64, uint64, half, "
@@ -57,13 +73,6 @@ void AddRunTestFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f) {
                  "Comma-separated node names in rank order (default: all idle)");
   cmd.add_option("--workers-per-node", f.workers_per_node,
                  "Ranks per node (default: every slot of each node)");
-  cmd.add_option("--transport", f.transport, "auto, gloo or nccl")
-      ->check(CLI::IsMember({"auto", "gloo", "nccl"}))
-      ->capture_default_str();
-  cmd.add_option("--timeout", f.timeout, "Deadline of the whole test (90, 90s, 5m)");
-  cmd.add_option("--launch-timeout", f.launch_timeout, "Deadline for workers to start");
-  cmd.add_option("--init-timeout", f.init_timeout, "Deadline for ranks to join the communicator");
-  cmd.add_option("--step-timeout", f.step_timeout, "Deadline of one size step");
   cmd.add_option("--min-busbw", f.min_busbw_gbps, "Fail below this average bus bandwidth (GB/s)");
   cmd.add_option("--nccl-env", f.nccl_env,
                  "KEY=VALUE NCCL setting for this test (repeatable; NCCL_ALGO, NCCL_PROTO, "
@@ -74,12 +83,11 @@ void AddRunTestFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f) {
                  "measurement (nccl-tests -G; 0 = off; NCCL only)");
 }
 
-// validate takes run-test's sweep, collective, nodes, transport and
-// per-test deadline flags (same names and defaults), and its own.
+// validate takes run-test's sweep flags (AddSweepFlags) and nodes, and its
+// own.
 void AddValidateFlags(CLI::App& cmd, eb::ebctl::ValidateFlags& f) {
-  cmd.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  eb::ebctl::RunTestFlags& t = f.test;
-  cmd.add_option("--nodes", t.nodes, "Comma-separated node names (default: every idle node)");
+  AddSweepFlags(cmd, f.test, "Largest size (the one graded)", "Multiplicative step (default 2)");
+  cmd.add_option("--nodes", f.test.nodes, "Comma-separated node names (default: every idle node)");
   cmd.add_option("--suite", f.suites, "preflight,intra,pairs[,fleet] (default: the first three)");
   cmd.add_option("--strategy", f.strategy, "adaptive or all-pairs (default: adaptive)")
       ->check(CLI::IsMember({"adaptive", "all-pairs"}));
@@ -89,23 +97,6 @@ void AddValidateFlags(CLI::App& cmd, eb::ebctl::ValidateFlags& f) {
                  "Baselines TOML (expected busbw by hardware; default: the coordinator's)");
   cmd.add_option("--validation-timeout", f.timeout, "Deadline of the whole validation (6h)");
   cmd.add_flag("--detach", f.detach, "Print the validation id and return; it keeps running");
-  cmd.add_option("--collective", t.collective, "Collective of every test")->capture_default_str();
-  cmd.add_option("-b,--minbytes", t.min_bytes, "Smallest size")->capture_default_str();
-  cmd.add_option("-e,--maxbytes", t.max_bytes, "Largest size (the one graded)")
-      ->capture_default_str();
-  cmd.add_option("-f,--stepfactor", t.step_factor, "Multiplicative step (default 2)");
-  cmd.add_option("-n,--iters", t.iterations, "Timed iterations per size")->capture_default_str();
-  cmd.add_option("-w,--warmup_iters", t.warmup_iterations, "Warm-up iterations")
-      ->capture_default_str();
-  cmd.add_option("-c,--check", t.check_iterations, "Data-check iterations per size")
-      ->capture_default_str();
-  cmd.add_option("--transport", t.transport, "auto, gloo or nccl")
-      ->check(CLI::IsMember({"auto", "gloo", "nccl"}))
-      ->capture_default_str();
-  cmd.add_option("--timeout", t.timeout, "Deadline of each test");
-  cmd.add_option("--launch-timeout", t.launch_timeout, "Deadline for workers to start");
-  cmd.add_option("--init-timeout", t.init_timeout, "Deadline for ranks to join");
-  cmd.add_option("--step-timeout", t.step_timeout, "Deadline of one size step");
 }
 
 }  // namespace

@@ -65,6 +65,7 @@ void CompareAttribute(const std::vector<Node>& nodes, const std::string& attribu
                           Shown(value), Shown(tied.front()), top, compared));
     } else {
       std::vector<std::string> shown;
+      shown.reserve(tied.size());
       for (const std::string& v : tied) shown.push_back(Shown(v));
       out[i].reasons.push_back(absl::StrFormat(
           "%s: %s here; no majority (%s on %d nodes each, of %d): cannot tell which is right",
@@ -110,7 +111,7 @@ std::vector<NodePreflight> RunPreflight(const std::vector<Node>& nodes) {
     for (const Hca& hca : nodes[i].hcas) ports.insert(PortKey(hca));
   }
   for (const std::string& port : ports) {
-    auto field = [&port](std::function<std::string(const Hca&)> f) -> Getter {
+    auto field = [&port](const std::function<std::string(const Hca&)>& f) -> Getter {
       return [port, f](const Node& n) -> std::optional<std::string> {
         const Hca* hca = FindPort(n, port);
         if (hca == nullptr) return std::nullopt;

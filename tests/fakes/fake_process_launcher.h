@@ -81,7 +81,7 @@ class FakeProcessLauncher final : public common::ProcessLauncher {
   // Same as Exit, for the child with fake pid `pid`.
   absl::Status ExitPid(pid_t pid, common::ExitInfo info) {
     for (const auto& [id, child] : children_) {
-      if (child.handle.pid == pid) return Exit(child.handle, std::move(info));
+      if (child.handle.pid == pid) return Exit(child.handle, info);
     }
     return absl::NotFoundError(absl::StrCat("unknown pid ", pid));
   }

@@ -106,6 +106,7 @@ void ExpectSaturationOrderIndependent(const char* name) {
   const T two = Traits::FromSmall(2);
   for (int twos = 0; twos <= 40; ++twos) {
     std::vector<T> factors;
+    factors.reserve(48);
     for (int i = 0; i < 48; ++i) factors.push_back(i < twos ? two : one);
     T forward = factors[0];
     for (size_t i = 1; i < factors.size(); ++i) forward = Traits::Mul(forward, factors[i]);

@@ -167,6 +167,7 @@ inline std::vector<absl::Status> RunNcclRanks(
   std::latch created(world_size);
   std::latch done(world_size);
   std::vector<std::thread> threads;
+  threads.reserve(world_size);
   for (int rank = 0; rank < world_size; ++rank) {
     threads.emplace_back([&, rank] {
       NcclOptions options = TestOptions(rank, world_size, rank);

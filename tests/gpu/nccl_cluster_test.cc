@@ -50,7 +50,7 @@ class NcclClusterTest : public ::testing::Test {
     if (gpus_ == 0) GTEST_SKIP() << "no NVIDIA GPU on this machine";
     ASSERT_TRUE(cluster_.StartCoordinator().ok());
     std::vector<std::string> flags = LocalCluster::FastAgentFlags();
-    flags.push_back("--transport=nccl");
+    flags.emplace_back("--transport=nccl");
     ASSERT_TRUE(cluster_.StartAgent("gpu0", gpus_, flags).ok());
   }
 
@@ -157,16 +157,16 @@ class NcclMissingRankTest : public ::testing::Test {
   // `fault`: the EB_WORKER_FAULT mode of rank 1 (worker/fault_injection.h).
   void StartAgents(const std::string& fault) {
     std::vector<std::string> flags = LocalCluster::FastAgentFlags();
-    flags.push_back("--transport=nccl");
+    flags.emplace_back("--transport=nccl");
     std::vector<std::string> gpu0 = flags;
-    gpu0.push_back("--gpus=0");
+    gpu0.emplace_back("--gpus=0");
     ASSERT_TRUE(cluster_.StartAgent("gpu0", 1, gpu0).ok());
     std::vector<std::string> gpu1 = flags;
     if (gpus_ > 1) {
-      gpu1.push_back("--gpus=1");
+      gpu1.emplace_back("--gpus=1");
     } else {
-      gpu1.push_back("--gpus=0");
-      gpu1.push_back("--host-id=rank-1-never-touches-gpu-0");
+      gpu1.emplace_back("--gpus=0");
+      gpu1.emplace_back("--host-id=rank-1-never-touches-gpu-0");
     }
     gpu1.push_back("--worker-env=EB_WORKER_FAULT=" + fault + ":rank=1");
     ASSERT_TRUE(cluster_.StartAgent("gpu1", 1, gpu1).ok());
@@ -217,7 +217,7 @@ class NcclMissingRankTest : public ::testing::Test {
   void ExpectNextTestsPass() {
     ASSERT_TRUE(cluster_.WaitForIdleNodes(2).ok());
     std::vector<std::string> node_lists = {"gpu0", "gpu1"};
-    if (gpus_ > 1) node_lists.push_back("gpu1,gpu0");
+    if (gpus_ > 1) node_lists.emplace_back("gpu1,gpu0");
     for (const std::string& nodes : node_lists) {
       SCOPED_TRACE(nodes);
       CliResult result =

@@ -63,7 +63,7 @@ TEST_P(NcclMultiGpuTest, BenchmarkRunnerFindsNoWrongElements) {
   const BenchmarkOptions options = SweepOptions(GetParam(), DataType::kFloat, ReduceOp::kSum, n);
   const std::vector<absl::Status> results =
       RunNcclRanks(n, [&](Communicator& comm) { return RunSweep(comm, options); });
-  for (size_t r = 0; r < results.size(); ++r) EXPECT_TRUE(results[r].ok()) << results[r];
+  for (const absl::Status& result : results) EXPECT_TRUE(result.ok()) << result;
 }
 
 TEST_P(NcclMultiGpuTest, CudaGraphModeFindsNoWrongElements) {
@@ -73,7 +73,7 @@ TEST_P(NcclMultiGpuTest, CudaGraphModeFindsNoWrongElements) {
   const std::vector<absl::Status> results = RunNcclRanks(
       n, [&](Communicator& comm) { return RunSweep(comm, options); },
       [](NcclOptions& o) { o.cuda_graph_launches = 1; });
-  for (size_t r = 0; r < results.size(); ++r) EXPECT_TRUE(results[r].ok()) << results[r];
+  for (const absl::Status& result : results) EXPECT_TRUE(result.ok()) << result;
 }
 
 TEST_P(NcclMultiGpuTest, EveryTypeOpAndPlacementIsExact) {
@@ -82,7 +82,7 @@ TEST_P(NcclMultiGpuTest, EveryTypeOpAndPlacementIsExact) {
   const std::vector<absl::Status> results = RunNcclRanks(WorldSize(), [&](Communicator& comm) {
     return CheckEveryTypeAndOp(comm, c, {1000, 65560, 1 << 21});
   });
-  for (size_t r = 0; r < results.size(); ++r) EXPECT_TRUE(results[r].ok()) << results[r];
+  for (const absl::Status& result : results) EXPECT_TRUE(result.ok()) << result;
 }
 
 INSTANTIATE_TEST_SUITE_P(Collectives, NcclMultiGpuTest, ::testing::ValuesIn(kAllCollectives),
@@ -99,7 +99,7 @@ TEST(NcclMultiGpuAvgTest, AvgOnThreeRanksIsWithinTolerance) {
     const BenchmarkOptions options = SweepOptions(Collective::kAllReduce, type, ReduceOp::kAvg, 3);
     const std::vector<absl::Status> results =
         RunNcclRanks(3, [&](Communicator& comm) { return RunSweep(comm, options); });
-    for (size_t r = 0; r < results.size(); ++r) EXPECT_TRUE(results[r].ok()) << results[r];
+    for (const absl::Status& result : results) EXPECT_TRUE(result.ok()) << result;
   }
 }
 

@@ -24,7 +24,7 @@ class DaemonConfigTest : public ::testing::Test {
  protected:
   // Writes `text` to a file in the cluster's directory; returns its path.
   std::string WriteConfig(const std::string& name, const std::string& text) {
-    const std::string path = absl::StrCat(cluster_.work_dir(), "/", name);
+    std::string path = absl::StrCat(cluster_.work_dir(), "/", name);
     std::ofstream(path) << text;
     return path;
   }

@@ -43,7 +43,8 @@ constexpr absl::Duration kStartTimeout = absl::Seconds(20);
 // One daemon with its own notification socket.
 class Daemon {
  public:
-  Daemon(common::ProcessLauncher& launcher, std::string name) : launcher_(launcher), name_(name) {
+  Daemon(common::ProcessLauncher& launcher, std::string name)
+      : launcher_(launcher), name_(std::move(name)) {
     auto harness = NotifySocketHarness::Create();
     EXPECT_TRUE(harness.ok()) << harness.status();
     harness_ = *std::move(harness);

@@ -179,7 +179,7 @@ class WorkerSupervisorTest : public ::testing::Test {
     return "";
   }
 
-  absl::StatusOr<v1::RegisterWorkerReply> Register(int rank, std::string token = "",
+  absl::StatusOr<v1::RegisterWorkerReply> Register(int rank, const std::string& token = "",
                                                    const std::string& test_id = kTest) {
     v1::RegisterWorkerRequest request;
     request.set_test_id(test_id);
@@ -189,7 +189,7 @@ class WorkerSupervisorTest : public ::testing::Test {
     return supervisor_->RegisterWorker(request);
   }
 
-  absl::StatusOr<bool> Beat(int rank, std::string token = "") {
+  absl::StatusOr<bool> Beat(int rank, const std::string& token = "") {
     v1::WorkerHeartbeatRequest request;
     request.set_test_id(kTest);
     request.set_rank(rank);
@@ -197,7 +197,7 @@ class WorkerSupervisorTest : public ::testing::Test {
     return supervisor_->Heartbeat(request);
   }
 
-  absl::Status Report(int rank, v1::WorkerEventKind kind, std::string token = "") {
+  absl::Status Report(int rank, v1::WorkerEventKind kind, const std::string& token = "") {
     v1::ReportWorkerEventRequest request;
     request.set_worker_token(token.empty() ? TokenOf(rank) : token);
     request.mutable_event()->set_test_id(kTest);
@@ -209,7 +209,7 @@ class WorkerSupervisorTest : public ::testing::Test {
   // Makes a child exit and lets the supervisor see it (the exit callback
   // posts onto the executor).
   void Exit(const common::ChildHandle& child, common::ExitInfo info) {
-    ASSERT_TRUE(launcher_.Exit(child, std::move(info)).ok());
+    ASSERT_TRUE(launcher_.Exit(child, info).ok());
     executor_.RunUntilIdle();
   }
 

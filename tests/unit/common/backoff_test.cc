@@ -25,6 +25,7 @@ Backoff::Options NoJitter(absl::Duration initial, absl::Duration max, double mul
 
 std::vector<absl::Duration> Take(Backoff& backoff, int n) {
   std::vector<absl::Duration> delays;
+  delays.reserve(n);
   for (int i = 0; i < n; ++i) delays.push_back(backoff.Next());
   return delays;
 }

@@ -60,6 +60,7 @@ TEST(EventLoopTest, PostRunsInOrderOnOneThreadThatIsNotTheCaller) {
   ASSERT_TRUE(done.WaitForNotificationWithTimeout(kSafety));
 
   std::vector<std::string> expected;
+  expected.reserve(50);
   for (int i = 0; i < 50; ++i) expected.push_back(std::to_string(i));
   EXPECT_EQ(log.entries(), expected);
   for (const std::thread::id& id : threads) {
@@ -76,6 +77,7 @@ TEST(EventLoopTest, PostFromManyThreadsKeepsEachThreadsOrder) {
   constexpr int kPerThread = 100;
   std::vector<std::vector<int>> seen(kThreads);  // Touched only on the loop.
   std::vector<std::thread> posters;
+  posters.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     posters.emplace_back([&, t] {
       for (int i = 0; i < kPerThread; ++i) {

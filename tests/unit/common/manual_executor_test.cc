@@ -20,7 +20,7 @@ class ManualExecutorTest : public ::testing::Test {
   ManualExecutorTest() : start_(clock_.Now()), executor_(clock_) {}
 
   // Appends `name` and the time since the start, in ms, when run.
-  std::function<void()> Record(std::string name) {
+  std::function<void()> Record(const std::string& name) {
     return [this, name] {
       ran_.push_back(name + "@" + std::to_string(absl::ToInt64Milliseconds(clock_.Now() - start_)));
     };
@@ -52,7 +52,7 @@ TEST_F(ManualExecutorTest, PostRunsNothingUntilRunUntilIdleThenInOrder) {
 
 TEST_F(ManualExecutorTest, CallbacksPostedByCallbacksRunInTheSamePass) {
   executor_.Post([this] {
-    ran_.push_back("outer");
+    ran_.emplace_back("outer");
     executor_.Post(Record("inner"));
     executor_.PostAfter(absl::ZeroDuration(), Record("due-now"));
   });

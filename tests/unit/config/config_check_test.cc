@@ -310,12 +310,12 @@ TEST_F(ConfigCheckTest, RunDir) {
 
 TEST_F(ConfigCheckTest, WorkerEnv) {
   EXPECT_EQ(Find("worker_env").detail, "NCCL_DEBUG");
-  config_.worker_env.push_back("=oops");
+  config_.worker_env.emplace_back("=oops");
   EXPECT_FALSE(Find("worker_env").ok);
 }
 
 TEST_F(ConfigCheckTest, WorkerEnvWithAnAgentOwnedVariableFails) {
-  config_.worker_env.push_back("NCCL_IB_HCA=mlx5_100");
+  config_.worker_env.emplace_back("NCCL_IB_HCA=mlx5_100");
   const CheckResult result = Find("worker_env");
   EXPECT_FALSE(result.ok);
   EXPECT_THAT(result.detail, HasSubstr("NCCL_IB_HCA cannot be set in the workers' environment"));

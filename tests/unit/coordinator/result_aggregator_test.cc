@@ -25,6 +25,7 @@ v1::TestSpec Spec(v1::Collective collective, v1::DataType type = v1::DATA_TYPE_F
 
 std::vector<const v1::RankSizeResult*> Pointers(const std::vector<v1::RankSizeResult>& results) {
   std::vector<const v1::RankSizeResult*> pointers;
+  pointers.reserve(results.size());
   for (const v1::RankSizeResult& result : results) pointers.push_back(&result);
   return pointers;
 }

@@ -310,8 +310,9 @@ TEST_F(TestManagerTest, GoodTestOccupiesItsNodesAndReleasesThemWhenDone) {
   // The rendezvous namespace is open.
   EXPECT_THAT(rendezvous_.Set("t-1", "rank0", "10.0.0.1:5000"), IsOk());
   std::optional<absl::Status> pending_wait;
-  rendezvous_.Wait("t-1", {"never-set"}, absl::Hours(1),
-                   [&](absl::StatusOr<std::vector<std::string>> r) { pending_wait = r.status(); });
+  rendezvous_.Wait(
+      "t-1", {"never-set"}, absl::Hours(1),
+      [&](const absl::StatusOr<std::vector<std::string>>& r) { pending_wait = r.status(); });
 
   RunSweep("t-1");
   EXPECT_EQ(StateOf("t-1"), v1::TEST_STATE_STOPPING);

@@ -22,6 +22,7 @@ using ::testing::SizeIs;
 
 std::vector<int64_t> Field(const std::vector<PlannedSize>& plan, int64_t PlannedSize::*field) {
   std::vector<int64_t> values;
+  values.reserve(plan.size());
   for (const PlannedSize& size : plan) values.push_back(size.*field);
   return values;
 }

@@ -19,7 +19,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-v1::NodeInventory Inventory(int gpus, std::vector<v1::Transport> transports,
+v1::NodeInventory Inventory(int gpus, const std::vector<v1::Transport>& transports,
                             const std::string& nccl_version = "") {
   v1::NodeInventory inventory;
   inventory.set_worker_slots(gpus > 0 ? gpus : 4);
