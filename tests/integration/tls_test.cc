@@ -326,17 +326,17 @@ TEST_F(TlsTest, KeyReadableByOthersIsRefusedAtStart) {
   const std::string key = cluster_.work_dir() + "/open.key";
   ASSERT_EQ(std::system(absl::StrCat("cp ", dir_, "/coordinator.key ", key).c_str()), 0);
   ASSERT_EQ(chmod(key.c_str(), 0644), 0);
-  CliResult result = cluster_.Run("eb-coordinator",
-                                  {std::string(kNoConfigFile), "--listen=127.0.0.1:0",
-                                   "--history-path=", "--tls-ca=" + dir_ + "/ca.pem",
-                                   "--tls-cert=" + dir_ + "/coordinator.pem", "--tls-key=" + key});
+  CliResult result = cluster_.Run(
+      "eb-coordinator", {std::string(kNoConfigFile), "--listen=127.0.0.1:0", "--history-path", "",
+                         "--tls-ca=" + dir_ + "/ca.pem", "--tls-cert=" + dir_ + "/coordinator.pem",
+                         "--tls-key=" + key});
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_THAT(result.err, HasSubstr("--tls-key: " + key + " is readable by group or others"));
 }
 
 TEST_F(TlsTest, PlaintextBeyondLoopbackNeedsInsecure) {
   CliResult result = cluster_.Run(
-      "eb-coordinator", {std::string(kNoConfigFile), "--listen=0.0.0.0:0", "--history-path="});
+      "eb-coordinator", {std::string(kNoConfigFile), "--listen=0.0.0.0:0", "--history-path", ""});
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_THAT(result.err, HasSubstr("pass --insecure"));
 }
