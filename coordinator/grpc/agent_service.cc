@@ -110,9 +110,10 @@ absl::Status CheckNodeName(bool tls, const Caller& caller, const std::string& no
   for (const std::string& name : caller.dns_names) {
     if (name == node_name) return absl::OkStatus();
   }
-  return absl::PermissionDeniedError(absl::StrCat(
-      "node_name: '", node_name, "' differs from the node name of the agent's certificate '",
-      absl::StrJoin(caller.dns_names, "', '"), "' (", caller.identity, ")"));
+  return absl::PermissionDeniedError(
+      absl::StrCat("node_name: '", Abbreviate(node_name),
+                   "' differs from the node name of the agent's certificate '",
+                   absl::StrJoin(caller.dns_names, "', '"), "' (", caller.identity, ")"));
 }
 
 }  // namespace
@@ -193,7 +194,7 @@ absl::Status AgentServiceImpl::CheckRendezvousCaller(const Caller& caller,
     }
   }
   // The same answer for an unknown test: nothing is learnt about ids.
-  return absl::PermissionDeniedError(absl::StrCat("rendezvous of test '", test_id,
+  return absl::PermissionDeniedError(absl::StrCat("rendezvous of test '", Abbreviate(test_id),
                                                   "' is for the agents of its nodes; ",
                                                   caller.identity, " is not one of them"));
 }

@@ -16,9 +16,9 @@ void AuditLog::Record(const Caller& caller, const std::string& method, const std
   entry.set_identity(caller.identity);
   entry.set_role(RoleName(caller.role));
   entry.set_method(method);
-  entry.set_target(target);
+  entry.set_target(Abbreviate(target, 512));
   entry.set_outcome(absl::StatusCodeToString(outcome.code()));
-  entry.set_message(std::string(outcome.message()));
+  entry.set_message(Abbreviate(outcome.message(), 1024));
   entry.set_peer(caller.peer);
   spdlog::info("audit: {} ({}) {} {} -> {}{}{}", entry.identity(), entry.role(), method, target,
                entry.outcome(), outcome.ok() ? "" : ": ", entry.message());

@@ -98,6 +98,11 @@ absl::Status NeedsRole(const Caller& caller, Role needed, absl::string_view meth
                                                   RoleName(caller.role)));
 }
 
+std::string Abbreviate(absl::string_view text, size_t max) {
+  if (text.size() <= max) return std::string(text);
+  return absl::StrCat(text.substr(0, max), "...(", text.size(), " bytes)");
+}
+
 absl::StatusOr<std::map<std::string, Role>> ParseRoleMap(
     const std::map<std::string, std::string>& table) {
   std::map<std::string, Role> roles;

@@ -65,6 +65,11 @@ bool Allows(const Caller& caller, Role needed);
 // <role>".
 absl::Status NeedsRole(const Caller& caller, Role needed, absl::string_view method);
 
+// `text` cut to `max` characters with "...(N bytes)" appended when longer:
+// messages and audit entries never echo a huge input back (a 100 KB test id
+// would not fit a status message; SECURITY_FINDINGS case 14).
+std::string Abbreviate(absl::string_view text, size_t max = 128);
+
 // Validates [tls.roles] values: identity -> role name (viewer, operator or
 // admin). INVALID_ARGUMENT naming the identity otherwise.
 absl::StatusOr<std::map<std::string, Role>> ParseRoleMap(

@@ -101,8 +101,8 @@ absl::Status CheckOwner(const Caller& caller, const std::string& started_by,
                         absl::string_view method, const std::string& id) {
   if (caller.role == Role::kAdmin || started_by == caller.identity) return absl::OkStatus();
   return absl::PermissionDeniedError(absl::StrCat(
-      method, " of ", id, ", started by '", started_by, "', needs role admin; ", caller.identity,
-      " has role ", RoleName(caller.role), " and may cancel only its own"));
+      method, " of ", Abbreviate(id), ", started by '", started_by, "', needs role admin; ",
+      caller.identity, " has role ", RoleName(caller.role), " and may cancel only its own"));
 }
 
 }  // namespace

@@ -25,9 +25,9 @@ certs=$work/tls
 "$repo/deploy/scripts/ebnccl-certs.sh" --dir "$certs" node bench0 bench1 >/dev/null
 "$repo/deploy/scripts/ebnccl-certs.sh" --dir "$certs" client bench operator >/dev/null
 
-# run MODE PORT: starts a cluster, prints "MODE median_ms mean_ms min_ms max_ms" of
-# the time from ebctl's start to the first table row, and the whole run.
-run() {
+# start MODE PORT: a coordinator and two agents, plaintext or mTLS; sets
+# cmd_MODE to the ebctl run-test command line of that cluster.
+start() {
   local mode=$1 port=$2 ctls=() atls=() etls=()
   if [[ $mode == tls ]]; then
     ctls=(--tls-ca "$certs/ca.pem" --tls-cert "$certs/coordinator.pem" --tls-key "$certs/coordinator.key")
@@ -50,25 +50,31 @@ run() {
     [[ $("${ebctl[@]}" nodes --json 2>/dev/null | grep -c '"idle"') == 2 ]] && break
     sleep 0.1
   done
-  local cmd=("${ebctl[@]}" run-test --nodes bench0,bench1 --collective all_reduce -b 8 -e 8 -n 1 -w 1 -c 1)
-  "${cmd[@]}" >/dev/null   # untimed: page cache, first connections
-  : >"$work/first-$mode" ; : >"$work/whole-$mode"
-  for _ in $(seq "$runs"); do
-    local t0 t1
-    t0=$(date +%s%N)
-    "${cmd[@]}" | while IFS= read -r line; do
-      if [[ "$line" =~ ^[[:space:]]+8[[:space:]] ]]; then echo $(( ($(date +%s%N) - t0) / 1000000 )); fi
-    done >>"$work/first-$mode"
-    t1=$(date +%s%N)
-    echo $(( (t1 - t0) / 1000000 )) >>"$work/whole-$mode"
-  done
+  eval "cmd_$mode=(\"\${ebctl[@]}\" run-test --nodes bench0,bench1 --collective all_reduce -b 8 -e 8 -n 1 -w 1 -c 1)"
+}
+
+# measure MODE: one run; appends the ms to the first table row and to the end.
+measure() {
+  local mode=$1 t0 t1
+  local -n cmd="cmd_$mode"
+  t0=$(date +%s%N)
+  "${cmd[@]}" | while IFS= read -r line; do
+    if [[ "$line" =~ ^[[:space:]]+8[[:space:]] ]]; then echo $(( ($(date +%s%N) - t0) / 1000000 )); fi
+  done >>"$work/first-$mode"
+  t1=$(date +%s%N)
+  echo $(( (t1 - t0) / 1000000 )) >>"$work/whole-$mode"
+}
+
+start plain $((29500 + $$ % 400))
+start tls $((29900 + $$ % 400))
+measure plain; measure tls; : >"$work/first-plain"; : >"$work/whole-plain"; : >"$work/first-tls"; : >"$work/whole-tls"
+# Alternate the two, so that the machine's load drifts alike for both.
+for _ in $(seq "$runs"); do measure plain; measure tls; done
+echo "| mode | measured | median | mean | min | max |"
+echo "|---|---|---|---|---|---|"
+for mode in plain tls; do
   for what in first whole; do
     sort -n "$work/$what-$mode" | awk -v m="$mode" -v w="$what" \
       '{a[NR]=$1; s+=$1} END {printf "| %s | %s | %d ms | %.0f ms | %d ms | %d ms |\n", m, w, a[int((NR+1)/2)], s/NR, a[1], a[NR]}'
   done
-}
-
-echo "| mode | measured | median | mean | min | max |"
-echo "|---|---|---|---|---|---|"
-run plain $((29500 + $$ % 400))
-run tls $((29900 + $$ % 400))
+done

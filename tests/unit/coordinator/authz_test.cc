@@ -76,6 +76,13 @@ TEST(NeedsRoleTest, NamesTheMethodTheRoleAndTheCaller) {
               HasSubstr("needs an agent certificate"));
 }
 
+TEST(AbbreviateTest, LongInputIsCutAndSized) {
+  EXPECT_EQ(Abbreviate("t-1"), "t-1");
+  const std::string id(100000, 'x');
+  EXPECT_EQ(Abbreviate(id, 4), "xxxx...(100000 bytes)");
+  EXPECT_LT(Abbreviate(id).size(), 150u);
+}
+
 TEST(ParseRoleMapTest, AcceptsClientRolesOnly) {
   auto roles = ParseRoleMap({{"alice", "operator"}, {"root", "admin"}});
   ASSERT_TRUE(roles.ok());
