@@ -55,7 +55,7 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   std::filesystem::remove(socket_path, error);
   const std::string socket_target = absl::StrCat("unix:", socket_path);
 
-  auto coordinator_channel = common::MakeChannel(config.coordinator_address);
+  auto coordinator_channel = common::MakeChannel(config.coordinator_address, config.tls);
   AgentServer* self = agent.get();
   CoordinatorSession::Callbacks callbacks;
   callbacks.make_registration = [self] {

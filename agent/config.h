@@ -8,6 +8,7 @@
 
 #include "absl/time/time.h"
 #include "agent/core/fabric_config.h"
+#include "common/rpc/tls_files.h"
 
 namespace eb::agent {
 
@@ -72,6 +73,9 @@ struct AgentConfig {
   // Reconnect backoff towards the coordinator.
   absl::Duration reconnect_initial = absl::Milliseconds(100);
   absl::Duration reconnect_max = absl::Seconds(5);
+  // Mutual TLS towards the coordinator ([tls] ca, cert, key): the
+  // certificate carries this node's name as a DNS SAN. Plaintext when unset.
+  common::TlsFiles tls;
 };
 
 }  // namespace eb::agent

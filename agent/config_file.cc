@@ -8,6 +8,7 @@
 #include "absl/strings/strip.h"
 #include "agent/core/env_policy.h"
 #include "agent/core/fabric_config.h"
+#include "common/config/tls_keys.h"
 #include "common/net/address.h"
 #include "common/status/status_macros.h"
 
@@ -165,6 +166,7 @@ common::ConfigSchema AgentConfigSchema(AgentSettings* settings) {
               {"trace", "debug", "info", "warn", "error", "critical", "off"})
       .Flag("--log-level");
   schema.String("log.file", &settings->log_file).Flag("--log-file");
+  common::AddTlsKeys(schema, &settings->config.tls);
   // Checked here so that a bad value names the file, line and key;
   // ResolveAgentConfig fills in the default port.
   schema.String("metrics.listen", &settings->config.metrics_listen, common::CheckListenAddress)

@@ -124,6 +124,16 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--metrics-listen", config.metrics_listen,
                  "Serve Prometheus metrics on HOST:PORT (/metrics; port 0 = any); empty = off");
+  int64_t tls_reload_ms = absl::ToInt64Milliseconds(config.tls.reload_period);
+  app.add_option("--tls-ca", config.tls.ca,
+                 "Fleet CA (PEM): the coordinator's certificate must be issued by it");
+  app.add_option("--tls-cert", config.tls.cert,
+                 "This node's certificate (PEM; its DNS SAN is the node name)");
+  app.add_option("--tls-key", config.tls.key, "Its private key (PEM, mode 0600)");
+  app.add_option("--tls-reload-period-ms", tls_reload_ms,
+                 "How often the TLS files are re-read (rotation without restart)")
+      ->capture_default_str()
+      ->check(CLI::Range(1000, 86400000));
   app.add_option("--log-level", settings.log_level, "trace, debug, info, warn, error")
       ->capture_default_str();
   app.add_option("--log-file", settings.log_file, "Also write the log to this file");
@@ -136,6 +146,9 @@ int main(int argc, char** argv) {
                                                     &settings);
       !status.ok()) {
     return UsageError(std::string(status.message()));
+  }
+  if (given.contains("--tls-reload-period-ms")) {
+    config.tls.reload_period = absl::Milliseconds(tls_reload_ms);
   }
   if (given.contains("--worker-grace-ms")) config.worker_grace = absl::Milliseconds(grace_ms);
   if (given.contains("--worker-hang-timeout-ms")) {
@@ -198,12 +211,13 @@ int main(int argc, char** argv) {
   spdlog::info(
       "eb-agent {} node={} coordinator={} slots={} gpus={} nccl={} transport={} "
       "bootstrap_interface={} bootstrap_address={} ib_hca={} ib_gid_index={} run_dir={} "
-      "worker={} worker_env=[{}] metrics_port={} watchdog_ms={}",
+      "worker={} worker_env=[{}] metrics_port={} watchdog_ms={} tls={}",
       eb::kVersion, config.node_name, config.coordinator_address, config.worker_slots, gpus.size(),
       config.nccl_version, config.transport, config.bootstrap_interface, config.bootstrap_address,
       config.ib_hcas.empty() ? "" : eb::agent::NcclIbHcaValue(config.ib_hcas), config.ib_gid_index,
       config.run_dir, config.worker_binary, absl::StrJoin(config.worker_env, " "),
-      (*agent)->metrics_port(), absl::ToInt64Milliseconds(config.watchdog_timeout));
+      (*agent)->metrics_port(), absl::ToInt64Milliseconds(config.watchdog_timeout),
+      config.tls.enabled() ? config.tls.cert : "off (plaintext)");
   const int signal_number = eb::common::WaitForShutdownSignal();
   spdlog::info("received SIG{}; stopping workers and shutting down", sigabbrev_np(signal_number));
   (*agent)->Shutdown();

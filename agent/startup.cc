@@ -17,6 +17,7 @@
 #include "common/net/address.h"
 #include "common/net/interfaces.h"
 #include "common/process/posix_process_launcher.h"
+#include "common/rpc/tls.h"
 #include "spdlog/spdlog.h"
 
 namespace eb::agent {
@@ -110,6 +111,7 @@ absl::Status ResolveAgentConfig(AgentSettings* settings,
 
 absl::Status CheckHostForStart(const AgentSettings& settings) {
   const AgentConfig& config = settings.config;
+  if (absl::Status tls = common::CheckTlsFiles(config.tls); !tls.ok()) return tls;
   if (absl::Status gpus = CheckGpuIndices(config.gpu_indices, DiscoverGpus().size()); !gpus.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(settings.gpus_origin, ": ", gpus.message()));
   }

@@ -100,6 +100,10 @@ file(GLOB _eb_rollout CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/deploy/ROLLOUT.md)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${_eb_docs} ${_eb_rollout}
   DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/ebnccl)
 
+# The fleet's certificates in one command (docs/SECURITY.md).
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/scripts/ebnccl-certs.sh
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/ebnccl)
+
 file(GLOB _eb_configs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/deploy/config/*.toml)
 if(_eb_configs)
   install(FILES ${_eb_configs} DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/ebnccl/examples)

@@ -4,9 +4,11 @@
 // flags in main.cc and passed by value (STYLE.md rule 21); tests shorten the
 // timeouts.
 
+#include <map>
 #include <string>
 
 #include "absl/time/time.h"
+#include "common/rpc/tls_files.h"
 
 namespace eb::coordinator {
 
@@ -42,6 +44,15 @@ struct CoordinatorConfig {
   // systemd's WatchdogSec (from WATCHDOG_USEC, read in main); zero = no
   // watchdog pings.
   absl::Duration watchdog_timeout = absl::ZeroDuration();
+  // Mutual TLS for every connection ([tls] ca, cert, key). Without it the
+  // coordinator serves plaintext, on loopback only unless `insecure`.
+  common::TlsFiles tls;
+  // [tls.roles]: certificate identity (CN) -> "viewer", "operator" or
+  // "admin", overriding the role the certificate carries.
+  std::map<std::string, std::string> tls_roles;
+  // Allows plaintext on a non-loopback address (--insecure): every caller
+  // is then an admin.
+  bool insecure = false;
 };
 
 }  // namespace eb::coordinator

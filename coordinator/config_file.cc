@@ -3,9 +3,12 @@
 #include <limits>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "common/config/tls_keys.h"
 #include "common/net/address.h"
+#include "coordinator/grpc/authz.h"
 
 namespace eb::coordinator {
 
@@ -22,7 +25,8 @@ common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings* settings) {
   schema
       .AddString(
           "coordinator.listen",
-          [&config](const std::string& value) -> absl::Status {
+          [&config, settings](const std::string& value) -> absl::Status {
+            settings->listen_set = true;
             auto address = common::ParseHostPort(value, kDefaultPort, "listen", true);
             if (!address.ok()) {
               // ParseHostPort names the field first; the schema names the key.
@@ -58,12 +62,41 @@ common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings* settings) {
   schema.String("metrics.listen", &config.metrics_listen, common::CheckListenAddress)
       .Flag("--metrics-listen");
 
+  schema.Bool("coordinator.insecure", &config.insecure).Flag("--insecure");
+  common::AddTlsKeys(schema, &config.tls);
+  schema
+      .AddStringTable(
+          "tls.roles",
+          [&config](const common::StringTable& table) -> absl::Status {
+            std::map<std::string, std::string> roles(table.begin(), table.end());
+            if (auto parsed = ParseRoleMap(roles); !parsed.ok()) return parsed.status();
+            config.tls_roles = std::move(roles);
+            return absl::OkStatus();
+          },
+          [&config] {
+            return common::StringTable(config.tls_roles.begin(), config.tls_roles.end());
+          })
+      .Flag("--tls-role");
+
   schema
       .Choice("log.level", &settings->log_level,
               {"trace", "debug", "info", "warn", "error", "critical", "off"})
       .Flag("--log-level");
   schema.String("log.file", &settings->log_file).Flag("--log-file");
   return schema;
+}
+
+bool IsLoopbackHost(const std::string& host) {
+  return absl::StartsWith(host, "127.") || host == "::1" || host == "[::1]" || host == "localhost";
+}
+
+absl::Status CheckListenSecurity(const CoordinatorConfig& config, const std::string& host) {
+  if (config.tls.enabled() || config.insecure || IsLoopbackHost(host)) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "--listen ", config.listen_address,
+      ": serving plaintext on a non-loopback address lets anyone who reaches the port run and "
+      "cancel tests and register as any node; configure TLS ([tls] ca, cert, key or --tls-ca, "
+      "--tls-cert, --tls-key) or pass --insecure"));
 }
 
 absl::Status ApplyCoordinatorConfigFile(const std::string& path, bool required,

@@ -27,6 +27,9 @@ struct CoordinatorSettings {
   // Where finished tests are kept across restarts. Not yet a
   // CoordinatorConfig field.
   std::string history_path = "/var/lib/ebnccl/history.db";
+  // Whether coordinator.listen or --listen was set: without TLS an unset
+  // address means loopback (main()).
+  bool listen_set = false;
 };
 
 // The schema of coordinator.toml bound to `settings`, which must outlive it.
@@ -38,6 +41,13 @@ common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings* settings);
 // are in `given_flags` (e.g. "--listen"). A missing file is an error when
 // `required` (--config was given) and ignored otherwise. INVALID_ARGUMENT
 // naming the file, line and key (see common::ConfigSchema::Apply).
+// Plaintext only where it is safe: without TLS, `host` (of the listen
+// address) must be a loopback address unless `config.insecure`.
+// FAILED_PRECONDITION naming --listen, --insecure and the [tls] keys.
+absl::Status CheckListenSecurity(const CoordinatorConfig& config, const std::string& host);
+// Whether `host` is 127.0.0.0/8, ::1 or localhost.
+bool IsLoopbackHost(const std::string& host);
+
 absl::Status ApplyCoordinatorConfigFile(const std::string& path, bool required,
                                         const std::set<std::string>& given_flags,
                                         CoordinatorSettings* settings);

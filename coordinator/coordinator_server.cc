@@ -7,8 +7,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "common/rpc/tls.h"
+#include "coordinator/config_file.h"
+#include "coordinator/history/in_memory_audit_history.h"
 #include "coordinator/history/in_memory_history.h"
 #include "coordinator/history/in_memory_validation_history.h"
+#include "coordinator/history/sqlite_audit_history.h"
 #include "coordinator/history/sqlite_history.h"
 #include "coordinator/history/sqlite_validation_history.h"
 #include "spdlog/spdlog.h"
@@ -75,13 +79,15 @@ std::string ReadBaselines(const std::string& path) {
 
 CoordinatorServer::CoordinatorServer(const CoordinatorConfig& config,
                                      std::unique_ptr<TestHistory> history,
-                                     std::unique_ptr<ValidationHistory> validation_history)
+                                     std::unique_ptr<ValidationHistory> validation_history,
+                                     std::unique_ptr<AuditHistory> audit_history)
     : config_(config),
       loop_("eb-coord-loop"),
       rendezvous_(loop_),
       logs_(loop_, absl::Seconds(10)),
       history_(std::move(history)),
-      validation_history_(std::move(validation_history)) {
+      validation_history_(std::move(validation_history)),
+      audit_history_(std::move(audit_history)) {
   registry_ = std::make_unique<NodeRegistry>(common::RealClock::Get(), loop_, config_, nullptr);
   tests_ = std::make_unique<TestManager>(common::RealClock::Get(), loop_, *registry_, rendezvous_,
                                          config_, *history_);
@@ -100,10 +106,18 @@ CoordinatorServer::CoordinatorServer(const CoordinatorConfig& config,
   validations_ =
       std::make_unique<ValidationManager>(common::RealClock::Get(), loop_, *registry_, *tests_,
                                           *validation_history_, std::move(validation_config));
-  control_service_ =
-      std::make_unique<ControlService>(loop_, *tests_, *registry_, logs_, *validations_);
-  agent_service_ =
-      std::make_unique<AgentServiceImpl>(loop_, *registry_, *tests_, rendezvous_, logs_, config_);
+  audit_ = std::make_unique<AuditLog>(loop_, common::RealClock::Get(), *audit_history_);
+  // The roles were checked when the config was read.
+  absl::StatusOr<std::map<std::string, Role>> roles = ParseRoleMap(config_.tls_roles);
+  authz_ = std::make_unique<Authorizer>(
+      config_.tls.enabled(), roles.ok() ? *std::move(roles) : std::map<std::string, Role>(),
+      audit_.get());
+  const bool insecure = !config_.tls.enabled() && !IsLoopbackHost(config_.listen_address.substr(
+                                                      0, config_.listen_address.rfind(':')));
+  control_service_ = std::make_unique<ControlService>(loop_, *tests_, *registry_, logs_,
+                                                      *validations_, *authz_, *audit_, insecure);
+  agent_service_ = std::make_unique<AgentServiceImpl>(loop_, *registry_, *tests_, rendezvous_,
+                                                      logs_, config_, *authz_, *audit_);
 }
 
 absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
@@ -120,6 +134,16 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
     if (!opened.ok()) return opened.status();
     validation_history = *std::move(opened);
   }
+  std::unique_ptr<AuditHistory> audit_history;
+  if (config.history_path.empty()) {
+    audit_history = std::make_unique<InMemoryAuditHistory>();
+  } else {
+    absl::StatusOr<std::unique_ptr<SqliteAuditHistory>> opened =
+        SqliteAuditHistory::Open(config.history_path);
+    if (!opened.ok()) return opened.status();
+    audit_history = *std::move(opened);
+  }
+  if (absl::Status files = common::CheckTlsFiles(config.tls); !files.ok()) return files;
   absl::StatusOr<int> interrupted = MarkValidationsInterrupted(
       *validation_history, "the coordinator stopped while the validation ran",
       absl::ToUnixMillis(common::RealClock::Get().Now()));
@@ -128,10 +152,11 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
     spdlog::warn("{} validation(s) left running by the previous coordinator are now interrupted",
                  *interrupted);
   }
-  std::unique_ptr<CoordinatorServer> coordinator(
-      new CoordinatorServer(config, *std::move(history), std::move(validation_history)));
+  std::unique_ptr<CoordinatorServer> coordinator(new CoordinatorServer(
+      config, *std::move(history), std::move(validation_history), std::move(audit_history)));
   common::RpcServerOptions options;
   options.listen_address = config.listen_address;
+  options.tls = config.tls;
   options.services = {coordinator->control_service_.get(), coordinator->agent_service_.get()};
   auto server = common::RpcServer::Start(options);
   if (!server.ok()) return server.status();

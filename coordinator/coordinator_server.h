@@ -20,7 +20,10 @@
 #include "coordinator/core/rendezvous_kv.h"
 #include "coordinator/core/validation_manager.h"
 #include "coordinator/grpc/agent_service.h"
+#include "coordinator/grpc/audit_log.h"
+#include "coordinator/grpc/authz.h"
 #include "coordinator/grpc/control_service.h"
+#include "coordinator/history/audit_history.h"
 #include "coordinator/history/history_store.h"
 #include "coordinator/history/validation_history.h"
 #include "coordinator/metrics/coordinator_metrics.h"
@@ -48,7 +51,8 @@ class CoordinatorServer {
 
  private:
   CoordinatorServer(const CoordinatorConfig& config, std::unique_ptr<TestHistory> history,
-                    std::unique_ptr<ValidationHistory> validation_history);
+                    std::unique_ptr<ValidationHistory> validation_history,
+                    std::unique_ptr<AuditHistory> audit_history);
 
   const CoordinatorConfig config_;
   common::SystemdNotifier notifier_;
@@ -64,6 +68,10 @@ class CoordinatorServer {
   std::unique_ptr<NodeRegistry> registry_;
   // Destroyed before tests_ and registry_, which it uses.
   std::unique_ptr<ValidationManager> validations_;
+  // Outlive the services, which check and record every call through them.
+  std::unique_ptr<AuditHistory> audit_history_;
+  std::unique_ptr<AuditLog> audit_;
+  std::unique_ptr<Authorizer> authz_;
   std::unique_ptr<ControlService> control_service_;
   std::unique_ptr<AgentServiceImpl> agent_service_;
   std::unique_ptr<common::RpcServer> server_;

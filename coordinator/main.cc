@@ -9,15 +9,18 @@
 #include <cstdlib>
 
 #include "CLI/CLI.hpp"
+#include "absl/strings/str_cat.h"
 #include "common/config/given_flags.h"
 #include "common/config/parse_command_line.h"
 #include "common/logging/logging.h"
 #include "common/net/address.h"
 #include "common/process/signals.h"
+#include "common/rpc/tls.h"
 #include "common/systemd/watchdog_pinger.h"
 #include "common/version/version.h"
 #include "coordinator/config_file.h"
 #include "coordinator/coordinator_server.h"
+#include "coordinator/grpc/authz.h"
 #include "spdlog/spdlog.h"
 
 namespace {
@@ -85,6 +88,21 @@ int main(int argc, char** argv) {
   app.add_option("--baselines", config.baselines_path,
                  "Baselines TOML for validations (expected busbw by hardware); missing = none")
       ->capture_default_str();
+  int64_t tls_reload_ms = absl::ToInt64Milliseconds(config.tls.reload_period);
+  app.add_option("--tls-ca", config.tls.ca,
+                 "Fleet CA (PEM): client certificates must be issued by it (mutual TLS)");
+  app.add_option("--tls-cert", config.tls.cert, "This coordinator's certificate chain (PEM)");
+  app.add_option("--tls-key", config.tls.key, "Its private key (PEM, mode 0600)");
+  app.add_option("--tls-reload-period-ms", tls_reload_ms,
+                 "How often the TLS files are re-read (rotation without restart)")
+      ->capture_default_str()
+      ->check(CLI::Range(1000, 86400000));
+  std::vector<std::string> tls_roles;
+  app.add_option("--tls-role", tls_roles,
+                 "IDENTITY=ROLE (viewer, operator, admin) overriding the role of the client "
+                 "certificate whose CN is IDENTITY (repeatable; replaces [tls.roles])");
+  app.add_flag("--insecure", config.insecure,
+               "Allow plaintext on a non-loopback address (every caller is then an admin)");
   app.add_option("--log-level", settings.log_level, "trace, debug, info, warn, error")
       ->capture_default_str();
   app.add_option("--log-file", settings.log_file, "Also write the log to this file");
@@ -101,6 +119,32 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (given.contains("--listen")) config.listen_address = listen;
+  if (given.contains("--tls-role")) {
+    std::map<std::string, std::string> roles;
+    for (const std::string& entry : tls_roles) {
+      const size_t equals = entry.find('=');
+      if (equals == std::string::npos) {
+        std::fprintf(stderr, "eb-coordinator: --tls-role: '%s' is not IDENTITY=ROLE\n",
+                     entry.c_str());
+        return 2;
+      }
+      roles[entry.substr(0, equals)] = entry.substr(equals + 1);
+    }
+    if (auto parsed = eb::coordinator::ParseRoleMap(roles); !parsed.ok()) {
+      std::fprintf(stderr, "eb-coordinator: --tls-role: %s\n",
+                   std::string(parsed.status().message()).c_str());
+      return 2;
+    }
+    config.tls_roles = std::move(roles);
+  }
+  if (given.contains("--tls-reload-period-ms")) {
+    config.tls.reload_period = absl::Milliseconds(tls_reload_ms);
+  }
+  // Without TLS an unset address is loopback: plaintext only where it is
+  // safe (docs/SECURITY.md).
+  if (!config.tls.enabled() && !given.contains("--listen") && !settings.listen_set) {
+    config.listen_address = absl::StrCat("127.0.0.1:", kDefaultPort);
+  }
   if (given.contains("--heartbeat-period-ms")) {
     config.heartbeat_period = absl::Milliseconds(heartbeat_period_ms);
   }
@@ -132,6 +176,21 @@ int main(int argc, char** argv) {
     return 2;
   }
   config.listen_address = address->ToString();
+  if (auto status = eb::coordinator::CheckListenSecurity(config, address->host); !status.ok()) {
+    std::fprintf(stderr, "eb-coordinator: %s\n", std::string(status.message()).c_str());
+    return 2;
+  }
+  if (auto status = eb::common::CheckTlsFiles(config.tls); !status.ok()) {
+    std::fprintf(stderr, "eb-coordinator: %s\n", std::string(status.message()).c_str());
+    return 2;
+  }
+  if (!config.tls.enabled() && !eb::coordinator::IsLoopbackHost(address->host)) {
+    spdlog::warn(
+        "INSECURE: serving PLAINTEXT on {} (--insecure): anyone who reaches this port can "
+        "register as any node, run and cancel tests and read logs; configure [tls] ca, cert, "
+        "key",
+        config.listen_address);
+  }
   if (!config.metrics_listen.empty()) {
     auto metrics = eb::common::ParseHostPort(config.metrics_listen, kDefaultMetricsPort,
                                              "--metrics-listen", true);
@@ -155,14 +214,18 @@ int main(int argc, char** argv) {
   }
   spdlog::info(
       "eb-coordinator {} listening on {}:{} (heartbeat {} ms x {}, launch/init/step "
-      "timeouts {}/{}/{} ms, metrics port {}, watchdog {} ms, history {} keeping {})",
+      "timeouts {}/{}/{} ms, metrics port {}, watchdog {} ms, history {} keeping {}, {})",
       eb::kVersion, address->host, (*server)->port(),
       absl::ToInt64Milliseconds(config.heartbeat_period), config.heartbeat_miss_limit,
       absl::ToInt64Milliseconds(config.default_launch_timeout),
       absl::ToInt64Milliseconds(config.default_init_timeout),
       absl::ToInt64Milliseconds(config.default_step_timeout), (*server)->metrics_port(),
       absl::ToInt64Milliseconds(config.watchdog_timeout),
-      config.history_path.empty() ? "in memory" : config.history_path, config.history_limit);
+      config.history_path.empty() ? "in memory" : config.history_path, config.history_limit,
+      config.tls.enabled()
+          ? absl::StrCat("mutual TLS, CA ", config.tls.ca, ", cert ", config.tls.cert, ", ",
+                         config.tls_roles.size(), " role mapping(s)")
+          : std::string("plaintext"));
   const int signal_number = eb::common::WaitForShutdownSignal();
   spdlog::info("received {}; shutting down", sigabbrev_np(signal_number));
   (*server)->Shutdown();

@@ -2,14 +2,16 @@
 
 #include <chrono>
 
+#include "common/rpc/tls.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
 
 namespace eb::common {
 
-std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target,
-                                           absl::Duration keepalive_time) {
+namespace {
+
+grpc::ChannelArguments ChannelArgs(absl::Duration keepalive_time) {
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS,
               static_cast<int>(absl::ToInt64Milliseconds(keepalive_time)));
@@ -20,7 +22,22 @@ std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target,
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
-  return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+  return args;
+}
+
+}  // namespace
+
+std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target,
+                                           absl::Duration keepalive_time) {
+  return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(),
+                                   ChannelArgs(keepalive_time));
+}
+
+std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target, const TlsFiles& tls,
+                                           absl::Duration keepalive_time) {
+  if (!tls.enabled()) return MakeChannel(target, keepalive_time);
+  return grpc::CreateCustomChannel(target, MakeChannelCredentials(tls),
+                                   ChannelArgs(keepalive_time));
 }
 
 void SetTimeout(grpc::ClientContext& context, absl::Duration timeout) {

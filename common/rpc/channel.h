@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "common/rpc/tls_files.h"
 #include "grpcpp/channel.h"
 #include "grpcpp/client_context.h"
 
@@ -15,6 +16,11 @@ namespace eb::common {
 // Insecure channel to "host:port" or "unix:/path" with keepalive pings every
 // `keepalive_time`, also without active calls, so a dead peer is noticed.
 std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target,
+                                           absl::Duration keepalive_time = absl::Seconds(10));
+
+// The same over mutual TLS when `tls` names files (common/rpc/tls.h; check
+// them first with CheckTlsFiles), else the insecure channel above.
+std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target, const TlsFiles& tls,
                                            absl::Duration keepalive_time = absl::Seconds(10));
 
 // Sets `context`'s deadline to now + timeout.

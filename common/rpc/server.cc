@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "common/rpc/tls.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/security/server_credentials.h"
@@ -14,7 +15,9 @@ absl::StatusOr<std::unique_ptr<RpcServer>> RpcServer::Start(const RpcServerOptio
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int selected_port = 0;
-  builder.AddListeningPort(options.listen_address, grpc::InsecureServerCredentials(),
+  builder.AddListeningPort(options.listen_address,
+                           options.tls.enabled() ? MakeServerCredentials(options.tls)
+                                                 : grpc::InsecureServerCredentials(),
                            &selected_port);
   for (grpc::Service* service : options.services) builder.RegisterService(service);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS,

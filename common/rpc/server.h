@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/rpc/tls_files.h"
 #include "grpcpp/server.h"
 
 namespace eb::common {
@@ -23,6 +24,9 @@ struct RpcServerOptions {
   absl::Duration keepalive_time = absl::Seconds(10);
   // Time to wait for a ping ack before closing the connection.
   absl::Duration keepalive_timeout = absl::Seconds(5);
+  // Mutual TLS (client certificates required and verified) when it names
+  // files; plaintext otherwise. Check the files first (CheckTlsFiles).
+  TlsFiles tls;
 };
 
 class RpcServer {

@@ -77,7 +77,8 @@ absl::StatusOr<std::vector<const NodeRecord*>> TestManager::SelectNodes(const v1
 }
 
 absl::StatusOr<std::string> TestManager::StartTest(const v1::TestSpec& request,
-                                                   std::shared_ptr<TestObserver> observer) {
+                                                   std::shared_ptr<TestObserver> observer,
+                                                   const std::string& started_by) {
   absl::StatusOr<v1::TestSpec> normalized = ValidateAndNormalize(request, config_);
   if (!normalized.ok()) return normalized.status();
   v1::TestSpec spec = *std::move(normalized);
@@ -148,6 +149,7 @@ absl::StatusOr<std::string> TestManager::StartTest(const v1::TestSpec& request,
   auto run =
       std::make_unique<TestRun>(test_id, std::move(spec), *std::move(ranks), *std::move(sweep),
                                 std::move(inventories), timeouts, clock_, executor_, *this);
+  run->set_started_by(started_by);
   for (const std::string& name : names) registry_.SetBusy(name, test_id);
   rendezvous_.Open(test_id);
   TestRun* started = run.get();

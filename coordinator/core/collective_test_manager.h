@@ -54,8 +54,10 @@ class TestManager final : public TestRunHost {
   // the same GPU (gpu_sharing.h); FAILED_PRECONDITION when no node is registered or the nodes
   // lack a common transport. Returns the test id; every event goes to
   // `observer`, starting with `accepted`.
+  // `started_by` (the caller's identity) goes into the report.
   absl::StatusOr<std::string> StartTest(const ebnccl::v1::TestSpec& spec,
-                                        std::shared_ptr<TestObserver> observer);
+                                        std::shared_ptr<TestObserver> observer,
+                                        const std::string& started_by = "");
   // NOT_FOUND for an unknown or finished test.
   absl::Status CancelTest(const std::string& test_id, const std::string& reason);
   // Ends every running test as INTERRUPTED (recorded, and the final event

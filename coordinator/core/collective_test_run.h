@@ -88,6 +88,8 @@ class TestRun {
 
   const std::string& id() const { return report_.test_id(); }
   const ebnccl::v1::TestReport& report() const { return report_; }
+  // Who started the test (TestReport.started_by); set before Start().
+  void set_started_by(const std::string& who) { report_.set_started_by(who); }
   bool finished() const { return finished_; }
   // Node names in node order.
   const std::vector<std::string>& nodes() const { return nodes_; }

@@ -131,7 +131,8 @@ absl::StatusOr<std::vector<val::Node>> ValidationManager::SelectNodes(
 }
 
 absl::StatusOr<std::string> ValidationManager::Start(v1::ValidationSpec spec,
-                                                     std::shared_ptr<ValidationObserver> observer) {
+                                                     std::shared_ptr<ValidationObserver> observer,
+                                                     const std::string& started_by) {
   if (absl::Status status = NormalizeValidationSpec(spec); !status.ok()) return status;
   absl::StatusOr<std::vector<val::Node>> nodes = SelectNodes(spec);
   if (!nodes.ok()) return nodes.status();
@@ -158,6 +159,7 @@ absl::StatusOr<std::string> ValidationManager::Start(v1::ValidationSpec spec,
     v->nodes.insert(node.name);
   }
   v->report.set_schema_version(1);
+  v->report.set_started_by(started_by);
   v->report.set_validation_id(v->id);
   v->report.set_state(v1::VALIDATION_STATE_RUNNING);
   v->report.set_start_time_unix_ms(NowMs());
@@ -270,7 +272,8 @@ std::optional<val::TestResult> ValidationManager::StartPlanned(Running& v,
       [this, alive = alive_, id = v.id, planned_id = planned.id](const v1::TestReport& report) {
         if (*alive) TestFinished(id, planned_id, report);
       });
-  absl::StatusOr<std::string> test_id = tests_.StartTest(test_spec, std::move(observer));
+  absl::StatusOr<std::string> test_id =
+      tests_.StartTest(test_spec, std::move(observer), "validation " + v.id);
   if (!test_id.ok()) {
     // Not the nodes' fault as far as anyone can tell (e.g. a node busy with
     // someone's test): a strike each, untestable after two.

@@ -57,8 +57,11 @@ class ValidationManager {
   // for an unknown node; RESOURCE_EXHAUSTED for a node in another
   // validation or busy with a test; FAILED_PRECONDITION when no node is
   // idle. Returns the id; `observer` gets `accepted` first.
+  // `started_by` (the caller's identity) goes into the report; its tests
+  // are started by "validation <id>".
   absl::StatusOr<std::string> Start(ebnccl::v1::ValidationSpec spec,
-                                    std::shared_ptr<ValidationObserver> observer);
+                                    std::shared_ptr<ValidationObserver> observer,
+                                    const std::string& started_by = "");
   // `observer` gets the current report as `accepted`, then the events; at
   // once `finished` too when the validation is over. NOT_FOUND otherwise.
   absl::Status Watch(const std::string& id, std::shared_ptr<ValidationObserver> observer);

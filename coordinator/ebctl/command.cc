@@ -5,6 +5,7 @@
 
 #include "common/net/address.h"
 #include "common/rpc/channel.h"
+#include "common/rpc/tls.h"
 #include "common/status/grpc_status.h"
 #include "coordinator/ebctl/exit_codes.h"
 
@@ -25,14 +26,21 @@ int Command::Run(const GlobalOptions& options) {
     std::fprintf(stderr, "ebctl: %s\n", std::string(address.status().message()).c_str());
     return kExitUsage;
   }
-  auto channel = common::MakeChannel(address->ToString());
+  if (absl::Status files = common::CheckTlsFiles(options.tls); !files.ok()) {
+    std::fprintf(stderr, "ebctl: %s\n", std::string(files.message()).c_str());
+    return kExitUsage;
+  }
+  auto channel = common::MakeChannel(address->ToString(), options.tls);
   const auto deadline =
       std::chrono::system_clock::now() +
       std::chrono::milliseconds(absl::ToInt64Milliseconds(options.connect_timeout));
   if (!channel->WaitForConnected(deadline)) {
-    std::fprintf(stderr, "ebctl: cannot reach the coordinator at %s within %s\n",
-                 address->ToString().c_str(),
-                 absl::FormatDuration(options.connect_timeout).c_str());
+    std::fprintf(stderr, "ebctl: cannot reach the coordinator at %s within %s%s\n",
+                 address->ToString().c_str(), absl::FormatDuration(options.connect_timeout).c_str(),
+                 options.tls.enabled()
+                     ? " (or the TLS handshake failed: is the certificate issued by the fleet "
+                       "CA, still valid, and does the coordinator's name match?)"
+                     : " (a coordinator with TLS needs --tls-ca, --tls-cert and --tls-key)");
     return kExitUnreachable;
   }
   auto stub = ebnccl::v1::Control::NewStub(channel);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "common/rpc/tls_files.h"
 #include "ebnccl/v1/control.grpc.pb.h"
 #include "grpcpp/channel.h"
 
@@ -20,6 +21,9 @@ struct GlobalOptions {
   absl::Duration connect_timeout = absl::Seconds(5);
   // Print JSON instead of tables.
   bool json = false;
+  // Mutual TLS (--tls-ca/--tls-cert/--tls-key or EBNCCL_TLS_CA/_CERT/_KEY);
+  // plaintext when none is set.
+  common::TlsFiles tls;
 };
 
 class Command {

@@ -65,6 +65,9 @@ int ExitCodeForRpcError(const absl::Status& status, bool connected) {
       return kExitResources;
     case absl::StatusCode::kUnavailable:
       return kExitUnreachable;
+    case absl::StatusCode::kPermissionDenied:
+    case absl::StatusCode::kUnauthenticated:
+      return kExitPermissionDenied;
     case absl::StatusCode::kDeadlineExceeded:
       return connected ? kExitTimeout : kExitUnreachable;
     case absl::StatusCode::kCancelled:
@@ -94,6 +97,8 @@ const char* ExitCodeMeaning(int code) {
       return "wrong data or average bus bandwidth below --min-busbw";
     case kExitUnreachable:
       return "coordinator unreachable";
+    case kExitPermissionDenied:
+      return "permission denied (the caller's role does not allow it)";
     case kExitInterrupted:
       return "interrupted or cancelled";
     default:

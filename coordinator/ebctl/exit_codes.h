@@ -32,6 +32,9 @@ inline constexpr int kExitCheckFailed = 7;
 // The coordinator could not be reached (UNAVAILABLE, or DEADLINE_EXCEEDED
 // while connecting).
 inline constexpr int kExitUnreachable = 8;
+// The coordinator refused the call for the caller's role or identity
+// (PERMISSION_DENIED, UNAUTHENTICATED); the message names the role needed.
+inline constexpr int kExitPermissionDenied = 9;
 // Interrupted (SIGINT) or the test was CANCELLED; 128 + SIGINT as shells do.
 inline constexpr int kExitInterrupted = 130;
 
@@ -57,7 +60,8 @@ int ExitCodeForValidation(const ebnccl::v1::ValidationReport& report);
 // unary call came back) before the error: DEADLINE_EXCEEDED then means the
 // operation timed out (4), not that the coordinator is unreachable (8).
 // OK 0; INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS 2; RESOURCE_EXHAUSTED,
-// FAILED_PRECONDITION 5; UNAVAILABLE 8; CANCELLED 130 (ebctl cancels its own
+// FAILED_PRECONDITION 5; UNAVAILABLE 8; PERMISSION_DENIED,
+// UNAUTHENTICATED 9; CANCELLED 130 (ebctl cancels its own
 // call on SIGINT); ABORTED 3 (a communicator abort, STYLE.md rule 2);
 // everything else (INTERNAL, UNKNOWN, UNIMPLEMENTED, ...) 1.
 int ExitCodeForRpcError(const absl::Status& status, bool connected);

@@ -18,6 +18,7 @@
 #include "CLI/CLI.hpp"
 #include "common/config/parse_command_line.h"
 #include "common/version/version.h"
+#include "coordinator/ebctl/commands/audit_command.h"
 #include "coordinator/ebctl/commands/cancel_command.h"
 #include "coordinator/ebctl/commands/logs_command.h"
 #include "coordinator/ebctl/commands/nodes_command.h"
@@ -112,6 +113,10 @@ int main(int argc, char** argv) {
 
   eb::ebctl::GlobalOptions options;
   if (const char* env = std::getenv("EBCTL_COORDINATOR")) options.coordinator = env;
+  // Mutual TLS from the environment; the flags override it.
+  if (const char* env = std::getenv("EBNCCL_TLS_CA")) options.tls.ca = env;
+  if (const char* env = std::getenv("EBNCCL_TLS_CERT")) options.tls.cert = env;
+  if (const char* env = std::getenv("EBNCCL_TLS_KEY")) options.tls.key = env;
   std::string format = "table";
   double connect_timeout_s = 5;
 
@@ -126,8 +131,13 @@ int main(int argc, char** argv) {
   app.add_option("--format", format, "Output: table or json")
       ->check(CLI::IsMember({"table", "json"}));
   app.add_flag("--json", options.json, "Same as --format json");
+  app.add_option("--tls-ca", options.tls.ca, "Fleet CA (PEM) for mutual TLS (env EBNCCL_TLS_CA)");
+  app.add_option("--tls-cert", options.tls.cert,
+                 "Client certificate (PEM) carrying a role (env EBNCCL_TLS_CERT)");
+  app.add_option("--tls-key", options.tls.key, "Its private key, mode 0600 (env EBNCCL_TLS_KEY)");
 
   eb::ebctl::NodesCommand nodes;
+  eb::ebctl::AuditCommand audit;
   eb::ebctl::RunTestCommand run_test;
   eb::ebctl::TestsCommand tests;
   eb::ebctl::ShowCommand show;
@@ -162,8 +172,12 @@ int main(int argc, char** argv) {
   logs_cmd->add_option("--rank", logs.rank, "Rank")->required()->check(CLI::NonNegativeNumber);
   logs_cmd->add_option("--max-bytes", logs.max_bytes, "At most this many bytes from the end")
       ->check(CLI::PositiveNumber);
-  for (CLI::App* sub :
-       {nodes_cmd, tests_cmd, show_cmd, cancel_cmd, logs_cmd, validate_cmd, validations_cmd}) {
+  CLI::App* audit_cmd = app.add_subcommand(
+      "audit", "The coordinator's audit log: who ran, cancelled or registered what (admin)");
+  audit_cmd->add_option("--limit", audit.limit, "At most this many entries, newest first")
+      ->check(CLI::PositiveNumber);
+  for (CLI::App* sub : {nodes_cmd, tests_cmd, show_cmd, cancel_cmd, logs_cmd, validate_cmd,
+                        validations_cmd, audit_cmd}) {
     sub->add_flag("--json", options.json, "Print JSON");
   }
 
@@ -182,5 +196,6 @@ int main(int argc, char** argv) {
   if (logs_cmd->parsed()) command = &logs;
   if (validate_cmd->parsed()) command = &validate;
   if (validations_cmd->parsed()) command = &validations;
+  if (audit_cmd->parsed()) command = &audit;
   return command->Run(options);
 }

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/rpc/stream_outbox.h"
 #include "common/status/grpc_status.h"
 #include "spdlog/spdlog.h"
@@ -35,11 +36,12 @@ class SessionChannel final : public AgentChannel {
 // go through the outbox.
 class SessionReactor final : public SessionBase {
  public:
-  SessionReactor(AgentServiceImpl& service, uint64_t session_id, std::string peer)
+  SessionReactor(AgentServiceImpl& service, uint64_t session_id, Caller caller)
       : service_(service),
         session_id_(session_id),
         outbox_(std::make_shared<SessionOutbox>(this)),
-        channel_(std::make_shared<SessionChannel>(outbox_, std::move(peer))) {
+        channel_(std::make_shared<SessionChannel>(outbox_, caller.peer)),
+        caller_(std::make_shared<const Caller>(std::move(caller))) {
     StartRead(&incoming_);
   }
 
@@ -53,9 +55,10 @@ class SessionReactor final : public SessionBase {
       return;
     }
     AgentServiceImpl& service = service_;
-    service_.executor().Post([&service, id = session_id_, message = incoming_, channel = channel_] {
-      service.HandleMessage(id, message, channel);
-    });
+    service_.executor().Post(
+        [&service, id = session_id_, message = incoming_, channel = channel_, caller = caller_] {
+          service.HandleMessage(id, message, channel, *caller);
+        });
     StartRead(&incoming_);
   }
 
@@ -71,6 +74,7 @@ class SessionReactor final : public SessionBase {
   const uint64_t session_id_;
   std::shared_ptr<SessionOutbox> outbox_;
   std::shared_ptr<AgentChannel> channel_;
+  std::shared_ptr<const Caller> caller_;
   v1::AgentMessage incoming_;
 };
 
@@ -78,22 +82,49 @@ class SessionReactor final : public SessionBase {
 
 AgentServiceImpl::AgentServiceImpl(common::Executor& executor, NodeRegistry& registry,
                                    TestManager& tests, RendezvousKv& rendezvous, LogRequests& logs,
-                                   const CoordinatorConfig& config)
+                                   const CoordinatorConfig& config, const Authorizer& authz,
+                                   AuditLog& audit)
     : executor_(executor),
       registry_(registry),
       tests_(tests),
       rendezvous_(rendezvous),
       logs_(logs),
-      config_(config) {}
+      config_(config),
+      authz_(authz),
+      audit_(audit) {}
 
 SessionBase* AgentServiceImpl::Session(grpc::CallbackServerContext* context) {
-  return new SessionReactor(*this, next_session_id_++, context->peer());
+  Caller caller;
+  if (auto refused = authz_.Check(*context, Role::kAgent, "Session", "", &caller)) {
+    return RefuseBidi<v1::AgentMessage, v1::CoordinatorMessage>(*refused);
+  }
+  return new SessionReactor(*this, next_session_id_++, std::move(caller));
 }
 
+namespace {
+
+// With TLS, an agent registers only a node name its certificate carries:
+// a stolen or forged name gets nothing (SECURITY_FINDINGS case 8).
+absl::Status CheckNodeName(bool tls, const Caller& caller, const std::string& node_name) {
+  if (!tls) return absl::OkStatus();
+  for (const std::string& name : caller.dns_names) {
+    if (name == node_name) return absl::OkStatus();
+  }
+  return absl::PermissionDeniedError(
+      absl::StrCat("node_name: '", Abbreviate(node_name),
+                   "' differs from the node name of the agent's certificate '",
+                   absl::StrJoin(caller.dns_names, "', '"), "' (", caller.identity, ")"));
+}
+
+}  // namespace
+
 void AgentServiceImpl::HandleMessage(uint64_t session_id, const v1::AgentMessage& message,
-                                     const std::shared_ptr<AgentChannel>& channel) {
+                                     const std::shared_ptr<AgentChannel>& channel,
+                                     const Caller& caller) {
   if (message.has_register_()) {
-    absl::Status status = registry_.Register(session_id, message.register_(), channel);
+    absl::Status status = CheckNodeName(authz_.tls(), caller, message.register_().node_name());
+    if (status.ok()) status = registry_.Register(session_id, message.register_(), channel);
+    audit_.Record(caller, "Register", "node_name=" + message.register_().node_name(), status);
     if (!status.ok()) {
       spdlog::warn("refused agent registration from {}: {}", channel->Peer(), status.ToString());
       channel->Close(status);
@@ -135,19 +166,52 @@ void AgentServiceImpl::HandleClosed(uint64_t session_id) { registry_.SessionClos
 grpc::ServerUnaryReactor* AgentServiceImpl::RendezvousSet(grpc::CallbackServerContext* context,
                                                           const v1::RendezvousSetRequest* request,
                                                           v1::RendezvousSetReply* /*reply*/) {
+  Caller caller;
+  if (auto refused = authz_.Check(*context, Role::kAgent, "RendezvousSet", "", &caller)) {
+    return RefuseUnary(context, *refused);
+  }
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  executor_.Post([this, reactor, request] {
+  executor_.Post([this, reactor, request, caller = std::move(caller)] {
+    if (absl::Status allowed = CheckRendezvousCaller(caller, request->test_id()); !allowed.ok()) {
+      reactor->Finish(common::ToGrpcStatus(allowed));
+      return;
+    }
     reactor->Finish(common::ToGrpcStatus(
         rendezvous_.Set(request->test_id(), request->key(), request->value())));
   });
   return reactor;
 }
 
+absl::Status AgentServiceImpl::CheckRendezvousCaller(const Caller& caller,
+                                                     const std::string& test_id) const {
+  if (!authz_.tls()) return absl::OkStatus();
+  absl::StatusOr<v1::TestReport> report = tests_.GetTest(test_id);
+  if (report.ok()) {
+    for (const std::string& node : report->spec().node_names()) {
+      for (const std::string& name : caller.dns_names) {
+        if (name == node) return absl::OkStatus();
+      }
+    }
+  }
+  // The same answer for an unknown test: nothing is learnt about ids.
+  return absl::PermissionDeniedError(absl::StrCat("rendezvous of test '", Abbreviate(test_id),
+                                                  "' is for the agents of its nodes; ",
+                                                  caller.identity, " is not one of them"));
+}
+
 grpc::ServerUnaryReactor* AgentServiceImpl::RendezvousWait(grpc::CallbackServerContext* context,
                                                            const v1::RendezvousWaitRequest* request,
                                                            v1::RendezvousWaitReply* reply) {
+  Caller caller;
+  if (auto refused = authz_.Check(*context, Role::kAgent, "RendezvousWait", "", &caller)) {
+    return RefuseUnary(context, *refused);
+  }
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  executor_.Post([this, reactor, request, reply] {
+  executor_.Post([this, reactor, request, reply, caller = std::move(caller)] {
+    if (absl::Status allowed = CheckRendezvousCaller(caller, request->test_id()); !allowed.ok()) {
+      reactor->Finish(common::ToGrpcStatus(allowed));
+      return;
+    }
     std::vector<std::string> keys(request->keys().begin(), request->keys().end());
     rendezvous_.Wait(request->test_id(), std::move(keys), absl::Milliseconds(request->timeout_ms()),
                      [reactor, reply](absl::StatusOr<std::vector<std::string>> values) {

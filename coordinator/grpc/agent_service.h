@@ -13,6 +13,8 @@
 #include "coordinator/core/log_requests.h"
 #include "coordinator/core/node_registry.h"
 #include "coordinator/core/rendezvous_kv.h"
+#include "coordinator/grpc/audit_log.h"
+#include "coordinator/grpc/authz.h"
 #include "ebnccl/v1/agent.grpc.pb.h"
 
 namespace eb::coordinator {
@@ -20,8 +22,11 @@ namespace eb::coordinator {
 class AgentServiceImpl final : public ebnccl::v1::AgentService::CallbackService {
  public:
   // All references must outlive the service; they are used on `executor`.
+  // `authz` admits agent certificates only (with TLS); a registration must
+  // name a node of the certificate. Registrations are recorded in `audit`.
   AgentServiceImpl(common::Executor& executor, NodeRegistry& registry, TestManager& tests,
-                   RendezvousKv& rendezvous, LogRequests& logs, const CoordinatorConfig& config);
+                   RendezvousKv& rendezvous, LogRequests& logs, const CoordinatorConfig& config,
+                   const Authorizer& authz, AuditLog& audit);
 
   grpc::ServerBidiReactor<ebnccl::v1::AgentMessage, ebnccl::v1::CoordinatorMessage>* Session(
       grpc::CallbackServerContext* context) override;
@@ -32,21 +37,27 @@ class AgentServiceImpl final : public ebnccl::v1::AgentService::CallbackService 
                                            const ebnccl::v1::RendezvousWaitRequest* request,
                                            ebnccl::v1::RendezvousWaitReply* reply) override;
 
-  // Handles one message of session `session_id` on the executor. Public for
-  // the session reactor.
+  // Handles one message of session `session_id`, opened by `caller`, on the
+  // executor. Public for the session reactor.
   void HandleMessage(uint64_t session_id, const ebnccl::v1::AgentMessage& message,
-                     const std::shared_ptr<AgentChannel>& channel);
+                     const std::shared_ptr<AgentChannel>& channel, const Caller& caller);
   void HandleClosed(uint64_t session_id);
 
   common::Executor& executor() { return executor_; }
 
  private:
+  // With TLS, rendezvous data of a test is for the agents of its nodes only
+  // (PERMISSION_DENIED otherwise). On the executor.
+  absl::Status CheckRendezvousCaller(const Caller& caller, const std::string& test_id) const;
+
   common::Executor& executor_;
   NodeRegistry& registry_;
   TestManager& tests_;
   RendezvousKv& rendezvous_;
   LogRequests& logs_;
   const CoordinatorConfig config_;
+  const Authorizer& authz_;
+  AuditLog& audit_;
   std::atomic<uint64_t> next_session_id_{1};
 };
 

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/rpc/stream_outbox.h"
 #include "common/status/grpc_status.h"
 #include "coordinator/grpc/validation_stream.h"
@@ -33,18 +34,24 @@ class RunTestReactor final : public grpc::ServerWriteReactor<v1::RunTestEvent> {
     std::shared_ptr<common::StreamOutbox<RunTestReactor, v1::RunTestEvent>> outbox_;
   };
 
-  RunTestReactor(common::Executor& executor, TestManager& tests, const v1::RunTestRequest& request,
-                 std::string peer)
+  RunTestReactor(common::Executor& executor, TestManager& tests, AuditLog& audit,
+                 const v1::RunTestRequest& request, Caller caller)
       : executor_(executor),
         tests_(tests),
         outbox_(std::make_shared<common::StreamOutbox<RunTestReactor, v1::RunTestEvent>>(this)),
         test_id_(std::make_shared<std::string>()) {
     auto outbox = outbox_;
     auto test_id = test_id_;
-    executor_.Post([&tests, request, outbox, test_id, peer = std::move(peer)] {
-      auto started = tests.StartTest(request.spec(), std::make_shared<Observer>(outbox));
+    executor_.Post([&tests, &audit, request, outbox, test_id, caller = std::move(caller)] {
+      auto started =
+          tests.StartTest(request.spec(), std::make_shared<Observer>(outbox), caller.identity);
+      const std::string nodes = absl::StrJoin(request.spec().node_names(), ",");
+      audit.Record(caller, "RunTest",
+                   started.ok() ? absl::StrCat("test_id=", *started, " nodes=", nodes)
+                                : absl::StrCat("nodes=", nodes),
+                   started.status());
       if (!started.ok()) {
-        spdlog::info("rejected a test from {}: {}", peer, started.status().ToString());
+        spdlog::info("rejected a test from {}: {}", caller.peer, started.status().ToString());
         outbox->Finish(common::ToGrpcStatus(started.status()));
         return;
       }
@@ -89,20 +96,37 @@ grpc::ServerUnaryReactor* PostUnary(grpc::CallbackServerContext* context,
   return reactor;
 }
 
+// Operators cancel what they started; admins cancel anything.
+absl::Status CheckOwner(const Caller& caller, const std::string& started_by,
+                        absl::string_view method, const std::string& id) {
+  if (caller.role == Role::kAdmin || started_by == caller.identity) return absl::OkStatus();
+  return absl::PermissionDeniedError(absl::StrCat(
+      method, " of ", Abbreviate(id), ", started by '", started_by, "', needs role admin; ",
+      caller.identity, " has role ", RoleName(caller.role), " and may cancel only its own"));
+}
+
 }  // namespace
 
 ControlService::ControlService(common::Executor& executor, TestManager& tests,
                                NodeRegistry& registry, LogRequests& logs,
-                               ValidationManager& validations)
+                               ValidationManager& validations, const Authorizer& authz,
+                               AuditLog& audit, bool insecure)
     : executor_(executor),
       tests_(tests),
       registry_(registry),
       logs_(logs),
-      validations_(validations) {}
+      validations_(validations),
+      authz_(authz),
+      audit_(audit),
+      insecure_(insecure) {}
 
 grpc::ServerUnaryReactor* ControlService::ListNodes(grpc::CallbackServerContext* context,
                                                     const v1::ListNodesRequest* /*request*/,
                                                     v1::ListNodesReply* reply) {
+  if (auto refused = authz_.Check(*context, Role::kViewer, "ListNodes")) {
+    return RefuseUnary(context, *refused);
+  }
+  reply->set_insecure(insecure_);
   return PostUnary(context, executor_, [this, reply] {
     const std::map<std::string, NodeVerdictRecord> verdicts = validations_.LastVerdicts();
     for (const NodeRecord* node : registry_.All()) {
@@ -121,20 +145,44 @@ grpc::ServerUnaryReactor* ControlService::ListNodes(grpc::CallbackServerContext*
 
 grpc::ServerWriteReactor<v1::RunTestEvent>* ControlService::RunTest(
     grpc::CallbackServerContext* context, const v1::RunTestRequest* request) {
-  return new RunTestReactor(executor_, tests_, *request, context->peer());
+  Caller caller;
+  if (auto refused = authz_.Check(*context, Role::kOperator, "RunTest", "", &caller)) {
+    return RefuseStream<v1::RunTestEvent>(*refused);
+  }
+  return new RunTestReactor(executor_, tests_, audit_, *request, std::move(caller));
 }
 
 grpc::ServerUnaryReactor* ControlService::CancelTest(grpc::CallbackServerContext* context,
                                                      const v1::CancelTestRequest* request,
                                                      v1::CancelTestReply* /*reply*/) {
-  return PostUnary(context, executor_, [this, request, peer = context->peer()] {
-    return tests_.CancelTest(request->test_id(), "cancelled by " + peer);
+  const std::string target = "test_id=" + request->test_id();
+  Caller caller;
+  if (auto refused = authz_.Check(*context, Role::kOperator, "CancelTest", target, &caller)) {
+    return RefuseUnary(context, *refused);
+  }
+  return PostUnary(context, executor_, [this, request, target, caller] {
+    absl::Status status = [&] {
+      absl::StatusOr<v1::TestReport> report = tests_.GetTest(request->test_id());
+      if (!report.ok()) return report.status();
+      if (absl::Status owner =
+              CheckOwner(caller, report->started_by(), "CancelTest", request->test_id());
+          !owner.ok()) {
+        return owner;
+      }
+      return tests_.CancelTest(request->test_id(), absl::StrCat("cancelled by ", caller.identity,
+                                                                " (", caller.peer, ")"));
+    }();
+    audit_.Record(caller, "CancelTest", target, status);
+    return status;
   });
 }
 
 grpc::ServerUnaryReactor* ControlService::GetTest(grpc::CallbackServerContext* context,
                                                   const v1::GetTestRequest* request,
                                                   v1::GetTestReply* reply) {
+  if (auto refused = authz_.Check(*context, Role::kViewer, "GetTest")) {
+    return RefuseUnary(context, *refused);
+  }
   return PostUnary(context, executor_, [this, request, reply] {
     auto report = tests_.GetTest(request->test_id());
     if (!report.ok()) return report.status();
@@ -146,6 +194,9 @@ grpc::ServerUnaryReactor* ControlService::GetTest(grpc::CallbackServerContext* c
 grpc::ServerUnaryReactor* ControlService::ListTests(grpc::CallbackServerContext* context,
                                                     const v1::ListTestsRequest* request,
                                                     v1::ListTestsReply* reply) {
+  if (auto refused = authz_.Check(*context, Role::kViewer, "ListTests")) {
+    return RefuseUnary(context, *refused);
+  }
   return PostUnary(context, executor_, [this, request, reply] {
     for (v1::TestReport& report : tests_.ListTests(request->limit() > 0 ? request->limit() : 100)) {
       *reply->add_tests() = std::move(report);
@@ -157,6 +208,9 @@ grpc::ServerUnaryReactor* ControlService::ListTests(grpc::CallbackServerContext*
 grpc::ServerUnaryReactor* ControlService::GetLog(grpc::CallbackServerContext* context,
                                                  const v1::GetLogRequest* request,
                                                  v1::GetLogReply* reply) {
+  if (auto refused = authz_.Check(*context, Role::kViewer, "GetLog")) {
+    return RefuseUnary(context, *refused);
+  }
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   executor_.Post([this, reactor, request, reply] {
     auto report = tests_.GetTest(request->test_id());
@@ -205,18 +259,31 @@ grpc::ServerUnaryReactor* ControlService::GetLog(grpc::CallbackServerContext* co
 
 grpc::ServerWriteReactor<v1::ValidationEvent>* ControlService::RunValidation(
     grpc::CallbackServerContext* context, const v1::RunValidationRequest* request) {
+  Caller caller;
+  if (auto refused = authz_.Check(*context, Role::kOperator, "RunValidation", "", &caller)) {
+    return RefuseStream<v1::ValidationEvent>(*refused);
+  }
   return new ValidationStreamReactor(
       executor_, [this, spec = request->spec(),
-                  peer = context->peer()](std::shared_ptr<ValidationObserver> observer) {
-        absl::StatusOr<std::string> id = validations_.Start(spec, std::move(observer));
+                  caller = std::move(caller)](std::shared_ptr<ValidationObserver> observer) {
+        absl::StatusOr<std::string> id =
+            validations_.Start(spec, std::move(observer), caller.identity);
+        const std::string nodes = absl::StrJoin(spec.node_names(), ",");
+        audit_.Record(caller, "RunValidation",
+                      id.ok() ? absl::StrCat("validation_id=", *id, " nodes=", nodes)
+                              : absl::StrCat("nodes=", nodes),
+                      id.status());
         if (!id.ok())
-          spdlog::info("rejected a validation from {}: {}", peer, id.status().ToString());
+          spdlog::info("rejected a validation from {}: {}", caller.peer, id.status().ToString());
         return id.status();
       });
 }
 
 grpc::ServerWriteReactor<v1::ValidationEvent>* ControlService::WatchValidation(
-    grpc::CallbackServerContext* /*context*/, const v1::WatchValidationRequest* request) {
+    grpc::CallbackServerContext* context, const v1::WatchValidationRequest* request) {
+  if (auto refused = authz_.Check(*context, Role::kViewer, "WatchValidation")) {
+    return RefuseStream<v1::ValidationEvent>(*refused);
+  }
   return new ValidationStreamReactor(
       executor_, [this, id = request->validation_id()](std::shared_ptr<ValidationObserver> o) {
         return validations_.Watch(id, std::move(o));
@@ -226,6 +293,9 @@ grpc::ServerWriteReactor<v1::ValidationEvent>* ControlService::WatchValidation(
 grpc::ServerUnaryReactor* ControlService::GetValidation(grpc::CallbackServerContext* context,
                                                         const v1::GetValidationRequest* request,
                                                         v1::GetValidationReply* reply) {
+  if (auto refused = authz_.Check(*context, Role::kViewer, "GetValidation")) {
+    return RefuseUnary(context, *refused);
+  }
   return PostUnary(context, executor_, [this, request, reply] {
     auto report = validations_.Get(request->validation_id());
     if (!report.ok()) return report.status();
@@ -237,6 +307,9 @@ grpc::ServerUnaryReactor* ControlService::GetValidation(grpc::CallbackServerCont
 grpc::ServerUnaryReactor* ControlService::ListValidations(grpc::CallbackServerContext* context,
                                                           const v1::ListValidationsRequest* request,
                                                           v1::ListValidationsReply* reply) {
+  if (auto refused = authz_.Check(*context, Role::kViewer, "ListValidations")) {
+    return RefuseUnary(context, *refused);
+  }
   return PostUnary(context, executor_, [this, request, reply] {
     for (v1::ValidationReport& report :
          validations_.List(request->limit() > 0 ? request->limit() : 100)) {
@@ -249,8 +322,41 @@ grpc::ServerUnaryReactor* ControlService::ListValidations(grpc::CallbackServerCo
 grpc::ServerUnaryReactor* ControlService::CancelValidation(
     grpc::CallbackServerContext* context, const v1::CancelValidationRequest* request,
     v1::CancelValidationReply* /*reply*/) {
-  return PostUnary(context, executor_, [this, request, peer = context->peer()] {
-    return validations_.Cancel(request->validation_id(), "cancelled by " + peer);
+  const std::string target = "validation_id=" + request->validation_id();
+  Caller caller;
+  if (auto refused = authz_.Check(*context, Role::kOperator, "CancelValidation", target, &caller)) {
+    return RefuseUnary(context, *refused);
+  }
+  return PostUnary(context, executor_, [this, request, target, caller] {
+    absl::Status status = [&] {
+      absl::StatusOr<v1::ValidationReport> report = validations_.Get(request->validation_id());
+      if (!report.ok()) return report.status();
+      if (absl::Status owner = CheckOwner(caller, report->started_by(), "CancelValidation",
+                                          request->validation_id());
+          !owner.ok()) {
+        return owner;
+      }
+      return validations_.Cancel(
+          request->validation_id(),
+          absl::StrCat("cancelled by ", caller.identity, " (", caller.peer, ")"));
+    }();
+    audit_.Record(caller, "CancelValidation", target, status);
+    return status;
+  });
+}
+
+grpc::ServerUnaryReactor* ControlService::ListAudit(grpc::CallbackServerContext* context,
+                                                    const v1::ListAuditRequest* request,
+                                                    v1::ListAuditReply* reply) {
+  if (auto refused = authz_.Check(*context, Role::kAdmin, "ListAudit")) {
+    return RefuseUnary(context, *refused);
+  }
+  return PostUnary(context, executor_, [this, request, reply]() -> absl::Status {
+    absl::StatusOr<std::vector<v1::AuditEntry>> entries =
+        audit_.history().List(request->limit() > 0 ? request->limit() : 100);
+    if (!entries.ok()) return entries.status();
+    for (v1::AuditEntry& entry : *entries) *reply->add_entries() = std::move(entry);
+    return absl::OkStatus();
   });
 }
 

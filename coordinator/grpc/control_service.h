@@ -9,6 +9,8 @@
 #include "coordinator/core/log_requests.h"
 #include "coordinator/core/node_registry.h"
 #include "coordinator/core/validation_manager.h"
+#include "coordinator/grpc/audit_log.h"
+#include "coordinator/grpc/authz.h"
 #include "ebnccl/v1/control.grpc.pb.h"
 
 namespace eb::coordinator {
@@ -16,8 +18,12 @@ namespace eb::coordinator {
 class ControlService final : public ebnccl::v1::Control::CallbackService {
  public:
   // All references must outlive the service; they are used on `executor`.
+  // Each call is checked by `authz` first; mutating calls are recorded in
+  // `audit`. `insecure`: plaintext on a non-loopback address (ListNodes
+  // says so).
   ControlService(common::Executor& executor, TestManager& tests, NodeRegistry& registry,
-                 LogRequests& logs, ValidationManager& validations);
+                 LogRequests& logs, ValidationManager& validations, const Authorizer& authz,
+                 AuditLog& audit, bool insecure = false);
 
   grpc::ServerUnaryReactor* ListNodes(grpc::CallbackServerContext* context,
                                       const ebnccl::v1::ListNodesRequest* request,
@@ -52,6 +58,9 @@ class ControlService final : public ebnccl::v1::Control::CallbackService {
   grpc::ServerUnaryReactor* CancelValidation(grpc::CallbackServerContext* context,
                                              const ebnccl::v1::CancelValidationRequest* request,
                                              ebnccl::v1::CancelValidationReply* reply) override;
+  grpc::ServerUnaryReactor* ListAudit(grpc::CallbackServerContext* context,
+                                      const ebnccl::v1::ListAuditRequest* request,
+                                      ebnccl::v1::ListAuditReply* reply) override;
 
  private:
   common::Executor& executor_;
@@ -59,6 +68,9 @@ class ControlService final : public ebnccl::v1::Control::CallbackService {
   NodeRegistry& registry_;
   LogRequests& logs_;
   ValidationManager& validations_;
+  const Authorizer& authz_;
+  AuditLog& audit_;
+  const bool insecure_;
 };
 
 }  // namespace eb::coordinator

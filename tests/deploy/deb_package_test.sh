@@ -146,6 +146,7 @@ start_coordinator() {
   # setpriv execs, so $! is the coordinator itself.
   setpriv --reuid=ebnccl --regid=ebnccl --init-groups -- /usr/bin/eb-coordinator \
     --config /etc/ebnccl/coordinator.toml --listen "127.0.0.1:$port" \
+    --tls-ca '' --tls-cert '' --tls-key '' \
     --history-path /var/lib/ebnccl/history.db --heartbeat-period-ms 200 \
     >>"$work/coordinator.log" 2>&1 &
   coordinator=$!

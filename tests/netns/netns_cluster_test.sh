@@ -5,6 +5,9 @@
 # NIC is called eth0 and the agents bind the workers to it
 # (--bootstrap-interface eth0), as on a real node.
 #
+# Every connection is mutual TLS, as on a fleet (certificates made by
+# deploy/scripts/ebnccl-certs.sh; docs/SECURITY.md).
+#
 # 1. all_reduce across the 3 hosts passes and the rank map is right;
 # 2. a host cut off from the network (its link set down) is declared lost
 #    from missed heartbeats, and the test fails naming it.
@@ -58,18 +61,27 @@ for h in "${hosts[@]}"; do
 done
 coordinator="$subnet.1:29470"
 
+certs=$work/tls
+make_certs() { "$(dirname "$0")/../../deploy/scripts/ebnccl-certs.sh" --dir "$certs" "$@" >/dev/null; }
+make_certs ca
+make_certs coordinator "$subnet.1"
+make_certs node node0 node1 node2
+make_certs client netns-test operator
+tls() { echo --tls-ca "$certs/ca.pem" --tls-cert "$certs/$1.pem" --tls-key "$certs/$1.key"; }
+
 ip netns exec "$prefix-h0" "$bin/eb-coordinator" --config /dev/null --listen "$coordinator" --history-path "$work/history.db" \
+  $(tls coordinator) \
   --heartbeat-period-ms 200 --heartbeat-miss-limit 5 --stop-timeout-ms 5000 \
   >"$work/coordinator.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do grep -q "listening on" "$work/coordinator.log" && break; sleep 0.1; done
 for h in "${hosts[@]}"; do
   ip netns exec "$prefix-h$h" "$bin/eb-agent" --config /dev/null --coordinator "$coordinator" --node-name "node$h" \
-    --workers 2 --bootstrap-interface eth0 --run-dir "$work/run-node$h" \
+    --workers 2 --bootstrap-interface eth0 --run-dir "$work/run-node$h" $(tls "nodes/node$h") \
     --worker-grace-ms 1000 --worker-heartbeat-ms 200 >"$work/agent-node$h.log" 2>&1 &
   pids+=($!)
 done
-ebctl() { ip netns exec "$prefix-h1" "$bin/ebctl" --coordinator "$coordinator" "$@"; }
+ebctl() { ip netns exec "$prefix-h1" "$bin/ebctl" --coordinator "$coordinator" $(tls clients/netns-test) "$@"; }
 for _ in $(seq 100); do
   [[ $(ebctl nodes --json 2>/dev/null | grep -c '"state": "idle"') == 3 ]] && break; sleep 0.1
 done

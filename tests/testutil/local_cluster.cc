@@ -48,9 +48,9 @@ std::string ShellQuote(const std::string& text) {
 // context with a 2 s deadline each time) every `period` until it returns
 // true (then true) or `timeout` has passed (then false).
 template <typename Probe>
-bool PollCoordinator(const std::string& address, absl::Duration timeout, absl::Duration period,
-                     Probe&& probe) {
-  auto stub = ebnccl::v1::Control::NewStub(common::MakeChannel(address));
+bool PollCoordinator(const std::string& address, const common::TlsFiles& tls,
+                     absl::Duration timeout, absl::Duration period, Probe&& probe) {
+  auto stub = ebnccl::v1::Control::NewStub(common::MakeChannel(address, tls));
   const absl::Time deadline = absl::Now() + timeout;
   while (absl::Now() < deadline) {
     grpc::ClientContext context;
@@ -231,7 +231,7 @@ absl::Status LocalCluster::StartAgent(const std::string& name, int workers,
   const Process& agent = agents_.at(name);
   bool exited = false;
   const bool registered = PollCoordinator(
-      coordinator_address(), absl::Seconds(20), absl::Milliseconds(20),
+      coordinator_address(), client_tls_, absl::Seconds(20), absl::Milliseconds(20),
       [&](ebnccl::v1::Control::Stub& stub, grpc::ClientContext& context) {
         ebnccl::v1::ListNodesReply reply;
         if (stub.ListNodes(&context, {}, &reply).ok()) {
@@ -254,7 +254,7 @@ absl::Status LocalCluster::StartAgent(const std::string& name, int workers,
 absl::Status LocalCluster::WaitForIdleNodes(int count, absl::Duration timeout) {
   int idle = 0;
   const bool enough =
-      PollCoordinator(coordinator_address(), timeout, absl::Milliseconds(20),
+      PollCoordinator(coordinator_address(), client_tls_, timeout, absl::Milliseconds(20),
                       [&](ebnccl::v1::Control::Stub& stub, grpc::ClientContext& context) {
                         ebnccl::v1::ListNodesReply reply;
                         idle = 0;
@@ -284,6 +284,10 @@ absl::Status LocalCluster::SignalCoordinator(int signal) {
 
 int LocalCluster::StartEbctl(const std::vector<std::string>& args) {
   std::vector<std::string> full = {"--coordinator=" + coordinator_address()};
+  if (client_tls_.enabled()) {
+    full.insert(full.end(), {"--tls-ca=" + client_tls_.ca, "--tls-cert=" + client_tls_.cert,
+                             "--tls-key=" + client_tls_.key});
+  }
   full.insert(full.end(), args.begin(), args.end());
   return StartBinary("ebctl", full, {});
 }
@@ -384,7 +388,7 @@ pid_t LocalCluster::WorkerPid(int rank) const {
 
 pid_t LocalCluster::WaitForRunningWorker(int rank, absl::Duration timeout) {
   const bool running =
-      PollCoordinator(coordinator_address(), timeout, absl::Milliseconds(50),
+      PollCoordinator(coordinator_address(), client_tls_, timeout, absl::Milliseconds(50),
                       [](ebnccl::v1::Control::Stub& stub, grpc::ClientContext& context) {
                         ebnccl::v1::ListTestsReply reply;
                         if (!stub.ListTests(&context, {}, &reply).ok()) return false;

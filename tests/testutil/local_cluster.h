@@ -20,6 +20,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "common/process/process_launcher.h"
+#include "common/rpc/tls_files.h"
 
 namespace eb::testing {
 
@@ -77,6 +78,10 @@ class LocalCluster {
                 absl::Duration timeout = absl::Seconds(60));
 
   std::string coordinator_address() const;
+  // The client certificate with which the cluster polls the coordinator
+  // (StartAgent, WaitForIdleNodes) and runs ebctl (--tls-* flags), for a
+  // coordinator started with TLS flags.
+  void set_client_tls(common::TlsFiles tls) { client_tls_ = std::move(tls); }
   const std::string& work_dir() const { return work_dir_; }
   std::string agent_run_dir(const std::string& name) const { return work_dir_ + "/run-" + name; }
 
@@ -112,6 +117,7 @@ class LocalCluster {
   std::unique_ptr<common::ProcessLauncher> launcher_;
   std::string work_dir_;
   int coordinator_port_ = 0;
+  common::TlsFiles client_tls_;
   int coordinator_starts_ = 0;
   std::unique_ptr<Process> coordinator_;
   std::map<std::string, Process> agents_;

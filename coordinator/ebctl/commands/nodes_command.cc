@@ -18,6 +18,7 @@ int NodesCommand::Execute(ebnccl::v1::Control::Stub& stub, const GlobalOptions& 
   if (options.json) {
     std::cout << NodesToJson(reply).dump(2) << std::endl;
   } else {
+    if (reply.insecure()) std::cout << "coordinator: INSECURE (plaintext)\n";
     std::cout << NodesTable(reply) << std::flush;
   }
   return kExitOk;

@@ -53,6 +53,7 @@ int ShowCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& options) 
   if (options.json) {
     std::cout << ReportToJson(report).dump(2) << std::endl;
   } else {
+    if (!report.started_by().empty()) std::cout << "# started by " << report.started_by() << "\n";
     std::cout << TableHeader(report);
     for (const v1::SizeResult& row : report.results()) std::cout << TableRow(row, report.spec());
     if (IsTerminal(report.state())) std::cout << TableFooter(report);

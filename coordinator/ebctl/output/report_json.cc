@@ -150,6 +150,7 @@ json ReportToJson(const v1::TestReport& report, absl::string_view version) {
       {"failures", std::move(failures)},
       {"errors", std::move(errors)},
       {"summary", report.summary()},
+      {"started_by", report.started_by()},
       {"exit_code", ExitCodeForReport(report)},
   };
 }
@@ -218,6 +219,7 @@ json NodesToJson(const v1::ListNodesReply& reply) {
   }
   return json{{"schema", kNodeListSchema},
               {"schema_version", kJsonSchemaVersion},
+              {"insecure", reply.insecure()},
               {"nodes", std::move(nodes)}};
 }
 

@@ -105,6 +105,34 @@ file = "/var/log/ebnccl/coordinator.log"
   EXPECT_EQ(settings.log_file, "/var/log/ebnccl/coordinator.log");
 }
 
+TEST(CoordinatorConfigFileTest, TlsFilesRolesAndInsecure) {
+  CoordinatorSettings settings;
+  ASSERT_TRUE(ApplyText(R"(
+[coordinator]
+insecure = true
+[tls]
+ca = "/etc/ebnccl/tls/ca.pem"
+cert = "/etc/ebnccl/tls/coordinator.pem"
+key = "/etc/ebnccl/tls/coordinator.key"
+reload_period = "30s"
+[tls.roles]
+alice = "operator"
+"ci bot" = "viewer"
+)",
+                        &settings)
+                  .ok());
+  EXPECT_TRUE(settings.config.insecure);
+  EXPECT_EQ(settings.config.tls.ca, "/etc/ebnccl/tls/ca.pem");
+  EXPECT_EQ(settings.config.tls.cert, "/etc/ebnccl/tls/coordinator.pem");
+  EXPECT_EQ(settings.config.tls.key, "/etc/ebnccl/tls/coordinator.key");
+  EXPECT_EQ(settings.config.tls.reload_period, absl::Seconds(30));
+  EXPECT_EQ(settings.config.tls_roles.at("alice"), "operator");
+  EXPECT_EQ(settings.config.tls_roles.at("ci bot"), "viewer");
+  EXPECT_THAT(std::string(ApplyText("[tls.roles]\nmallory = \"root\"\n", &settings).message()),
+              HasSubstr("key 'tls.roles': role of 'mallory': 'root' is not viewer, operator or "
+                        "admin"));
+}
+
 TEST(CoordinatorConfigFileTest, BadValuesNameTheKey) {
   CoordinatorSettings settings;
   EXPECT_EQ(ApplyText("[coordinator]\nlisten = \"host:99999\"\n", &settings).message(),

@@ -32,6 +32,7 @@ TEST(ExitCodesTest, DocumentedValues) {
   EXPECT_EQ(kExitResources, 5);
   EXPECT_EQ(kExitCheckFailed, 7);
   EXPECT_EQ(kExitUnreachable, 8);
+  EXPECT_EQ(kExitPermissionDenied, 9);
   EXPECT_EQ(kExitInterrupted, 130);
 }
 
@@ -102,7 +103,7 @@ TEST(ExitCodeForRpcErrorTest, EveryStatusCode) {
       {absl::StatusCode::kDeadlineExceeded, kExitUnreachable, kExitTimeout},
       {absl::StatusCode::kNotFound, kExitUsage, kExitUsage},
       {absl::StatusCode::kAlreadyExists, kExitUsage, kExitUsage},
-      {absl::StatusCode::kPermissionDenied, kExitInternal, kExitInternal},
+      {absl::StatusCode::kPermissionDenied, kExitPermissionDenied, kExitPermissionDenied},
       {absl::StatusCode::kResourceExhausted, kExitResources, kExitResources},
       {absl::StatusCode::kFailedPrecondition, kExitResources, kExitResources},
       {absl::StatusCode::kAborted, kExitCommunication, kExitCommunication},
@@ -111,7 +112,7 @@ TEST(ExitCodeForRpcErrorTest, EveryStatusCode) {
       {absl::StatusCode::kInternal, kExitInternal, kExitInternal},
       {absl::StatusCode::kUnavailable, kExitUnreachable, kExitUnreachable},
       {absl::StatusCode::kDataLoss, kExitInternal, kExitInternal},
-      {absl::StatusCode::kUnauthenticated, kExitInternal, kExitInternal},
+      {absl::StatusCode::kUnauthenticated, kExitPermissionDenied, kExitPermissionDenied},
   };
   for (const auto& c : kCases) {
     const absl::Status status(c.code, "x");
@@ -121,8 +122,9 @@ TEST(ExitCodeForRpcErrorTest, EveryStatusCode) {
 }
 
 TEST(ExitCodeMeaningTest, EveryCodeHasAMeaning) {
-  for (int code : {kExitOk, kExitInternal, kExitUsage, kExitCommunication, kExitTimeout,
-                   kExitResources, kExitCheckFailed, kExitUnreachable, kExitInterrupted}) {
+  for (int code :
+       {kExitOk, kExitInternal, kExitUsage, kExitCommunication, kExitTimeout, kExitResources,
+        kExitCheckFailed, kExitUnreachable, kExitPermissionDenied, kExitInterrupted}) {
     EXPECT_NE(std::string(ExitCodeMeaning(code)), "unknown exit code") << code;
   }
   EXPECT_EQ(std::string(ExitCodeMeaning(6)), "unknown exit code");

@@ -22,8 +22,9 @@ TEST(ReportToJsonTest, TopLevelFields) {
   EXPECT_EQ(doc["start_time"], "2026-11-29T15:45:01.123Z");
   EXPECT_EQ(doc["end_time"], "2026-11-29T15:46:00.000Z");
   EXPECT_EQ(doc["summary"], "rank 1 on host2 was killed by signal 9");
-  EXPECT_EQ(doc["exit_code"], 3);  // worker_exited
-  EXPECT_EQ(doc.size(), 19u) << doc.dump(2);
+  EXPECT_EQ(doc["exit_code"], 3);    // worker_exited
+  EXPECT_EQ(doc["started_by"], "");  // recorded before started_by existed
+  EXPECT_EQ(doc.size(), 20u) << doc.dump(2);
 }
 
 TEST(ReportToJsonTest, Config) {
@@ -237,7 +238,11 @@ TEST(NodesToJsonTest, EveryField) {
 
 TEST(NodesToJsonTest, Empty) {
   EXPECT_EQ(NodesToJson(v1::ListNodesReply()),
-            json::parse(R"({"schema": "ebnccl.node_list", "schema_version": 1, "nodes": []})"));
+            json::parse(R"({"schema": "ebnccl.node_list", "schema_version": 1, "insecure": false,
+                             "nodes": []})"));
+  v1::ListNodesReply insecure;
+  insecure.set_insecure(true);
+  EXPECT_EQ(NodesToJson(insecure)["insecure"], true);
 }
 
 TEST(TestListToJsonTest, WrapsEachReportInOrder) {
