@@ -42,6 +42,10 @@ struct CoordinatorConfig {
   // systemd's WatchdogSec (from WATCHDOG_USEC, read in main); zero = no
   // watchdog pings.
   absl::Duration watchdog_timeout = absl::ZeroDuration();
+  // Lost nodes are forgotten this long after they were lost (a flood of
+  // registrations must not grow the coordinator forever; docs/SECURITY.md,
+  // "Limits").
+  absl::Duration lost_node_retention = absl::Hours(24);
 };
 
 }  // namespace eb::coordinator
