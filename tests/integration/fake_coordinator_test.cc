@@ -246,7 +246,7 @@ TEST_F(FakeCoordinatorTest, Case1LdPreloadIsRefusedAndNothingStarts) {
 // the run directory.
 TEST_F(FakeCoordinatorTest, Case2PathTestIdsReadAndCreateNothing) {
   Start(200);
-  coordinator_->Send(Fetch(1, std::string("../../../../../../../../etc/shadow\0", 34), 4096));
+  coordinator_->Send(Fetch(1, std::string("../../../../../../../../etc/shadow\0", 35), 4096));
   const v1::LogContent content = AwaitLog(1);
   EXPECT_THAT(content.error(), HasSubstr("fetch_log.test_id: "));
   EXPECT_THAT(content.content(), IsEmpty());

@@ -191,7 +191,7 @@ v1::FetchLog ValidFetch() {
 TEST(FetchLogCheckTest, Case2And4RefusesAPathTestIdAndBadSizes) {
   EXPECT_TRUE(CheckFetchLog(ValidFetch()).ok());
   v1::FetchLog fetch = ValidFetch();
-  fetch.set_test_id(std::string("../../../../../../../../etc/shadow\0", 34));
+  fetch.set_test_id(std::string("../../../../../../../../etc/shadow\0", 35));
   EXPECT_THAT(std::string(CheckFetchLog(fetch).message()), StartsWith("fetch_log.test_id: "));
   for (int64_t bad : {int64_t{-1}, int64_t{0}, spec::kMaxLogPageBytes + 1}) {
     fetch = ValidFetch();
