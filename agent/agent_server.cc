@@ -12,6 +12,7 @@
 #include "absl/synchronization/notification.h"
 #include "agent/core/gpu_discovery.h"
 #include "agent/core/inventory.h"
+#include "agent/core/launch_check.h"
 #include "agent/core/worker_spec.h"
 #include "agent/host/directories.h"
 #include "agent/host/host_facts.h"
@@ -172,13 +173,28 @@ void AgentServer::OnCommand(const v1::CoordinatorMessage& command) {
       supervisor_->Launch(command.launch());
       break;
     case v1::CoordinatorMessage::kStop:
+      // A stop for a test id that cannot exist here stops nothing; there is
+      // no answer channel for it but the log.
+      if (absl::Status refused = CheckStop(command.stop()); !refused.ok()) {
+        spdlog::error("refused a stop from the coordinator: {}", refused.ToString());
+        break;
+      }
       supervisor_->Stop(command.stop().test_id(), command.stop().reason());
       break;
     case v1::CoordinatorMessage::kFetchLog: {
       const v1::FetchLog& fetch = command.fetch_log();
       v1::AgentMessage reply;
-      *reply.mutable_log_content() = ReadLogTail(
-          WorkerLogPath(config_.run_dir, fetch.test_id(), fetch.rank()), fetch.max_bytes());
+      if (absl::Status refused = CheckFetchLog(fetch); !refused.ok()) {
+        // Nothing is opened: the error names the field.
+        spdlog::error("refused a log request from the coordinator: {}", refused.ToString());
+        reply.mutable_log_content()->set_error(
+            absl::StrCat("the agent on node ", config_.node_name,
+                         " refused the log request: ", refused.ToString()));
+      } else {
+        *reply.mutable_log_content() = ReadLogPage(
+            config_.run_dir, WorkerLogPath(config_.run_dir, fetch.test_id(), fetch.rank()),
+            fetch.has_offset() ? fetch.offset() : -1, fetch.max_bytes());
+      }
       reply.mutable_log_content()->set_request_id(fetch.request_id());
       session_->SendToCoordinator(reply);
       break;

@@ -53,6 +53,10 @@ struct CoordinatorConfig {
   // Allows plaintext on a non-loopback address (--insecure): every caller
   // is then an admin.
   bool insecure = false;
+  // Lost nodes are forgotten this long after they were lost (a flood of
+  // registrations must not grow the coordinator forever; docs/SECURITY.md,
+  // "Limits").
+  absl::Duration lost_node_retention = absl::Hours(24);
 };
 
 }  // namespace eb::coordinator

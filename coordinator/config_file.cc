@@ -9,6 +9,7 @@
 #include "common/config/tls_keys.h"
 #include "common/net/address.h"
 #include "coordinator/grpc/authz.h"
+#include "common/spec/limits.h"
 
 namespace eb::coordinator {
 
@@ -40,8 +41,11 @@ common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings* settings) {
       .Flag("--listen");
 
   schema
-      .Duration("heartbeat.period", &config.heartbeat_period, absl::Milliseconds(10),
-                absl::Seconds(600))
+      // The agents refuse a period outside these bounds (launch_check.h):
+      // 0 made them spin (SECURITY_FINDINGS case 5).
+      .Duration("heartbeat.period", &config.heartbeat_period,
+                absl::Milliseconds(spec::kMinHeartbeatPeriodMs),
+                absl::Milliseconds(spec::kMaxHeartbeatPeriodMs))
       .Flag("--heartbeat-period-ms");
   schema.Int("heartbeat.miss_limit", &config.heartbeat_miss_limit, 1, 100)
       .Flag("--heartbeat-miss-limit");

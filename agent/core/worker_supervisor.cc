@@ -39,6 +39,13 @@ WorkerSupervisor::~WorkerSupervisor() {
 
 void WorkerSupervisor::Launch(const v1::LaunchTest& launch) {
   const std::string& test_id = launch.test_id();
+  // What the coordinator sent goes to the workers, which run as this agent's
+  // user (root): refuse it whole, before anything is created or started,
+  // when it is not runnable or not safe (launch_check.h).
+  if (absl::Status refused = CheckLaunch(launch, config_.worker_slots); !refused.ok()) {
+    RefuseLaunch(launch, refused);
+    return;
+  }
   if (tests_.contains(test_id)) {
     spdlog::warn("test={} is already running on this node; duplicate launch ignored", test_id);
     return;
@@ -50,22 +57,6 @@ void WorkerSupervisor::Launch(const v1::LaunchTest& launch) {
     worker.assignment = assignment;
     worker.token = environment_.make_token();
     worker.log_path = WorkerLogPath(config_.run_dir, test_id, assignment.rank());
-  }
-  // What the coordinator sent goes to the workers as is: refuse it whole,
-  // before anything starts, when it is not runnable.
-  if (absl::Status refused = CheckLaunch(launch); !refused.ok()) {
-    if (!test.workers.empty()) {
-      ReportFailure(test_id, test.workers.front(), v1::WORKER_EVENT_KIND_EXITED,
-                    v1::FAILURE_KIND_LAUNCH_FAILED,
-                    absl::StrCat("the agent on node ", config_.node_name,
-                                 " refused the launch, nothing was started: ", refused.ToString(),
-                                 " (are the coordinator and this agent the same ebnccl version?)"));
-    } else {
-      spdlog::error("test={}: refused the launch: {}", test_id, refused.ToString());
-    }
-    test.stopping = true;
-    MaybeFinish(test_id);
-    return;
   }
   spdlog::info("test={} node={}: launching {} workers", test_id, config_.node_name,
                test.workers.size());
@@ -138,6 +129,34 @@ void WorkerSupervisor::Launch(const v1::LaunchTest& launch) {
                             [this, test_id] { OnWatchdog(test_id); });
   }
   MaybeFinish(test_id);
+}
+
+void WorkerSupervisor::RefuseLaunch(const v1::LaunchTest& launch, const absl::Status& refused) {
+  // The error goes back as the first rank's EXITED event, then
+  // WorkersStopped: the coordinator fails the test with this message at
+  // once instead of waiting for a registration deadline. Only what this
+  // node checked is echoed: the test id as sent (the coordinator matches
+  // on it; gRPC bounds its size) and the first rank's numbers.
+  const std::string message =
+      absl::StrCat("the agent on node ", config_.node_name,
+                   " refused the launch, nothing was started: ", refused.ToString(),
+                   " (are the coordinator and this agent the same ebnccl version?)");
+  spdlog::error("refused a launch from the coordinator: {}", refused.ToString());
+  v1::AgentMessage out;
+  v1::WorkerEvent& event = *out.mutable_worker_event();
+  event.set_test_id(launch.test_id());
+  const int rank = launch.ranks_size() > 0 ? launch.ranks(0).rank() : 0;
+  event.set_rank(rank);
+  event.set_kind(v1::WORKER_EVENT_KIND_EXITED);
+  v1::Failure& failure = *event.mutable_failure();
+  failure.set_kind(v1::FAILURE_KIND_LAUNCH_FAILED);
+  failure.set_rank(rank);
+  failure.set_node_name(config_.node_name);
+  failure.set_message(message);
+  sink_.SendToCoordinator(out);
+  v1::AgentMessage stopped;
+  stopped.mutable_workers_stopped()->set_test_id(launch.test_id());
+  sink_.SendToCoordinator(stopped);
 }
 
 void WorkerSupervisor::Stop(const std::string& test_id, const std::string& reason) {

@@ -115,6 +115,8 @@ class WorkerSupervisor {
                      ebnccl::v1::FailureKind failure_kind, const std::string& message,
                      const common::ExitInfo* exit = nullptr);
   void StopTest(Test& test, const std::string& reason);
+  // Reports a launch refused by CheckLaunch (nothing was created).
+  void RefuseLaunch(const ebnccl::v1::LaunchTest& launch, const absl::Status& refused);
   void KillWorker(Worker& worker);
   void MaybeFinish(const std::string& test_id);
 

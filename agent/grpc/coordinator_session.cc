@@ -2,6 +2,7 @@
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
+#include "agent/core/launch_check.h"
 #include "common/rpc/backoff.h"
 #include "common/status/grpc_status.h"
 #include "spdlog/spdlog.h"
@@ -103,8 +104,15 @@ absl::Status CoordinatorSession::RunOnce(bool* registered) {
     stream->WritesDone();
     result = common::FromGrpcStatus(stream->Finish());
     if (result.ok()) result = absl::UnavailableError("the coordinator closed the session");
+  } else if (absl::StatusOr<absl::Duration> checked = CheckRegisterReply(reply.register_reply());
+             !checked.ok()) {
+    // A period of 0 made the agent spin (SECURITY_FINDINGS case 5): end the
+    // session, naming the field; the reconnect backoff paces the retries.
+    result = checked.status();
+    context.TryCancel();
+    (void)stream->Finish();
   } else {
-    const absl::Duration period = absl::Milliseconds(reply.register_reply().heartbeat_period_ms());
+    const absl::Duration period = *checked;
     {
       absl::MutexLock lock(&mu_);
       connected_ = true;

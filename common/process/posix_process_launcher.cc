@@ -240,7 +240,10 @@ absl::StatusOr<ChildHandle> PosixProcessLauncher::Spawn(const ProcessSpec& spec,
   }
   int log_fd = -1;
   if (!spec.log_path.empty()) {
-    log_fd = open(spec.log_path.c_str(), O_CREAT | O_APPEND | O_WRONLY | O_CLOEXEC, 0644);
+    // 0600: worker logs hold NCCL's view of the fabric and are the agent's
+    // user's only (SECURITY_FINDINGS case 16); O_NOFOLLOW: never a link.
+    log_fd =
+        open(spec.log_path.c_str(), O_CREAT | O_APPEND | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (log_fd < 0) {
       return ErrnoToStatus(errno, absl::StrCat("cannot open log file ", spec.log_path, " for ",
                                                spec.executable, " (its directory must exist)"));

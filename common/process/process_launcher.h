@@ -25,7 +25,8 @@ struct ProcessSpec {
   // Full environment as "KEY=VALUE"; nothing is inherited implicitly.
   std::vector<std::string> env;
   // File that receives the child's stdout and stderr (created or appended,
-  // mode 0644); stdin is /dev/null. Empty: both go to /dev/null.
+  // mode 0600, never through a symbolic link); stdin is /dev/null. Empty:
+  // both go to /dev/null.
   std::string log_path;
 };
 

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "common/rpc/tls.h"
+#include "common/spec/limits.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
@@ -22,6 +23,9 @@ grpc::ChannelArguments ChannelArgs(absl::Duration keepalive_time) {
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+  // The same message bound as RpcServer (docs/SECURITY.md, "Limits").
+  args.SetMaxReceiveMessageSize(spec::kMaxRpcMessageBytes);
+  args.SetMaxSendMessageSize(spec::kMaxRpcMessageBytes);
   return args;
 }
 

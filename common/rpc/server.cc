@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "common/rpc/tls.h"
+#include "common/spec/limits.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/security/server_credentials.h"
@@ -34,6 +35,11 @@ absl::StatusOr<std::unique_ptr<RpcServer>> RpcServer::Start(const RpcServerOptio
   // port would start, and the kernel would split agents and ebctl calls
   // between the two. A port in use must be a start-up error.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  // Explicit bounds (docs/SECURITY.md, "Limits"): the largest message either
+  // way, and the calls one connection may have open at once.
+  builder.SetMaxReceiveMessageSize(spec::kMaxRpcMessageBytes);
+  builder.SetMaxSendMessageSize(spec::kMaxRpcMessageBytes);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, spec::kMaxCallsPerConnection);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr) {
     return absl::UnavailableError("cannot listen on '" + options.listen_address +

@@ -5,6 +5,9 @@
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/spec/identifiers.h"
+#include "common/spec/limits.h"
+#include "common/status/status_macros.h"
 #include "coordinator/core/gpu_sharing.h"
 #include "coordinator/core/rank_assigner.h"
 #include "coordinator/core/spec_validator.h"
@@ -47,8 +50,17 @@ void TestManager::Record(const v1::TestReport& report) {
 absl::StatusOr<std::vector<const NodeRecord*>> TestManager::SelectNodes(const v1::TestSpec& spec) {
   std::vector<const NodeRecord*> nodes;
   if (spec.node_names().empty()) {
+    // No list: every idle node, up to kMaxNodesPerTest; beyond that the
+    // caller must name them (docs/SECURITY.md, "Limits"; case 11).
     for (const NodeRecord* node : registry_.All()) {
       if (node->state == v1::NODE_STATE_IDLE) nodes.push_back(node);
+    }
+    if (nodes.size() > static_cast<size_t>(spec::kMaxNodesPerTest)) {
+      return absl::InvalidArgumentError(absl::StrCat("node_names: none given, and ", nodes.size(),
+                                                     " nodes are idle; a test without a node "
+                                                     "list runs on every idle node, at most ",
+                                                     spec::kMaxNodesPerTest,
+                                                     ": name the nodes (--nodes)"));
     }
     if (nodes.empty()) {
       return absl::FailedPreconditionError(
@@ -163,6 +175,9 @@ absl::StatusOr<std::string> TestManager::StartTest(const v1::TestSpec& request,
 }
 
 absl::Status TestManager::CancelTest(const std::string& test_id, const std::string& reason) {
+  // Checked before any lookup, so that the error never echoes a huge input
+  // (a 100 KB id overflowed gRPC's metadata limit, case 14).
+  EB_RETURN_IF_ERROR(spec::CheckTestId(test_id, "test_id"));
   auto it = running_.find(test_id);
   if (it == running_.end()) {
     return absl::NotFoundError(absl::StrCat("test_id: no running test '", test_id, "'"));
@@ -179,6 +194,7 @@ void TestManager::InterruptAll(const std::string& reason) {
 }
 
 absl::StatusOr<v1::TestReport> TestManager::GetTest(const std::string& test_id) const {
+  EB_RETURN_IF_ERROR(spec::CheckTestId(test_id, "test_id"));
   if (auto it = running_.find(test_id); it != running_.end()) return it->second.run->report();
   absl::StatusOr<v1::TestReport> report = history_.Get(test_id);
   if (report.status().code() == absl::StatusCode::kNotFound) {

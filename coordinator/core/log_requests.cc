@@ -1,6 +1,11 @@
 #include "coordinator/core/log_requests.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
+#include "common/spec/identifiers.h"
+#include "common/spec/limits.h"
+#include "common/status/status_macros.h"
 
 namespace eb::coordinator {
 
@@ -11,7 +16,44 @@ LogRequests::~LogRequests() {
   for (auto& [id, pending] : pending_) executor_.Cancel(pending.timer);
 }
 
+absl::StatusOr<ebnccl::v1::FetchLog> MakeFetchLog(const ebnccl::v1::GetLogRequest& request,
+                                                  uint64_t request_id) {
+  EB_RETURN_IF_ERROR(spec::CheckTestId(request.test_id(), "test_id"));
+  if (request.max_bytes() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_bytes: must be >= 0 (0 means one page), got ", request.max_bytes()));
+  }
+  if (request.has_offset() && request.offset() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("offset: must be >= 0, got ", request.offset()));
+  }
+  ebnccl::v1::FetchLog fetch;
+  fetch.set_request_id(request_id);
+  fetch.set_test_id(request.test_id());
+  fetch.set_rank(request.rank());
+  fetch.set_max_bytes(request.max_bytes() == 0
+                          ? spec::kMaxLogPageBytes
+                          : std::min(request.max_bytes(), spec::kMaxLogPageBytes));
+  if (request.has_offset()) fetch.set_offset(request.offset());
+  return fetch;
+}
+
+void FillGetLogReply(const ebnccl::v1::LogContent& content, const std::string& node_name,
+                     ebnccl::v1::GetLogReply* reply) {
+  reply->set_node_name(node_name);
+  reply->set_path(content.path());
+  reply->set_content(content.content());
+  reply->set_truncated(content.truncated());
+  reply->set_offset(content.offset());
+  reply->set_next_offset(content.next_offset());
+  reply->set_size(content.size());
+}
+
 uint64_t LogRequests::Add(Callback done) {
+  if (pending_.size() >= kMaxPending) {
+    done(absl::ResourceExhaustedError(absl::StrCat(
+        kMaxPending, " log requests are already waiting for agents; try again shortly")));
+    return 0;
+  }
   const uint64_t id = next_id_++;
   const common::TimerId timer = executor_.PostAfter(timeout_, [this, id] {
     auto it = pending_.find(id);

@@ -2,10 +2,22 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/spec/identifiers.h"
+#include "common/spec/limits.h"
+#include "common/status/status_macros.h"
 #include "spdlog/spdlog.h"
 
 namespace eb::coordinator {
 namespace v1 = ebnccl::v1;
+namespace {
+
+// "ipv4:10.0.0.5:41234" -> "ipv4:10.0.0.5"; "" for no peer (tests).
+std::string PeerHost(const std::string& peer) {
+  const size_t colon = peer.rfind(':');
+  return colon == std::string::npos ? peer : peer.substr(0, colon);
+}
+
+}  // namespace
 
 NodeRegistry::NodeRegistry(common::Clock& clock, common::Executor& executor,
                            const CoordinatorConfig& config, LostCallback on_lost)
@@ -24,9 +36,19 @@ absl::Status NodeRegistry::Register(uint64_t session_id, const v1::RegisterAgent
                                     std::shared_ptr<AgentChannel> channel) {
   const std::string& name = request.node_name();
   if (name.empty()) return absl::InvalidArgumentError("node_name: must not be empty");
+  EB_RETURN_IF_ERROR(spec::CheckNodeName(name, "node_name"));
   if (request.inventory().worker_slots() < 0) {
     return absl::InvalidArgumentError(absl::StrCat("inventory.worker_slots: must be >= 0, got ",
                                                    request.inventory().worker_slots()));
+  }
+  if (request.inventory().worker_slots() > spec::kMaxWorkerSlots) {
+    return absl::InvalidArgumentError(absl::StrCat("inventory.worker_slots: at most ",
+                                                   spec::kMaxWorkerSlots, ", got ",
+                                                   request.inventory().worker_slots()));
+  }
+  if (const size_t size = request.inventory().ByteSizeLong(); size > kMaxInventoryBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("inventory: ", size, " bytes, at most ", kMaxInventoryBytes));
   }
   auto it = nodes_.find(name);
   if (it != nodes_.end() && it->second.state != v1::NODE_STATE_LOST &&
@@ -41,10 +63,24 @@ absl::Status NodeRegistry::Register(uint64_t session_id, const v1::RegisterAgent
     it->second.inventory = request.inventory();
     return absl::OkStatus();
   }
+  const std::string peer = channel ? channel->Peer() : "";
+  if (it == nodes_.end()) {
+    EB_RETURN_IF_ERROR(MakeRoom());
+  }
+  const std::string host = PeerHost(peer);
+  if (it == nodes_.end() || it->second.state == v1::NODE_STATE_LOST) {
+    const int from_host = host.empty() ? 0 : live_per_host_[host];
+    if (from_host >= kMaxAgentsPerHost) {
+      return absl::ResourceExhaustedError(absl::StrCat("node_name: ", from_host,
+                                                       " agents are already registered from ", host,
+                                                       ", at most ", kMaxAgentsPerHost));
+    }
+  }
+  if (!host.empty()) ++live_per_host_[host];
   NodeRecord& node = nodes_[name];
   node.name = name;
   node.inventory = request.inventory();
-  node.peer = channel ? channel->Peer() : "";
+  node.peer = peer;
   node.channel = std::move(channel);
   node.session_id = session_id;
   node.state = v1::NODE_STATE_IDLE;
@@ -122,13 +158,49 @@ void NodeRegistry::CheckLiveness() {
                                      config_.heartbeat_miss_limit, absl::ToDoubleSeconds(age)));
     }
   }
+  ForgetLongLost();
   liveness_timer_ = executor_.PostAfter(config_.heartbeat_period, [this] { CheckLiveness(); });
+}
+
+void NodeRegistry::ForgetLongLost() {
+  const absl::Time now = clock_.Now();
+  for (auto it = nodes_.begin(); it != nodes_.end();) {
+    if (it->second.state == v1::NODE_STATE_LOST &&
+        now - it->second.lost_at >= config_.lost_node_retention) {
+      spdlog::info("node={} forgotten: lost for {}", it->first,
+                   absl::FormatDuration(now - it->second.lost_at));
+      it = nodes_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+absl::Status NodeRegistry::MakeRoom() {
+  if (nodes_.size() < static_cast<size_t>(kMaxKnownNodes)) return absl::OkStatus();
+  auto oldest = nodes_.end();
+  for (auto it = nodes_.begin(); it != nodes_.end(); ++it) {
+    if (it->second.state != v1::NODE_STATE_LOST) continue;
+    if (oldest == nodes_.end() || it->second.lost_at < oldest->second.lost_at) oldest = it;
+  }
+  if (oldest == nodes_.end()) {
+    return absl::ResourceExhaustedError(absl::StrCat("node_name: the coordinator knows ",
+                                                     nodes_.size(), " live nodes, at most ",
+                                                     kMaxKnownNodes));
+  }
+  spdlog::info("node={} forgotten to make room for a new node", oldest->first);
+  nodes_.erase(oldest);
+  return absl::OkStatus();
 }
 
 void NodeRegistry::MarkLost(NodeRecord& node, const std::string& reason) {
   if (node.state == v1::NODE_STATE_LOST) return;
   spdlog::warn("node={} lost: {}", node.name, reason);
   node.state = v1::NODE_STATE_LOST;
+  node.lost_at = clock_.Now();
+  if (auto host = live_per_host_.find(PeerHost(node.peer)); host != live_per_host_.end()) {
+    if (--host->second <= 0) live_per_host_.erase(host);
+  }
   if (node.channel) {
     node.channel->Close(absl::UnavailableError("node declared lost: " + reason));
     node.channel.reset();

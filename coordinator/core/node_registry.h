@@ -30,7 +30,18 @@ struct NodeRecord {
   absl::Time last_heartbeat;
   std::string current_test_id;
   std::string peer;
+  absl::Time lost_at;  // when state became LOST
 };
+
+// Bounds on what registers (docs/SECURITY.md, "Limits").
+// Nodes known at once, lost ones included: beyond it the longest-lost node
+// is forgotten to make room, and without one the registration is refused.
+inline constexpr int kMaxKnownNodes = 20000;
+// Live agents registered from one host (the peer address without its port):
+// several agents may split a host's GPUs, not thousands.
+inline constexpr int kMaxAgentsPerHost = 64;
+// A registration's inventory, serialized.
+inline constexpr size_t kMaxInventoryBytes = 256 * 1024;
 
 class NodeRegistry {
  public:
@@ -49,9 +60,12 @@ class NodeRegistry {
   // Starts the periodic liveness check.
   void Start();
 
-  // Registers the agent behind `session_id`. INVALID_ARGUMENT for an empty
-  // node name or a negative slot count; ALREADY_EXISTS when a live agent of
-  // that name is registered from another session (a lost one is replaced).
+  // Registers the agent behind `session_id`. INVALID_ARGUMENT for a node
+  // name that is no identifier (spec::CheckNodeName), worker_slots outside
+  // [0, kMaxWorkerSlots] or an inventory over kMaxInventoryBytes;
+  // RESOURCE_EXHAUSTED beyond kMaxAgentsPerHost live agents from one host or
+  // kMaxKnownNodes nodes; ALREADY_EXISTS when a live agent of that name is
+  // registered from another session (a lost one is replaced).
   absl::Status Register(uint64_t session_id, const ebnccl::v1::RegisterAgent& request,
                         std::shared_ptr<AgentChannel> channel);
   // Records a heartbeat. NOT_FOUND when the session is not registered.
@@ -76,12 +90,19 @@ class NodeRegistry {
  private:
   void CheckLiveness();
   void MarkLost(NodeRecord& node, const std::string& reason);
+  // Forgets nodes lost longer than config_.lost_node_retention.
+  void ForgetLongLost();
+  // Forgets the longest-lost node when kMaxKnownNodes are known;
+  // RESOURCE_EXHAUSTED when none is lost.
+  absl::Status MakeRoom();
 
   common::Clock& clock_;
   common::Executor& executor_;
   const CoordinatorConfig config_;
   LostCallback on_lost_;
   std::map<std::string, NodeRecord> nodes_;
+  // Live (not lost) nodes per peer host, for kMaxAgentsPerHost.
+  std::map<std::string, int> live_per_host_;
   common::TimerId liveness_timer_ = 0;
   bool started_ = false;
 };

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/spec/limits.h"
 
 namespace eb::coordinator {
 
@@ -38,7 +39,15 @@ absl::StatusOr<std::vector<ebnccl::v1::RankAssignment>> AssignRanks(
                        node.slots == 1 ? "" : "s", "; the test asks for ", per_node, " per node"));
     }
   }
-  const int world_size = per_node * static_cast<int>(nodes.size());
+  // Checked in 64 bits before anything is allocated: a node reporting 2^31
+  // slots made this a std::bad_alloc that ended the coordinator (case 6).
+  const int64_t total = int64_t{per_node} * static_cast<int64_t>(nodes.size());
+  if (total > spec::kMaxRanksPerTest) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("workers_per_node: ", per_node, " per node on ", nodes.size(), " nodes makes ",
+                     total, " ranks; a test has at most ", spec::kMaxRanksPerTest));
+  }
+  const int world_size = static_cast<int>(total);
   std::vector<ebnccl::v1::RankAssignment> ranks;
   ranks.reserve(world_size);
   for (int node_index = 0; node_index < static_cast<int>(nodes.size()); ++node_index) {

@@ -2,6 +2,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/spec/identifiers.h"
+#include "common/spec/limits.h"
+#include "common/status/status_macros.h"
 
 namespace eb::coordinator {
 
@@ -29,20 +32,61 @@ void RendezvousKv::Close(const std::string& test_id, const std::string& reason) 
 absl::Status RendezvousKv::Set(const std::string& test_id, const std::string& key,
                                std::string value) {
   if (key.empty()) return absl::InvalidArgumentError("key: must not be empty");
+  EB_RETURN_IF_ERROR(spec::CheckRendezvousKey(key, "key"));
+  if (value.size() > static_cast<size_t>(spec::kMaxRendezvousValueBytes)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("value: ", value.size(), " bytes, at most ", spec::kMaxRendezvousValueBytes));
+  }
   auto it = namespaces_.find(test_id);
   if (it == namespaces_.end()) {
-    return absl::NotFoundError(absl::StrCat("test ", test_id, " is not running"));
+    return absl::NotFoundError(absl::StrCat("test ", spec::Quote(test_id), " is not running"));
   }
-  it->second.values[key] = std::move(value);
+  Namespace& ns = it->second;
+  auto existing = ns.values.find(key);
+  const int64_t replaced =
+      existing == ns.values.end() ? 0 : static_cast<int64_t>(existing->second.size());
+  if (existing == ns.values.end() &&
+      ns.values.size() >= static_cast<size_t>(spec::kMaxRendezvousKeysPerTest)) {
+    return absl::ResourceExhaustedError(absl::StrCat("key: test ", test_id, " already holds ",
+                                                     ns.values.size(), " keys, at most ",
+                                                     spec::kMaxRendezvousKeysPerTest));
+  }
+  // Keys and values count; a replaced value's key is already counted.
+  const int64_t total = ns.bytes - replaced + static_cast<int64_t>(value.size()) +
+                        (existing == ns.values.end() ? static_cast<int64_t>(key.size()) : 0);
+  if (total > spec::kMaxRendezvousBytesPerTest) {
+    return absl::ResourceExhaustedError(absl::StrCat("value: test ", test_id, " would hold ", total,
+                                                     " bytes of rendezvous data, at most ",
+                                                     spec::kMaxRendezvousBytesPerTest));
+  }
+  ns.bytes = total;
+  ns.values[key] = std::move(value);
   WakeReady(it->second);
   return absl::OkStatus();
 }
 
 void RendezvousKv::Wait(const std::string& test_id, std::vector<std::string> keys,
                         absl::Duration timeout, WaitCallback done) {
+  if (keys.empty() || keys.size() > static_cast<size_t>(spec::kMaxRendezvousWaitKeys)) {
+    done(absl::InvalidArgumentError(absl::StrCat("keys: ", keys.size(), " keys, 1 to ",
+                                                 spec::kMaxRendezvousWaitKeys, " allowed")));
+    return;
+  }
+  for (const std::string& key : keys) {
+    if (absl::Status checked = spec::CheckRendezvousKey(key, "keys"); !checked.ok()) {
+      done(checked);
+      return;
+    }
+  }
   auto it = namespaces_.find(test_id);
   if (it == namespaces_.end()) {
-    done(absl::NotFoundError(absl::StrCat("test ", test_id, " is not running")));
+    done(absl::NotFoundError(absl::StrCat("test ", spec::Quote(test_id), " is not running")));
+    return;
+  }
+  if (it->second.waiters.size() >= static_cast<size_t>(kMaxWaitersPerTest)) {
+    done(absl::ResourceExhaustedError(
+        absl::StrCat("test ", test_id, " already has ", it->second.waiters.size(),
+                     " pending rendezvous waits, at most ", kMaxWaitersPerTest)));
     return;
   }
   const uint64_t id = next_waiter_id_++;

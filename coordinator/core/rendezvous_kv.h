@@ -20,6 +20,9 @@ namespace eb::coordinator {
 
 class RendezvousKv {
  public:
+  // Pending waits in one test: every rank waits for a few keys at a time.
+  static constexpr int kMaxWaitersPerTest = 65536;
+
   // Receives the values in key order, or DEADLINE_EXCEEDED (naming the
   // missing keys), or ABORTED/NOT_FOUND when the namespace closes or does not
   // exist. Runs on the executor, exactly once.
@@ -34,9 +37,15 @@ class RendezvousKv {
   // NOT_FOUND.
   void Close(const std::string& test_id, const std::string& reason);
 
-  // NOT_FOUND for an unknown namespace; INVALID_ARGUMENT for an empty key.
+  // NOT_FOUND for an unknown namespace; INVALID_ARGUMENT for an empty or
+  // bad key (spec::CheckRendezvousKey) or a value over
+  // kMaxRendezvousValueBytes; RESOURCE_EXHAUSTED beyond
+  // kMaxRendezvousKeysPerTest keys or kMaxRendezvousBytesPerTest bytes in
+  // the test (SECURITY_FINDINGS case 13; docs/SECURITY.md, "Limits").
   absl::Status Set(const std::string& test_id, const std::string& key, std::string value);
-  // Completes `done` as described above. Keys may repeat.
+  // Completes `done` as described above. Keys may repeat. INVALID_ARGUMENT
+  // for no key, more than kMaxRendezvousWaitKeys or a bad key;
+  // RESOURCE_EXHAUSTED beyond kMaxWaitersPerTest pending waits in the test.
   void Wait(const std::string& test_id, std::vector<std::string> keys, absl::Duration timeout,
             WaitCallback done);
 
@@ -52,6 +61,7 @@ class RendezvousKv {
   };
   struct Namespace {
     std::map<std::string, std::string> values;
+    int64_t bytes = 0;  // keys and values held
     std::map<uint64_t, Waiter> waiters;
   };
 

@@ -4,7 +4,10 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "common/spec/identifiers.h"
+#include "common/spec/limits.h"
 #include "common/spec/proto_enums.h"
+#include "common/status/status_macros.h"
 #include "common/transport/collective_layout.h"
 #include "coordinator/core/nccl_env_policy.h"
 
@@ -86,9 +89,14 @@ absl::StatusOr<v1::TestSpec> ValidateAndNormalize(const v1::TestSpec& input,
       !env.ok()) {
     return env;
   }
+  if (spec.node_names_size() > spec::kMaxNodeNamesInRequest) {
+    return Invalid("node_names", absl::StrCat(spec.node_names_size(), " names, at most ",
+                                              spec::kMaxNodeNamesInRequest, " in one test"));
+  }
   std::set<std::string> seen;
   for (const std::string& node : spec.node_names()) {
     if (node.empty()) return Invalid("node_names", "contains an empty name");
+    EB_RETURN_IF_ERROR(spec::CheckNodeName(node, "node_names"));
     if (!seen.insert(node).second)
       return Invalid("node_names", absl::StrCat("'", node, "' is listed twice"));
   }

@@ -9,6 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/spec/identifiers.h"
+#include "common/status/status_macros.h"
 #include "coordinator/core/transport_selection.h"
 #include "coordinator/core/validation_inputs.h"
 #include "coordinator/core/validation_outcome.h"
@@ -354,6 +356,9 @@ void ValidationManager::InterruptAll(const std::string& reason) {
 }
 
 absl::Status ValidationManager::Cancel(const std::string& id, const std::string& reason) {
+  // Ids are checked before any lookup, so that no error echoes a huge one
+  // (SECURITY_FINDINGS case 14).
+  EB_RETURN_IF_ERROR(spec::CheckTestId(id, "validation_id"));
   auto it = running_.find(id);
   if (it == running_.end()) {
     return absl::NotFoundError(absl::StrCat("validation '", id, "' is not running"));
@@ -408,6 +413,7 @@ void ValidationManager::Save(const v1::ValidationReport& report) {
 
 absl::Status ValidationManager::Watch(const std::string& id,
                                       std::shared_ptr<ValidationObserver> observer) {
+  EB_RETURN_IF_ERROR(spec::CheckTestId(id, "validation_id"));
   if (auto it = running_.find(id); it != running_.end()) {
     v1::ValidationEvent accepted;
     *accepted.mutable_accepted() = Snapshot(*it->second);
@@ -429,6 +435,7 @@ absl::Status ValidationManager::Watch(const std::string& id,
 }
 
 absl::StatusOr<v1::ValidationReport> ValidationManager::Get(const std::string& id) const {
+  EB_RETURN_IF_ERROR(spec::CheckTestId(id, "validation_id"));
   if (auto it = running_.find(id); it != running_.end()) return Snapshot(*it->second);
   return history_.Get(id);
 }

@@ -3,9 +3,11 @@
 #include <chrono>
 #include <cstdio>
 
+#include "absl/strings/str_cat.h"
 #include "common/net/address.h"
 #include "common/rpc/channel.h"
 #include "common/rpc/tls.h"
+#include "common/spec/limits.h"
 #include "common/status/grpc_status.h"
 #include "coordinator/ebctl/exit_codes.h"
 
@@ -49,7 +51,17 @@ int Command::Run(const GlobalOptions& options) {
 
 int Command::RpcFailed(const char* what, const grpc::Status& status, bool connected) {
   const absl::Status converted = common::FromGrpcStatus(status);
-  std::fprintf(stderr, "ebctl: %s: %s\n", what, converted.ToString().c_str());
+  std::string text = converted.ToString();
+  // A peer's message is printed, not a flood (SECURITY_FINDINGS case 14).
+  constexpr size_t kMaxShown = 2000;
+  if (text.size() > kMaxShown) text = absl::StrCat(text.substr(0, kMaxShown), "... (cut)");
+  std::fprintf(stderr, "ebctl: %s: %s\n", what, text.c_str());
+  if (IsMessageSizeLimit(converted)) {
+    std::fprintf(stderr,
+                 "ebctl: a message was over gRPC's size limit (%d MiB); this is a bug or a "
+                 "coordinator of another version: please report it\n",
+                 spec::kMaxRpcMessageBytes >> 20);
+  }
   return ExitCodeForRpcError(converted, connected);
 }
 

@@ -52,6 +52,13 @@ int ExitCodeForReport(const v1::TestReport& report) {
   }
 }
 
+bool IsMessageSizeLimit(const absl::Status& status) {
+  if (status.code() != absl::StatusCode::kResourceExhausted) return false;
+  const std::string message(status.message());
+  return message.find("larger than max") != std::string::npos ||
+         message.find("exceeds limit") != std::string::npos;
+}
+
 int ExitCodeForRpcError(const absl::Status& status, bool connected) {
   switch (status.code()) {
     case absl::StatusCode::kOk:
@@ -61,6 +68,10 @@ int ExitCodeForRpcError(const absl::Status& status, bool connected) {
     case absl::StatusCode::kAlreadyExists:
       return kExitUsage;
     case absl::StatusCode::kResourceExhausted:
+      // gRPC's own size limits are not a lack of free nodes or slots
+      // (SECURITY_FINDINGS case 10 exited 5 for them).
+      if (IsMessageSizeLimit(status)) return kExitInternal;
+      return kExitResources;
     case absl::StatusCode::kFailedPrecondition:
       return kExitResources;
     case absl::StatusCode::kUnavailable:

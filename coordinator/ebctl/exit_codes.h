@@ -55,13 +55,18 @@ int ExitCodeForReport(const ebnccl::v1::TestReport& report);
 // command worked).
 int ExitCodeForValidation(const ebnccl::v1::ValidationReport& report);
 
+// True for gRPC's own message- and metadata-size errors ("Received message
+// larger than max", "... exceeds limit"): ExitCodeForRpcError gives
+// kExitInternal for them, not kExitResources.
+bool IsMessageSizeLimit(const absl::Status& status);
+
 // Exit code for a failed RPC. `connected` tells whether the channel had
 // reached the coordinator (a RunTest stream delivered an event, or a
 // unary call came back) before the error: DEADLINE_EXCEEDED then means the
 // operation timed out (4), not that the coordinator is unreachable (8).
 // OK 0; INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS 2; RESOURCE_EXHAUSTED,
-// FAILED_PRECONDITION 5; UNAVAILABLE 8; PERMISSION_DENIED,
-// UNAUTHENTICATED 9; CANCELLED 130 (ebctl cancels its own
+// FAILED_PRECONDITION 5 (but gRPC's size-limit errors 1); UNAVAILABLE 8;
+// PERMISSION_DENIED, UNAUTHENTICATED 9; CANCELLED 130 (ebctl cancels its own
 // call on SIGINT); ABORTED 3 (a communicator abort, STYLE.md rule 2);
 // everything else (INTERNAL, UNKNOWN, UNIMPLEMENTED, ...) 1.
 int ExitCodeForRpcError(const absl::Status& status, bool connected);

@@ -11,12 +11,21 @@
 
 #include <signal.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "CLI/CLI.hpp"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/config/parse_command_line.h"
+#include "common/spec/identifiers.h"
+#include "common/spec/limits.h"
 #include "common/version/version.h"
 #include "coordinator/ebctl/commands/audit_command.h"
 #include "coordinator/ebctl/commands/cancel_command.h"
@@ -28,8 +37,21 @@
 #include "coordinator/ebctl/commands/validate_command.h"
 #include "coordinator/ebctl/commands/validations_command.h"
 #include "coordinator/ebctl/exit_codes.h"
+#include "coordinator/ebctl/input/cli_checks.h"
 
 namespace {
+
+// A whole number in [min, max], said in words (CLI::PositiveNumber says
+// "Value 0 not in range 0.000000 to 1797693...", and an overflowing
+// "99999999999999999999" became INT64_MAX; SECURITY_FINDINGS case 15).
+CLI::Validator WholeNumber(int64_t min, int64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        absl::StatusOr<int64_t> value = eb::ebctl::ParseWholeNumber(text, min, max, "");
+        return value.ok() ? "" : std::string(value.status().message());
+      },
+      absl::StrCat("INT:", min, "..", max));
+}
 
 // The flags run-test and validate share, with the same names, defaults and
 // checks: collective, sizes, iterations, transport and per-test deadlines.
@@ -45,7 +67,8 @@ void AddSweepFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f, const char* max_by
   cmd.add_option("-b,--minbytes", f.min_bytes, "Smallest size (K/M/G suffixes)")
       ->capture_default_str();
   cmd.add_option("-e,--maxbytes", f.max_bytes, max_bytes_help)->capture_default_str();
-  cmd.add_option("-f,--stepfactor", f.step_factor, step_factor_help);
+  cmd.add_option("-f,--stepfactor", f.step_factor, step_factor_help)
+      ->check(WholeNumber(0, std::numeric_limits<int32_t>::max()));
   cmd.add_option("-n,--iters", f.iterations, "Timed iterations per size")->capture_default_str();
   cmd.add_option("-w,--warmup_iters", f.warmup_iterations, "Warm-up iterations")
       ->capture_default_str();
@@ -127,7 +150,14 @@ int main(int argc, char** argv) {
                  "Coordinator HOST[:PORT] (default port 29470; env EBCTL_COORDINATOR)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--connect-timeout", connect_timeout_s, "Seconds to try to reach the coordinator")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            double value = 0;
+            if (absl::SimpleAtod(text, &value) && value > 0 && value <= 3600) return "";
+            return absl::StrCat(eb::spec::Quote(text),
+                                " is not a number of seconds from 0 to 3600");
+          },
+          "SECONDS"));
   app.add_option("--format", format, "Output: table or json")
       ->check(CLI::IsMember({"table", "json"}));
   app.add_flag("--json", options.json, "Same as --format json");
@@ -153,7 +183,8 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--json", options.json, "Same as --format json");
   CLI::App* tests_cmd =
       app.add_subcommand("tests", "List recent tests, newest first")->alias("jobs");
-  tests_cmd->add_option("--limit", tests.limit, "At most this many")->check(CLI::PositiveNumber);
+  tests_cmd->add_option("--limit", tests.limit, "At most this many")
+      ->check(WholeNumber(1, eb::spec::kMaxListedTests));
   CLI::App* show_cmd = app.add_subcommand("show", "Print one test's or validation's report");
   show_cmd->add_option("id", show.test_id, "Test id (t-...) or validation id (v-...)")->required();
   show_cmd->add_flag("--follow", show.follow, "v-...: follow the validation until it ends");
@@ -163,27 +194,53 @@ int main(int argc, char** argv) {
   CLI::App* validations_cmd =
       app.add_subcommand("validations", "List recent validations, newest first");
   validations_cmd->add_option("--limit", validations.limit, "At most this many")
-      ->check(CLI::PositiveNumber);
+      ->check(WholeNumber(1, eb::spec::kMaxListedTests));
   CLI::App* cancel_cmd = app.add_subcommand("cancel", "Cancel a running test");
   cancel_cmd->add_option("test_id", cancel.test_id, "Test id (t-...)")->required();
   CLI::App* logs_cmd =
       app.add_subcommand("logs", "Print one rank's worker log (NCCL's log included)");
   logs_cmd->add_option("test_id", logs.test_id, "Test id (t-...)")->required();
-  logs_cmd->add_option("--rank", logs.rank, "Rank")->required()->check(CLI::NonNegativeNumber);
-  logs_cmd->add_option("--max-bytes", logs.max_bytes, "At most this many bytes from the end")
-      ->check(CLI::PositiveNumber);
+  logs_cmd->add_option("--rank", logs.rank, "Rank")
+      ->required()
+      ->check(WholeNumber(0, eb::spec::kMaxRanksPerTest - 1));
+  logs_cmd
+      ->add_option("--max-bytes", logs.max_bytes,
+                   "At most this many bytes from the end (read in pages of 1 MiB)")
+      ->check(WholeNumber(1, std::numeric_limits<int64_t>::max()));
   CLI::App* audit_cmd = app.add_subcommand(
       "audit", "The coordinator's audit log: who ran, cancelled or registered what (admin)");
   audit_cmd->add_option("--limit", audit.limit, "At most this many entries, newest first")
-      ->check(CLI::PositiveNumber);
+      ->check(WholeNumber(1, eb::spec::kMaxListedTests));
   for (CLI::App* sub : {nodes_cmd, tests_cmd, show_cmd, cancel_cmd, logs_cmd, validate_cmd,
                         validations_cmd, audit_cmd}) {
     sub->add_flag("--json", options.json, "Print JSON");
   }
 
+  // CLI11 answers "A subcommand is required" to `ebctl nodez`: name the word.
+  {
+    std::vector<std::string> commands, options_with_value;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      commands.push_back(sub->get_name());
+      for (const std::string& alias : sub->get_aliases()) commands.push_back(alias);
+    }
+    for (const CLI::Option* option : app.get_options()) {
+      if (option->get_type_size() == 0) continue;  // a flag
+      for (const std::string& name : option->get_lnames())
+        options_with_value.push_back("--" + name);
+      for (const std::string& name : option->get_snames()) options_with_value.push_back("-" + name);
+    }
+    if (std::optional<std::string> unknown = eb::ebctl::UnknownCommand(
+            std::vector<std::string>(argv + 1, argv + argc), commands, options_with_value)) {
+      std::fprintf(stderr, "ebctl: unknown command %s (expected one of: %s)\n",
+                   eb::spec::Quote(*unknown).c_str(), absl::StrJoin(commands, ", ").c_str());
+      return eb::ebctl::kExitUsage;
+    }
+  }
   if (auto exit_code = eb::common::ParseCommandLine(app, argc, argv, eb::ebctl::kExitUsage)) {
     return *exit_code;
   }
+  run_test.flags.nodes_given = run_cmd->count("--nodes") > 0;
+  validate.flags.test.nodes_given = validate_cmd->count("--nodes") > 0;
   if (format == "json") options.json = true;
   options.connect_timeout = absl::Seconds(connect_timeout_s);
 

@@ -1,10 +1,12 @@
 #include "coordinator/grpc/control_service.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/rpc/stream_outbox.h"
+#include "common/spec/limits.h"
 #include "common/status/grpc_status.h"
 #include "coordinator/grpc/validation_stream.h"
 #include "spdlog/spdlog.h"
@@ -130,6 +132,10 @@ grpc::ServerUnaryReactor* ControlService::ListNodes(grpc::CallbackServerContext*
   return PostUnary(context, executor_, [this, reply] {
     const std::map<std::string, NodeVerdictRecord> verdicts = validations_.LastVerdicts();
     for (const NodeRecord* node : registry_.All()) {
+      if (reply->nodes_size() >= spec::kMaxListedNodes) {
+        reply->set_omitted(reply->omitted() + 1);
+        continue;
+      }
       v1::NodeStatus& status = *reply->add_nodes();
       status = registry_.ToStatus(*node);
       auto it = verdicts.find(node->name);
@@ -198,7 +204,14 @@ grpc::ServerUnaryReactor* ControlService::ListTests(grpc::CallbackServerContext*
     return RefuseUnary(context, *refused);
   }
   return PostUnary(context, executor_, [this, request, reply] {
-    for (v1::TestReport& report : tests_.ListTests(request->limit() > 0 ? request->limit() : 100)) {
+    const int limit =
+        request->limit() > 0 ? std::min(request->limit(), spec::kMaxListedTests) : 100;
+    // A listing always fits in one message: the newest reports up to half
+    // of it (a node with a huge inventory broke `ebctl jobs`, case 10).
+    size_t bytes = 0;
+    for (v1::TestReport& report : tests_.ListTests(limit)) {
+      bytes += report.ByteSizeLong();
+      if (bytes > static_cast<size_t>(spec::kMaxRpcMessageBytes / 2)) break;
       *reply->add_tests() = std::move(report);
     }
     return absl::OkStatus();
@@ -213,6 +226,11 @@ grpc::ServerUnaryReactor* ControlService::GetLog(grpc::CallbackServerContext* co
   }
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   executor_.Post([this, reactor, request, reply] {
+    absl::StatusOr<v1::FetchLog> fetch = MakeFetchLog(*request, 0);
+    if (!fetch.ok()) {
+      reactor->Finish(common::ToGrpcStatus(fetch.status()));
+      return;
+    }
     auto report = tests_.GetTest(request->test_id());
     if (!report.ok()) {
       reactor->Finish(common::ToGrpcStatus(report.status()));
@@ -240,18 +258,13 @@ grpc::ServerUnaryReactor* ControlService::GetLog(grpc::CallbackServerContext* co
         reactor->Finish(common::ToGrpcStatus(absl::NotFoundError(content->error())));
         return;
       }
-      reply->set_node_name(node);
-      reply->set_path(content->path());
-      reply->set_content(content->content());
-      reply->set_truncated(content->truncated());
+      FillGetLogReply(*content, node, reply);
       reactor->Finish(grpc::Status::OK);
     });
+    if (id == 0) return;  // too many pending: already answered
+    fetch->set_request_id(id);
     v1::CoordinatorMessage message;
-    v1::FetchLog& fetch = *message.mutable_fetch_log();
-    fetch.set_request_id(id);
-    fetch.set_test_id(request->test_id());
-    fetch.set_rank(request->rank());
-    fetch.set_max_bytes(request->max_bytes() > 0 ? request->max_bytes() : 1 << 20);
+    *message.mutable_fetch_log() = *std::move(fetch);
     record->channel->Send(message);
   });
   return reactor;
@@ -352,8 +365,8 @@ grpc::ServerUnaryReactor* ControlService::ListAudit(grpc::CallbackServerContext*
     return RefuseUnary(context, *refused);
   }
   return PostUnary(context, executor_, [this, request, reply]() -> absl::Status {
-    absl::StatusOr<std::vector<v1::AuditEntry>> entries =
-        audit_.history().List(request->limit() > 0 ? request->limit() : 100);
+    absl::StatusOr<std::vector<v1::AuditEntry>> entries = audit_.history().List(
+        request->limit() > 0 ? std::min<int>(request->limit(), spec::kMaxListedTests) : 100);
     if (!entries.ok()) return entries.status();
     for (v1::AuditEntry& entry : *entries) *reply->add_entries() = std::move(entry);
     return absl::OkStatus();

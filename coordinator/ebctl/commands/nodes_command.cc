@@ -1,5 +1,6 @@
 #include "coordinator/ebctl/commands/nodes_command.h"
 
+#include <cstdio>
 #include <iostream>
 
 #include "common/rpc/channel.h"
@@ -20,6 +21,11 @@ int NodesCommand::Execute(ebnccl::v1::Control::Stub& stub, const GlobalOptions& 
   } else {
     if (reply.insecure()) std::cout << "coordinator: INSECURE (plaintext)\n";
     std::cout << NodesTable(reply) << std::flush;
+  }
+  if (reply.omitted() > 0) {
+    // The coordinator lists at most spec::kMaxListedNodes (docs/SECURITY.md).
+    std::fprintf(stderr, "ebctl: %d more nodes are not listed (a listing holds at most %d)\n",
+                 reply.omitted(), reply.nodes_size());
   }
   return kExitOk;
 }

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/spec/names.h"
+#include "coordinator/ebctl/input/cli_checks.h"
 #include "coordinator/ebctl/input/duration_parse.h"
 #include "coordinator/ebctl/input/size_parse.h"
 
@@ -66,8 +67,10 @@ absl::StatusOr<v1::TestSpec> BuildSpec(const RunTestFlags& flags) {
   spec.set_transport(ToTransportEnum(flags.transport));
   spec.set_workers_per_node(flags.workers_per_node);
   spec.set_min_busbw_gbps(flags.min_busbw_gbps);
-  for (absl::string_view node : absl::StrSplit(flags.nodes, ',', absl::SkipWhitespace())) {
-    spec.add_node_names(std::string(node));
+  if (flags.nodes_given || !flags.nodes.empty()) {
+    absl::StatusOr<std::vector<std::string>> nodes = ParseNodeList(flags.nodes, "--nodes");
+    if (!nodes.ok()) return nodes.status();
+    for (std::string& node : *nodes) spec.add_node_names(std::move(node));
   }
   const std::pair<const std::string*, const char*> timeouts[] = {
       {&flags.timeout, "--timeout"},

@@ -27,6 +27,9 @@ struct RunTestFlags {
   std::string reduce_op = "sum";
   int root = 0;
   std::string nodes;
+  // --nodes was given: then the list must name at least one node (an empty
+  // "" or ",," is an error, never "every idle node").
+  bool nodes_given = false;
   int workers_per_node = 0;
   std::string transport = "auto";
   std::string timeout;

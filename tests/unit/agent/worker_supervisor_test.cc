@@ -108,6 +108,7 @@ class WorkerSupervisorTest : public ::testing::Test {
     run_dir_ = dir_template;
 
     config_.node_name = "node-a";
+    config_.worker_slots = 4;
     config_.worker_binary = "/opt/eb/bin/eb-worker";
     config_.run_dir = run_dir_;
     config_.bootstrap_interface = "eth0";

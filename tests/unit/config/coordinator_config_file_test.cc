@@ -141,7 +141,7 @@ TEST(CoordinatorConfigFileTest, BadValuesNameTheKey) {
             "valid address: port 99999 is outside 0..65535");
   EXPECT_EQ(ApplyText("[heartbeat]\nperiod = \"1ms\"\n", &settings).message(),
             "/etc/ebnccl/coordinator.toml:2: key 'heartbeat.period': must be "
-            "between 10ms and "
+            "between 100ms and "
             "10m, got 1ms");
   EXPECT_EQ(ApplyText("[log]\nlevel = \"verbose\"\n", &settings).message(),
             "/etc/ebnccl/coordinator.toml:2: key 'log.level': must be one of "

@@ -6,8 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "common/spec/limits.h"
 #include "coordinator/config.h"
 #include "coordinator/core/node_registry.h"
 #include "coordinator/core/rendezvous_kv.h"
@@ -231,6 +233,18 @@ TEST_F(TestManagerTest, BusyNodeIsResourceExhaustedAndNothingMoreStarts) {
 TEST_F(TestManagerTest, NoRegisteredAgentIsFailedPrecondition) {
   EXPECT_THAT(Start(Spec({})),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("no agent is registered")));
+  ExpectNothingStarted();
+}
+
+// SECURITY_FINDINGS case 11: without a node list a test took every idle
+// node, fakes included (a 10,002-rank test). "Every idle node" now stops at
+// kMaxNodesPerTest; beyond it the caller must name the nodes.
+TEST_F(TestManagerTest, Case11EveryIdleNodeIsCapped) {
+  for (int i = 0; i <= spec::kMaxNodesPerTest; ++i) AddNode(absl::StrCat("n", i), 1);
+  EXPECT_THAT(Start(Spec({})),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(StartsWith("node_names: none given, and 4097 nodes are idle"),
+                             HasSubstr("--nodes"))));
   ExpectNothingStarted();
 }
 

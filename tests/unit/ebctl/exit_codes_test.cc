@@ -121,6 +121,21 @@ TEST(ExitCodeForRpcErrorTest, EveryStatusCode) {
   }
 }
 
+// SECURITY_FINDINGS case 10: "Received message larger than max (7144159 vs
+// 4194304)" exited 5, "not enough resources".
+TEST(ExitCodeForRpcErrorTest, Case10GrpcSizeLimitsAreNotAShortageOfResources) {
+  const absl::Status too_large =
+      absl::ResourceExhaustedError("Received message larger than max (7144159 vs. 4194304)");
+  EXPECT_TRUE(IsMessageSizeLimit(too_large));
+  EXPECT_EQ(ExitCodeForRpcError(too_large, true), kExitInternal);
+  const absl::Status metadata =
+      absl::ResourceExhaustedError("received initial metadata size exceeds limit");
+  EXPECT_EQ(ExitCodeForRpcError(metadata, true), kExitInternal);
+  const absl::Status busy = absl::ResourceExhaustedError("node 'a' is busy with test t-1");
+  EXPECT_FALSE(IsMessageSizeLimit(busy));
+  EXPECT_EQ(ExitCodeForRpcError(busy, true), kExitResources);
+}
+
 TEST(ExitCodeMeaningTest, EveryCodeHasAMeaning) {
   for (int code :
        {kExitOk, kExitInternal, kExitUsage, kExitCommunication, kExitTimeout, kExitResources,

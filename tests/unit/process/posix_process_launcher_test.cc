@@ -100,7 +100,8 @@ TEST_F(PosixProcessLauncherTest, AppendsStdoutAndStderrToTheLog) {
   EXPECT_EQ(ReadFile(log), "earlier\nhello-out\nhello-err\n");
 }
 
-TEST_F(PosixProcessLauncherTest, NewLogFileHasMode0644) {
+// SECURITY_FINDINGS case 16: worker logs were world-readable (0644).
+TEST_F(PosixProcessLauncherTest, NewLogFileHasMode0600) {
   const std::string log = dir_.File("new.log");
   const mode_t old_umask = umask(0);
   const ChildHandle child = Start({"exit", "0"}, log);
@@ -108,7 +109,7 @@ TEST_F(PosixProcessLauncherTest, NewLogFileHasMode0644) {
   ASSERT_TRUE(exits_.WaitFor(child.pid).has_value());
   struct stat st {};
   ASSERT_EQ(stat(log.c_str(), &st), 0);
-  EXPECT_EQ(st.st_mode & 0777, 0644u);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
 TEST_F(PosixProcessLauncherTest, EmptyLogPathDiscardsOutput) {

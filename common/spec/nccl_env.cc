@@ -1,11 +1,24 @@
-#include "coordinator/core/nccl_env_policy.h"
+#include "common/spec/nccl_env.h"
 
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/spec/identifiers.h"
 
-namespace eb::coordinator {
+namespace eb::spec {
+namespace {
+
+// The name as typed when it is short and printable; quoted and cut
+// otherwise, so that a refusal never echoes a huge or binary input.
+std::string Shown(const std::string& key) {
+  const bool plain = key.size() <= 64 && std::all_of(key.begin(), key.end(), [](char c) {
+                       return c > ' ' && c < 127 && c != '\'';
+                     });
+  return plain ? key : Quote(key);
+}
+
+}  // namespace
 
 const std::vector<std::string>& AllowedNcclEnv() {
   // Not NCCL_RUNTIME_CONNECT: the worker sets it to 0 so that peers connect
@@ -36,6 +49,10 @@ const std::vector<std::string>& AllowedNcclEnv() {
 
 absl::Status CheckNcclEnv(const std::map<std::string, std::string>& env) {
   const std::vector<std::string>& allowed = AllowedNcclEnv();
+  if (env.size() > static_cast<size_t>(kMaxNcclEnvEntries)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("nccl_env: ", env.size(), " variables, at most ", kMaxNcclEnvEntries));
+  }
   for (const auto& [key, value] : env) {
     if (key == "NCCL_RUNTIME_CONNECT") {
       return absl::InvalidArgumentError(
@@ -45,12 +62,17 @@ absl::Status CheckNcclEnv(const std::map<std::string, std::string>& env) {
     }
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("nccl_env: ", key,
+          absl::StrCat("nccl_env: ", Shown(key),
                        " may not be set by a test (fabric settings such as NCCL_IB_HCA and "
                        "NCCL_SOCKET_IFNAME come from each agent's configuration); allowed: ",
                        absl::StrJoin(allowed, ", ")));
     }
-    if (value.empty() || value.find_first_of("\n\r") != std::string::npos) {
+    if (value.size() > static_cast<size_t>(kMaxNcclEnvValueLength)) {
+      return absl::InvalidArgumentError(absl::StrCat("nccl_env: ", key, " has a value of ",
+                                                     value.size(), " bytes, at most ",
+                                                     kMaxNcclEnvValueLength));
+    }
+    if (value.empty() || value.find_first_of(std::string("\n\r\0", 3)) != std::string::npos) {
       return absl::InvalidArgumentError(
           absl::StrCat("nccl_env: ", key, " needs a non-empty, single-line value"));
     }
@@ -58,4 +80,4 @@ absl::Status CheckNcclEnv(const std::map<std::string, std::string>& env) {
   return absl::OkStatus();
 }
 
-}  // namespace eb::coordinator
+}  // namespace eb::spec

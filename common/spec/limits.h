@@ -1,0 +1,67 @@
+#pragma once
+
+// Every bound ebnccl puts on what crosses a process boundary, in one place
+// so that the side that sends and the side that receives agree, and so that
+// docs/SECURITY.md ("Limits") has one source. Each constant says where it
+// is enforced; the tests check each at its edge. Header only, no
+// dependencies: the agent, the coordinator, ebctl and common/rpc include it.
+
+#include <cstdint>
+
+namespace eb::spec {
+
+// Identifiers (identifiers.h): test ids and node names are names, never path
+// fragments. Test ids name a folder on every node (run_dir/logs/<test_id>).
+inline constexpr int kMaxTestIdLength = 128;
+// A DNS name's length: node names are usually host names.
+inline constexpr int kMaxNodeNameLength = 253;
+// Rendezvous keys (Gloo's per-rank keys, the NCCL unique id's key).
+inline constexpr int kMaxRendezvousKeyLength = 256;
+
+// Sizes of a test. A node with more slots than this is refused at
+// registration (a fake agent with 2^31 slots crashed the placement, case 6).
+inline constexpr int kMaxWorkerSlots = 1024;
+inline constexpr int kMaxNodesPerTest = 4096;
+inline constexpr int kMaxRanksPerTest = 32768;
+// A request's --nodes list: names as typed, before deduplication.
+inline constexpr int kMaxNodeNamesInRequest = kMaxNodesPerTest;
+
+// Rendezvous store (coordinator/core/rendezvous_kv.h). A Gloo full-mesh
+// value holds one address per peer (~150 bytes each): 1 MiB is ~7000 peers.
+inline constexpr int64_t kMaxRendezvousValueBytes = int64_t{1} << 20;
+inline constexpr int kMaxRendezvousKeysPerTest = 2 * kMaxRanksPerTest + 64;
+inline constexpr int64_t kMaxRendezvousBytesPerTest = int64_t{256} << 20;
+// Keys one RendezvousWait may ask for.
+inline constexpr int kMaxRendezvousWaitKeys = kMaxRanksPerTest;
+
+// Log reads (FetchLog / GetLog): one page at most, so that one answer always
+// fits in a gRPC message; `ebctl logs` reads larger logs page by page.
+inline constexpr int64_t kMaxLogPageBytes = int64_t{1} << 20;
+
+// gRPC messages on every channel and server (common/rpc). A log page, an
+// inventory and a listing page fit well below this.
+inline constexpr int kMaxRpcMessageBytes = 16 << 20;
+// Calls open at once on one connection (HTTP/2 streams): an agent relays
+// its workers' rendezvous waits, at most one per slot, beside its session.
+inline constexpr int kMaxCallsPerConnection = 2 * kMaxWorkerSlots + 64;
+
+// Listings: at most this many rows in one ListNodes / ListTests reply.
+inline constexpr int kMaxListedNodes = 10000;
+inline constexpr int kMaxListedTests = 1000;
+
+// Deadlines and periods the coordinator sends to agents (launch_check.h):
+// each must be > 0 and at most this.
+inline constexpr int64_t kMaxTimeoutMs = int64_t{7} * 24 * 3600 * 1000;  // a week
+// RegisterReply.heartbeat_period_ms: 0 made the agent spin (case 5).
+inline constexpr int64_t kMinHeartbeatPeriodMs = 100;
+inline constexpr int64_t kMaxHeartbeatPeriodMs = 10 * 60 * 1000;
+
+// Lost nodes are forgotten after this long (node_registry.h), so that a
+// flood of registrations cannot grow the coordinator forever (case 10).
+inline constexpr int64_t kDefaultLostNodeRetentionS = 24 * 3600;
+
+// How much of a refused input an error message quotes (Quote() in
+// identifiers.h): a 4 MB name must not come back in the error (case 14).
+inline constexpr int kMaxQuotedInput = 64;
+
+}  // namespace eb::spec
