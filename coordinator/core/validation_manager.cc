@@ -374,6 +374,8 @@ void ValidationManager::Finish(const std::string& id, v1::ValidationState state,
   std::unique_ptr<Running> v = std::move(it->second);
   running_.erase(it);
   if (v->deadline != 0) executor_.Cancel(v->deadline);
+  if (state != v1::VALIDATION_STATE_DONE)
+    v->core->Stop(absl::StrCat(StateText(state), ": ", reason));
   v1::ValidationEvent event;
   v1::ValidationReport& report = *event.mutable_finished();
   report = Snapshot(*v);

@@ -215,6 +215,10 @@ ValidationReport BuildReport(const ValidationState& s) {
                                                         : "nothing judged it";
       if (!HasSuite(s.options, Suite::kPreflight)) v.verdict = Verdict::kUntestable;
     }
+    if (!s.stopped_reason.empty() && v.verdict == Verdict::kUntestable && !s.lost[i]) {
+      v.reason = absl::StrCat("not reached: the validation stopped (", s.stopped_reason,
+                              ") before this node was tested enough; ", v.reason);
+    }
     for (int r : v.bad_rails) {
       report.rails.push_back({v.node, r, v.verdict, v.confidence,
                               absl::StrCat("slow in every pair test that blames ", v.node)});

@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <memory>
 #include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -48,6 +50,12 @@ class Validation {
   // a result that does not fit its test (a node not in it, a rail out of
   // range, a negative or non-finite busbw, a hardware failure naming nobody).
   absl::Status Record(const TestResult& result);
+
+  // The runner ended the validation early (`reason`: "cancelled: ...", a
+  // deadline, a restart). Report() then says of every node that no test
+  // reached that it was not reached, instead of leaving "untestable" to read
+  // like an infrastructure failure of the node.
+  void Stop(std::string reason) { state_.stopped_reason = std::move(reason); }
 
   ValidationReport Report() const;
   bool done() const { return state_.done; }

@@ -31,6 +31,9 @@ struct ValidationState {
   bool pairs_too_few = false;     // fewer than 2 nodes to pair
   bool fleet_started = false;
   bool done = false;
+  // Set by Validation::Stop: why the runner ended it before it was done
+  // (cancelled, its deadline, a restart).
+  std::string stopped_reason;
   std::vector<Finding> findings;  // raised while running (fleet suite)
 
   bool Fit(int i) const { return preflight.empty() || preflight[i].fit; }

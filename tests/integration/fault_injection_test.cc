@@ -186,6 +186,7 @@ TEST_F(FaultInjectionTest, InterruptedEbctlCancelsTheTest) {
   cluster_.SignalEbctl(handle, SIGINT);
   CliResult result = cluster_.WaitEbctl(handle, absl::Seconds(20));
   EXPECT_EQ(result.exit_code, 130) << result.err;
+  EXPECT_THAT(result.err, ::testing::HasSubstr("interrupted; cancelling the test")) << result.err;
   EXPECT_TRUE(cluster_.WaitForNoWorkers("", absl::Seconds(10)));
   ExpectNextTestPasses();
 }

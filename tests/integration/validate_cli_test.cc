@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -117,6 +118,27 @@ TEST_F(ValidationTest, AgentKilledMidValidationIsUntestableNeverDegraded) {
   }
   // Not a hardware verdict: 3 (a node could not be tested), never 7.
   EXPECT_EQ(result.exit_code, 3) << result.out << result.err;
+}
+
+TEST_F(ValidationTest, CtrlCCancelsTheValidationAndSaysSo) {
+  StartCluster();
+  const int handle = cluster_.StartEbctl(kValidate);
+  ASSERT_GT(cluster_.WaitForRunningWorker(0, absl::Seconds(60)), 0);
+  cluster_.SignalEbctl(handle, SIGINT);
+  CliResult result = cluster_.WaitEbctl(handle, absl::Seconds(30));
+  EXPECT_EQ(result.exit_code, 130) << result.err;
+  EXPECT_THAT(result.err, ::testing::HasSubstr("interrupted; cancelling the validation"))
+      << result.err;
+  EXPECT_TRUE(cluster_.WaitForNoWorkers("", absl::Seconds(10)));
+  // The cancel reaches the coordinator before ebctl exits; the validation
+  // ends once its running tests have stopped.
+  std::string listed;
+  for (int i = 0; i < 100; ++i) {
+    listed = cluster_.Ebctl({"validations", "--json"}).out;
+    if (listed.find("\"cancelled\"") != std::string::npos) break;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  EXPECT_THAT(listed, ::testing::HasSubstr("\"cancelled\"")) << listed;
 }
 
 }  // namespace

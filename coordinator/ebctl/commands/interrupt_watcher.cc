@@ -10,10 +10,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 namespace eb::ebctl {
 
-InterruptWatcher::InterruptWatcher(grpc::ClientContext& context) {
+InterruptWatcher::InterruptWatcher(grpc::ClientContext& context, std::string consequence)
+    : consequence_(std::move(consequence)) {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
@@ -22,7 +24,7 @@ InterruptWatcher::InterruptWatcher(grpc::ClientContext& context) {
   wake_fd_ = eventfd(0, EFD_CLOEXEC);
   if (signal_fd_ < 0 || wake_fd_ < 0) {
     // Without them Ctrl-C would go unnoticed (main blocks it): say so.
-    std::fprintf(stderr, "ebctl: cannot watch for Ctrl-C (%s); it will not cancel the test\n",
+    std::fprintf(stderr, "ebctl: cannot watch for Ctrl-C (%s); it will have no effect\n",
                  std::strerror(errno));
     return;
   }
@@ -38,7 +40,7 @@ InterruptWatcher::InterruptWatcher(grpc::ClientContext& context) {
         signalfd_siginfo info;
         if (read(signal_fd_, &info, sizeof(info)) != static_cast<ssize_t>(sizeof(info))) continue;
         if (!interrupted_.exchange(true)) {
-          std::fprintf(stderr, "\nebctl: interrupted; cancelling the test\n");
+          std::fprintf(stderr, "\nebctl: interrupted; %s\n", consequence_.c_str());
         }
         context.TryCancel();
       }

@@ -5,6 +5,7 @@
 // leaving them to their deadlines.
 
 #include <atomic>
+#include <string>
 #include <thread>
 
 #include "grpcpp/client_context.h"
@@ -17,9 +18,12 @@ namespace eb::ebctl {
 // moment the destructor runs: a timed sigwait loop would add up to its
 // period to every run-test. Without a signalfd or eventfd it says so on
 // stderr and watches nothing. `context` must outlive the watcher.
+// `consequence` completes "ebctl: interrupted; ..." on stderr, so that the
+// user reads what Ctrl-C does here: "cancelling the test", "cancelling the
+// validation", "stopped following (the validation goes on)".
 class InterruptWatcher {
  public:
-  explicit InterruptWatcher(grpc::ClientContext& context);
+  InterruptWatcher(grpc::ClientContext& context, std::string consequence);
   ~InterruptWatcher();
   InterruptWatcher(const InterruptWatcher&) = delete;
   InterruptWatcher& operator=(const InterruptWatcher&) = delete;
@@ -30,6 +34,7 @@ class InterruptWatcher {
  private:
   int signal_fd_ = -1;
   int wake_fd_ = -1;
+  std::string consequence_;
   std::atomic<bool> interrupted_{false};
   std::thread thread_;
 };

@@ -49,7 +49,7 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
   v1::RunTestRequest request;
   *request.mutable_spec() = *spec;
 
-  InterruptWatcher interrupts(context);
+  InterruptWatcher interrupts(context, "cancelling the test");
   auto reader = stub.RunTest(&context, request);
   v1::RunTestEvent event;
   v1::TestReport accepted;

@@ -28,7 +28,7 @@ int ShowCommand::ShowValidation(v1::Control::Stub& stub, const GlobalOptions& op
     return PrintValidation(reply.report(), options.json);
   }
   // Following only watches: Ctrl-C stops watching, the validation goes on.
-  InterruptWatcher interrupts(context);
+  InterruptWatcher interrupts(context, "stopped following (the validation goes on)");
   v1::WatchValidationRequest request;
   request.set_validation_id(test_id);
   auto reader = stub.WatchValidation(&context, request);

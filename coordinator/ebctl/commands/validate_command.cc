@@ -60,7 +60,7 @@ int ValidateCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& optio
   v1::RunValidationRequest request;
   *request.mutable_spec() = *spec;
 
-  InterruptWatcher interrupts(context);
+  InterruptWatcher interrupts(context, "cancelling the validation");
   auto reader = stub.RunValidation(&context, request);
   const bool progress = isatty(STDERR_FILENO) != 0;
   FollowResult result =

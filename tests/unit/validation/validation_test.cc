@@ -298,5 +298,19 @@ TEST(AdaptiveTest, TheRoundLimitStopsAndSaysSo) {
   EXPECT_NE(V(o, "node-07").verdict, Verdict::kDegraded);  // its partner is not blamed
 }
 
+TEST(StopTest, NodesNoTestReachedAreSaidNotReachedWhenTheRunnerStopsEarly) {
+  absl::StatusOr<std::unique_ptr<Validation>> v = Validation::Create(H100Fleet(4), PairsOnly());
+  ASSERT_TRUE(v.ok()) << v.status();
+  absl::StatusOr<Round> first = (*v)->NextRound();
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_FALSE(first->done);
+  (*v)->Stop("cancelled: by alice");
+  for (const NodeVerdict& node : (*v)->Report().nodes) {
+    EXPECT_EQ(node.verdict, Verdict::kUntestable) << node.node;
+    EXPECT_THAT(node.reason, HasSubstr("not reached: the validation stopped (cancelled: by alice)"))
+        << node.node;
+  }
+}
+
 }  // namespace
 }  // namespace eb::validation
