@@ -4,6 +4,8 @@
 # that trained down), one host's agent killed while the validation runs.
 # Each host has one NIC, eth0, on a bridge that lives in a namespace of its
 # own, so nothing touches the machine's network. Workers use Gloo over eth0.
+# Every connection is mutual TLS, as on a fleet (certificates made by
+# deploy/scripts/ebnccl-certs.sh).
 #
 # A healthy run first: exit 0, every node healthy. Then the faults.
 # Expected: exit 7; the throttled host degraded, and every pair it was in a
@@ -63,21 +65,30 @@ for h in "${hosts[@]}"; do
 done
 coordinator="$subnet.1:29470"
 
+certs=$work/tls
+make_certs() { "$(dirname "$0")/../../deploy/scripts/ebnccl-certs.sh" --dir "$certs" "$@" >/dev/null; }
+make_certs ca
+make_certs coordinator "$subnet.1"
+make_certs node $(printf 'node%s ' "${hosts[@]}")
+make_certs client netns-validate operator
+tls() { echo --tls-ca "$certs/ca.pem" --tls-cert "$certs/$1.pem" --tls-key "$certs/$1.key"; }
+
+# shellcheck disable=SC2046
 ip netns exec "$prefix-h0" "$bin/eb-coordinator" --config /dev/null --listen "$coordinator" \
-  ${EB_COORDINATOR_EXTRA_FLAGS:-} --history-path "$work/history.db" \
+  $(tls coordinator) --history-path "$work/history.db" \
   --heartbeat-period-ms 200 --heartbeat-miss-limit 5 --stop-timeout-ms 5000 \
   >"$work/coordinator.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do grep -q "listening on" "$work/coordinator.log" && break; sleep 0.1; done
 for h in "${hosts[@]}"; do
   ip netns exec "$prefix-h$h" "$bin/eb-agent" --config /dev/null --coordinator "$coordinator" \
-    --node-name "node$h" --host-id "host$h" --workers 2 --bootstrap-interface eth0 \
+    --node-name "node$h" --host-id "host$h" --workers 2 --bootstrap-interface eth0 $(tls "nodes/node$h") \
     --run-dir "$work/run-node$h" --worker-grace-ms 1000 --worker-heartbeat-ms 200 \
     >"$work/agent-node$h.log" 2>&1 &
   pids+=($!)
   agent_pid[$h]=$!
 done
-ebctl() { ip netns exec "$prefix-h1" "$bin/ebctl" --coordinator "$coordinator" "$@"; }
+ebctl() { ip netns exec "$prefix-h1" "$bin/ebctl" --coordinator "$coordinator" $(tls clients/netns-validate) "$@"; }
 for _ in $(seq 150); do
   [[ $(ebctl nodes --json 2>/dev/null | grep -c '"state": "idle"') == "${#hosts[@]}" ]] && break
   sleep 0.1
