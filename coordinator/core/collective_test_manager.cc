@@ -47,13 +47,29 @@ void TestManager::Record(const v1::TestReport& report) {
   }
 }
 
-absl::StatusOr<std::vector<const NodeRecord*>> TestManager::SelectNodes(const v1::TestSpec& spec) {
+void TestManager::Reserve(const std::vector<std::string>& nodes, const std::string& holder) {
+  for (const std::string& name : nodes) reserved_by_.try_emplace(name, holder);
+}
+
+void TestManager::Release(const std::string& holder) {
+  std::erase_if(reserved_by_, [&holder](const auto& entry) { return entry.second == holder; });
+}
+
+absl::StatusOr<std::vector<const NodeRecord*>> TestManager::SelectNodes(
+    const v1::TestSpec& spec, const std::string& reservation) {
+  // The holder of a node reserved for someone other than `reservation`.
+  auto reserved_for_other = [&](const std::string& name) -> std::string {
+    auto it = reserved_by_.find(name);
+    return it == reserved_by_.end() || it->second == reservation ? "" : it->second;
+  };
   std::vector<const NodeRecord*> nodes;
   if (spec.node_names().empty()) {
     // No list: every idle node, up to kMaxNodesPerTest; beyond that the
     // caller must name them (docs/SECURITY.md, "Limits"; case 11).
     for (const NodeRecord* node : registry_.All()) {
-      if (node->state == v1::NODE_STATE_IDLE) nodes.push_back(node);
+      if (node->state == v1::NODE_STATE_IDLE && reserved_for_other(node->name).empty()) {
+        nodes.push_back(node);
+      }
     }
     if (nodes.size() > static_cast<size_t>(spec::kMaxNodesPerTest)) {
       return absl::InvalidArgumentError(absl::StrCat("node_names: none given, and ", nodes.size(),
@@ -65,7 +81,8 @@ absl::StatusOr<std::vector<const NodeRecord*>> TestManager::SelectNodes(const v1
     if (nodes.empty()) {
       return absl::FailedPreconditionError(
           registry_.All().empty() ? "node_names: no agent is registered with the coordinator"
-                                  : "node_names: no registered node is idle");
+                                  : "node_names: no registered node is idle (or every idle "
+                                    "node is reserved by a validation)");
     }
     return nodes;
   }
@@ -83,6 +100,10 @@ absl::StatusOr<std::vector<const NodeRecord*>> TestManager::SelectNodes(const v1
       return absl::ResourceExhaustedError(
           absl::StrCat("node_names: node '", name, "' is busy with test ", node->current_test_id));
     }
+    if (std::string holder = reserved_for_other(name); !holder.empty()) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("node_names: node '", name, "' is reserved by ", holder));
+    }
     nodes.push_back(node);
   }
   return nodes;
@@ -90,12 +111,13 @@ absl::StatusOr<std::vector<const NodeRecord*>> TestManager::SelectNodes(const v1
 
 absl::StatusOr<std::string> TestManager::StartTest(const v1::TestSpec& request,
                                                    std::shared_ptr<TestObserver> observer,
-                                                   const std::string& started_by) {
+                                                   const std::string& started_by,
+                                                   const std::string& reservation) {
   absl::StatusOr<v1::TestSpec> normalized = ValidateAndNormalize(request, config_);
   if (!normalized.ok()) return normalized.status();
   v1::TestSpec spec = *std::move(normalized);
 
-  absl::StatusOr<std::vector<const NodeRecord*>> nodes = SelectNodes(spec);
+  absl::StatusOr<std::vector<const NodeRecord*>> nodes = SelectNodes(spec, reservation);
   if (!nodes.ok()) return nodes.status();
   std::vector<std::string> names;
   std::vector<v1::NodeInventory> inventories;

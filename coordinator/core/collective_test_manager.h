@@ -54,10 +54,19 @@ class TestManager final : public TestRunHost {
   // the same GPU (gpu_sharing.h); FAILED_PRECONDITION when no node is registered or the nodes
   // lack a common transport. Returns the test id; every event goes to
   // `observer`, starting with `accepted`.
-  // `started_by` (the caller's identity) goes into the report.
+  // `started_by` (the caller's identity) goes into the report. Nodes
+  // reserved by someone else (Reserve) are RESOURCE_EXHAUSTED when named and
+  // left out of "every idle node"; `reservation` names the holder whose
+  // reserved nodes this test may use.
   absl::StatusOr<std::string> StartTest(const ebnccl::v1::TestSpec& spec,
                                         std::shared_ptr<TestObserver> observer,
-                                        const std::string& started_by = "");
+                                        const std::string& started_by = "",
+                                        const std::string& reservation = "");
+  // Holds `nodes` for `holder` (a validation, between its rounds), so that
+  // no other test takes them while they are idle. A node keeps its first
+  // holder. Release frees every node `holder` holds.
+  void Reserve(const std::vector<std::string>& nodes, const std::string& holder);
+  void Release(const std::string& holder);
   // NOT_FOUND for an unknown or finished test.
   absl::Status CancelTest(const std::string& test_id, const std::string& reason);
   // Ends every running test as INTERRUPTED (recorded, and the final event
@@ -91,13 +100,16 @@ class TestManager final : public TestRunHost {
     std::shared_ptr<TestObserver> observer;
   };
 
-  absl::StatusOr<std::vector<const NodeRecord*>> SelectNodes(const ebnccl::v1::TestSpec& spec);
+  absl::StatusOr<std::vector<const NodeRecord*>> SelectNodes(const ebnccl::v1::TestSpec& spec,
+                                                             const std::string& reservation);
   std::string NewTestId();
   // Saves `report` in the history; logs a failure.
   void Record(const ebnccl::v1::TestReport& report);
 
   common::Clock& clock_;
   common::Executor& executor_;
+  // Node name -> the holder that reserved it (Reserve).
+  std::map<std::string, std::string> reserved_by_;
   NodeRegistry& registry_;
   RendezvousKv& rendezvous_;
   const CoordinatorConfig config_;

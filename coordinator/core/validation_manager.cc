@@ -160,6 +160,8 @@ absl::StatusOr<std::string> ValidationManager::Start(v1::ValidationSpec spec,
     spec.add_node_names(node.name);
     v->nodes.insert(node.name);
   }
+  // Between rounds its nodes are idle: no other test may take them.
+  tests_.Reserve(std::vector<std::string>(v->nodes.begin(), v->nodes.end()), "validation " + v->id);
   v->report.set_schema_version(1);
   v->report.set_started_by(started_by);
   v->report.set_validation_id(v->id);
@@ -275,7 +277,7 @@ std::optional<val::TestResult> ValidationManager::StartPlanned(Running& v,
         if (*alive) TestFinished(id, planned_id, report);
       });
   absl::StatusOr<std::string> test_id =
-      tests_.StartTest(test_spec, std::move(observer), "validation " + v.id);
+      tests_.StartTest(test_spec, std::move(observer), "validation " + v.id, "validation " + v.id);
   if (!test_id.ok()) {
     // Not the nodes' fault as far as anyone can tell (e.g. a node busy with
     // someone's test): a strike each, untestable after two.
@@ -373,6 +375,7 @@ void ValidationManager::Finish(const std::string& id, v1::ValidationState state,
   if (it == running_.end()) return;
   std::unique_ptr<Running> v = std::move(it->second);
   running_.erase(it);
+  tests_.Release("validation " + id);
   if (v->deadline != 0) executor_.Cancel(v->deadline);
   if (state != v1::VALIDATION_STATE_DONE)
     v->core->Stop(absl::StrCat(StateText(state), ": ", reason));

@@ -31,6 +31,7 @@ namespace v1 = ebnccl::v1;
 using eb::testing::FakeAgentChannel;
 using test::IsOk;
 using test::StatusIs;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
@@ -276,6 +277,30 @@ TEST_F(ValidationManagerTest, OverlappingValidationIsRefusedDisjointOneRuns) {
   EXPECT_THAT(Start(Spec({"c", "d"})), IsOk());
   EXPECT_EQ(validations_.RunningCount(), 2);
   EXPECT_EQ(validations_.List(0).size(), 2u);
+}
+
+TEST_F(ValidationManagerTest, ItsNodesAreReservedBetweenRoundsAndFreedAtTheEnd) {
+  for (const std::string& node : kFour) AddNode(node);
+  AddNode("e");
+  absl::StatusOr<std::string> id = Start(Spec({"a", "b", "c", "d"}));
+  ASSERT_THAT(id, IsOk());
+  // Round 1 ends; round 2 is not planned yet: a, b, c, d are idle.
+  for (const v1::TestReport& report : RunningTests()) Complete(report, 100.0);
+  ASSERT_EQ(registry_.Find("a")->state, v1::NODE_STATE_IDLE);
+  v1::TestSpec any = test::SmallSweepSpec();
+  any.set_max_bytes(2048);  // the sizes Complete() reports
+  v1::TestSpec on_a = any;
+  on_a.add_node_names("a");
+  EXPECT_THAT(tests_.StartTest(on_a, nullptr), StatusIs(absl::StatusCode::kResourceExhausted,
+                                                        HasSubstr("reserved by validation v-1")));
+  // "Every idle node" leaves the validation's nodes out.
+  absl::StatusOr<std::string> anywhere = tests_.StartTest(any, nullptr);
+  ASSERT_THAT(anywhere, IsOk());
+  EXPECT_THAT(tests_.GetTest(*anywhere)->spec().node_names(), ElementsAre("e"));
+  Complete(*tests_.GetTest(*anywhere), 100.0);
+  executor_.RunUntilIdle();
+  RunToEnd(*id, [](const auto&) { return 100.0; });
+  EXPECT_THAT(tests_.StartTest(on_a, nullptr), IsOk());
 }
 
 TEST_F(ValidationManagerTest, InputErrorsNameTheField) {
