@@ -46,7 +46,9 @@ namespace {
 
 // The deadlines the battery runs with (short, so that a run takes seconds).
 constexpr int kHeartbeatMs = 200;
-constexpr int kMissLimit = 3;
+// 1 s: 0.6 s (3 misses) declared a healthy node lost twice in 200 runs
+// while a second test suite loaded the 2 cores (docs/RELIABILITY.md).
+constexpr int kMissLimit = 5;
 constexpr int kLaunchMs = 5000;
 constexpr int kHangMs = 3000;
 // A frozen agent's workers: AgentSilenceLimit(200 ms) = 3 s, + one period
@@ -263,8 +265,12 @@ class ChaosTest : public ::testing::Test {
     const absl::Time fault_at = Inject(fault, &victim);
     if (fault_at == absl::InfinitePast()) {
       cluster_.SignalEbctl(handle, SIGINT);
-      cluster_.WaitEbctl(handle, absl::Seconds(30));
-      row.problem = "could not inject the fault (no victim)";
+      const CliResult ended = cluster_.WaitEbctl(handle, absl::Seconds(30));
+      // Say why: usually the test ended (or was refused) before the victim
+      // existed.
+      row.exit_code = ended.exit_code;
+      row.problem = absl::StrCat("could not inject the fault (no victim); ebctl exit ",
+                                 ended.exit_code, ": ", ended.err.substr(0, 300));
       return row;
     }
     const CliResult result = cluster_.WaitEbctl(handle, absl::Seconds(90));
