@@ -12,6 +12,8 @@ cd "$repo"
 deploy/scripts/install-deps.sh
 deploy/scripts/build.sh
 (cd build && ctest --output-on-failure -j"$(nproc)" -L 'unit|integration|netns' "$@")
+# The chaos battery: a short seeded run of random faults (docs/RELIABILITY.md).
+(cd build && ctest --output-on-failure -L chaos "$@")
 for sanitizer in ${EB_SANITIZERS-}; do
   tests/sanitize/run.sh "$sanitizer"
 done

@@ -39,6 +39,7 @@ absl::StatusOr<FaultInjection> ParseFaultInjection(absl::string_view text) {
       {"crash_at_size", FaultInjection::Mode::kCrashAtSize},
       {"corrupt_at_size", FaultInjection::Mode::kCorruptAtSize},
       {"slow", FaultInjection::Mode::kSlow},
+      {"log_flood", FaultInjection::Mode::kLogFlood},
   };
   auto it = kModes.find(mode.first);
   if (it == kModes.end()) return error("unknown mode");

@@ -13,6 +13,9 @@
 //   corrupt_at_size=K      report one wrong element at size index K
 //   slow=MS                sleep MS ms before each timed collective call (a
 //                          slow GPU or NIC, for the validation's tests)
+//   log_flood              log as fast as it can (100000 lines) before
+//                          registering, then hang: a worker inside spdlog
+//                          when it is stopped (issue 16's deadlock)
 
 #include <string>
 
@@ -30,6 +33,7 @@ struct FaultInjection {
     kCrashAtSize,
     kCorruptAtSize,
     kSlow,
+    kLogFlood,
   };
   Mode mode = Mode::kNone;
   int size_index = 0;

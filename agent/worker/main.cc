@@ -2,6 +2,7 @@
 // by hand: the agent passes every flag.
 
 #include <signal.h>
+#include <string.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include "common/config/parse_command_line.h"
 #include "common/logging/logging.h"
 #include "common/process/parent_death.h"
+#include "common/process/signals.h"
 #include "common/version/version.h"
 #include "spdlog/spdlog.h"
 
@@ -40,9 +42,12 @@ int main(int argc, char** argv) {
   // Checked before the flags are parsed: the probe comes without the flags
   // a worker requires.
   if (argc == 2 && std::strcmp(argv[1], kPrintNcclVersion) == 0) return PrintNcclVersion();
-  // Gloo's TCP writes do not suppress SIGPIPE: a peer that died must turn
-  // into an error status, not kill this rank silently.
-  signal(SIGPIPE, SIG_IGN);
+  // Before any thread exists: SIGTERM (the agent's stop, the parent-death
+  // signal) and SIGINT are read by ShutdownSignalWatcher below, in ordinary
+  // code, not by a handler. Also ignores SIGPIPE: Gloo's TCP writes do not
+  // suppress it, and a peer that died must turn into an error status, not
+  // kill this rank silently.
+  eb::common::BlockShutdownSignals();
   eb::worker::WorkerOptions options;
   std::string log_level = "info";
 
@@ -79,6 +84,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "eb-worker: %s\n", std::string(status.message()).c_str());
     return eb::worker::kExitUsage;
   }
+  // A stop: say so and leave at once (the main thread may sit in a
+  // collective; nothing of the test is worth finishing). spdlog's locks are
+  // fine here: this is a thread of its own, not a signal handler.
+  eb::common::ShutdownSignalWatcher stop_signals([](int signal_number) {
+    spdlog::info("received SIG{}; stopping", sigabbrev_np(signal_number));
+    spdlog::default_logger()->flush();
+    std::_Exit(eb::worker::kExitStopped);
+  });
   // A worker must not outlive its agent (STYLE.md rule 14).
   if (auto status = eb::common::DieWithParent(options.agent_pid, SIGTERM); !status.ok()) {
     spdlog::error("{}", status.ToString());

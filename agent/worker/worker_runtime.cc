@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <thread>
@@ -27,13 +28,18 @@ namespace v1 = ebnccl::v1;
 
 namespace {
 
-constexpr absl::Duration kRegisterTimeout = absl::Seconds(30);
-// Consecutive failed heartbeats after which the agent is presumed gone.
-constexpr int kMaxMissedHeartbeats = 5;
+// A healthy agent answers registration in milliseconds (it spawned this
+// process a moment ago). Past this, the agent is frozen (SIGSTOP) or
+// wedged: give up rather than outlive the test (its own registration
+// deadline cannot fire while it is frozen).
+constexpr absl::Duration kRegisterTimeout = absl::Seconds(10);
 
 // Heartbeats to the agent on its own thread while the worker runs; exits
 // the process when the agent says stop or is gone (a worker must never
-// outlive its agent or its test).
+// outlive its agent or its test). "Gone" includes frozen: the agent's
+// process exists (no parent-death signal) but has not answered a heartbeat
+// for AgentSilenceLimit(period); each call has a short deadline, so this
+// does not depend on the agent's replies.
 class HeartbeatThread {
  public:
   HeartbeatThread(AgentLink& link, absl::Duration period) : link_(link), period_(period) {
@@ -46,17 +52,30 @@ class HeartbeatThread {
 
  private:
   void Run() {
-    int missed = 0;
+    const absl::Duration limit = AgentSilenceLimit(period_);
+    absl::Time last_reply = absl::Now();
     while (!done_.WaitForNotificationWithTimeout(period_)) {
-      absl::StatusOr<bool> stop = link_.Heartbeat(std::max(period_, absl::Seconds(2)));
-      if (stop.ok() && *stop) {
-        spdlog::warn("the agent asked this worker to stop");
-        std::_Exit(kExitStopped);
+      // Never wait past the limit for one reply.
+      const absl::Duration left = last_reply + limit - absl::Now();
+      const absl::Duration deadline =
+          std::clamp(left, absl::Milliseconds(100), std::max(period_, absl::Seconds(1)));
+      absl::StatusOr<bool> stop = link_.Heartbeat(deadline);
+      if (stop.ok()) {
+        if (*stop) {
+          spdlog::warn("the agent asked this worker to stop");
+          spdlog::default_logger()->flush();
+          std::_Exit(kExitStopped);
+        }
+        last_reply = absl::Now();
+        continue;
       }
-      missed = stop.ok() ? 0 : missed + 1;
-      if (missed >= kMaxMissedHeartbeats) {
-        spdlog::error("lost the agent ({} heartbeats failed, last: {}); exiting", missed,
-                      stop.status().ToString());
+      const absl::Duration silence = absl::Now() - last_reply;
+      if (silence >= limit) {
+        spdlog::error(
+            "lost the agent: no heartbeat reply for {} (limit {}; the agent is gone, frozen or "
+            "wedged), last error: {}; exiting",
+            absl::FormatDuration(silence), absl::FormatDuration(limit), stop.status().ToString());
+        spdlog::default_logger()->flush();
         std::_Exit(kExitStopped);
       }
     }
@@ -184,6 +203,10 @@ absl::StatusOr<std::unique_ptr<transport::Communicator>> CreateCommunicator(
 
 }  // namespace
 
+absl::Duration AgentSilenceLimit(absl::Duration heartbeat_period) {
+  return std::max(4 * heartbeat_period, absl::Seconds(3));
+}
+
 absl::Status CheckRegistration(const v1::RegisterWorkerReply& reply) {
   for (const auto& [field, value] :
        {std::pair<const char*, int64_t>{"heartbeat_period_ms", reply.heartbeat_period_ms()},
@@ -201,6 +224,11 @@ int RunWorker(const WorkerOptions& options) {
   using Mode = FaultInjection::Mode;
   if (faulty && options.fault.mode == Mode::kHangBeforeRegister)
     HangForever("hang_before_register");
+  if (faulty && options.fault.mode == Mode::kLogFlood) {
+    // Bounded, so that a test's log stays small when nobody stops it.
+    for (int line = 0; line < 100000; ++line) spdlog::info("fault injection: log_flood {}", line);
+    HangForever("log_flood");
+  }
 
   AgentLink link(common::MakeChannel(options.agent_target), options.test_id, options.rank,
                  options.token);

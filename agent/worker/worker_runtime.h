@@ -40,6 +40,13 @@ struct WorkerOptions {
 // against spec.max_bytes). An older agent sends no sweep and no deadlines.
 absl::Status CheckRegistration(const ebnccl::v1::RegisterWorkerReply& reply);
 
+// How long a worker waits for any heartbeat reply from its agent before it
+// presumes the agent gone (dead, frozen by SIGSTOP, wedged) and exits with
+// kExitStopped: max(4 periods, 3 s); 4 s at the default 1 s period. A
+// worker that cannot register within 10 s exits too. So a frozen agent's
+// workers are gone within limit + one period + one call of the freeze.
+absl::Duration AgentSilenceLimit(absl::Duration heartbeat_period);
+
 // Runs the worker to completion and returns its exit code.
 int RunWorker(const WorkerOptions& options);
 

@@ -1,10 +1,14 @@
 #include "common/logging/logging.h"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -19,9 +23,30 @@ namespace {
 
 constexpr char kPattern[] = "[%Y-%m-%d %H:%M:%S.%e %L %P %t] %v";
 
-void FlushLogOnFailure(const char* data) {
-  if (data != nullptr) spdlog::critical("{}", data);
-  spdlog::default_logger()->flush();
+// The log file again, opened at start-up for the failure writer (-1: none).
+// spdlog's own file handle sits behind its mutex and stdio buffer.
+int failure_log_fd = -1;
+
+void WriteAll(int fd, const char* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+}
+
+// Runs inside the failure signal handler, on a crash (SIGSEGV, SIGABRT...):
+// only async-signal-safe calls (write(2) on descriptors opened at start-up).
+// Never spdlog: the crashed thread may hold its mutex, and a second lock
+// deadlocks until the handler's alarm aborts the process. Lines still in
+// spdlog's buffers are lost; warnings and errors are flushed as written.
+void WriteFailure(const char* data) {
+  if (data == nullptr) return;  // "flush": write(2) has nothing buffered
+  const size_t size = std::strlen(data);
+  WriteAll(STDERR_FILENO, data, size);
+  if (failure_log_fd >= 0) WriteAll(failure_log_fd, data, size);
 }
 
 // %* : the syslog priority of the message in angle brackets (sd-daemon.h's
@@ -108,9 +133,16 @@ absl::Status InitLogging(const LoggingOptions& options) {
   spdlog::set_default_logger(logger);
   spdlog::flush_every(std::chrono::seconds(1));
 
+  if (!options.file.empty() && failure_log_fd < 0) {
+    failure_log_fd = open(options.file.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  }
   absl::FailureSignalHandlerOptions handler_options;
-  handler_options.writerfn = FlushLogOnFailure;
+  handler_options.writerfn = WriteFailure;
   absl::InstallFailureSignalHandler(handler_options);
+  // Abseil's handler also takes SIGTERM, which is a request to stop, not a
+  // crash: give it back its default action. Daemons block it and read it
+  // from a signalfd (common/process/signals.h).
+  signal(SIGTERM, SIG_DFL);
   return absl::OkStatus();
 }
 

@@ -37,8 +37,11 @@ bool StderrIsJournal();
 // warn, "<3>" error...).
 std::unique_ptr<spdlog::formatter> MakeLogFormatter(bool syslog_priority_prefix);
 
-// Installs the default logger and the failure-signal handler (which flushes
-// the log before the process dies). INVALID_ARGUMENT for an unknown level.
+// Installs the default logger and the failure-signal handler for real
+// crashes (SIGSEGV, SIGABRT, SIGBUS, SIGILL, SIGFPE, SIGTRAP), which writes
+// its dump with write(2) only, to stderr and the log file. SIGTERM keeps its
+// default action: a stop is not a crash (common/process/signals.h). Call
+// once, from main. INVALID_ARGUMENT for an unknown level.
 absl::Status InitLogging(const LoggingOptions& options);
 
 }  // namespace eb::common

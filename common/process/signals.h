@@ -1,16 +1,48 @@
 #pragma once
 
-// Shutdown signals for daemons: block SIGTERM/SIGINT/SIGHUP in every thread
-// (call first thing in main, before any thread exists) and wait for one of
-// them on the main thread.
+// Shutdown signals (SIGTERM, SIGINT, SIGHUP) are a request to stop, not a
+// crash (STYLE.md rule 5): they are blocked in every thread and read from a
+// signalfd by ordinary code, never handled in a signal handler. The failure
+// handler (common/logging) is left with the real crash signals only.
+
+#include <functional>
+#include <thread>
 
 namespace eb::common {
 
 // Blocks SIGTERM, SIGINT and SIGHUP for this thread and the threads it
 // creates later; SIGPIPE is ignored (writes to closed sockets return EPIPE).
+// Call first thing in main, before any thread exists: a thread created
+// earlier keeps them unblocked and would take the default action (die).
 void BlockShutdownSignals();
 
-// Waits until one of the blocked signals arrives and returns its number.
+// Waits, on the calling thread, until one of the blocked signals arrives
+// (read from a signalfd) and returns its number. Requires
+// BlockShutdownSignals() first.
 int WaitForShutdownSignal();
+
+// Reads the blocked shutdown signals on a thread of its own and calls
+// `on_signal(signal_number)` there, in ordinary code (it may log, lock and
+// exit), once per signal until destroyed. For a process whose main thread
+// is busy (eb-worker inside a collective). Requires BlockShutdownSignals()
+// first. The destructor stops and joins the thread; `on_signal` must not
+// destroy the watcher.
+class ShutdownSignalWatcher {
+ public:
+  explicit ShutdownSignalWatcher(std::function<void(int signal_number)> on_signal);
+  ~ShutdownSignalWatcher();
+
+  ShutdownSignalWatcher(const ShutdownSignalWatcher&) = delete;
+  ShutdownSignalWatcher& operator=(const ShutdownSignalWatcher&) = delete;
+
+ private:
+  void Run();
+
+  std::function<void(int)> on_signal_;
+  int signal_fd_ = -1;
+  // Written by the destructor to wake the thread.
+  int wake_fd_ = -1;
+  std::thread thread_;
+};
 
 }  // namespace eb::common

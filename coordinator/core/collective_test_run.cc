@@ -33,6 +33,7 @@ int Priority(v1::FailureKind kind) {
       return 2;
     case v1::FAILURE_KIND_WORKER_REGISTRATION_TIMEOUT:
     case v1::FAILURE_KIND_TIMEOUT:
+    case v1::FAILURE_KIND_TOO_SLOW:
       return 3;
     case v1::FAILURE_KIND_COMMUNICATION_ERROR:
       return 4;
@@ -233,8 +234,14 @@ void TestRun::OnNodeLost(const std::string& node, const std::string& reason) {
     failure.set_node_name(node);
     failure.set_local_rank(-1);
     failure.set_device_index(-1);
-    failure.set_message(
-        absl::StrCat("node ", node, " (ranks ", absl::StrJoin(ranks, ","), ") was lost: ", reason));
+    // Its agent cannot confirm that the workers stopped: say so rather than
+    // imply it (they exit by themselves once the agent stops answering their
+    // heartbeats, agent/worker/worker_runtime.h AgentSilenceLimit).
+    failure.set_message(absl::StrCat(
+        "node ", node, " was lost while running ", ranks.size() == 1 ? "rank " : "ranks ",
+        absl::StrJoin(ranks, ", "), ": ", reason,
+        "; its workers could not be confirmed stopped (each exits by itself within about 5 s of "
+        "losing its agent)"));
     AddFailure(std::move(failure));
   }
   MaybeFinalize();
@@ -341,7 +348,19 @@ void TestRun::OnPhaseDeadline() {
     }
   } else {
     int min_level = FinishedLevel();
-    for (const RankProgress& progress : progress_) min_level = std::min(min_level, progress.level);
+    int max_level = kLaunched;
+    for (const RankProgress& progress : progress_) {
+      min_level = std::min(min_level, progress.level);
+      max_level = std::max(max_level, progress.level);
+    }
+    const size_t stuck_index = static_cast<size_t>(min_level - kJoined);
+    if (min_level == max_level && stuck_index < sweep_.size()) {
+      // Every rank is inside the same size and none is behind another: no
+      // rank is to blame. Either the size is too big for the fabric in the
+      // step deadline (a measurement), or the data path stopped.
+      AddFailure(StuckSizeFailure(stuck_index));
+      return;
+    }
     for (int rank = 0; rank < static_cast<int>(progress_.size()); ++rank) {
       if (progress_[rank].level != min_level) continue;
       const size_t index = static_cast<size_t>(min_level - kJoined);
@@ -354,6 +373,52 @@ void TestRun::OnPhaseDeadline() {
   }
   // Every missing rank is named, the first as the primary cause.
   for (v1::Failure& failure : failures) AddFailure(std::move(failure));
+}
+
+v1::Failure TestRun::StuckSizeFailure(size_t index) const {
+  const PlannedSize& stuck = sweep_[index];
+  const v1::TestSpec& spec = report_.spec();
+  v1::Failure failure;
+  failure.set_rank(-1);
+  failure.set_local_rank(-1);
+  failure.set_device_index(-1);
+  if (rows_emitted_ > 0) {
+    // What the sizes measured so far predict for this one: its calls
+    // (per variant: one untimed, the timed batch, the checks) at the rate
+    // of the largest size measured, which is bandwidth-bound if any is.
+    const v1::SizeResult& last = report_.results(static_cast<int>(rows_emitted_) - 1);
+    const double last_us = (last.out_of_place().time_us() + last.in_place().time_us()) / 2;
+    const double scale = static_cast<double>(stuck.size_bytes) /
+                         static_cast<double>(std::max<int64_t>(1, last.size_bytes()));
+    const int calls = 2 * (1 + spec.iterations() + spec.check_iterations());
+    const absl::Duration needed = absl::Microseconds(last_us * scale * calls);
+    // Half the deadline: the prediction ignores latency, so anything near
+    // the deadline is as likely slow as stuck.
+    if (needed * 2 >= timeouts_.step) {
+      double busbw_sum = 0;
+      for (const v1::SizeResult& row : report_.results()) {
+        busbw_sum += (row.out_of_place().busbw_gbps() + row.in_place().busbw_gbps()) / 2;
+      }
+      failure.set_kind(v1::FAILURE_KIND_TOO_SLOW);
+      failure.set_message(absl::StrFormat(
+          "too slow: size %d B could not finish within the step deadline of %s (at the %.3f GB/s "
+          "busbw measured at %d B it needs about %s); the sweep stopped there with %d of %d sizes "
+          "measured, avg busbw so far %.3f GB/s",
+          stuck.size_bytes, Seconds(timeouts_.step),
+          (last.out_of_place().busbw_gbps() + last.in_place().busbw_gbps()) / 2, last.size_bytes(),
+          Seconds(needed), rows_emitted_, sweep_.size(),
+          busbw_sum / static_cast<double>(rows_emitted_)));
+      return failure;
+    }
+  }
+  failure.set_kind(v1::FAILURE_KIND_TIMEOUT);
+  failure.set_message(absl::StrCat(
+      "no rank made progress for ", Seconds(timeouts_.step), " (every rank stuck at size ",
+      stuck.sweep_bytes,
+      ", none behind another, so no rank is named: a data path or a peer stopped answering",
+      rows_emitted_ > 0 ? ", although the sizes measured so far predicted it would finish" : "",
+      ")"));
+  return failure;
 }
 
 void TestRun::OnTotalDeadline() {

@@ -126,6 +126,10 @@ class TestRun {
   ebnccl::v1::Failure RankFailure(int rank, ebnccl::v1::FailureKind kind,
                                   const std::string& message) const;
   std::string DescribeRank(int rank) const;
+  // The step deadline passed with every rank inside size `index`: TOO_SLOW
+  // (rank -1) when the sizes measured so far predict that it needs at least
+  // half the deadline, else TIMEOUT (rank -1): stuck, with nobody behind.
+  ebnccl::v1::Failure StuckSizeFailure(size_t index) const;
   std::string DescribeLaggards(const char* what) const;
 
   ebnccl::v1::TestReport report_;

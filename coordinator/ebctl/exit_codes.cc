@@ -8,6 +8,7 @@ int ExitCodeForFailure(v1::FailureKind kind) {
   switch (kind) {
     case v1::FAILURE_KIND_WRONG_DATA:
     case v1::FAILURE_KIND_BELOW_MIN_BUSBW:
+    case v1::FAILURE_KIND_TOO_SLOW:
       return kExitCheckFailed;
     case v1::FAILURE_KIND_WORKER_EXITED:
     case v1::FAILURE_KIND_WORKER_HUNG:

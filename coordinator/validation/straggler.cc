@@ -39,12 +39,14 @@ std::optional<v1::SlowestRank> FindSlowestRank(const v1::TestReport& report) {
   for (auto it = tallies.begin(); it != tallies.end(); ++it) {
     if (it->second.count > best->second.count) best = it;
   }
+  const double mean_excess_pct = best->second.excess_pct_sum / best->second.count;
+  if (mean_excess_pct < kMinStragglerExcessPct) return std::nullopt;
   v1::SlowestRank result;
   result.set_rank(best->first);
   result.set_local_rank(-1);
   result.set_slowest_count(best->second.count);
   result.set_measurements(measurements);
-  result.set_mean_excess_pct(best->second.excess_pct_sum / best->second.count);
+  result.set_mean_excess_pct(mean_excess_pct);
   for (const v1::RankAssignment& rank : report.ranks()) {
     if (rank.rank() != result.rank()) continue;
     result.set_node_name(rank.node_name());

@@ -13,10 +13,17 @@
 
 namespace eb::validation {
 
+// Below this mean excess (the slowest rank's time over the rank average, in
+// percent, over the measurements where it was slowest) no rank is a
+// straggler: healthy runs spread 0.1-0.3%, and naming a rank for that is
+// noise (issue 16).
+inline constexpr double kMinStragglerExcessPct = 5.0;
+
 // The rank that was slowest in the most measurements (ties: the lower rank),
 // with its node and slot from the report's rank map (local_rank -1 when the
 // map lacks the rank), or nullopt when nothing qualifies: fewer than two
-// ranks, no results, or equal times everywhere. A measurement is one variant
+// ranks, no results, equal times everywhere, or that rank's mean excess
+// below kMinStragglerExcessPct. A measurement is one variant
 // (out-of-place, in-place) of one size; it counts when it has at least two
 // ranks, a slowest rank >= 0, and max time > min time.
 std::optional<ebnccl::v1::SlowestRank> FindSlowestRank(const ebnccl::v1::TestReport& report);

@@ -9,7 +9,12 @@
 # deploy/scripts/ebnccl-certs.sh; docs/SECURITY.md).
 #
 # 1. all_reduce across the 3 hosts passes and the rank map is right;
-# 2. a host cut off from the network (its link set down) is declared lost
+# 2. a host whose data path is throttled (tc htb at 20 mbit on its NIC, the
+#    coordinator's port left out so that its control plane stays healthy):
+#    the sweep stops at the first size that cannot finish within the step
+#    deadline and reports a `too_slow` measurement (exit 7), not a timeout
+#    that blames a rank;
+# 3. a host cut off from the network (its link set down) is declared lost
 #    from missed heartbeats, and the test fails naming it.
 #
 # Needs root and iproute2; exits 77 (ctest: skipped) otherwise.
@@ -101,9 +106,38 @@ assert all(row["out_of_place"]["nwrong"] == 0 for row in r["results"])
 print("ok:", r["summary"])
 PY
 
-echo "== 2. a host cut off from the network is named"
+echo "== 2. a throttled data path is measured as too slow, not timed out"
+dev=eth0
+# htb (this kernel has tbf and htb, not prio or netem): everything to 20 mbit
+# except the coordinator's port, so that heartbeats still pass.
+tc -n "$prefix-h1" qdisc add dev $dev root handle 1: htb default 20 r2q 1000
+tc -n "$prefix-h1" class add dev $dev parent 1: classid 1:10 htb rate 1gbit
+tc -n "$prefix-h1" class add dev $dev parent 1: classid 1:20 htb rate 20mbit ceil 20mbit
+tc -n "$prefix-h1" filter add dev $dev parent 1: protocol ip prio 1 u32 \
+  match ip dport "${coordinator##*:}" 0xffff flowid 1:10
+set +e
+ebctl run-test --json --nodes node0,node1 --collective all_reduce -b 256K -e 16M -f 2 -n 2 -w 0 \
+  -c 0 --step-timeout 3s >"$work/run2.out" 2>"$work/run2.err"
+code=$?
+set -e
+tc -n "$prefix-h1" qdisc del dev $dev root
+[[ $code == 7 ]] || { echo "FAIL: expected exit 7, got $code"; cat "$work/run2.out" "$work/run2.err"; exit 1; }
+python3 - "$work/run2.out" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+first = r["failures"][0]
+assert first["kind"] == "too_slow", r["failures"]
+assert first["rank"] == -1, first
+assert 0 < len(r["results"]) < 7, len(r["results"])
+print("ok:", r["summary"])
+PY
+for _ in $(seq 100); do
+  [[ $(ebctl nodes --json 2>/dev/null | grep -c '"state": "idle"') == 3 ]] && break; sleep 0.1
+done
+
+echo "== 3. a host cut off from the network is named"
 ebctl run-test --json --nodes node0,node1,node2 --collective all_reduce -b 1M -e 1M -i 1 \
-  -n 100000 -w 0 -c 0 >"$work/run2.out" 2>"$work/run2.err" &
+  -n 100000 -w 0 -c 0 >"$work/run3.out" 2>"$work/run3.err" &
 run=$!
 for _ in $(seq 200); do grep -q "state TEST_STATE_RUNNING" "$work/coordinator.log" && break; sleep 0.05; done
 ip -n "$prefix-h2" link set eth0 down
@@ -113,8 +147,8 @@ wait $run
 code=$?
 set -e
 elapsed=$(( $(date +%s) - start ))
-[[ $code == 3 ]] || { echo "FAIL: expected exit 3, got $code"; cat "$work/run2.err"; exit 1; }
-python3 - "$work/run2.out" "$elapsed" <<'PY'
+[[ $code == 3 ]] || { echo "FAIL: expected exit 3, got $code"; cat "$work/run3.err"; exit 1; }
+python3 - "$work/run3.out" "$elapsed" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 first = r["failures"][0]

@@ -128,6 +128,62 @@ TEST_F(TestRunDeadlineTest, StepDeadlineNamesRanksThatNeverSentFinished) {
   EXPECT_THAT(report().failures(0).message(), HasSubstr("stuck at finishing"));
 }
 
+// Issue 16: a slow fabric is a measurement, not a timeout. 1 KiB took 1 s
+// per call, so 2 KiB needs about 2 s x 14 calls: more than half the step
+// deadline.
+TEST_F(TestRunDeadlineTest, SizeTooBigForTheStepDeadlineEndsTheSweepAsTooSlow) {
+  CreateAndStart();
+  RegisterAll();
+  JoinAll();
+  AllRanksDoSize(0, /*time_us=*/1e6);
+  executor_.AdvanceTime(kStep);
+  ASSERT_EQ(report().failures_size(), 1);
+  const v1::Failure& failure = report().failures(0);
+  EXPECT_EQ(failure.kind(), v1::FAILURE_KIND_TOO_SLOW);
+  // No rank is blamed for the fabric's speed.
+  EXPECT_EQ(failure.rank(), -1);
+  EXPECT_THAT(failure.message(),
+              AllOf(HasSubstr("size 2048 B could not finish"), HasSubstr("needs about 28s"),
+                    HasSubstr("1 of 3 sizes measured")));
+  EXPECT_THAT(host_.StopNodes(), ElementsAre("node-a", "node-b"));
+  AllNodesStopped();
+  ASSERT_TRUE(run_->finished());
+  // FAILED (exit 7 in ebctl), not TIMED_OUT; the measured row is kept.
+  EXPECT_EQ(report().state(), v1::TEST_STATE_FAILED);
+  EXPECT_EQ(report().results_size(), 1);
+  EXPECT_GT(report().avg_busbw_gbps(), 0);
+  EXPECT_EQ(report().summary(), failure.message());
+}
+
+TEST_F(TestRunDeadlineTest, EveryRankStuckInASizeItShouldFinishNamesNoRank) {
+  CreateAndStart();
+  RegisterAll();
+  JoinAll();
+  AllRanksDoSize(0, /*time_us=*/100);
+  executor_.AdvanceTime(kStep);
+  ASSERT_EQ(report().failures_size(), 1);
+  const v1::Failure& failure = report().failures(0);
+  EXPECT_EQ(failure.kind(), v1::FAILURE_KIND_TIMEOUT);
+  EXPECT_EQ(failure.rank(), -1);
+  EXPECT_THAT(failure.message(),
+              AllOf(HasSubstr("every rank stuck at size 2048"), HasSubstr("no rank is named"),
+                    HasSubstr("predicted it would finish")));
+  AllNodesStopped();
+  EXPECT_EQ(report().state(), v1::TEST_STATE_TIMED_OUT);
+  EXPECT_THAT(report().summary(), Not(HasSubstr("rank 0 (")));
+}
+
+TEST_F(TestRunDeadlineTest, EveryRankStuckInTheFirstSizeIsATimeoutWithoutMeasurement) {
+  CreateAndStart();
+  RegisterAll();
+  JoinAll();
+  executor_.AdvanceTime(kStep);
+  ASSERT_EQ(report().failures_size(), 1);
+  EXPECT_EQ(report().failures(0).kind(), v1::FAILURE_KIND_TIMEOUT);
+  EXPECT_EQ(report().failures(0).rank(), -1);
+  EXPECT_THAT(report().failures(0).message(), HasSubstr("every rank stuck at size 1024"));
+}
+
 TEST_F(TestRunDeadlineTest, TotalDeadlineTimesOutASlowButProgressingTest) {
   TestRunTimeouts timeouts = DefaultTimeouts();
   timeouts.total = absl::Seconds(60);

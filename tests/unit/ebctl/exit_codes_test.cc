@@ -68,6 +68,7 @@ TEST(ExitCodeForReportTest, FailedByEveryPrimaryFailureKind) {
       {v1::FAILURE_KIND_LAUNCH_FAILED, kExitCommunication},
       {v1::FAILURE_KIND_INTERNAL, kExitInternal},
       {v1::FAILURE_KIND_INTERRUPTED, kExitInterrupted},
+      {v1::FAILURE_KIND_TOO_SLOW, kExitCheckFailed},
       {static_cast<v1::FailureKind>(99), kExitInternal},
   };
   for (const auto& c : kCases) {
@@ -78,7 +79,7 @@ TEST(ExitCodeForReportTest, FailedByEveryPrimaryFailureKind) {
         << v1::FailureKind_Name(c.kind);
   }
   // Every known kind is covered above.
-  EXPECT_EQ(v1::FailureKind_MAX, v1::FAILURE_KIND_INTERRUPTED);
+  EXPECT_EQ(v1::FailureKind_MAX, v1::FAILURE_KIND_TOO_SLOW);
 }
 
 TEST(ExitCodeForReportTest, StateWinsOverFailureKind) {

@@ -115,6 +115,16 @@ const Case kCases[] = {
      2,
      {{1, 0, 9, 11}, {1, 10, 9, 11}},
      Expected{1, "node0", 1, 2, 2, 5.0}},
+    // Healthy-run noise (0.1-0.3%) names nobody (issue 16).
+    {"NoiseBelowTheThresholdNamesNobody",
+     4,
+     {{3, 1000, 999, 1003, 4}, {3, 1000, 998, 1002, 4}, {2, 1000, 999, 1001, 4}},
+     std::nullopt},
+    // Just above it, it does.
+    {"ExcessAtTheThresholdNamesTheRank",
+     2,
+     {{1, 100, 95, 105}, {1, 100, 95, 105}},
+     Expected{1, "node0", 1, 2, 2, 5.0}},
     // A corrupt report whose rank map lacks the rank: no node, slot -1.
     {"RankMissingFromTheMap",
      2,
