@@ -13,7 +13,7 @@ namespace eb::agent {
 // transport::kMaxSweepSizes sizes, each >= 0, non-decreasing and at most
 // spec.max_bytes (the workers' buffers are sized for it; an older
 // coordinator sends none); init_timeout_ms and op_timeout_ms must be > 0
-// (the workers' own deadlines).
+// (the workers' own deadlines); no rank may appear twice in ranks.
 absl::Status CheckLaunch(const ebnccl::v1::LaunchTest& launch);
 
 }  // namespace eb::agent

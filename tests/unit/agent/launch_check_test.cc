@@ -82,5 +82,18 @@ TEST(LaunchCheckTest, RefusesMissingWorkerDeadlines) {
   EXPECT_EQ(Refusal(launch), "op_timeout_ms: must be > 0, got -5");
 }
 
+// Found by tests/fuzz/agent_commands_fuzz: two workers of one rank, of which
+// only one could ever be reaped, so the test never ended on this node.
+TEST(LaunchCheckTest, RefusesARankAssignedTwice) {
+  v1::LaunchTest launch = ValidLaunch();
+  for (int local = 0; local < 2; ++local) {
+    v1::RankAssignment& rank = *launch.add_ranks();
+    rank.set_rank(3);
+    rank.set_world_size(4);
+    rank.set_local_rank(local);
+  }
+  EXPECT_EQ(Refusal(launch), "ranks: rank 3 is assigned twice");
+}
+
 }  // namespace
 }  // namespace eb::agent
