@@ -20,11 +20,21 @@ function(eb_target_sanitize target)
   if(NOT EB_SANITIZE)
     return()
   endif()
-  # GCC 12's -Wmaybe-uninitialized misfires on std::variant and std::optional
-  # under the sanitizers' instrumentation (the plain build keeps it).
   target_compile_options(${target} PRIVATE
-    $<$<COMPILE_LANGUAGE:CXX>:-fsanitize=${EB_SANITIZE} -fno-omit-frame-pointer
-      -Wno-maybe-uninitialized>)
+    $<$<COMPILE_LANGUAGE:CXX>:-fsanitize=${EB_SANITIZE} -fno-omit-frame-pointer>)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    # GCC 12's -Wmaybe-uninitialized misfires on std::variant and
+    # std::optional under the sanitizers' instrumentation (the plain build
+    # keeps it).
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wno-maybe-uninitialized>)
+  endif()
+  if(EB_FUZZ)
+    # libFuzzer's coverage instrumentation on every library, so that the
+    # fuzz targets (tests/fuzz, linked with -fsanitize=fuzzer) are guided by
+    # our code; the other binaries of the tree get the no-op callbacks of
+    # the sanitizer runtime.
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-fsanitize=fuzzer-no-link>)
+  endif()
   if(EB_SANITIZE MATCHES "undefined")
     target_compile_options(${target} PRIVATE
       $<$<COMPILE_LANGUAGE:CXX>:-fno-sanitize-recover=undefined>)

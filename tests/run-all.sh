@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Installs the dependencies, builds, and runs the whole test suite:
 # unit (with the style checks), integration (real processes on loopback) and
-# netns (several hosts in network namespaces; skipped unless root), and, when
-# asked, the unit and integration tests again under AddressSanitizer + UBSan
-# and under ThreadSanitizer (tests/sanitize/run.sh). .ci/run calls this.
-#   EB_SANITIZERS="address,undefined thread" runs them (default: none yet:
-#   they join CI once a full run of each is clean: docs/DESIGN.md, "Sanitizers")
+# netns (several hosts in network namespaces; skipped unless root), then the
+# unit and integration tests again under AddressSanitizer + UBSan, with a
+# short run of every fuzz target (tests/sanitize/run.sh). .ci/run calls this.
+#   EB_SANITIZERS="address,undefined"          the default; "" skips it
+#   EB_SANITIZERS="address,undefined thread"   adds ThreadSanitizer, which joins
+#                                              the default once a full run of it
+#                                              is clean (docs/DESIGN.md)
+#   EB_FUZZ_SECONDS=30                         per fuzz target; 0 skips fuzzing
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -14,6 +17,6 @@ deploy/scripts/build.sh
 (cd build && ctest --output-on-failure -j"$(nproc)" -L 'unit|integration|netns' "$@")
 # The chaos battery: a short seeded run of random faults (docs/RELIABILITY.md).
 (cd build && ctest --output-on-failure -L chaos "$@")
-for sanitizer in ${EB_SANITIZERS-}; do
+for sanitizer in ${EB_SANITIZERS-address,undefined}; do
   tests/sanitize/run.sh "$sanitizer"
 done

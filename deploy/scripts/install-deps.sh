@@ -14,6 +14,10 @@ packages=(
   libtomlplusplus-dev libcpp-httplib-dev libsystemd-dev libsqlite3-dev systemd
   iproute2 procps python3
   clang-format clang-tidy
+  # The sanitizer trees and the libFuzzer targets (tests/sanitize/run.sh;
+  # libclang-rt-14-dev carries libFuzzer);
+  # Debian 12 has no libprotobuf-mutator, so the targets parse raw bytes.
+  clang-14 libclang-rt-14-dev
 )
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(openmpi-bin libopenmpi-dev hyperfine)

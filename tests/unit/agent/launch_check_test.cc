@@ -239,6 +239,16 @@ TEST(RegisterReplyCheckTest, Case5RefusesAHeartbeatPeriodOutOfBounds) {
   EXPECT_EQ(*CheckRegisterReply(reply), absl::Milliseconds(100));
   reply.set_heartbeat_period_ms(spec::kMaxHeartbeatPeriodMs);
   EXPECT_EQ(*CheckRegisterReply(reply), absl::Minutes(10));
+
+// Found by tests/fuzz/agent_commands_fuzz: two workers of one rank, of which
+// only one could ever be reaped, so the test never ended on this node.
+TEST(LaunchCheckTest, RefusesARankAssignedTwice) {
+  v1::LaunchTest launch = ValidLaunch();
+  v1::RankAssignment twice = launch.ranks(0);
+  twice.set_local_rank(1);
+  twice.set_device_index(1);
+  *launch.add_ranks() = twice;
+  EXPECT_THAT(Refusal(launch), HasSubstr(".rank: 0 repeats"));
 }
 
 }  // namespace
