@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the dependencies, builds, and runs the whole test suite:
-# unit (with the style checks), integration (real processes on loopback) and
+# unit (with the style checks), tidy (clang-tidy over the pure cores),
+# integration (real processes on loopback) and
 # netns (several hosts in network namespaces; skipped unless root), then the
 # unit and integration tests again under AddressSanitizer + UBSan, with a
 # short run of every fuzz target (tests/sanitize/run.sh). .ci/run calls this.
@@ -14,7 +15,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 deploy/scripts/install-deps.sh
 deploy/scripts/build.sh
-(cd build && ctest --output-on-failure -j"$(nproc)" -L 'unit|integration|netns' "$@")
+(cd build && ctest --output-on-failure -j"$(nproc)" -L 'unit|integration|netns|tidy' "$@")
 # The chaos battery: a short seeded run of random faults (docs/RELIABILITY.md).
 (cd build && ctest --output-on-failure -L chaos "$@")
 for sanitizer in ${EB_SANITIZERS-address,undefined}; do

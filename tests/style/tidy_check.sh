@@ -3,8 +3,9 @@
 # with build/compile_commands.json, and fails on any finding.
 #   tests/style/tidy_check.sh [BUILD_DIR] [PATH_PREFIX...]
 # e.g. tests/style/tidy_check.sh build coordinator/core agent/core
-# The whole tree takes ~15 min of CPU (gRPC headers are heavy); CI runs the
-# pure cores (the ctest test style.tidy_cores), a developer the whole tree.
+# The whole tree takes ~25 min of CPU (gRPC and gtest headers are heavy); CI
+# runs the pure cores (ctest style.tidy, label tidy), a developer the whole
+# tree. Exit: 0 clean, 1 findings, 77 clang-tidy is not installed.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$repo/build}
@@ -12,7 +13,7 @@ shift || true
 prefixes=("$@")
 ((${#prefixes[@]})) || prefixes=(agent common coordinator tests)
 cd "$repo"
-command -v clang-tidy >/dev/null || { echo "tidy_check: clang-tidy not installed" >&2; exit 1; }
+command -v clang-tidy >/dev/null || { echo "tidy_check: clang-tidy not installed" >&2; exit 77; }
 [[ -f "$build/compile_commands.json" ]] || { echo "tidy_check: no $build/compile_commands.json" >&2; exit 1; }
 # Only the files the build compiles (so their flags are known), C++ only.
 mapfile -t files < <(python3 - "$build/compile_commands.json" "$repo" "${prefixes[@]}" <<'PY'

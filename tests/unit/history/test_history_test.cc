@@ -30,6 +30,7 @@ using ::testing::SizeIs;
 
 std::vector<std::string> Ids(const std::vector<v1::TestReport>& reports) {
   std::vector<std::string> ids;
+  ids.reserve(reports.size());
   for (const v1::TestReport& report : reports) ids.push_back(report.test_id());
   return ids;
 }

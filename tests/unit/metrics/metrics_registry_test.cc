@@ -157,6 +157,7 @@ TEST(MetricsRegistryTest, ConcurrentUpdatesAndScrapes) {
   MetricsRegistry registry;
   Counter& counter = registry.AddCounter("eb_hits_total", "Hits.", {"thread"});
   std::vector<std::thread> threads;
+  threads.reserve(4);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&counter, t] {
       for (int i = 0; i < 1000; ++i) counter.Increment({std::to_string(t)});
