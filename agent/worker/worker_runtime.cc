@@ -149,12 +149,12 @@ struct Membership {
 absl::StatusOr<std::unique_ptr<transport::Communicator>> CreateCommunicator(
     const Membership& member, const v1::RegisterWorkerReply& registration,
     transport::RendezvousStore& store) {
-  const v1::RankAssignment& assignment = registration.assignment();
   const v1::TestSpec& spec = registration.spec();
   const absl::Duration init_timeout = absl::Milliseconds(registration.init_timeout_ms());
   const absl::Duration op_timeout = absl::Milliseconds(registration.op_timeout_ms());
   if (spec.transport() == v1::TRANSPORT_NCCL) {
 #ifdef EB_HAVE_NCCL
+    const v1::RankAssignment& assignment = registration.assignment();
     transport::NcclOptions nccl;
     nccl.rank = member.rank;
     nccl.world_size = member.world_size;
