@@ -12,7 +12,10 @@
 //   crash_at_size=K        abort() when size index K starts
 //   corrupt_at_size=K      report one wrong element at size index K
 //   slow=MS                sleep MS ms before each timed collective call (a
-//                          slow GPU or NIC, for the validation's tests)
+//                          slow GPU or NIC, for the validation's tests); with
+//                          :rank=R the "slow rank" of straggler attribution:
+//                          rank R arrives MS ms late at every timed call, of
+//                          the full communicator and of its rail (split_rails)
 //   log_flood              log as fast as it can (100000 lines) before
 //                          registering, then hang: a worker inside spdlog
 //                          when it is stopped (issue 16's deadlock)

@@ -18,6 +18,7 @@
 #include "common/transport/benchmark_runner.h"
 #include "common/transport/collective_layout.h"
 #include "common/transport/gloo/gloo_communicator.h"
+#include "common/transport/prefixed_store.h"
 #ifdef EB_HAVE_NCCL
 #include "common/transport/nccl/nccl_communicator.h"
 #endif
@@ -156,26 +157,34 @@ absl::Status WithIbTransportHint(absl::Status status) {
 // The communicator of the test's transport, joined through the relayed
 // rendezvous. `options` serves only the NCCL path (a build without NCCL,
 // -DEB_WITH_NCCL=OFF, has Gloo alone).
+// `member` is this rank's place in it: the test's rank and world size for
+// the full communicator, the rail's for a rail (RailMembership).
+struct Membership {
+  int rank = 0;
+  int world_size = 1;
+  std::string comm_name;  // NCCL's commName, in its logs
+};
+
 absl::StatusOr<std::unique_ptr<transport::Communicator>> CreateCommunicator(
-    [[maybe_unused]] const WorkerOptions& options, const v1::RegisterWorkerReply& registration,
-    AgentLink& link) {
-  const v1::RankAssignment& assignment = registration.assignment();
+    const Membership& member, const v1::RegisterWorkerReply& registration,
+    transport::RendezvousStore& store) {
   const v1::TestSpec& spec = registration.spec();
   const absl::Duration init_timeout = absl::Milliseconds(registration.init_timeout_ms());
   const absl::Duration op_timeout = absl::Milliseconds(registration.op_timeout_ms());
   if (spec.transport() == v1::TRANSPORT_NCCL) {
 #ifdef EB_HAVE_NCCL
+    const v1::RankAssignment& assignment = registration.assignment();
     transport::NcclOptions nccl;
-    nccl.rank = assignment.rank();
-    nccl.world_size = assignment.world_size();
+    nccl.rank = member.rank;
+    nccl.world_size = member.world_size;
     nccl.cuda_device = assignment.device_index();
     nccl.gpu_pci_bus_id = assignment.gpu_pci_bus_id();
-    nccl.comm_name = options.test_id;
+    nccl.comm_name = member.comm_name;
     nccl.init_timeout = init_timeout;
     nccl.op_timeout = op_timeout;
     nccl.cuda_graph_launches = spec.cuda_graph_launches();
     absl::StatusOr<std::unique_ptr<transport::Communicator>> comm =
-        transport::CreateNcclCommunicator(nccl, link);
+        transport::CreateNcclCommunicator(nccl, store);
     if (!comm.ok()) return WithIbTransportHint(comm.status());
     return comm;
 #else
@@ -187,8 +196,8 @@ absl::StatusOr<std::unique_ptr<transport::Communicator>> CreateCommunicator(
         absl::StrCat("transport: ", spec::DisplayName(spec.transport()), " is not runnable"));
   }
   transport::GlooOptions gloo;
-  gloo.rank = assignment.rank();
-  gloo.world_size = assignment.world_size();
+  gloo.rank = member.rank;
+  gloo.world_size = member.world_size;
   gloo.interface_name = registration.bootstrap_interface();
   gloo.hostname = registration.bootstrap_address();
   if (gloo.interface_name.empty() && gloo.hostname.empty()) {
@@ -198,7 +207,37 @@ absl::StatusOr<std::unique_ptr<transport::Communicator>> CreateCommunicator(
   }
   gloo.connect_timeout = init_timeout;
   gloo.op_timeout = op_timeout;
-  return transport::CreateGlooCommunicator(gloo, link);
+  return transport::CreateGlooCommunicator(gloo, store);
+}
+
+// This rank's place on its rail (TestSpec.split_rails): rail = local rank,
+// one member per node, ranked by node. Ranks are contiguous per node with
+// the same count on every node (the coordinator's placement), so the rail's
+// world is the node count. INVALID_ARGUMENT naming split_rails when the
+// assignment does not fit that.
+absl::StatusOr<Membership> RailMembership(const v1::RegisterWorkerReply& registration,
+                                          const std::string& test_id) {
+  const v1::RankAssignment& a = registration.assignment();
+  const v1::TestSpec& spec = registration.spec();
+  const int nodes = spec.node_names_size();
+  const int per_node = spec.workers_per_node();
+  if (nodes < 1 || per_node < 1 || nodes * per_node != a.world_size() || a.node_index() < 0 ||
+      a.node_index() >= nodes || a.local_rank() < 0 || a.local_rank() >= per_node) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "split_rails: rank ", a.rank(), " (node index ", a.node_index(), ", slot ", a.local_rank(),
+        ") does not fit ", nodes, " node(s) x ", per_node, " worker(s) = world ", a.world_size()));
+  }
+  return Membership{a.node_index(), nodes, absl::StrCat(test_id, "/rail", a.local_rank())};
+}
+
+// The rendezvous keys of rail `rail`'s communicator (PrefixedStore).
+std::string RailKeyPrefix(int rail) { return absl::StrCat("rail", rail, "/"); }
+
+void SetTiming(const transport::PlacementResult& placement, v1::RankTiming& timing) {
+  timing.set_time_us(placement.time_us);
+  timing.set_wrong_elements(placement.wrong);
+  timing.set_arrival_us(placement.arrival_us);
+  timing.set_arrival_samples(placement.arrival_samples);
 }
 
 }  // namespace
@@ -272,16 +311,36 @@ int RunWorker(const WorkerOptions& options) {
     return Fail(link, sent, "reporting to the agent");
   }
   const absl::Time init_start = absl::Now();
-  absl::StatusOr<std::unique_ptr<transport::Communicator>> communicator =
-      CreateCommunicator(options, *registration, link);
+  absl::StatusOr<std::unique_ptr<transport::Communicator>> communicator = CreateCommunicator(
+      Membership{assignment.rank(), assignment.world_size(), options.test_id}, *registration, link);
   if (!communicator.ok()) return Fail(link, communicator.status(), "joining the communicator");
+  // Every rail's communicator is made at once, after the full one, so that
+  // the rails' sweeps later run at the same time.
+  std::unique_ptr<transport::Communicator> rail;
+  if (spec.split_rails()) {
+    absl::StatusOr<Membership> member = RailMembership(*registration, options.test_id);
+    if (!member.ok()) return Fail(link, member.status(), "splitting the rails");
+    transport::PrefixedStore rail_store(link, RailKeyPrefix(assignment.local_rank()));
+    absl::StatusOr<std::unique_ptr<transport::Communicator>> made =
+        CreateCommunicator(*member, *registration, rail_store);
+    if (!made.ok()) {
+      (*communicator)->Abort(made.status().message());
+      return Fail(link, made.status(),
+                  absl::StrCat("joining the communicator of rail ", assignment.local_rank()));
+    }
+    rail = *std::move(made);
+  }
   if (faulty && options.fault.mode == Mode::kSlow) {
     spdlog::warn("fault injection: slow={}", options.fault.slow_ms);
     communicator =
         WithSlowdown(*std::move(communicator), absl::Milliseconds(options.fault.slow_ms));
+    if (rail != nullptr) {
+      rail = WithSlowdown(std::move(rail), absl::Milliseconds(options.fault.slow_ms));
+    }
   }
-  spdlog::info("test={} rank={}: joined the {} communicator in {}", options.test_id,
+  spdlog::info("test={} rank={}: joined the {} communicator{} in {}", options.test_id,
                assignment.rank(), (*communicator)->TransportName(),
+               rail != nullptr ? absl::StrCat(" and rail ", assignment.local_rank(), "'s") : "",
                absl::FormatDuration(absl::Now() - init_start));
 
   v1::WorkerEvent joined;
@@ -303,10 +362,8 @@ int RunWorker(const WorkerOptions& options) {
     v1::RankSizeResult& result = *event.mutable_size_result();
     result.set_size_bytes(measurement.size_bytes);
     result.set_count(measurement.count);
-    result.mutable_out_of_place()->set_time_us(measurement.out_of_place.time_us);
-    result.mutable_out_of_place()->set_wrong_elements(measurement.out_of_place.wrong);
-    result.mutable_in_place()->set_time_us(measurement.in_place.time_us);
-    result.mutable_in_place()->set_wrong_elements(measurement.in_place.wrong);
+    SetTiming(measurement.out_of_place, *result.mutable_out_of_place());
+    SetTiming(measurement.in_place, *result.mutable_in_place());
     if (faulty && options.fault.mode == Mode::kCorruptAtSize &&
         size_index == options.fault.size_index) {
       spdlog::warn("fault injection: corrupt_at_size={}", size_index);
@@ -317,7 +374,28 @@ int RunWorker(const WorkerOptions& options) {
   });
   if (!swept.ok()) {
     (*communicator)->Abort(swept.message());
+    if (rail != nullptr) rail->Abort(swept.message());
     return Fail(link, swept, "running the sweep");
+  }
+  if (rail != nullptr) {
+    // The same sweep on the rail; every rail runs it at the same time.
+    transport::BenchmarkRunner rail_runner(*rail, *benchmark);
+    swept = rail_runner.Run([&](const transport::SizeMeasurement& measurement) {
+      v1::WorkerEvent event;
+      event.set_kind(v1::WORKER_EVENT_KIND_SIZE_DONE);
+      v1::RankSizeResult& result = *event.mutable_size_result();
+      result.set_size_bytes(measurement.size_bytes);
+      result.set_count(measurement.count);
+      result.set_rail(true);
+      SetTiming(measurement.out_of_place, *result.mutable_out_of_place());
+      SetTiming(measurement.in_place, *result.mutable_in_place());
+      return link.Report(event);
+    });
+    if (!swept.ok()) {
+      rail->Abort(swept.message());
+      (*communicator)->Abort(swept.message());
+      return Fail(link, swept, absl::StrCat("running the sweep on rail ", assignment.local_rank()));
+    }
   }
   v1::WorkerEvent finished;
   finished.set_kind(v1::WORKER_EVENT_KIND_FINISHED);

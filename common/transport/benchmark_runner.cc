@@ -1,6 +1,7 @@
 #include "common/transport/benchmark_runner.h"
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -86,9 +87,22 @@ absl::Status BenchmarkRunner::Measure(const CollectiveCall& call, PlacementResul
   EB_RETURN_IF_ERROR(comm_.FillInput(DataPattern{checked, world_size, kTimedSeed}));
   EB_RETURN_IF_ERROR(comm_.Run(call, 1).status());
   EB_RETURN_IF_ERROR(comm_.Barrier());
+  // The barrier's release is the instant every rank shares: arrivals are
+  // measured from it on each rank's own steady clock.
+  std::vector<std::chrono::steady_clock::time_point> arrivals;
+  arrivals.reserve(static_cast<size_t>(options_.iterations));
+  CollectiveCall timed = call;
+  timed.arrivals = &arrivals;
+  const auto released = std::chrono::steady_clock::now();
 
-  EB_ASSIGN_OR_RETURN(absl::Duration batch, comm_.RunTimedBatch(call, options_.iterations));
+  EB_ASSIGN_OR_RETURN(absl::Duration batch, comm_.RunTimedBatch(timed, options_.iterations));
   result.time_us = absl::ToDoubleMicroseconds(batch) / options_.iterations;
+  result.arrival_us = 0;
+  result.arrival_samples = static_cast<int>(arrivals.size());
+  for (const auto& arrival : arrivals) {
+    result.arrival_us += absl::ToDoubleMicroseconds(absl::FromChrono(arrival - released));
+  }
+  if (!arrivals.empty()) result.arrival_us /= static_cast<double>(arrivals.size());
   EB_RETURN_IF_ERROR(comm_.Barrier());
 
   // Checks run after timing with a fresh seed each, so a buffer left over

@@ -37,6 +37,13 @@ struct BenchmarkOptions {
 struct PlacementResult {
   double time_us = 0;  // this rank's time per call (batch time / iterations)
   int64_t wrong = 0;   // wrong elements on this rank, summed over the checks
+  // When this rank entered the timed calls: the mean, over the calls whose
+  // arrival the backend recorded (arrival_samples of them), of the time from
+  // its leaving the barrier before the batch to its issuing the call. Every
+  // rank leaves that barrier at about the same instant, so this needs no
+  // clock shared between hosts (docs/DESIGN.md, "Straggler attribution").
+  double arrival_us = 0;
+  int arrival_samples = 0;
 };
 
 // One row of the nccl-tests table, as seen by this rank. The coordinator

@@ -7,9 +7,11 @@
 // A communicator is used by one thread (the worker's benchmark loop), except
 // Abort, which may be called from any thread.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -53,7 +55,17 @@ struct CollectiveCall {
   // same bytes, as for data checks.
   size_t rotation_stride_bytes = 0;
   int rotation_steps = 1;
+  // When set, the backend appends the host's steady-clock time just before
+  // it issues each call of a batch (NCCL: each enqueue; in CUDA-graph mode
+  // each graph launch): when this rank arrived at the collective, for
+  // straggler attribution (BenchmarkRunner). Not part of the call's shape.
+  std::vector<std::chrono::steady_clock::time_point>* arrivals = nullptr;
 };
+
+// Records an arrival at a call of a batch into `call.arrivals`, if set.
+inline void RecordArrival(const CollectiveCall& call) {
+  if (call.arrivals != nullptr) call.arrivals->push_back(std::chrono::steady_clock::now());
+}
 
 // The call that iteration `iteration` of a batch of `call` issues.
 inline CollectiveCall AtIteration(const CollectiveCall& call, int iteration) {

@@ -9,6 +9,7 @@
 #include "common/spec/proto_enums.h"
 #include "coordinator/core/result_aggregator.h"
 #include "coordinator/history/history_store.h"
+#include "coordinator/validation/rails.h"
 #include "coordinator/validation/straggler.h"
 #include "spdlog/spdlog.h"
 
@@ -68,6 +69,29 @@ TestRun::TestRun(std::string test_id, v1::TestSpec spec, std::vector<v1::RankAss
   }
   for (v1::NodeInventory& inventory : inventories)
     *report_.add_node_inventories() = std::move(inventory);
+  if (report_.spec().split_rails() && !nodes_.empty()) {
+    // Ranks are contiguous per node with one count on every node (the
+    // placement), so rail r is slot r of every node.
+    const int per_node = report_.ranks_size() / static_cast<int>(nodes_.size());
+    // The full sweep over more ranks was planned already, so this one over
+    // fewer cannot fail; an empty rail sweep would fail the test as soon as
+    // a rank reports a rail size.
+    rail_sweep_ = PlanSweep(report_.spec(), static_cast<int>(nodes_.size()))
+                      .value_or(std::vector<PlannedSize>{});
+    rail_rows_emitted_.assign(static_cast<size_t>(per_node), 0);
+    for (int rail = 0; rail < per_node; ++rail) {
+      v1::RailResult& result = *report_.add_rails();
+      result.set_rail(rail);
+      for (const v1::RankAssignment& a : report_.ranks()) {
+        if (a.local_rank() != rail) continue;
+        v1::RailMember& member = *result.add_members();
+        member.set_rank(a.rank());
+        member.set_node_name(a.node_name());
+        member.set_device_index(a.device_index());
+        member.set_gpu_pci_bus_id(a.gpu_pci_bus_id());
+      }
+    }
+  }
 }
 
 TestRun::~TestRun() {
@@ -130,6 +154,10 @@ void TestRun::OnWorkerEvent(const std::string& node, const v1::WorkerEvent& even
     case v1::WORKER_EVENT_KIND_SIZE_DONE: {
       // A rank off the sweep stays off it: one failure says so.
       if (progress.failed) break;
+      if (event.size_result().rail()) {
+        OnRailSize(rank, node, event.size_result());
+        break;
+      }
       if (progress.sizes.size() >= sweep_.size()) {
         AddFailure(
             RankFailure(rank, v1::FAILURE_KIND_INTERNAL, "reported more sizes than the sweep has"));
@@ -161,10 +189,15 @@ void TestRun::OnWorkerEvent(const std::string& node, const v1::WorkerEvent& even
     }
     case v1::WORKER_EVENT_KIND_FINISHED:
       if (progress.failed) break;
-      if (progress.sizes.size() != sweep_.size()) {
-        AddFailure(RankFailure(rank, v1::FAILURE_KIND_INTERNAL,
-                               absl::StrCat("finished after ", progress.sizes.size(), " of ",
-                                            sweep_.size(), " sizes")));
+      if (progress.sizes.size() != sweep_.size() ||
+          progress.rail_sizes.size() != rail_sweep_.size()) {
+        AddFailure(RankFailure(
+            rank, v1::FAILURE_KIND_INTERNAL,
+            absl::StrCat("finished after ", progress.sizes.size(), " of ", sweep_.size(), " sizes",
+                         rail_sweep_.empty()
+                             ? ""
+                             : absl::StrCat(" and ", progress.rail_sizes.size(), " of ",
+                                            rail_sweep_.size(), " rail sizes"))));
         break;
       }
       progress.finished = true;
@@ -186,6 +219,46 @@ void TestRun::OnWorkerEvent(const std::string& node, const v1::WorkerEvent& even
                    static_cast<int>(event.kind()));
   }
   UpdatePhase();
+}
+
+void TestRun::OnRailSize(int rank, const std::string& node, const v1::RankSizeResult& result) {
+  RankProgress& progress = progress_[rank];
+  const size_t index = progress.rail_sizes.size();
+  std::string error;
+  if (rail_sweep_.empty()) {
+    error = "reported a rail size, but the test does not split rails";
+  } else if (progress.sizes.size() != sweep_.size()) {
+    error = absl::StrCat("reported a rail size after ", progress.sizes.size(), " of ",
+                         sweep_.size(), " sizes of the full sweep");
+  } else if (index >= rail_sweep_.size()) {
+    error = "reported more rail sizes than the sweep has";
+  } else if (result.size_bytes() != rail_sweep_[index].size_bytes ||
+             result.count() != rail_sweep_[index].count) {
+    error = absl::StrCat("reported rail size ", result.size_bytes(), " B (count ", result.count(),
+                         ") where the rail sweep's size ", index + 1, " of ", rail_sweep_.size(),
+                         " is ", rail_sweep_[index].size_bytes, " B (count ",
+                         rail_sweep_[index].count, "); are the coordinator and the eb-worker on ",
+                         node, " the same ebnccl version?");
+  }
+  if (!error.empty()) {
+    progress.failed = true;
+    AddFailure(RankFailure(rank, v1::FAILURE_KIND_INTERNAL, error));
+    return;
+  }
+  progress.wrong_elements +=
+      result.out_of_place().wrong_elements() + result.in_place().wrong_elements();
+  progress.rail_sizes.push_back(result);
+  Raise(rank, kJoined + static_cast<int>(progress.sizes.size() + progress.rail_sizes.size()));
+  EmitReadyRailRows();
+}
+
+std::string TestRun::StepName(int level) const {
+  const size_t index = static_cast<size_t>(level - kJoined);
+  if (index < sweep_.size()) return absl::StrCat("size ", sweep_[index].sweep_bytes);
+  if (index < sweep_.size() + rail_sweep_.size()) {
+    return absl::StrCat("rail size ", rail_sweep_[index - sweep_.size()].sweep_bytes);
+  }
+  return "finishing";
 }
 
 void TestRun::OnWorkersStopped(const std::string& node) {
@@ -363,9 +436,7 @@ void TestRun::OnPhaseDeadline() {
     }
     for (int rank = 0; rank < static_cast<int>(progress_.size()); ++rank) {
       if (progress_[rank].level != min_level) continue;
-      const size_t index = static_cast<size_t>(min_level - kJoined);
-      const std::string where =
-          index < sweep_.size() ? absl::StrCat("size ", sweep_[index].sweep_bytes) : "finishing";
+      const std::string where = StepName(min_level);
       failures.push_back(RankFailure(rank, v1::FAILURE_KIND_TIMEOUT,
                                      absl::StrCat("made no progress for ", Seconds(timeouts_.step),
                                                   " (stuck at ", where, ")")));
@@ -449,6 +520,24 @@ void TestRun::EmitReadyRows() {
   }
 }
 
+void TestRun::EmitReadyRailRows() {
+  for (size_t rail = 0; rail < rail_rows_emitted_.size(); ++rail) {
+    v1::RailResult& result = *report_.mutable_rails(static_cast<int>(rail));
+    size_t& emitted = rail_rows_emitted_[rail];
+    while (emitted < rail_sweep_.size()) {
+      std::vector<const v1::RankSizeResult*> per_member;
+      for (const v1::RailMember& member : result.members()) {
+        const RankProgress& progress = progress_[member.rank()];
+        if (progress.rail_sizes.size() <= emitted) break;
+        per_member.push_back(&progress.rail_sizes[emitted]);
+      }
+      if (per_member.size() != static_cast<size_t>(result.members_size())) break;
+      *result.add_results() = AggregateSize(report_.spec(), per_member);
+      ++emitted;
+    }
+  }
+}
+
 void TestRun::AddFailure(v1::Failure failure) {
   spdlog::warn("test={} rank={} node={}: {}", id(), failure.rank(), failure.node_name(),
                failure.message());
@@ -513,12 +602,22 @@ void TestRun::Finalize() {
   }
   // nccl-tests' footer: the mean over every size and both variants.
   report_.set_avg_busbw_gbps(busbw_count > 0 ? busbw_sum / busbw_count : 0.0);
+  for (v1::RailResult& rail : *report_.mutable_rails()) {
+    double sum = 0;
+    int count = 0;
+    for (const v1::SizeResult& row : rail.results()) {
+      sum += row.out_of_place().busbw_gbps() + row.in_place().busbw_gbps();
+      count += 2;
+    }
+    rail.set_avg_busbw_gbps(count > 0 ? sum / count : 0.0);
+  }
   report_.set_wrong_elements(wrong);
   // Once, here, so that every view (table, JSON, history) shows the same
   // straggler instead of each recomputing it.
-  if (std::optional<v1::SlowestRank> slowest = validation::FindSlowestRank(report_)) {
-    *report_.mutable_slowest_rank() = *std::move(slowest);
-  }
+  const validation::Attribution attribution = validation::AttributeStraggler(report_);
+  if (attribution.slowest.has_value()) *report_.mutable_slowest_rank() = *attribution.slowest;
+  if (attribution.arrivals.has_value()) *report_.mutable_arrivals() = *attribution.arrivals;
+  validation::JudgeRails(report_);
 
   const v1::TestSpec& spec = report_.spec();
   if (!cancelled_ && report_.failures_size() == 0) {

@@ -103,9 +103,17 @@ class TestRun {
     bool failed = false;
     int64_t wrong_elements = 0;
     std::vector<ebnccl::v1::RankSizeResult> sizes;
+    // The sweep on the rank's rail (split_rails), after `sizes`.
+    std::vector<ebnccl::v1::RankSizeResult> rail_sizes;
   };
 
-  int FinishedLevel() const { return kJoined + static_cast<int>(sweep_.size()) + 1; }
+  // Sizes every rank reports: the sweep, then the rail sweep.
+  int Steps() const { return static_cast<int>(sweep_.size() + rail_sweep_.size()); }
+  int FinishedLevel() const { return kJoined + Steps() + 1; }
+  // A SIZE_DONE of the rank's rail (RankSizeResult.rail); see OnWorkerEvent.
+  void OnRailSize(int rank, const std::string& node, const ebnccl::v1::RankSizeResult& result);
+  // The size at progress level `level` ("size 4096", "rail size 4096").
+  std::string StepName(int level) const;
   void Raise(int rank, int level);
   void UpdatePhase();
   void SetState(ebnccl::v1::TestState state);
@@ -113,6 +121,7 @@ class TestRun {
   void OnPhaseDeadline();
   void OnTotalDeadline();
   void EmitReadyRows();
+  void EmitReadyRailRows();
   void AddFailure(ebnccl::v1::Failure failure);
   void BeginStopping();
   void OnStopDeadline();
@@ -134,6 +143,12 @@ class TestRun {
 
   ebnccl::v1::TestReport report_;
   const std::vector<PlannedSize> sweep_;
+  // The same sweep over a rail's world (one rank per node) when
+  // split_rails; empty otherwise. A rail's sizes and counts differ from the
+  // full sweep's for collectives whose layout depends on the world size.
+  std::vector<PlannedSize> rail_sweep_;
+  // Rows aggregated so far per rail (index = rail = local rank).
+  std::vector<size_t> rail_rows_emitted_;
   std::vector<std::string> nodes_;
   TestRunTimeouts timeouts_;
   common::Clock& clock_;

@@ -40,16 +40,25 @@ v1::SizeResult AggregateSize(const v1::TestSpec& spec,
   row.set_count(per_rank.front()->count());
   std::vector<double> out_times, in_times;
   int64_t out_wrong = 0, in_wrong = 0;
+  bool arrivals = true;  // every rank recorded them (an older worker does not)
   for (const v1::RankSizeResult* rank : per_rank) {
     out_times.push_back(rank->out_of_place().time_us());
     in_times.push_back(rank->in_place().time_us());
     out_wrong += rank->out_of_place().wrong_elements();
     in_wrong += rank->in_place().wrong_elements();
+    arrivals = arrivals && rank->out_of_place().arrival_samples() > 0 &&
+               rank->in_place().arrival_samples() > 0;
   }
   *row.mutable_out_of_place() =
       AggregateVariant(collective, row.count(), type_size, out_times, out_wrong);
   *row.mutable_in_place() =
       AggregateVariant(collective, row.count(), type_size, in_times, in_wrong);
+  if (arrivals) {
+    for (const v1::RankSizeResult* rank : per_rank) {
+      row.mutable_out_of_place()->add_rank_arrival_us(rank->out_of_place().arrival_us());
+      row.mutable_in_place()->add_rank_arrival_us(rank->in_place().arrival_us());
+    }
+  }
   return row;
 }
 

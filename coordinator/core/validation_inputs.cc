@@ -81,7 +81,9 @@ absl::StatusOr<validation::Options> OptionsFromSpec(const v1::ValidationSpec& sp
   options.tolerance = spec.tolerance();
   options.baselines = std::move(baselines);
   options.collective = CollectiveText(spec.collective());
-  options.split_rails = false;
+  // Pair tests split rails (TestSpecFor), so that a slow pair names its
+  // rail; the workers run the split since issue 12.
+  options.split_rails = true;
   return options;
 }
 
@@ -122,6 +124,10 @@ v1::TestSpec TestSpecFor(const validation::PlannedTest& planned, const v1::Valid
   test.set_launch_timeout_ms(spec.launch_timeout_ms());
   test.set_init_timeout_ms(spec.init_timeout_ms());
   test.set_step_timeout_ms(spec.step_timeout_ms());
+  // One busbw per rail from the same test (the planner asks for it in pair
+  // tests): a slow pair names its rail. A rail is a GPU and its NIC, so only
+  // on NCCL: Gloo slots have no GPU, and the validation counts rails in GPUs.
+  test.set_split_rails(planned.split_rails && nccl);
   if (nccl) {
     for (const auto& [key, value] : planned.nccl_env) (*test.mutable_nccl_env())[key] = value;
   }

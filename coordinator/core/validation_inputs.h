@@ -36,7 +36,8 @@ validation::Node NodeFromRecord(const NodeRecord& record);
 // The test to run for `planned`: every slot of each of its nodes, the
 // spec's sweep, collective, transport and deadlines. The planned NCCL
 // environment (NCCL_ALGO=Ring for pairs) is set only when the test will run
-// NCCL (`nccl` true): Gloo has no such setting and refuses nccl_env.
+// NCCL (`nccl` true): Gloo has no such setting and refuses nccl_env. So is
+// split_rails (planned for pairs): a rail is a GPU and its NIC.
 ebnccl::v1::TestSpec TestSpecFor(const validation::PlannedTest& planned,
                                  const ebnccl::v1::ValidationSpec& spec, bool nccl);
 

@@ -50,7 +50,16 @@ validation::TestResult ResultFromReport(int64_t planned_id, const v1::TestReport
         return f.kind() == v1::FAILURE_KIND_BELOW_MIN_BUSBW;
       });
   if (report.state() == v1::TEST_STATE_PASSED || only_min_busbw) {
-    return TestResult::Completed(planned_id, LargestSizeBusbw(report));
+    // Per rail (split_rails): the largest size of each rail, as for the
+    // whole test.
+    std::vector<validation::RailResult> rails;
+    for (const v1::RailResult& rail : report.rails()) {
+      if (rail.results().empty()) continue;
+      const v1::SizeResult& last = *rail.results().rbegin();
+      rails.push_back(validation::RailResult{
+          rail.rail(), (last.out_of_place().busbw_gbps() + last.in_place().busbw_gbps()) / 2});
+    }
+    return TestResult::Completed(planned_id, LargestSizeBusbw(report), std::move(rails));
   }
   if (report.state() == v1::TEST_STATE_CANCELLED || report.failures().empty()) {
     return TestResult::InfraFailure(planned_id, {}, Message(report));

@@ -105,6 +105,9 @@ void AddRunTestFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f) {
   cmd.add_option("-G,--cudagraph", f.cuda_graph,
                  "Capture the timed iterations as a CUDA graph and launch it N times per "
                  "measurement (nccl-tests -G; 0 = off; NCCL only)");
+  cmd.add_flag("--split-rails", f.split_rails,
+               "Also run the sweep on every rail at once (one sub-communicator per local rank, "
+               "as nccl-tests' NCCL_TESTS_SPLIT=\"MOD <gpus per node>\"): one result per rail");
 }
 
 // validate takes run-test's sweep flags (AddSweepFlags) and nodes, and its

@@ -32,6 +32,8 @@ std::string StateColumnName(v1::TestState state) {
 v1::TestReport WithoutResults(const v1::TestReport& report) {
   v1::TestReport brief = report;
   brief.clear_results();
+  // The rails' rows too; their members and averages stay.
+  for (v1::RailResult& rail : *brief.mutable_rails()) rail.clear_results();
   return brief;
 }
 

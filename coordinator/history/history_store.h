@@ -56,7 +56,7 @@ bool IsTerminalState(ebnccl::v1::TestState state);
 // "unknown(<n>)".
 std::string StateColumnName(ebnccl::v1::TestState state);
 
-// `report` without its per-size results (what List returns).
+// `report` without its per-size results, the rails' included (what List returns).
 ebnccl::v1::TestReport WithoutResults(const ebnccl::v1::TestReport& report);
 
 // Turns a non-terminal report into an INTERRUPTED one: state INTERRUPTED,

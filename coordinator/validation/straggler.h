@@ -28,4 +28,45 @@ inline constexpr double kMinStragglerExcessPct = 5.0;
 // ranks, a slowest rank >= 0, and max time > min time.
 std::optional<ebnccl::v1::SlowestRank> FindSlowestRank(const ebnccl::v1::TestReport& report);
 
+// ---- Attribution by arrival (docs/DESIGN.md, "Straggler attribution") ----
+//
+// In a collective every rank waits for the last one to arrive, so the ranks'
+// times are equal and say nothing about who was late; when each rank
+// entered the timed calls does. Every worker reports, per measurement, its
+// mean arrival at the timed calls measured from the barrier before them
+// (RankTiming.arrival_us; the barrier's release is the instant all ranks
+// share), and the coordinator's aggregator keeps them per rank
+// (VariantResult.rank_arrival_us).
+//
+// In one measurement the latest rank's lag is its arrival minus the median
+// arrival of the other ranks. It counts as late only above the noise:
+// kMinArrivalLagUs (host timers, scheduling, the barrier's release skew)
+// and kMinArrivalLagShare of the call time (the skew with which a healthy
+// collective's ranks leave one call and reach the next).
+inline constexpr double kMinArrivalLagUs = 100.0;
+inline constexpr double kMinArrivalLagShare = 0.25;
+
+struct Attribution {
+  // The straggler, when one rank was late in a strict majority of the
+  // measurements with arrivals (basis "arrival"); without arrivals, what
+  // FindSlowestRank says (basis "time").
+  std::optional<ebnccl::v1::SlowestRank> slowest;
+  // Set when at least one measurement had arrivals from every rank; `flat`
+  // there means that no rank was named: a slow result is the path.
+  std::optional<ebnccl::v1::ArrivalSummary> arrivals;
+};
+
+// The arrival analysis over `rows` whose per-rank arrays have `ranks`
+// entries (>= 2; rows with another count are skipped). `slowest.rank` is an
+// index into those arrays, node and local rank unset; `arrivals` unset when
+// no row had arrivals.
+Attribution AttributeByArrival(
+    const google::protobuf::RepeatedPtrField<ebnccl::v1::SizeResult>& rows, int ranks);
+
+// Attribution over the main table's rows (not the rails'). Measurements
+// count when rank_arrival_us has one entry per rank (>= 2 ranks). When no
+// measurement has arrivals (workers of an older version), falls back to
+// FindSlowestRank.
+Attribution AttributeStraggler(const ebnccl::v1::TestReport& report);
+
 }  // namespace eb::validation

@@ -83,6 +83,7 @@ class GlooCommunicator final : public Communicator {
         // Lets Abort from another thread stop a long batch between calls;
         // Guarded turns the early return into ABORTED.
         if (abort_requested_.load(std::memory_order_relaxed)) return absl::OkStatus();
+        RecordArrival(call);
         EB_RETURN_IF_ERROR(RunGlooCollective(context_, AtIteration(call, i), op_timeout_, scratch));
       }
       elapsed = absl::FromChrono(std::chrono::steady_clock::now() - start);

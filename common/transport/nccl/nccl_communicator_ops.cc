@@ -59,7 +59,10 @@ absl::StatusOr<absl::Duration> NcclCommunicator::RunDirect(const CollectiveCall&
                                                            int iterations, const Wait& wait,
                                                            Poll poll) {
   EB_RETURN_IF_ERROR(Record(start_, wait.what));
-  for (int i = 0; i < iterations; ++i) EB_RETURN_IF_ERROR(Enqueue(AtIteration(call, i), wait));
+  for (int i = 0; i < iterations; ++i) {
+    RecordArrival(call);
+    EB_RETURN_IF_ERROR(Enqueue(AtIteration(call, i), wait));
+  }
   EB_RETURN_IF_ERROR(Record(stop_, wait.what));
   EB_RETURN_IF_ERROR(WaitEvent(stop_, wait, poll));
   return Elapsed();
@@ -100,7 +103,8 @@ absl::Status NcclCommunicator::Capture(const GraphKey& key, const Wait& wait) {
 absl::StatusOr<absl::Duration> NcclCommunicator::RunGraph(const CollectiveCall& call,
                                                           int iterations, int launches,
                                                           const Wait& wait) {
-  const GraphKey key{call, iterations};
+  GraphKey key{call, iterations};
+  key.call.arrivals = nullptr;  // the cache outlives this batch's log
   bool cached = false;
   {
     // The cache is touched only through the gate: Abort destroys it.
@@ -120,6 +124,7 @@ absl::StatusOr<absl::Duration> NcclCommunicator::RunGraph(const CollectiveCall& 
     // divided by N.
     EB_RETURN_IF_ERROR(Record(start_, wait.what));
     for (int launch = 0; launch < launches; ++launch) {
+      RecordArrival(call);
       EB_CUDA_RETURN_IF_ERROR(cudaGraphLaunch(exec, stream_));
     }
     EB_RETURN_IF_ERROR(Record(stop_, wait.what));

@@ -41,6 +41,8 @@ struct RunTestFlags {
   std::vector<std::string> nccl_env;
   // nccl-tests -G: capture and replay the timed iterations as a CUDA graph.
   int cuda_graph = 0;
+  // Also run the sweep on one sub-communicator per local rank (a rail).
+  bool split_rails = false;
 };
 
 // Turns the flags into a TestSpec. INVALID_ARGUMENT naming the flag, e.g.

@@ -17,6 +17,8 @@ json TimeOrNull(int64_t unix_ms) { return unix_ms > 0 ? json(FormatUtcTime(unix_
 json VariantToJson(const v1::VariantResult& variant, bool report_errors) {
   json rank_times = json::array();
   for (double time : variant.rank_time_us()) rank_times.push_back(time);
+  json rank_arrivals = json::array();
+  for (double arrival : variant.rank_arrival_us()) rank_arrivals.push_back(arrival);
   return json{
       {"time", variant.time_us()},
       {"alg_bw", variant.algbw_gbps()},
@@ -27,6 +29,7 @@ json VariantToJson(const v1::VariantResult& variant, bool report_errors) {
       {"max_time", variant.max_time_us()},
       {"slowest_rank", variant.slowest_rank()},
       {"rank_times", std::move(rank_times)},
+      {"rank_arrivals", std::move(rank_arrivals)},
   };
 }
 
@@ -47,6 +50,7 @@ json ConfigToJson(const v1::TestReport& report) {
       {"workers_per_node", spec.workers_per_node()},
       {"timeout_ms", spec.timeout_ms()},
       {"min_busbw_gbps", spec.min_busbw_gbps()},
+      {"split_rails", spec.split_rails()},
   };
   // Exactly one of the two, as nccl-tests does.
   if (spec.step_factor() > 1) {
@@ -99,7 +103,61 @@ json SlowestRankToJson(const v1::TestReport& report) {
       {"slowest_count", slowest.slowest_count()},
       {"measurements", slowest.measurements()},
       {"mean_excess_pct", slowest.mean_excess_pct()},
+      {"mean_lag_us", slowest.mean_lag_us()},
+      {"basis", slowest.basis().empty() ? json("time") : json(slowest.basis())},
   };
+}
+
+// What the arrivals said; null when none were recorded.
+json ArrivalsToJson(const v1::TestReport& report) {
+  if (!report.has_arrivals()) return json();
+  const v1::ArrivalSummary& arrivals = report.arrivals();
+  return json{
+      {"measurements", arrivals.measurements()},
+      {"late_measurements", arrivals.late_measurements()},
+      {"max_lag_us", arrivals.max_lag_us()},
+      {"flat", arrivals.flat()},
+  };
+}
+
+json RailsToJson(const v1::TestReport& report) {
+  json rails = json::array();
+  for (const v1::RailResult& rail : report.rails()) {
+    json members = json::array();
+    for (const v1::RailMember& member : rail.members()) {
+      members.push_back(json{
+          {"rank", member.rank()},
+          {"node", member.node_name()},
+          {"device", member.device_index() >= 0 ? json(member.device_index()) : json()},
+          {"gpu_pci_bus_id",
+           member.gpu_pci_bus_id().empty() ? json() : json(member.gpu_pci_bus_id())},
+          {"hca", member.hca().empty() ? json() : json(member.hca())},
+      });
+    }
+    json results = json::array();
+    for (const v1::SizeResult& row : rail.results()) {
+      results.push_back(SizeResultToJson(row, report.spec()));
+    }
+    json straggler;
+    if (rail.has_straggler()) {
+      const v1::SlowestRank& late = rail.straggler();
+      straggler = json{{"rank", late.rank()},
+                       {"node", late.node_name()},
+                       {"late_count", late.slowest_count()},
+                       {"measurements", late.measurements()},
+                       {"mean_lag_us", late.mean_lag_us()}};
+    }
+    rails.push_back(json{
+        {"rail", rail.rail()},
+        {"members", std::move(members)},
+        {"results", std::move(results)},
+        {"avg_busbw", rail.avg_busbw_gbps()},
+        {"busbw_ratio", rail.busbw_ratio()},
+        {"slow", rail.slow()},
+        {"straggler", std::move(straggler)},
+    });
+  }
+  return rails;
 }
 
 }  // namespace
@@ -147,6 +205,8 @@ json ReportToJson(const v1::TestReport& report, absl::string_view version) {
        json{{"count", report.wrong_elements()}, {"okay", report.wrong_elements() == 0}}},
       {"average_bus_bandwidth", json{{"bandwidth", report.avg_busbw_gbps()}, {"okay", busbw_okay}}},
       {"slowest_rank", SlowestRankToJson(report)},
+      {"arrivals", ArrivalsToJson(report)},
+      {"rails", RailsToJson(report)},
       {"failures", std::move(failures)},
       {"errors", std::move(errors)},
       {"summary", report.summary()},

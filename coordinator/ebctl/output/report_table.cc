@@ -1,8 +1,12 @@
 #include "coordinator/ebctl/output/report_table.h"
 
+#include <string>
+#include <vector>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "common/spec/names.h"
 #include "coordinator/ebctl/output/float_format.h"
 #include "coordinator/ebctl/output/labels.h"
@@ -59,19 +63,93 @@ std::string FailureLine(const v1::Failure& failure) {
   return absl::StrFormat("# %s\n", failure.message());
 }
 
-// The straggler the coordinator stored when the test finished, if any.
+// The straggler the coordinator stored when the test finished, if any, or
+// that the arrivals were flat.
 std::string SlowestRankLine(const v1::TestReport& report) {
-  if (!report.has_slowest_rank()) return "";
+  if (!report.has_slowest_rank()) {
+    if (report.has_arrivals() && report.arrivals().flat()) {
+      return absl::StrFormat(
+          "# Straggler: none; arrivals flat in %d measurements (no rank held the others up): "
+          "a slow result is the path (network, NICs, links), not a rank\n",
+          report.arrivals().measurements());
+    }
+    return "";
+  }
   const v1::SlowestRank& slowest = report.slowest_rank();
   const std::string where =
       slowest.local_rank() >= 0
           ? absl::StrFormat(" (node %s, slot %d)", slowest.node_name(), slowest.local_rank())
           : std::string();
+  if (slowest.basis() == "arrival") {
+    return absl::StrFormat(
+        "# Straggler: rank %d%s arrived last in %d of %d measurements, on average %.0f us "
+        "behind the median rank (%.1f%% of the call time)\n",
+        slowest.rank(), where, slowest.slowest_count(), slowest.measurements(),
+        slowest.mean_lag_us(), slowest.mean_excess_pct());
+  }
   return absl::StrFormat(
       "# Slowest rank overall: rank %d%s, slowest in %d of %d measurements, "
       "on average %.1f%% above the rank mean\n",
       slowest.rank(), where, slowest.slowest_count(), slowest.measurements(),
       slowest.mean_excess_pct());
+}
+
+// "a800-0 GPU3 0000:4f:00.0 mlx5_103" (what is known of it).
+std::string MemberText(const v1::RailMember& member, int rail) {
+  std::string text = member.node_name();
+  // A CPU transport's rail is a slot; there is no GPU to name.
+  if (member.device_index() >= 0) {
+    absl::StrAppend(&text, " GPU", member.device_index());
+  } else {
+    absl::StrAppend(&text, " slot ", rail);
+  }
+  if (!member.gpu_pci_bus_id().empty()) absl::StrAppend(&text, " ", member.gpu_pci_bus_id());
+  if (!member.hca().empty()) absl::StrAppend(&text, " ", member.hca());
+  return text;
+}
+
+// The per-rail block (TestSpec.split_rails): per rail, its members, its
+// rows in the main table's layout, its average and how it compares.
+std::string RailBlock(const v1::TestReport& report) {
+  if (report.rails_size() == 0) return "";
+  std::string out = "# Per-rail results (one sub-communicator per local rank, all at once)\n";
+  for (const v1::RailResult& rail : report.rails()) {
+    std::vector<std::string> members;
+    for (const v1::RailMember& member : rail.members())
+      members.push_back(MemberText(member, rail.rail()));
+    absl::StrAppendFormat(&out, "# rail %d: %s\n", rail.rail(), absl::StrJoin(members, ", "));
+    for (const v1::SizeResult& row : rail.results()) {
+      absl::StrAppend(&out, "#", TableRow(row, report.spec()));
+    }
+  }
+  out += "#\n";
+  for (const v1::RailResult& rail : report.rails()) {
+    if (rail.results_size() == 0) {
+      absl::StrAppendFormat(&out, "# rail %d: no results\n", rail.rail());
+      continue;
+    }
+    absl::StrAppendFormat(&out, "# rail %d: avg busbw %s GB/s, %.0f%% of the rail median%s\n",
+                          rail.rail(), FormatFloatField(rail.avg_busbw_gbps(), 0),
+                          rail.busbw_ratio() * 100, rail.slow() ? ": SLOW" : "");
+    if (rail.has_straggler()) {
+      const v1::SlowestRank& late = rail.straggler();
+      for (const v1::RailMember& member : rail.members()) {
+        if (member.rank() != late.rank()) continue;
+        absl::StrAppendFormat(&out,
+                              "#   rail %d: %s (rank %d) arrived last in %d of %d measurements, "
+                              "%.0f us behind\n",
+                              rail.rail(), MemberText(member, rail.rail()), late.rank(),
+                              late.slowest_count(), late.measurements(), late.mean_lag_us());
+      }
+    } else if (rail.slow()) {
+      absl::StrAppendFormat(&out,
+                            "#   rail %d: no member held it up (arrivals flat): look at the "
+                            "rail's path (NICs, cables, switch)\n",
+                            rail.rail());
+    }
+  }
+  out += "#\n";
+  return out;
 }
 
 }  // namespace
@@ -139,6 +217,7 @@ std::string TableFooter(const v1::TestReport& finished) {
   absl::StrAppendFormat(&out, "# %-20s : %g %s\n", "Avg bus bandwidth", finished.avg_busbw_gbps(),
                         verdict);
   out += "#\n";
+  out += RailBlock(finished);
 
   absl::StrAppend(&out, "# Result: ", absl::AsciiStrToUpper(StateName(finished.state())));
   if (!finished.summary().empty()) absl::StrAppend(&out, " — ", finished.summary());

@@ -38,8 +38,11 @@ std::string TableRow(const ebnccl::v1::SizeResult& row, const ebnccl::v1::TestSp
 // The lines after the last row: nccl-tests' "# Out of bounds values" and
 // "# Avg bus bandwidth" (OK/FAILED only when spec.min_busbw_gbps > 0,
 // compared with the exact threshold, not nccl-tests' 0.9 x), "#", then
-// "# Result: <STATE> — <summary>", one line per failure, and the rank that
-// was slowest most often when there is one.
+// the per-rail block when the test split rails (each rail's members, rows
+// prefixed with "#", average busbw against the rail median, SLOW and the
+// member that arrived late), "# Result: <STATE> — <summary>", one line per
+// failure, and the straggler (by arrival: the rank that arrived last; or
+// "none, arrivals flat": the path) when there is one.
 std::string TableFooter(const ebnccl::v1::TestReport& finished);
 
 }  // namespace eb::ebctl

@@ -92,6 +92,27 @@ TEST(ResultAggregatorTest, ElementSizeComesFromTheDataType) {
   EXPECT_NEAR(row.out_of_place().busbw_gbps(), 4.0, kTolerance);
 }
 
+TEST(ResultAggregatorTest, ArrivalsAreKeptPerRankOnlyWhenEveryRankRecordedThem) {
+  std::vector<v1::RankSizeResult> ranks;
+  for (double arrival : {3.0, 30003.0}) {
+    v1::RankSizeResult result = RankResult(1048576, 262144, 30000);
+    result.mutable_out_of_place()->set_arrival_us(arrival);
+    result.mutable_out_of_place()->set_arrival_samples(20);
+    result.mutable_in_place()->set_arrival_us(arrival + 1);
+    result.mutable_in_place()->set_arrival_samples(20);
+    ranks.push_back(result);
+  }
+  v1::SizeResult row = AggregateSize(Spec(v1::COLLECTIVE_ALL_REDUCE), Pointers(ranks));
+  EXPECT_THAT(row.out_of_place().rank_arrival_us(), ElementsAre(3.0, 30003.0));
+  EXPECT_THAT(row.in_place().rank_arrival_us(), ElementsAre(4.0, 30004.0));
+  // A rank of an older worker records none: no arrivals at all, rather
+  // than a 0 that would read as "on time".
+  ranks[1].mutable_in_place()->set_arrival_samples(0);
+  row = AggregateSize(Spec(v1::COLLECTIVE_ALL_REDUCE), Pointers(ranks));
+  EXPECT_EQ(row.out_of_place().rank_arrival_us_size(), 0);
+  EXPECT_EQ(row.in_place().rank_arrival_us_size(), 0);
+}
+
 TEST(ResultAggregatorTest, WrongElementsAreSummedPerVariant) {
   std::vector<v1::RankSizeResult> ranks = {
       RankResult(4096, 1024, 10, /*wrong_out=*/1, /*wrong_in=*/0),

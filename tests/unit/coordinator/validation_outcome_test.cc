@@ -1,5 +1,7 @@
 #include "coordinator/core/validation_outcome.h"
 
+#include "coordinator/core/validation_inputs.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -37,6 +39,40 @@ TEST(ValidationOutcomeTest, PassedIsCompletedWithTheLargestSizesBusbw) {
   EXPECT_EQ(r.test_id, 7);
   EXPECT_EQ(r.outcome, Outcome::kCompleted);
   EXPECT_DOUBLE_EQ(r.busbw_gbps, 11.0);
+}
+
+TEST(ValidationOutcomeTest, SplitRailsGiveOneBusbwPerRailFromItsLargestSize) {
+  v1::TestReport report = Report(v1::TEST_STATE_PASSED, true);
+  for (int rail = 0; rail < 3; ++rail) {
+    v1::RailResult& result = *report.add_rails();
+    result.set_rail(rail);
+    for (double busbw : {0.5, 4.0 + rail}) {  // the largest size is the last row
+      v1::SizeResult& row = *result.add_results();
+      row.mutable_out_of_place()->set_busbw_gbps(busbw);
+      row.mutable_in_place()->set_busbw_gbps(busbw);
+    }
+  }
+  report.add_rails()->set_rail(3);  // no rows (never in a passed test): left out
+  const validation::TestResult r = ResultFromReport(7, report);
+  EXPECT_EQ(r.outcome, Outcome::kCompleted);
+  EXPECT_DOUBLE_EQ(r.busbw_gbps, 11.0);
+  ASSERT_EQ(r.rails.size(), 3u);
+  for (int rail = 0; rail < 3; ++rail) {
+    EXPECT_EQ(r.rails[rail].rail, rail);
+    EXPECT_DOUBLE_EQ(r.rails[rail].busbw_gbps, 4.0 + rail);
+  }
+}
+
+// The other direction (validation_inputs.h): a pair test planned with split
+// rails asks the workers for them over NCCL only (a Gloo slot has no GPU).
+TEST(ValidationOutcomeTest, PairTestsSplitRailsOnlyOverNccl) {
+  validation::PlannedTest planned;
+  planned.nodes = {"a", "b"};
+  planned.split_rails = true;
+  EXPECT_TRUE(TestSpecFor(planned, v1::ValidationSpec(), /*nccl=*/true).split_rails());
+  EXPECT_FALSE(TestSpecFor(planned, v1::ValidationSpec(), /*nccl=*/false).split_rails());
+  planned.split_rails = false;
+  EXPECT_FALSE(TestSpecFor(planned, v1::ValidationSpec(), /*nccl=*/true).split_rails());
 }
 
 TEST(ValidationOutcomeTest, BelowMinBusbwAloneIsStillAMeasurement) {

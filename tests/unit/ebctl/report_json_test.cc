@@ -24,7 +24,10 @@ TEST(ReportToJsonTest, TopLevelFields) {
   EXPECT_EQ(doc["summary"], "rank 1 on host2 was killed by signal 9");
   EXPECT_EQ(doc["exit_code"], 3);    // worker_exited
   EXPECT_EQ(doc["started_by"], "");  // recorded before started_by existed
-  EXPECT_EQ(doc.size(), 20u) << doc.dump(2);
+  // No arrivals were recorded and the test did not split rails.
+  EXPECT_TRUE(doc["arrivals"].is_null());
+  EXPECT_EQ(doc["rails"], json::array());
+  EXPECT_EQ(doc.size(), 22u) << doc.dump(2);
 }
 
 TEST(ReportToJsonTest, Config) {
@@ -34,7 +37,8 @@ TEST(ReportToJsonTest, Config) {
                             "warmup_iters": 5, "iterations": 20, "validation": 1, "graph": 0,
                             "datatype": "float", "redop": "sum", "root": -1, "nranks": 2,
                             "nodes": ["host1", "host2"], "workers_per_node": 1,
-                            "timeout_ms": 600000, "min_busbw_gbps": 50.0})"))
+                            "timeout_ms": 600000, "min_busbw_gbps": 50.0,
+                            "split_rails": false})"))
       << config.dump(2);
 }
 
@@ -76,10 +80,10 @@ TEST(ReportToJsonTest, Results) {
       "size": 8, "count": 2, "type": "float", "redop": "sum", "root": -1,
       "out_of_place": {"time": 10.5, "alg_bw": 0.000762, "bus_bw": 0.000762, "nwrong": 0,
                        "min_time": 10.0, "max_time": 11.0, "slowest_rank": 1,
-                       "rank_times": [10.0, 11.0]},
+                       "rank_times": [10.0, 11.0], "rank_arrivals": []},
       "in_place": {"time": 9.87, "alg_bw": 0.00081, "bus_bw": 0.00081, "nwrong": 0,
                    "min_time": 9.84, "max_time": 9.9, "slowest_rank": 0,
-                   "rank_times": [9.9, 9.84]}})"))
+                   "rank_times": [9.9, 9.84], "rank_arrivals": []}})"))
       << results[0].dump(2);
   EXPECT_EQ(results[1]["size"], 134217728);
   EXPECT_EQ(results[1]["count"], 33554432);
@@ -131,6 +135,51 @@ TEST(ReportToJsonTest, SlowestRank) {
   // (11/10.5 - 1), (1269.12/1234.56 - 1), (1430/1300 - 1), averaged, in percent.
   const double expected = (11.0 / 10.5 + 1269.12 / 1234.56 + 1430.0 / 1300.0 - 3.0) / 3.0 * 100.0;
   EXPECT_NEAR(slowest["mean_excess_pct"].get<double>(), expected, 1e-9);
+}
+
+TEST(ReportToJsonTest, ArrivalsStragglerAndRails) {
+  v1::TestReport report = testing::TwoRankReport();
+  report.mutable_results(0)->mutable_out_of_place()->add_rank_arrival_us(3.5);
+  report.mutable_results(0)->mutable_out_of_place()->add_rank_arrival_us(30003.5);
+  report.mutable_slowest_rank()->set_basis("arrival");
+  report.mutable_slowest_rank()->set_mean_lag_us(30000);
+  report.mutable_arrivals()->set_measurements(4);
+  report.mutable_arrivals()->set_late_measurements(4);
+  report.mutable_arrivals()->set_max_lag_us(30100);
+  v1::RailResult& rail = *report.add_rails();
+  rail.set_rail(0);
+  v1::RailMember& member = *rail.add_members();
+  member.set_rank(1);
+  member.set_node_name("host2");
+  member.set_device_index(3);
+  member.set_gpu_pci_bus_id("0000:4f:00.0");
+  member.set_hca("mlx5_103");
+  *rail.add_results() = report.results(0);
+  rail.set_avg_busbw_gbps(9);
+  rail.set_busbw_ratio(0.5);
+  rail.set_slow(true);
+  rail.mutable_straggler()->set_rank(1);
+  rail.mutable_straggler()->set_node_name("host2");
+  rail.mutable_straggler()->set_slowest_count(2);
+  rail.mutable_straggler()->set_measurements(2);
+  rail.mutable_straggler()->set_mean_lag_us(700);
+  const json doc = ReportToJson(report);
+  EXPECT_EQ(doc["results"][0]["out_of_place"]["rank_arrivals"], json::parse("[3.5, 30003.5]"));
+  EXPECT_EQ(doc["slowest_rank"]["basis"], "arrival");
+  EXPECT_EQ(doc["slowest_rank"]["mean_lag_us"], 30000.0);
+  EXPECT_EQ(doc["arrivals"], json::parse(R"({"measurements": 4, "late_measurements": 4,
+                                             "max_lag_us": 30100.0, "flat": false})"));
+  ASSERT_EQ(doc["rails"].size(), 1u);
+  const json& r = doc["rails"][0];
+  EXPECT_EQ(r["rail"], 0);
+  EXPECT_EQ(r["members"], json::parse(R"([{"rank": 1, "node": "host2", "device": 3,
+                                          "gpu_pci_bus_id": "0000:4f:00.0", "hca": "mlx5_103"}])"));
+  EXPECT_EQ(r["results"][0], doc["results"][0]);
+  EXPECT_EQ(r["avg_busbw"], 9.0);
+  EXPECT_EQ(r["busbw_ratio"], 0.5);
+  EXPECT_EQ(r["slow"], true);
+  EXPECT_EQ(r["straggler"], json::parse(R"({"rank": 1, "node": "host2", "late_count": 2,
+                                            "measurements": 2, "mean_lag_us": 700.0})"));
 }
 
 TEST(ReportToJsonTest, SlowestRankOutsideTheRankMapHasNoNode) {

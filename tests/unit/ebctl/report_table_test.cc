@@ -214,5 +214,67 @@ TEST(TableFooterTest, StragglerWhoseRankIsNotInTheMapHasNoPlace) {
               HasSubstr("# Slowest rank overall: rank 7, slowest in 3 of 4 measurements"));
 }
 
+TEST(TableFooterTest, StragglerByArrivalNamesItsLag) {
+  v1::TestReport report = testing::TwoRankReport();
+  v1::SlowestRank& slowest = *report.mutable_slowest_rank();
+  slowest.set_basis("arrival");
+  slowest.set_slowest_count(4);
+  slowest.set_measurements(4);
+  slowest.set_mean_lag_us(30012.4);
+  slowest.set_mean_excess_pct(99.5);
+  EXPECT_THAT(TableFooter(report),
+              HasSubstr("# Straggler: rank 1 (node host2, slot 0) arrived last in 4 of 4 "
+                        "measurements, on average 30012 us behind the median rank (99.5% of the "
+                        "call time)\n"));
+}
+
+TEST(TableFooterTest, FlatArrivalsSayThePath) {
+  v1::TestReport report = testing::TwoRankReport();
+  report.clear_slowest_rank();
+  report.mutable_arrivals()->set_measurements(4);
+  report.mutable_arrivals()->set_flat(true);
+  EXPECT_THAT(TableFooter(report),
+              HasSubstr("# Straggler: none; arrivals flat in 4 measurements (no rank held the "
+                        "others up): a slow result is the path (network, NICs, links), not a "
+                        "rank\n"));
+}
+
+TEST(TableFooterTest, PerRailBlockNamesNodeGpuBusIdAndHca) {
+  v1::TestReport report = testing::TwoRankReport();
+  for (int rail = 0; rail < 2; ++rail) {
+    v1::RailResult& result = *report.add_rails();
+    result.set_rail(rail);
+    for (int node = 0; node < 2; ++node) {
+      v1::RailMember& member = *result.add_members();
+      member.set_rank(node * 2 + rail);
+      member.set_node_name(node == 0 ? "a800-0" : "a800-1");
+      member.set_device_index(rail);
+      member.set_gpu_pci_bus_id(rail == 0 ? "0000:18:00.0" : "0000:4f:00.0");
+      if (rail == 1) member.set_hca("mlx5_101");
+    }
+    *result.add_results() = report.results(0);
+    result.set_avg_busbw_gbps(rail == 0 ? 20 : 9);
+    result.set_busbw_ratio(rail == 0 ? 1.38 : 0.62);
+    result.set_slow(rail == 1);
+  }
+  v1::SlowestRank& late = *report.mutable_rails(1)->mutable_straggler();
+  late.set_rank(3);
+  late.set_node_name("a800-1");
+  late.set_slowest_count(2);
+  late.set_measurements(2);
+  late.set_mean_lag_us(812);
+  const std::string footer = TableFooter(report);
+  EXPECT_THAT(footer, HasSubstr("# Per-rail results"));
+  EXPECT_THAT(footer, HasSubstr("# rail 0: a800-0 GPU0 0000:18:00.0, a800-1 GPU0 0000:18:00.0\n"));
+  EXPECT_THAT(footer, HasSubstr("# rail 1: a800-0 GPU1 0000:4f:00.0 mlx5_101, a800-1 GPU1 "
+                                "0000:4f:00.0 mlx5_101\n"));
+  EXPECT_THAT(footer, HasSubstr("# rail 1: avg busbw"));
+  EXPECT_THAT(footer, HasSubstr("62% of the rail median: SLOW\n"));
+  EXPECT_THAT(footer, HasSubstr("#   rail 1: a800-1 GPU1 0000:4f:00.0 mlx5_101 (rank 3) arrived "
+                                "last in 2 of 2 measurements, 812 us behind\n"));
+  // The block comes before the verdict.
+  EXPECT_LT(footer.find("# Per-rail results"), footer.find("# Result:"));
+}
+
 }  // namespace
 }  // namespace eb::ebctl

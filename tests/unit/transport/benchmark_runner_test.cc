@@ -293,6 +293,12 @@ void RunOverGloo(int world_size, Collective collective, DataType type, ReduceOp 
       }
       EXPECT_EQ(m.out_of_place.wrong, 0) << what << " size " << sizes[i];
       EXPECT_EQ(m.in_place.wrong, 0) << what << " size " << sizes[i];
+      // Gloo records when each of the 3 timed calls was issued, after the
+      // barrier that precedes them.
+      EXPECT_EQ(m.out_of_place.arrival_samples, 3) << what;
+      EXPECT_EQ(m.in_place.arrival_samples, 3) << what;
+      EXPECT_GE(m.out_of_place.arrival_us, 0) << what;
+      EXPECT_GE(m.in_place.arrival_us, 0) << what;
     }
   }
 }
