@@ -263,6 +263,7 @@ TEST_F(PosixProcessLauncherTest, ManyConcurrentExitsGetExactlyOneCallbackEach) {
   constexpr int kPerThread = 5;
   std::vector<std::vector<ChildHandle>> children(kThreads);
   std::vector<std::thread> spawners;
+  spawners.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     spawners.emplace_back([&, t] {
       for (int i = 0; i < kPerThread; ++i) {

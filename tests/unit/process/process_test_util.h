@@ -32,7 +32,7 @@ inline common::ProcessSpec ChildSpec(std::vector<std::string> args, std::string 
                                      std::vector<std::string> env = {}) {
   common::ProcessSpec spec;
   spec.executable = kChildPath;
-  spec.argv.push_back(kChildPath);
+  spec.argv.emplace_back(kChildPath);
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.env = std::move(env);
   spec.log_path = std::move(log_path);

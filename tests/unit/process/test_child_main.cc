@@ -49,7 +49,10 @@ int CheckFds() {
     const int fd = std::atoi(entry->d_name);
     if (fd <= 2 || fd == dirfd(dir)) continue;
     char target[256] = {};
-    readlink((std::string("/proc/self/fd/") + entry->d_name).c_str(), target, sizeof(target) - 1);
+    if (readlink((std::string("/proc/self/fd/") + entry->d_name).c_str(), target,
+                 sizeof(target) - 1) < 0) {
+      target[0] = '?';  // gone meanwhile: the fd number is what matters
+    }
     std::fprintf(stderr, "leaked fd %d -> %s\n", fd, target);
     ++leaked;
   }

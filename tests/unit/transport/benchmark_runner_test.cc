@@ -190,7 +190,7 @@ TEST(BenchmarkRunnerTest, CallbackErrorStopsTheSweep) {
 
 TEST(BenchmarkRunnerTest, RejectsBadOptions) {
   FakeCommunicator comm(0, 2);
-  auto run = [&](BenchmarkOptions o) {
+  auto run = [&](const BenchmarkOptions& o) {
     return BenchmarkRunner(comm, o).Run([](const SizeMeasurement&) { return absl::OkStatus(); });
   };
   BenchmarkOptions o = SmallSweep();

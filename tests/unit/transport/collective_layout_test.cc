@@ -161,7 +161,7 @@ TEST(CheckSweepSizesTest, AcceptsWhatSweepSizesMakes) {
 }
 
 TEST(CheckSweepSizesTest, RefusesNamingTheField) {
-  auto message = [](std::vector<int64_t> sizes, int64_t max_bytes) {
+  auto message = [](const std::vector<int64_t>& sizes, int64_t max_bytes) {
     const absl::Status status = CheckSweepSizes(sizes, max_bytes, "sizes_bytes");
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
     return std::string(status.message());

@@ -110,7 +110,7 @@ class GlooCollectivesTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(GlooCollectivesTest, EveryCollectiveAndPlacementIsExact) {
   const std::vector<absl::Status> results = RunRanks(GetParam(), CheckEveryCollective);
-  for (size_t r = 0; r < results.size(); ++r) EXPECT_TRUE(results[r].ok()) << results[r];
+  for (const absl::Status& result : results) EXPECT_TRUE(result.ok()) << result;
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, GlooCollectivesTest, ::testing::Values(1, 2, 3, 4),

@@ -29,6 +29,7 @@ TEST(GlooFailureTest, RankThatNeverJoinsTimesOutTheOthers) {
   std::vector<absl::Status> results(2);
   std::vector<absl::Duration> took(2);
   std::vector<std::thread> threads;
+  threads.reserve(2);
   for (int rank = 0; rank < 2; ++rank) {  // rank 2 of 3 never comes
     threads.emplace_back([&, rank] {
       GlooOptions options = LoopbackOptions(rank, 3);

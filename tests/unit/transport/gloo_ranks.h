@@ -37,6 +37,7 @@ inline std::vector<absl::Status> RunRanks(
   std::vector<absl::Status> results(world_size);
   std::vector<std::unique_ptr<Communicator>> comms(world_size);
   std::vector<std::thread> threads;
+  threads.reserve(world_size);
   for (int rank = 0; rank < world_size; ++rank) {
     threads.emplace_back([&, rank] {
       GlooOptions options = LoopbackOptions(rank, world_size);

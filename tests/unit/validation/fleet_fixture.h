@@ -29,6 +29,7 @@ inline Node H100Node(int i) {
 
 inline std::vector<Node> H100Fleet(int n) {
   std::vector<Node> nodes;
+  nodes.reserve(n);
   for (int i = 0; i < n; ++i) nodes.push_back(H100Node(i));
   return nodes;
 }

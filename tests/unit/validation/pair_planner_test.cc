@@ -18,6 +18,7 @@ using ::testing::Pair;
 
 std::vector<int> Range(int n) {
   std::vector<int> v;
+  v.reserve(n);
   for (int i = 0; i < n; ++i) v.push_back(i);
   return v;
 }

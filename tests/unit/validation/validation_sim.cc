@@ -155,8 +155,8 @@ int main(int argc, char** argv) {
                       per_k.found, per_k.faults, per_k.confirmed, per_k.explained, per_k.blamed,
                       per_k.rounds / per_k.scenarios, per_k.max_rounds,
                       per_k.tests / per_k.scenarios, per_k.max_tests, per_k.over_budget);
-        detailed.push_back(line);
-        if (k == 0) summary.push_back(line);
+        detailed.emplace_back(line);
+        if (k == 0) summary.emplace_back(line);
       }
       char line[512];
       std::snprintf(line, sizeof line,
@@ -164,7 +164,7 @@ int main(int argc, char** argv) {
                     n, FaultKindName(kind), std::min(5, n), row.scenarios, row.found, row.faults,
                     row.confirmed, row.explained, row.blamed, row.rounds / row.scenarios,
                     row.max_rounds, row.tests / row.scenarios, row.max_tests, row.over_budget);
-      summary.push_back(line);
+      summary.emplace_back(line);
     }
   }
   const char* header =
