@@ -239,6 +239,7 @@ TEST(RegisterReplyCheckTest, Case5RefusesAHeartbeatPeriodOutOfBounds) {
   EXPECT_EQ(*CheckRegisterReply(reply), absl::Milliseconds(100));
   reply.set_heartbeat_period_ms(spec::kMaxHeartbeatPeriodMs);
   EXPECT_EQ(*CheckRegisterReply(reply), absl::Minutes(10));
+}
 
 // Found by tests/fuzz/agent_commands_fuzz: two workers of one rank, of which
 // only one could ever be reaped, so the test never ended on this node.
