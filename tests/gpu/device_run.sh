@@ -34,6 +34,9 @@
 #   nodes2   two agents with distinct NCCL_HOSTID, half the GPUs each, NCCL_ALGO=Ring
 #   faults   SIGKILL one worker mid-sweep, SIGSTOP another; GPU memory after; next test
 #   init     communicator init time (ours and NCCL's "Init timings") at 2..N ranks
+#   rails    run-test --split-rails over 2 agents on GPU 0 (distinct host ids): the per-rail
+#            block and the arrival-based straggler, healthy and with rank 1 paused 30 ms
+#            before each timed call (EB_WORKER_FAULT=slow=30:rank=1)
 #   validate ebctl validate (preflight, intra, pairs) over 4 agents that all use GPU 0, each
 #            told it is a host of its own (--host-id, NCCL_HOSTID: the one-GPU set-up the
 #            GPU tests use); once healthy (exit 0), once with nodeD's workers slowed by the
@@ -294,6 +297,21 @@ for phase in "$@"; do
       log "next test after SIG$sig rc=$?"
     done
     stop_cluster
+    ;;
+  rails)
+    for case in healthy slow_rank1; do
+      extra=""
+      [[ $case == slow_rank1 ]] && extra=" --worker-env=EB_WORKER_FAULT=slow=30:rank=1"
+      start_cluster "nodeA:0:--host-id=hostA --worker-env=NCCL_HOSTID=hostA$extra" \
+                    "nodeB:0:--host-id=hostB --worker-env=NCCL_HOSTID=hostB$extra" || continue
+      ebctl run-test --nodes nodeA,nodeB --transport nccl --split-rails --collective all_reduce \
+        -b 1M -e 64M -f 4 -n 10 --nccl-env NCCL_NVLS_ENABLE=0 >"$out/rails_$case.txt" 2>&1
+      log "rails $case rc=$?"
+      ebctl run-test --nodes nodeA,nodeB --transport nccl --split-rails --collective all_reduce \
+        -b 1M -e 64M -f 4 -n 10 --nccl-env NCCL_NVLS_ENABLE=0 --json >"$out/rails_$case.json" 2>&1
+      log "rails $case (json) rc=$?"
+      stop_cluster
+    done
     ;;
   validate)
     # Four "hosts" on GPU 0: NCCL sees four hosts (NCCL_HOSTID) and talks over
