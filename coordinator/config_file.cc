@@ -8,8 +8,8 @@
 #include "absl/strings/strip.h"
 #include "common/config/tls_keys.h"
 #include "common/net/address.h"
-#include "coordinator/grpc/authz.h"
 #include "common/spec/limits.h"
+#include "coordinator/grpc/authz.h"
 
 namespace eb::coordinator {
 

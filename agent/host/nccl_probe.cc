@@ -52,14 +52,16 @@ absl::StatusOr<std::string> ProbeWorkerNcclVersion(common::ProcessLauncher& laun
                                                    common::ProcessSpec spec,
                                                    absl::Duration timeout) {
   // The child's output goes to an anonymous in-memory file: no temporary
-  // file to name, clean up or leave behind. The launcher opens it by its
-  // /proc path as the child's log file.
+  // file to name, clean up or leave behind. The launcher hands the
+  // descriptor itself to the child (its /proc/self/fd path is a symbolic
+  // link, which the launcher refuses for log files).
   const int output = memfd_create("eb-nccl-probe", MFD_CLOEXEC);
   if (output < 0) {
     return absl::InternalError(absl::StrCat("memfd_create: ", strerror(errno)));
   }
   absl::Cleanup close_output = [output] { close(output); };
-  spec.log_path = absl::StrCat("/proc/self/fd/", output);
+  spec.log_path.clear();
+  spec.log_fd = output;
   auto exited = std::make_shared<ProbeExit>();
   absl::StatusOr<common::ChildHandle> child =
       launcher.Spawn(spec, [exited](const common::ExitInfo& info) {

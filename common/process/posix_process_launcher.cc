@@ -239,18 +239,22 @@ absl::StatusOr<ChildHandle> PosixProcessLauncher::Spawn(const ProcessSpec& spec,
     return absl::InvalidArgumentError(absl::StrCat("empty argv for ", spec.executable));
   }
   int log_fd = -1;
-  if (!spec.log_path.empty()) {
+  int own_log_fd = -1;  // opened here, closed here
+  if (spec.log_fd >= 0) {
+    log_fd = spec.log_fd;
+  } else if (!spec.log_path.empty()) {
     // 0600: worker logs hold NCCL's view of the fabric and are the agent's
     // user's only (SECURITY_FINDINGS case 16); O_NOFOLLOW: never a link.
-    log_fd =
+    own_log_fd =
         open(spec.log_path.c_str(), O_CREAT | O_APPEND | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (log_fd < 0) {
+    if (own_log_fd < 0) {
       return ErrnoToStatus(errno, absl::StrCat("cannot open log file ", spec.log_path, " for ",
                                                spec.executable, " (its directory must exist)"));
     }
+    log_fd = own_log_fd;
   }
-  absl::Cleanup close_log = [log_fd] {
-    if (log_fd >= 0) close(log_fd);
+  absl::Cleanup close_log = [own_log_fd] {
+    if (own_log_fd >= 0) close(own_log_fd);
   };
   posix_spawn_file_actions_t actions;
   if (posix_spawn_file_actions_init(&actions) != 0) return absl::InternalError("file actions");

@@ -28,6 +28,9 @@ struct ProcessSpec {
   // mode 0600, never through a symbolic link); stdin is /dev/null. Empty:
   // both go to /dev/null.
   std::string log_path;
+  // Instead of log_path: an open descriptor the caller owns (and keeps open)
+  // for the child's stdout and stderr, e.g. an in-memory file. -1: unused.
+  int log_fd = -1;
 };
 
 // How a child ended.

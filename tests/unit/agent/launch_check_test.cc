@@ -249,7 +249,7 @@ TEST(LaunchCheckTest, RefusesARankAssignedTwice) {
   twice.set_local_rank(1);
   twice.set_device_index(1);
   *launch.add_ranks() = twice;
-  EXPECT_THAT(Refusal(launch), HasSubstr(".rank: 0 repeats"));
+  EXPECT_THAT(Refusal(launch), HasSubstr("].rank: " + std::to_string(twice.rank()) + " repeats"));
 }
 
 }  // namespace

@@ -40,20 +40,20 @@ TEST(ParseNcclVersionOutputTest, AnythingElseIsInternal) {
   }
 }
 
-// Starts nothing: on Spawn it writes `output` to the spec's log path (the
-// probe's in-memory file) and, when `exit` is set, exits at once; SIGKILL
-// makes a running child exit.
+// Starts nothing: on Spawn it writes `output` to the spec's log descriptor
+// (the probe's in-memory file) and, when `exit` is set, exits at once;
+// SIGKILL makes a running child exit.
 class ScriptedLauncher final : public common::ProcessLauncher {
  public:
   absl::StatusOr<common::ChildHandle> Spawn(const common::ProcessSpec& spec,
                                             common::ExitCallback on_exit) override {
     specs.push_back(spec);
     if (!spawn_error.ok()) return spawn_error;
-    const int fd = open(spec.log_path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-    EXPECT_GE(fd, 0) << spec.log_path;
-    if (fd >= 0) {
-      EXPECT_EQ(write(fd, output.data(), output.size()), static_cast<ssize_t>(output.size()));
-      close(fd);
+    EXPECT_GE(spec.log_fd, 0);
+    EXPECT_EQ(spec.log_path, "");
+    if (spec.log_fd >= 0) {
+      EXPECT_EQ(write(spec.log_fd, output.data(), output.size()),
+                static_cast<ssize_t>(output.size()));
     }
     on_exit_ = std::move(on_exit);
     if (exit.has_value()) on_exit_(*exit);
@@ -101,7 +101,7 @@ TEST(ProbeWorkerNcclVersionTest, ReportsTheWorkersVersionAndRunsTheGivenSpec) {
   ASSERT_EQ(launcher.specs.size(), 1u);
   EXPECT_EQ(launcher.specs[0].argv, WorkerProbe().argv);
   EXPECT_EQ(launcher.specs[0].env, WorkerProbe().env);
-  EXPECT_THAT(launcher.specs[0].log_path, ::testing::StartsWith("/proc/self/fd/"));
+  EXPECT_GE(launcher.specs[0].log_fd, 0);  // the in-memory file, by descriptor
   EXPECT_TRUE(launcher.signals.empty());
 }
 
@@ -149,8 +149,8 @@ TEST(ProbeWorkerNcclVersionTest, GarbageIsInternal) {
             absl::StatusCode::kInternal);
 }
 
-// The real launcher: posix_spawn, the in-memory output file opened through
-// /proc/self/fd, the reaper's exit callback.
+// The real launcher: posix_spawn, the in-memory output file handed over by
+// descriptor, the reaper's exit callback.
 common::ProcessSpec Shell(const std::string& script) {
   common::ProcessSpec spec;
   spec.executable = "/bin/sh";

@@ -47,6 +47,8 @@ class AgentMetricsTest : public ::testing::Test {
     EXPECT_NE(mkdtemp(dir.data()), nullptr);
     run_dir_ = dir;
     config_.node_name = "node-a";
+    // The agent refuses more ranks than its own slots (LaunchTest is untrusted).
+    config_.worker_slots = 4;
     config_.worker_binary = "/opt/eb/bin/eb-worker";
     config_.run_dir = run_dir_;
     SupervisorEnvironment environment;

@@ -112,6 +112,22 @@ TEST_F(PosixProcessLauncherTest, NewLogFileHasMode0600) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
+TEST_F(PosixProcessLauncherTest, ALogFdReceivesTheOutputAndStaysTheCallers) {
+  // The agent's NCCL probe hands an in-memory file: its /proc/self/fd path is
+  // a symbolic link, which a log path may never be.
+  const std::string log = dir_.File("by-fd.log");
+  const int fd = open(log.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0);
+  common::ProcessSpec spec = ChildSpec({"echo", "hello"});
+  spec.log_fd = fd;
+  auto child = launcher_->Spawn(spec, exits_.Callback());
+  ASSERT_TRUE(child.ok()) << child.status();
+  ASSERT_TRUE(exits_.WaitFor(child->pid).has_value());
+  EXPECT_EQ(ReadFile(log), "hello-out\nhello-err\n");
+  EXPECT_EQ(fcntl(fd, F_GETFD), FD_CLOEXEC);  // still open: the caller closes it
+  close(fd);
+}
+
 TEST_F(PosixProcessLauncherTest, EmptyLogPathDiscardsOutput) {
   const ChildHandle child = Start({"echo", "dropped"});
   const auto exit = exits_.WaitFor(child.pid);
