@@ -128,9 +128,10 @@ std::string RailBlock(const v1::TestReport& report) {
       absl::StrAppendFormat(&out, "# rail %d: no results\n", rail.rail());
       continue;
     }
-    absl::StrAppendFormat(&out, "# rail %d: avg busbw %s GB/s, %.0f%% of the rail median%s\n",
-                          rail.rail(), FormatFloatField(rail.avg_busbw_gbps(), 0),
-                          rail.busbw_ratio() * 100, rail.slow() ? ": SLOW" : "");
+    // %.3g: FormatFloatField at width 0 prints "1e+00" for 1.22.
+    absl::StrAppendFormat(&out, "# rail %d: avg busbw %.3g GB/s, %.0f%% of the rail median%s\n",
+                          rail.rail(), rail.avg_busbw_gbps(), rail.busbw_ratio() * 100,
+                          rail.slow() ? ": SLOW" : "");
     if (rail.has_straggler()) {
       const v1::SlowestRank& late = rail.straggler();
       for (const v1::RailMember& member : rail.members()) {

@@ -268,7 +268,8 @@ TEST(TableFooterTest, PerRailBlockNamesNodeGpuBusIdAndHca) {
   EXPECT_THAT(footer, HasSubstr("# rail 0: a800-0 GPU0 0000:18:00.0, a800-1 GPU0 0000:18:00.0\n"));
   EXPECT_THAT(footer, HasSubstr("# rail 1: a800-0 GPU1 0000:4f:00.0 mlx5_101, a800-1 GPU1 "
                                 "0000:4f:00.0 mlx5_101\n"));
-  EXPECT_THAT(footer, HasSubstr("# rail 1: avg busbw"));
+  EXPECT_THAT(footer, HasSubstr("# rail 0: avg busbw 20 GB/s, 138% of the rail median\n"));
+  EXPECT_THAT(footer, HasSubstr("# rail 1: avg busbw 9 GB/s"));
   EXPECT_THAT(footer, HasSubstr("62% of the rail median: SLOW\n"));
   EXPECT_THAT(footer, HasSubstr("#   rail 1: a800-1 GPU1 0000:4f:00.0 mlx5_101 (rank 3) arrived "
                                 "last in 2 of 2 measurements, 812 us behind\n"));
