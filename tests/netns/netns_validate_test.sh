@@ -30,48 +30,11 @@ killed=5
 pids=()
 declare -A agent_pid
 
-cleanup() {
-  set +e
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null; done
-  sleep 1
-  for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
-  for h in "${hosts[@]}"; do
-    ip netns pids "$prefix-h$h" 2>/dev/null | xargs -r kill -KILL
-    ip netns del "$prefix-h$h" 2>/dev/null
-  done
-  ip netns del "$prefix-br" 2>/dev/null
-  if [[ "${failed:-1}" == 1 ]]; then
-    for f in "$work"/*.log "$work"/*.out "$work"/*.err; do echo "===== $f"; tail -n 60 "$f"; done
-  fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-ip netns add "$prefix-br"
-ip -n "$prefix-br" link add br0 type bridge
-ip -n "$prefix-br" link set br0 up
-for h in "${hosts[@]}"; do
-  ns="$prefix-h$h"
-  ip netns add "$ns"
-  ip link add "${prefix}v$h" type veth peer name "${prefix}p$h"
-  ip link set "${prefix}v$h" netns "$ns"
-  ip link set "${prefix}p$h" netns "$prefix-br"
-  ip -n "$ns" link set "${prefix}v$h" name eth0
-  ip -n "$ns" addr add "$subnet.$((h + 1))/24" dev eth0
-  ip -n "$ns" link set eth0 up
-  ip -n "$ns" link set lo up
-  ip -n "$prefix-br" link set "${prefix}p$h" master br0
-  ip -n "$prefix-br" link set "${prefix}p$h" up
-done
+source "$(dirname "$0")/fleet.sh"
+netns_fleet_up
 coordinator="$subnet.1:29470"
 
-certs=$work/tls
-make_certs() { "$(dirname "$0")/../../deploy/scripts/ebnccl-certs.sh" --dir "$certs" "$@" >/dev/null; }
-make_certs ca
-make_certs coordinator "$subnet.1"
-make_certs node $(printf 'node%s ' "${hosts[@]}")
-make_certs client netns-validate operator
-tls() { echo --tls-ca "$certs/ca.pem" --tls-cert "$certs/$1.pem" --tls-key "$certs/$1.key"; }
+netns_fleet_certs netns-validate operator
 
 # shellcheck disable=SC2046
 ip netns exec "$prefix-h0" "$bin/eb-coordinator" --config /dev/null --listen "$coordinator" \

@@ -1,0 +1,63 @@
+# Sourced by the netns tests: several "hosts" in network namespaces, one NIC
+# each (eth0, $subnet.<index + 1>/24) on a bridge that lives in a namespace of
+# its own, so nothing touches the machine's network; mutual TLS certificates
+# for the coordinator (on host 0), every host's agent and one client.
+#
+# The caller sets, before sourcing: prefix (namespace names), subnet (first
+# three octets), hosts (indices), work (a temporary folder), pids (the
+# processes to stop at exit), and `failed=0` once the test passed (the logs
+# under $work are printed otherwise). Then:
+#   netns_fleet_up                 namespaces, veths, bridge; EXIT trap
+#   netns_fleet_certs CLIENT ROLE  certificates under $work/tls
+#   tls NAME                       the --tls-* flags for a certificate:
+#                                  coordinator, nodes/node<i>, clients/CLIENT
+
+netns_fleet_cleanup() {
+  set +e
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null; done
+  sleep 1
+  for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
+  for h in "${hosts[@]}"; do
+    ip netns pids "$prefix-h$h" 2>/dev/null | xargs -r kill -KILL
+    ip netns del "$prefix-h$h" 2>/dev/null
+  done
+  ip netns del "$prefix-br" 2>/dev/null
+  if [[ "${failed:-1}" == 1 ]]; then
+    for f in "$work"/*.log "$work"/*.out "$work"/*.err; do echo "===== $f"; tail -n 60 "$f"; done
+  fi
+  rm -rf "$work"
+}
+
+netns_fleet_up() {
+  trap netns_fleet_cleanup EXIT
+  ip netns add "$prefix-br"
+  ip -n "$prefix-br" link add br0 type bridge
+  ip -n "$prefix-br" link set br0 up
+  local h ns
+  for h in "${hosts[@]}"; do
+    ns="$prefix-h$h"
+    ip netns add "$ns"
+    ip link add "${prefix}v$h" type veth peer name "${prefix}p$h"
+    ip link set "${prefix}v$h" netns "$ns"
+    ip link set "${prefix}p$h" netns "$prefix-br"
+    ip -n "$ns" link set "${prefix}v$h" name eth0
+    ip -n "$ns" addr add "$subnet.$((h + 1))/24" dev eth0
+    ip -n "$ns" link set eth0 up
+    ip -n "$ns" link set lo up
+    ip -n "$prefix-br" link set "${prefix}p$h" master br0
+    ip -n "$prefix-br" link set "${prefix}p$h" up
+  done
+}
+
+netns_fleet_certs() {
+  local script
+  script="$(dirname "${BASH_SOURCE[0]}")/../../deploy/scripts/ebnccl-certs.sh"
+  certs=$work/tls
+  "$script" --dir "$certs" ca >/dev/null
+  "$script" --dir "$certs" coordinator "$subnet.1" >/dev/null
+  # shellcheck disable=SC2046
+  "$script" --dir "$certs" node $(printf 'node%s ' "${hosts[@]}") >/dev/null
+  "$script" --dir "$certs" client "$1" "$2" >/dev/null
+}
+
+tls() { echo --tls-ca "$certs/ca.pem" --tls-cert "$certs/$1.pem" --tls-key "$certs/$1.key"; }
