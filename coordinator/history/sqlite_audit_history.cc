@@ -11,17 +11,8 @@ namespace v1 = ebnccl::v1;
 
 absl::StatusOr<std::unique_ptr<SqliteAuditHistory>> SqliteAuditHistory::Open(
     const std::string& path) {
-  sqlite3* db = nullptr;
-  const int rc =
-      sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
-  if (rc != SQLITE_OK) {
-    absl::Status status = SqliteError(db, rc, path, "open");
-    sqlite3_close(db);
-    return status;
-  }
+  EB_ASSIGN_OR_RETURN(sqlite3 * db, OpenSharedSqliteDatabase(path));
   std::unique_ptr<SqliteAuditHistory> history(new SqliteAuditHistory(path, db));
-  sqlite3_extended_result_codes(db, 1);
-  sqlite3_busy_timeout(db, 2000);
   EB_RETURN_IF_ERROR(SqliteExec(db, path,
                                 "CREATE TABLE IF NOT EXISTS audit ("
                                 "seq INTEGER PRIMARY KEY AUTOINCREMENT, time_ms INTEGER, "

@@ -68,6 +68,20 @@ absl::Status SqliteError(sqlite3* db, int rc, const std::string& path,
   return absl::Status(CodeFor(rc), message);
 }
 
+absl::StatusOr<sqlite3*> OpenSharedSqliteDatabase(const std::string& path) {
+  sqlite3* db = nullptr;
+  const int rc =
+      sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    absl::Status status = SqliteError(db, rc, path, "open");
+    sqlite3_close(db);
+    return status;
+  }
+  sqlite3_extended_result_codes(db, 1);
+  sqlite3_busy_timeout(db, 2000);
+  return db;
+}
+
 absl::Status SqliteExec(sqlite3* db, const std::string& path, const std::string& sql) {
   const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
   if (rc != SQLITE_OK) return SqliteError(db, rc, path, sql);

@@ -26,6 +26,12 @@ namespace eb::coordinator {
 // big), INTERNAL (anything else: a bug).
 absl::Status SqliteError(sqlite3* db, int rc, const std::string& path, absl::string_view operation);
 
+// Opens the existing database file at `path` for the audit and validation
+// tables, which the test history (SqliteTestHistory, which creates the file)
+// shares: read-write, no SQLite mutex (each owner serializes its calls),
+// extended result codes, and a 2 s wait for another connection's lock.
+absl::StatusOr<sqlite3*> OpenSharedSqliteDatabase(const std::string& path);
+
 // Runs `sql` (one or more statements, no results wanted).
 absl::Status SqliteExec(sqlite3* db, const std::string& path, const std::string& sql);
 

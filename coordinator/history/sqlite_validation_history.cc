@@ -27,17 +27,8 @@ std::string StateText(v1::ValidationState state) {
 
 absl::StatusOr<std::unique_ptr<SqliteValidationHistory>> SqliteValidationHistory::Open(
     const std::string& path) {
-  sqlite3* db = nullptr;
-  const int rc =
-      sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
-  if (rc != SQLITE_OK) {
-    absl::Status status = SqliteError(db, rc, path, "open");
-    sqlite3_close(db);
-    return status;
-  }
+  EB_ASSIGN_OR_RETURN(sqlite3 * db, OpenSharedSqliteDatabase(path));
   std::unique_ptr<SqliteValidationHistory> history(new SqliteValidationHistory(path, db));
-  sqlite3_extended_result_codes(db, 1);
-  sqlite3_busy_timeout(db, 2000);
   EB_RETURN_IF_ERROR(SqliteExec(db, path,
                                 "CREATE TABLE IF NOT EXISTS validations ("
                                 "validation_id TEXT PRIMARY KEY, start_time_ms INTEGER, "
