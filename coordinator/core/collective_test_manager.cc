@@ -55,12 +55,17 @@ void TestManager::Release(const std::string& holder) {
   std::erase_if(reserved_by_, [&holder](const auto& entry) { return entry.second == holder; });
 }
 
+std::string TestManager::ReservedBy(const std::string& node) const {
+  auto it = reserved_by_.find(node);
+  return it == reserved_by_.end() ? "" : it->second;
+}
+
 absl::StatusOr<std::vector<const NodeRecord*>> TestManager::SelectNodes(
     const v1::TestSpec& spec, const std::string& reservation) {
   // The holder of a node reserved for someone other than `reservation`.
   auto reserved_for_other = [&](const std::string& name) -> std::string {
-    auto it = reserved_by_.find(name);
-    return it == reserved_by_.end() || it->second == reservation ? "" : it->second;
+    std::string holder = ReservedBy(name);
+    return holder == reservation ? "" : holder;
   };
   std::vector<const NodeRecord*> nodes;
   if (spec.node_names().empty()) {

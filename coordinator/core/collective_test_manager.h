@@ -67,6 +67,8 @@ class TestManager final : public TestRunHost {
   // holder. Release frees every node `holder` holds.
   void Reserve(const std::vector<std::string>& nodes, const std::string& holder);
   void Release(const std::string& holder);
+  // The holder of `node`'s reservation, or "" when it has none.
+  std::string ReservedBy(const std::string& node) const;
   // NOT_FOUND for an unknown or finished test.
   absl::Status CancelTest(const std::string& test_id, const std::string& reason);
   // Ends every running test as INTERRUPTED (recorded, and the final event

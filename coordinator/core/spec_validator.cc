@@ -6,10 +6,10 @@
 #include "absl/strings/str_cat.h"
 #include "common/spec/identifiers.h"
 #include "common/spec/limits.h"
+#include "common/spec/nccl_env.h"
 #include "common/spec/proto_enums.h"
 #include "common/status/status_macros.h"
 #include "common/transport/collective_layout.h"
-#include "coordinator/core/nccl_env_policy.h"
 
 namespace eb::coordinator {
 namespace v1 = ebnccl::v1;
@@ -85,7 +85,7 @@ absl::StatusOr<v1::TestSpec> ValidateAndNormalize(const v1::TestSpec& input,
   if (!std::isfinite(spec.min_busbw_gbps()) || spec.min_busbw_gbps() < 0) {
     return Invalid("min_busbw_gbps", absl::StrCat("must be >= 0, got ", spec.min_busbw_gbps()));
   }
-  if (absl::Status env = CheckNcclEnv({spec.nccl_env().begin(), spec.nccl_env().end()});
+  if (absl::Status env = spec::CheckNcclEnv({spec.nccl_env().begin(), spec.nccl_env().end()});
       !env.ok()) {
     return env;
   }

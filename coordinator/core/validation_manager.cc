@@ -43,6 +43,10 @@ struct ValidationManager::Running {
 
 namespace {
 
+// How a validation names itself to the test manager: the holder of its
+// nodes' reservation, and the `started_by` of its tests.
+std::string Holder(const std::string& validation_id) { return "validation " + validation_id; }
+
 // Forwards a test's final report to the manager on a later executor turn:
 // the TestManager publishes `finished` before it frees the test's nodes, and
 // the next round needs them free.
@@ -96,12 +100,8 @@ std::string ValidationManager::NewId() {
 
 absl::StatusOr<std::vector<val::Node>> ValidationManager::SelectNodes(
     const v1::ValidationSpec& spec) {
-  auto in_validation = [this](const std::string& name) -> std::string {
-    for (const auto& [id, v] : running_) {
-      if (v->nodes.count(name) > 0) return id;
-    }
-    return "";
-  };
+  // A running validation reserves its nodes (Start): its holder name.
+  auto in_validation = [this](const std::string& name) { return tests_.ReservedBy(name); };
   std::vector<val::Node> nodes;
   if (spec.node_names().empty()) {
     for (const NodeRecord* record : registry_.All()) {
@@ -119,8 +119,7 @@ absl::StatusOr<std::vector<val::Node>> ValidationManager::SelectNodes(
       return absl::NotFoundError(absl::StrCat("node_names: unknown node '", name, "'"));
     }
     if (std::string other = in_validation(name); !other.empty()) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("node_names: '", name, "' is in validation ", other));
+      return absl::ResourceExhaustedError(absl::StrCat("node_names: '", name, "' is in ", other));
     }
     if (record->state == v1::NODE_STATE_BUSY) {
       return absl::ResourceExhaustedError(
@@ -161,7 +160,7 @@ absl::StatusOr<std::string> ValidationManager::Start(v1::ValidationSpec spec,
     v->nodes.insert(node.name);
   }
   // Between rounds its nodes are idle: no other test may take them.
-  tests_.Reserve(std::vector<std::string>(v->nodes.begin(), v->nodes.end()), "validation " + v->id);
+  tests_.Reserve(std::vector<std::string>(v->nodes.begin(), v->nodes.end()), Holder(v->id));
   v->report.set_schema_version(1);
   v->report.set_started_by(started_by);
   v->report.set_validation_id(v->id);
@@ -277,7 +276,7 @@ std::optional<val::TestResult> ValidationManager::StartPlanned(Running& v,
         if (*alive) TestFinished(id, planned_id, report);
       });
   absl::StatusOr<std::string> test_id =
-      tests_.StartTest(test_spec, std::move(observer), "validation " + v.id, "validation " + v.id);
+      tests_.StartTest(test_spec, std::move(observer), Holder(v.id), Holder(v.id));
   if (!test_id.ok()) {
     // Not the nodes' fault as far as anyone can tell (e.g. a node busy with
     // someone's test): a strike each, untestable after two.
@@ -375,7 +374,7 @@ void ValidationManager::Finish(const std::string& id, v1::ValidationState state,
   if (it == running_.end()) return;
   std::unique_ptr<Running> v = std::move(it->second);
   running_.erase(it);
-  tests_.Release("validation " + id);
+  tests_.Release(Holder(id));
   if (v->deadline != 0) executor_.Cancel(v->deadline);
   if (state != v1::VALIDATION_STATE_DONE)
     v->core->Stop(absl::StrCat(StateText(state), ": ", reason));

@@ -1,7 +1,7 @@
 // The NCCL variables a test may set (nccl_env): tuning and debugging knobs
 // only; never the fabric, never what the worker itself must control.
 
-#include "coordinator/core/nccl_env_policy.h"
+#include "common/spec/nccl_env.h"
 
 #include <algorithm>
 
@@ -11,6 +11,8 @@
 namespace eb::coordinator {
 namespace {
 
+using spec::AllowedNcclEnv;
+using spec::CheckNcclEnv;
 using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::HasSubstr;
