@@ -3,6 +3,7 @@
 //   ebctl --coordinator HOST:PORT nodes
 //   ebctl --coordinator HOST:PORT run-test --nodes a,b --collective all_reduce -b 8 -e 64M -f 2
 //   ebctl tests | show TEST | cancel TEST | logs TEST --rank R
+//   ebctl report TEST|v-ID -o FILE.html | report --node NAME -o FILE.html
 //
 // A test is one collective sweep over a set of nodes (docs/DESIGN.md,
 // "Nouns"); `jobs` is kept as an alias of `tests`, its earlier name.
@@ -31,6 +32,7 @@
 #include "coordinator/ebctl/commands/cancel_command.h"
 #include "coordinator/ebctl/commands/logs_command.h"
 #include "coordinator/ebctl/commands/nodes_command.h"
+#include "coordinator/ebctl/commands/report_command.h"
 #include "coordinator/ebctl/commands/run_test_command.h"
 #include "coordinator/ebctl/commands/show_command.h"
 #include "coordinator/ebctl/commands/tests_command.h"
@@ -178,6 +180,7 @@ int main(int argc, char** argv) {
   eb::ebctl::LogsCommand logs;
   eb::ebctl::ValidateCommand validate;
   eb::ebctl::ValidationsCommand validations;
+  eb::ebctl::ReportCommand report;
   CLI::App* nodes_cmd = app.add_subcommand("nodes", "List the agents and their inventory");
   CLI::App* run_cmd = app.add_subcommand("run-test", "Run one test and print the nccl-tests table");
   AddRunTestFlags(*run_cmd, run_test.flags);
@@ -194,10 +197,26 @@ int main(int argc, char** argv) {
   CLI::App* validate_cmd =
       app.add_subcommand("validate", "Validate a fleet: verdicts per node, path and rail");
   AddValidateFlags(*validate_cmd, validate.flags);
+  validate_cmd->add_option("--report", validate.report_path,
+                           "Also write the validation's HTML report to this file at the end");
   CLI::App* validations_cmd =
       app.add_subcommand("validations", "List recent validations, newest first");
   validations_cmd->add_option("--limit", validations.limit, "At most this many")
       ->check(WholeNumber(1, eb::spec::kMaxListedTests));
+  CLI::App* report_cmd = app.add_subcommand(
+      "report", "Write one self-contained HTML report of a test, a validation or a node");
+  CLI::Option* report_id =
+      report_cmd->add_option("id", report.id, "Test id (t-...) or validation id (v-...)");
+  report_cmd
+      ->add_option("--node", report.node,
+                   "A node's history instead: its verdicts and busbw over time")
+      ->excludes(report_id);
+  report_cmd->add_option("-o,--output", report.output, "The HTML file to write")->required();
+  report_cmd
+      ->add_option("--limit", report.limit,
+                   "--node: the newest this many tests and validations of the fleet to look in")
+      ->check(WholeNumber(1, eb::spec::kMaxListedTests))
+      ->capture_default_str();
   CLI::App* cancel_cmd = app.add_subcommand("cancel", "Cancel a running test");
   cancel_cmd->add_option("test_id", cancel.test_id, "Test id (t-...)")->required();
   CLI::App* logs_cmd =
@@ -257,5 +276,12 @@ int main(int argc, char** argv) {
   if (validate_cmd->parsed()) command = &validate;
   if (validations_cmd->parsed()) command = &validations;
   if (audit_cmd->parsed()) command = &audit;
+  if (report_cmd->parsed()) {
+    if (report.id.empty() == report.node.empty()) {
+      std::fprintf(stderr, "ebctl: report: give a test or validation id, or --node NAME\n");
+      return eb::ebctl::kExitUsage;
+    }
+    command = &report;
+  }
   return command->Run(options);
 }

@@ -10,6 +10,8 @@
 
 #include "common/rpc/channel.h"
 #include "coordinator/ebctl/commands/interrupt_watcher.h"
+#include "coordinator/ebctl/commands/report_command.h"
+#include "coordinator/ebctl/commands/report_file.h"
 #include "coordinator/ebctl/commands/validation_follow.h"
 #include "coordinator/ebctl/exit_codes.h"
 
@@ -37,6 +39,18 @@ void CancelValidation(v1::Control::Stub& stub, const std::string& id) {
 }  // namespace
 
 int ValidateCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& options) {
+  if (!report_path.empty()) {
+    if (flags.detach) {
+      std::fprintf(stderr,
+                   "ebctl: --report: not with --detach (write it later: ebctl report v-... -o "
+                   "FILE)\n");
+      return kExitUsage;
+    }
+    if (absl::Status path = CheckReportPath(report_path, "--report"); !path.ok()) {
+      std::fprintf(stderr, "ebctl: %s\n", std::string(path.message()).c_str());
+      return kExitUsage;
+    }
+  }
   std::string baselines;
   if (!flags.baselines.empty()) {
     std::ifstream file(flags.baselines);
@@ -75,7 +89,15 @@ int ValidateCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& optio
     return kExitOk;
   }
   const grpc::Status status = reader->Finish();
-  if (result.finished) return PrintValidation(result.report, options.json);
+  if (result.finished) {
+    const int exit_code = PrintValidation(result.report, options.json);
+    if (report_path.empty()) return exit_code;
+    absl::Status written = WriteValidationReport(stub, result.report, report_path);
+    if (written.ok()) return exit_code;
+    std::fprintf(stderr, "ebctl: --report: %s\n", std::string(written.message()).c_str());
+    // The verdicts stand; a missing page fails only an otherwise clean run.
+    return exit_code == kExitOk ? kExitInternal : exit_code;
+  }
   if (interrupts.interrupted()) {
     if (!result.validation_id.empty()) CancelValidation(stub, result.validation_id);
     return kExitInterrupted;

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "common/spec/limits.h"
+#include "coordinator/ebctl/command.h"
+
+namespace eb::ebctl {
+
+// `ebctl report ID -o FILE`: one self-contained HTML page (charts, tables,
+// the report JSON inside) of a test (t-...) or a validation (v-...);
+// `ebctl report --node NAME -o FILE`: one node's history (verdicts and
+// busbw over time), from the newest `limit` tests and validations of the
+// fleet, filtered here (the list RPCs have no node filter). Exits 0 once the
+// file is written; a failed call exits as `show` does.
+class ReportCommand final : public Command {
+ public:
+  std::string id;
+  std::string node;
+  std::string output;
+  int limit = spec::kMaxListedTests;
+
+ protected:
+  int Execute(ebnccl::v1::Control::Stub& stub, const GlobalOptions& options) override;
+
+ private:
+  int NodeReport(ebnccl::v1::Control::Stub& stub);
+};
+
+// The validation page of `report` (with the node list, for repeat
+// offenders, when ListNodes answers) written to `path`; for `ebctl
+// validate --report` and `ebctl report v-...`.
+absl::Status WriteValidationReport(ebnccl::v1::Control::Stub& stub,
+                                   const ebnccl::v1::ValidationReport& report,
+                                   const std::string& path);
+
+}  // namespace eb::ebctl
