@@ -57,7 +57,11 @@
   // ---- Formatting ----
   function fmt(v, digits) {
     if (!has(v)) return '';
-    if (digits === undefined) digits = Math.abs(v) >= 100 ? 1 : (Math.abs(v) >= 1 ? 2 : 3);
+    if (digits === undefined) {
+      // Three significant digits below 1 (Gloo on loopback measures mGB/s).
+      if (v !== 0 && Math.abs(v) < 1) return String(Number(v.toPrecision(3)));
+      digits = Math.abs(v) >= 100 ? 1 : 2;
+    }
     return v.toFixed(digits);
   }
   function bytes(n) {
@@ -699,6 +703,7 @@
     var controls = el('div', { class: 'controls' });
     var order = el('select', {}, [el('option', { value: 'spec', text: 'order: as validated' }),
                                   el('option', { value: 'bad', text: 'order: worst verdicts first' })]);
+    if (names.length > 64) order.value = 'bad';  // a large fleet: its bad nodes top left
     var zoom = el('select', {});
     [0, 1, 2, 4, 8, 16, 24].forEach(function (z) { zoom.appendChild(el('option', { value: String(z), text: z ? z + ' px per node' : 'fit' })); });
     var filter = el('input', { type: 'search', placeholder: 'only nodes matching' });
@@ -975,7 +980,9 @@
           }) }] },
         options: { plugins: { legend: { display: false }, tooltip: { callbacks: { label: function (item) {
                      var x = judged[item.dataIndex]; return str(x.v.validation_id) + ': ' + str(x.n.verdict) + ' ' + str(x.n.reason); } } } },
-                   scales: { x: timeAxis(), y: { min: -0.5, max: levels.length - 0.5, ticks: { stepSize: 1, callback: function (i) { return levels[i] || ''; } } } } },
+                   scales: { x: timeAxis(), y: { min: -0.5, max: levels.length - 0.5,
+                     afterBuildTicks: function (axis) { axis.ticks = levels.map(function (w, i) { return { value: i }; }); },
+                     ticks: { callback: function (i) { return levels[i] || ''; } } } } },
       }, 220);
       v.appendChild(table(['ended', 'validation', 'verdict', 'confidence', 'reason'], judged.map(function (x) {
         return [isoTime(x.t), str(x.v.validation_id), chip(x.n.verdict), str(x.n.confidence), str(x.n.reason)];
@@ -1022,7 +1029,11 @@
   }
   function timeAxis() {
     return { type: 'linear', title: { display: true, text: 'time (UTC)' },
-             ticks: { maxTicksLimit: 8, callback: function (v) { return new Date(v).toISOString().slice(0, 16).replace('T', ' '); } } };
+             ticks: { maxTicksLimit: 8, callback: function (v) {
+               // Seconds when the history spans less than a day.
+               var iso = new Date(v).toISOString().replace('T', ' ');
+               return this.max - this.min < 86400000 ? iso.slice(5, 19) : iso.slice(0, 16);
+             } } };
   }
 
   // ================= The page =================

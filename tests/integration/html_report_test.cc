@@ -1,0 +1,321 @@
+// `ebctl report` pages opened in headless Chromium (issue 13): a single test
+// over Gloo, a validation of a small fleet and a node's history (the real
+// coordinator, agents, workers and ebctl on loopback), then validations of
+// 16 nodes (hostile names among them) and 1,000 nodes built in memory
+// (html_report_test_fleet.h) and rendered by the same library ebctl uses.
+// Each page must draw without a JavaScript error or console message, with
+// the charts, points and heatmap cells its data calls for, and leave a
+// screenshot (EB_REPORT_SCREENSHOT_DIR, else the test's directory).
+//
+// Skipped when Chromium is not installed (Debian: apt-get install chromium;
+// EB_CHROMIUM names another binary).
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "common/process/posix_process_launcher.h"
+#include "coordinator/ebctl/report/html_page.h"
+#include "coordinator/ebctl/report/page_data.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/integration/html_report_test_fleet.h"
+#include "tests/testutil/local_cluster.h"
+
+namespace eb::testing {
+namespace {
+
+namespace v1 = ebnccl::v1;
+
+std::string ChromiumPath() {
+  const char* env = std::getenv("EB_CHROMIUM");
+  const std::string path = env != nullptr && *env != '\0' ? env : "/usr/bin/chromium";
+  return access(path.c_str(), X_OK) == 0 ? path : "";
+}
+
+#define SKIP_WITHOUT_CHROMIUM()                                                               \
+  if (ChromiumPath().empty()) {                                                               \
+    GTEST_SKIP() << "chromium not installed (apt-get install chromium, or set EB_CHROMIUM): " \
+                    "the HTML reports are not opened in a browser";                           \
+  }
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// What the page wrote on #eb-status once it had drawn itself.
+struct PageStatus {
+  std::map<std::string, std::string> attributes;  // data-* without the prefix
+  nlohmann::json detail;                          // {errors: [...], charts: [{id, series, points}]}
+  std::string browser_log;                        // Chromium's stderr (console messages)
+  absl::Duration wall;                            // Chromium's start to exit
+  int Int(const std::string& key) const {
+    auto it = attributes.find(key);
+    return it == attributes.end() ? -1 : std::atoi(it->second.c_str());
+  }
+  // {series, points} of the chart `id`, or {-1, -1}.
+  std::pair<int, int> Chart(const std::string& id) const {
+    for (const nlohmann::json& chart : detail.value("charts", nlohmann::json::array())) {
+      if (chart.value("id", "") == id)
+        return {chart.value("series", -1), chart.value("points", -1)};
+    }
+    return {-1, -1};
+  }
+};
+
+class Browser {
+ public:
+  explicit Browser(std::string work_dir) : work_dir_(std::move(work_dir)) {
+    auto launcher = common::PosixProcessLauncher::Create();
+    EXPECT_TRUE(launcher.ok()) << launcher.status();
+    if (launcher.ok()) launcher_ = *std::move(launcher);
+  }
+
+  // Runs headless Chromium on `page` with `args` and returns its stdout and
+  // stderr (one file) and how long it took; kills it after 120 s.
+  std::string Run(const std::string& page, std::vector<std::string> args, absl::Duration* wall) {
+    const std::string log = absl::StrCat(work_dir_, "/chromium-", ++runs_, ".log");
+    common::ProcessSpec spec;
+    spec.executable = ChromiumPath();
+    spec.argv = {spec.executable,
+                 "--headless",
+                 "--disable-gpu",
+                 "--no-sandbox",
+                 "--hide-scrollbars",
+                 "--enable-logging=stderr",
+                 "--v=0",
+                 absl::StrCat("--user-data-dir=", work_dir_, "/chromium-profile")};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.argv.push_back("file://" + page);
+    spec.env = {"HOME=" + work_dir_, "PATH=/usr/bin:/bin", "LANG=C.UTF-8"};
+    spec.log_path = log;
+    auto done = std::make_shared<absl::Notification>();
+    const absl::Time start = absl::Now();
+    auto child = launcher_->Spawn(spec, [done](const common::ExitInfo&) { done->Notify(); });
+    EXPECT_TRUE(child.ok()) << child.status();
+    if (!child.ok()) return "";
+    if (!done->WaitForNotificationWithTimeout(absl::Seconds(120))) {
+      ADD_FAILURE() << "chromium did not finish within 120 s on " << page;
+      (void)launcher_->SignalGroup(*child, SIGKILL);
+      done->WaitForNotification();
+    }
+    if (wall != nullptr) *wall = absl::Now() - start;
+    return ReadFile(log);
+  }
+
+  // Opens `page`, dumps its DOM after the scripts ran, and reads #eb-status.
+  PageStatus Open(const std::string& page) {
+    PageStatus status;
+    const std::string out = Run(page, {"--dump-dom"}, &status.wall);
+    const size_t at = out.find("<div id=\"eb-status\"");
+    EXPECT_NE(at, std::string::npos) << "no status element in the DOM of " << page;
+    if (at == std::string::npos) return status;
+    const size_t tag_end = out.find('>', at);
+    const std::string tag = out.substr(at, tag_end - at);
+    for (size_t p = tag.find(" data-"); p != std::string::npos; p = tag.find(" data-", p + 1)) {
+      const size_t eq = tag.find("=\"", p);
+      const size_t close = tag.find('"', eq + 2);
+      status.attributes[tag.substr(p + 6, eq - p - 6)] = tag.substr(eq + 2, close - eq - 2);
+    }
+    std::string text = out.substr(tag_end + 1, out.find("</div>", tag_end) - tag_end - 1);
+    text = absl::StrReplaceAll(text, {{"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}});
+    status.detail = nlohmann::json::parse(text, nullptr, false);
+    // The <body> as the scripts left it: hostile data must not have run.
+    const size_t body = out.find("<body");
+    status.attributes["body-tag"] = out.substr(body, out.find('>', body) - body);
+    // Console messages are logged as "...:CONSOLE(line)] ..." (--enable-logging).
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+      if (absl::StrContains(line, ":CONSOLE(") || absl::StrContains(line, "Uncaught") ||
+          absl::StrContains(line, "Content Security Policy")) {
+        status.browser_log += line + "\n";
+      }
+    }
+    return status;
+  }
+
+  // Saves a screenshot of the page's first `height` pixels as `name`.png.
+  void Screenshot(const std::string& page, const std::string& name, int height) {
+    const char* env = std::getenv("EB_REPORT_SCREENSHOT_DIR");
+    const std::string dir = env != nullptr && *env != '\0' ? env : work_dir_;
+    const std::string png = absl::StrCat(dir, "/", name, ".png");
+    Run(page, {absl::StrCat("--window-size=1200,", height), "--screenshot=" + png}, nullptr);
+    struct stat info {};
+    EXPECT_EQ(stat(png.c_str(), &info), 0) << "no screenshot " << png;
+    std::printf("html_report_test: screenshot %s (%lld KiB)\n", png.c_str(),
+                static_cast<long long>(info.st_size / 1024));
+  }
+
+ private:
+  std::string work_dir_;
+  std::unique_ptr<common::PosixProcessLauncher> launcher_;
+  int runs_ = 0;
+};
+
+// The checks every page must pass: drawn, no script error, no console
+// message, nothing injected.
+void ExpectDrawnCleanly(const PageStatus& status, const std::string& page) {
+  EXPECT_EQ(status.attributes.count("state") ? status.attributes.at("state") : "", "ok")
+      << page << ": " << status.detail.dump();
+  EXPECT_EQ(status.Int("errors"), 0) << page << ": " << status.detail.dump();
+  EXPECT_EQ(status.browser_log, "") << page;
+  EXPECT_FALSE(absl::StrContains(status.attributes.at("body-tag"), "pwned")) << page;
+  const size_t bytes = ReadFile(page).size();
+  std::printf(
+      "html_report_test: %s: %zu KiB, drawn in %d ms (script), browser start to exit %.1f s\n",
+      page.c_str(), bytes / 1024, status.Int("render-ms"), absl::ToDoubleSeconds(status.wall));
+}
+
+std::string MakeTempDir() {
+  char pattern[] = "/tmp/ebnccl-report-XXXXXX";
+  const char* dir = mkdtemp(pattern);
+  EXPECT_NE(dir, nullptr);
+  return dir != nullptr ? dir : "/tmp";
+}
+
+nlohmann::json Parse(const CliResult& result) {
+  nlohmann::json doc = nlohmann::json::parse(result.out, nullptr, false);
+  EXPECT_FALSE(doc.is_discarded()) << result.out << result.err;
+  return doc;
+}
+
+// One cluster for the three real pages: a test, a validation, a node.
+TEST(HtmlReportTest, TestValidationAndNodePagesOfAGlooCluster) {
+  SKIP_WITHOUT_CHROMIUM();
+  LocalCluster cluster;
+  ASSERT_TRUE(cluster.StartCoordinator().ok());
+  // As validate_cli_test: every worker sleeps before each timed call, host2's
+  // ten times longer, so that the validation's verdicts (3 healthy, host2
+  // degraded) do not depend on the load of the machine: the screenshot shows
+  // what a reader expects. The page's checks hold whatever the verdicts.
+  for (const char* node : {"host0", "host1", "host2", "host3"}) {
+    std::vector<std::string> flags = LocalCluster::FastAgentFlags();
+    flags.push_back(absl::StrCat("--worker-env=EB_WORKER_FAULT=slow=",
+                                 std::string(node) == "host2" ? 2000 : 200));
+    ASSERT_TRUE(cluster.StartAgent(node, 2, flags).ok()) << node;
+  }
+  ASSERT_TRUE(cluster.WaitForIdleNodes(4).ok());
+  Browser browser(cluster.work_dir());
+
+  // One test on two nodes, with rails.
+  CliResult run =
+      cluster.Ebctl({"run-test", "--json", "--nodes", "host0,host1", "-b", "1K", "-e", "1M", "-f",
+                     "4", "-n", "3", "-w", "1", "--split-rails", "--min-busbw", "0.0001"},
+                    absl::Minutes(2));
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const nlohmann::json test = Parse(run);
+  const std::string test_page = cluster.work_dir() + "/test.html";
+  CliResult report = cluster.Ebctl({"report", test["test_id"].get<std::string>(), "-o", test_page});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  PageStatus status = browser.Open(test_page);
+  ExpectDrawnCleanly(status, test_page);
+  const int sizes = static_cast<int>(test["results"].size());
+  ASSERT_EQ(sizes, 6);
+  // busbw and algbw, in- and out-of-place, one point per size; the
+  // threshold line (--min-busbw) has two.
+  EXPECT_EQ(status.Chart("bandwidth"), std::make_pair(5, 4 * sizes + 2));
+  EXPECT_EQ(status.Chart("time"), std::make_pair(2, 2 * sizes));
+  // The two largest sizes, both variants, one bar per rank (4 ranks).
+  EXPECT_EQ(status.Chart("rank-times"), std::make_pair(4, 4 * 4));
+  // Two rails (two GPUs slots per node), one point per size each.
+  EXPECT_EQ(status.Chart("rails"), std::make_pair(2, 2 * sizes));
+  browser.Screenshot(test_page, "report-test", 1500);
+
+  // A validation of the four nodes, its page written by validate --report.
+  const std::string fleet_page = cluster.work_dir() + "/fleet.html";
+  CliResult validate = cluster.Ebctl({"validate", "--json", "-b", "4K", "-e", "4K", "-n", "2", "-w",
+                                      "1", "-c", "1", "--report", fleet_page},
+                                     absl::Minutes(4));
+  const nlohmann::json validation = Parse(validate);
+  ASSERT_TRUE(validation.contains("rounds")) << validate.out << validate.err;
+  EXPECT_TRUE(absl::StrContains(validate.err, "wrote " + fleet_page)) << validate.err;
+  v1::ValidationReport proto;  // the pairs the page must colour, counted here
+  for (const nlohmann::json& round : validation["rounds"]) {
+    v1::ValidationRound& r = *proto.add_rounds();
+    for (const nlohmann::json& t : round["tests"]) {
+      v1::ValidationTest& test_of_round = *r.add_tests();
+      test_of_round.set_kind(t["kind"].get<std::string>());
+      test_of_round.set_outcome(t["outcome"].get<std::string>());
+      for (const nlohmann::json& name : t["node_names"]) {
+        test_of_round.add_node_names(name.get<std::string>());
+      }
+    }
+  }
+  status = browser.Open(fleet_page);
+  ExpectDrawnCleanly(status, fleet_page);
+  EXPECT_GT(TestedPairs(proto), 0) << validate.out;
+  EXPECT_EQ(status.Int("heatmap-cells"), TestedPairs(proto));
+  EXPECT_EQ(status.Chart("rounds"),
+            std::make_pair(1, static_cast<int>(validation["rounds"].size())));
+  browser.Screenshot(fleet_page, "report-validation-4", 1400);
+
+  // The same validation through `ebctl report v-...`.
+  const std::string again = cluster.work_dir() + "/fleet-again.html";
+  report = cluster.Ebctl({"report", validation["validation_id"].get<std::string>(), "-o", again});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_EQ(browser.Open(again).Int("heatmap-cells"), TestedPairs(proto));
+
+  // host0's history: the test and the validation's tests, one verdict.
+  const std::string node_page = cluster.work_dir() + "/node.html";
+  report = cluster.Ebctl({"report", "--node", "host0", "-o", node_page});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  status = browser.Open(node_page);
+  ExpectDrawnCleanly(status, node_page);
+  EXPECT_EQ(status.Chart("verdicts"), std::make_pair(1, 1));
+  EXPECT_GE(status.Chart("trend").first, 2);  // the 2-node test, the 1-node intra test(s)
+  browser.Screenshot(node_page, "report-node", 1000);
+
+  // Usage errors are refused before anything runs.
+  EXPECT_EQ(cluster.Ebctl({"report", "-o", node_page}).exit_code, 2);
+  EXPECT_EQ(cluster.Ebctl({"report", "t-x", "--node", "host0", "-o", node_page}).exit_code, 2);
+  EXPECT_EQ(cluster.Ebctl({"report", "t-x", "-o", "/nonexistent-dir/x.html"}).exit_code, 2);
+}
+
+// Pages built in memory: 16 nodes with hostile names, and 1,000 nodes.
+TEST(HtmlReportTest, SimulatedValidationsOf16And1000Nodes) {
+  SKIP_WITHOUT_CHROMIUM();
+  const std::string dir = MakeTempDir();
+  Browser browser(dir);
+  for (const int n : {16, 1000}) {
+    std::vector<std::string> names = FleetNames(n);
+    if (n == 16) {
+      names[3] = "</script><script>document.body.setAttribute('data-pwned','1')</script>";
+      names[7] = "<img src=x onerror=\"document.body.setAttribute('data-pwned','2')\">";
+      names[9] = "quote\"'`-&amp;-<!--";
+      names[14] = "n\xc5\x93ud-\xe2\x98\x83-\xe8\x8a\x82\xe7\x82\xb9-\xe2\x80\xa8";
+    }
+    const v1::ValidationReport report = SyntheticValidation(names, n == 16 ? 4 : 6, /*seed=*/n);
+    const std::string page = absl::StrCat(dir, "/fleet-", n, ".html");
+    {
+      std::ofstream out(page, std::ios::binary);
+      out << ebctl::report::RenderReportHtml(
+          absl::StrCat("ebnccl validation ", report.validation_id()),
+          ebctl::report::ValidationPageData(report, nullptr, "2026-12-02T00:00:00Z", "test"));
+    }
+    const PageStatus status = browser.Open(page);
+    ExpectDrawnCleanly(status, page);
+    EXPECT_EQ(status.Int("heatmap-cells"), TestedPairs(report)) << page;
+    EXPECT_EQ(status.Int("rail-cells"), FilledRailCells(report)) << page;
+    EXPECT_EQ(status.Chart("rounds"), std::make_pair(1, report.rounds_size())) << page;
+    browser.Screenshot(page, absl::StrCat("report-validation-", n), n == 16 ? 1900 : 2100);
+  }
+}
+
+}  // namespace
+}  // namespace eb::testing
