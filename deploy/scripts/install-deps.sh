@@ -18,6 +18,9 @@ packages=(
   # libclang-rt-14-dev carries libFuzzer);
   # Debian 12 has no libprotobuf-mutator, so the targets parse raw bytes.
   clang-14 libclang-rt-14-dev
+  # ebctl report: Chart.js, inlined into the HTML reports at build time; and
+  # the headless browser html_report_test opens them in.
+  libjs-chart.js chromium
 )
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(openmpi-bin libopenmpi-dev hyperfine)

@@ -231,6 +231,13 @@ int TestedPairs(const v1::ValidationReport& report) {
 }
 
 int FilledRailCells(const v1::ValidationReport& report) {
+  // No per-rail result at all: the page draws no rail matrix.
+  bool any_rail = report.rails_size() > 0;
+  for (const v1::NodeVerdict& node : report.nodes()) {
+    any_rail = any_rail || node.bad_rails_size() > 0;
+    for (const v1::ValidationEvidence& e : node.evidence()) any_rail = any_rail || e.rail() >= 0;
+  }
+  if (!any_rail) return 0;
   int cells = 0;
   for (const v1::NodeVerdict& node : report.nodes()) {
     bool per_rail = false;

@@ -30,8 +30,9 @@ ebnccl::v1::ValidationReport SyntheticValidation(const std::vector<std::string>&
 int TestedPairs(const ebnccl::v1::ValidationReport& report);
 
 // Node x rail cells the page's rail matrix fills for a report of
-// SyntheticValidation: every rail of a node with per-rail evidence or a rail
-// verdict, and of a healthy node whose network a pair test judged.
+// SyntheticValidation: none when no node has a per-rail result; else every
+// rail of a node with per-rail evidence or a rail verdict, and of a healthy
+// node whose network a pair test judged.
 int FilledRailCells(const ebnccl::v1::ValidationReport& report);
 
 }  // namespace eb::testing

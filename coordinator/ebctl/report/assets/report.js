@@ -7,7 +7,8 @@
 //
 // When it is done it writes what it drew on #eb-status (data-state "ok" or
 // "error", data-charts, data-series, data-points, data-heatmap-cells,
-// data-rail-cells, data-errors, data-render-ms): the headless-browser test
+// data-rail-cells, data-errors, data-render-ms, data-js-heap-kib where the
+// browser tells): the headless-browser test
 // (tests/integration/html_report_test.cc) reads them.
 (function () {
   'use strict';
@@ -41,6 +42,10 @@
     status.setAttribute('data-heatmap-cells', String(EB.heatmapCells));
     status.setAttribute('data-rail-cells', String(EB.railCells));
     status.setAttribute('data-render-ms', String(Math.round(performance.now() - started)));
+    // Chromium only: the JavaScript heap once drawn (BENCHMARKS.md, "Reports").
+    if (performance.memory && performance.memory.usedJSHeapSize) {
+      status.setAttribute('data-js-heap-kib', String(Math.round(performance.memory.usedJSHeapSize / 1024)));
+    }
     status.textContent = JSON.stringify({ errors: EB.errors, charts: EB.charts });
   }
 
