@@ -89,7 +89,8 @@ class Browser {
 
   // Runs headless Chromium on `page` with `args` and returns its stdout and
   // stderr (one file) and how long it took; kills it after 120 s.
-  std::string Run(const std::string& page, std::vector<std::string> args, absl::Duration* wall) {
+  std::string Run(const std::string& page, std::vector<std::string> args, absl::Duration* wall,
+                  const std::string& fragment = "") {
     const std::string log = absl::StrCat(work_dir_, "/chromium-", ++runs_, ".log");
     common::ProcessSpec spec;
     spec.executable = ChromiumPath();
@@ -102,7 +103,7 @@ class Browser {
                  "--v=0",
                  absl::StrCat("--user-data-dir=", work_dir_, "/chromium-profile")};
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-    spec.argv.push_back("file://" + page);
+    spec.argv.push_back("file://" + page + fragment);
     spec.env = {"HOME=" + work_dir_, "PATH=/usr/bin:/bin", "LANG=C.UTF-8"};
     spec.log_path = log;
     auto done = std::make_shared<absl::Notification>();
@@ -120,9 +121,13 @@ class Browser {
   }
 
   // Opens `page`, dumps its DOM after the scripts ran, and reads #eb-status.
-  PageStatus Open(const std::string& page) {
+  // `self_test`: a validation page also works its own controls (sort,
+  // filter, evidence, jump to a test, zoom; report_main.js) and says how
+  // that went in data-selftest.
+  PageStatus Open(const std::string& page, bool self_test = false) {
     PageStatus status;
-    const std::string out = Run(page, {"--dump-dom"}, &status.wall);
+    const std::string out =
+        Run(page, {"--dump-dom"}, &status.wall, self_test ? "#eb-selftest" : "");
     const size_t at = out.find("<div id=\"eb-status\"");
     EXPECT_NE(at, std::string::npos) << "no status element in the DOM of " << page;
     if (at == std::string::npos) return status;
@@ -259,8 +264,9 @@ TEST(HtmlReportTest, TestValidationAndNodePagesOfAGlooCluster) {
       }
     }
   }
-  status = browser.Open(fleet_page);
+  status = browser.Open(fleet_page, /*self_test=*/true);
   ExpectDrawnCleanly(status, fleet_page);
+  EXPECT_EQ(status.attributes["selftest"], "ok") << fleet_page;
   EXPECT_GT(TestedPairs(proto), 0) << validate.out;
   EXPECT_EQ(status.Int("heatmap-cells"), TestedPairs(proto));
   EXPECT_EQ(status.Chart("rounds"),
@@ -312,8 +318,9 @@ TEST(HtmlReportTest, SimulatedValidationsOf2And16And1000Nodes) {
           absl::StrCat("ebnccl validation ", report.validation_id()),
           ebctl::report::ValidationPageData(report, nullptr, "2026-12-02T00:00:00Z", "test"));
     }
-    const PageStatus status = browser.Open(page);
+    PageStatus status = browser.Open(page, /*self_test=*/true);
     ExpectDrawnCleanly(status, page);
+    EXPECT_EQ(status.attributes["selftest"], "ok") << page;
     EXPECT_EQ(status.Int("heatmap-cells"), TestedPairs(report)) << page;
     EXPECT_EQ(status.Int("rail-cells"), FilledRailCells(report)) << page;
     EXPECT_EQ(status.Chart("rounds"), std::make_pair(1, report.rounds_size())) << page;

@@ -10,7 +10,8 @@ namespace eb::ebctl::report {
 
 // Chart.js (chart.min.js of libjs-chart.js, MIT licence, its banner kept).
 std::string_view ChartJs();
-// assets/report.js: draws the page from its embedded report JSON.
+// assets/report_*.js, joined in load order (CMakeLists.txt): draws the page
+// from its embedded report JSON.
 std::string_view ReportJs();
 // assets/report.css.
 std::string_view ReportCss();

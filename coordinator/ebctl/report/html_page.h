@@ -2,7 +2,7 @@
 
 // One self-contained HTML report: the report JSON in a
 // <script type="application/json"> block, Chart.js, and the page's own
-// script (assets/report.js), which reads the JSON and draws the page in the
+// script (assets/report_*.js), which reads the JSON and draws the page in the
 // browser. The page is a view of the data, never a second computation: what
 // it shows is what `--json` prints. Pure functions, any thread.
 
@@ -27,8 +27,8 @@ std::string EscapeHtml(std::string_view text);
 // The page: `title` in <title> and the heading (escaped), `data` embedded
 // (serialized with invalid UTF-8 replaced by U+FFFD, then
 // EscapeJsonForScript), the styles and scripts of assets.h inlined. `data`
-// is an object whose "kind" ("test", "validation", "node") picks what
-// report.js draws.
+// is an object whose "kind" ("test", "validation", "node") picks what the
+// page script draws.
 std::string RenderReportHtml(std::string_view title, const nlohmann::json& data);
 
 }  // namespace eb::ebctl::report

@@ -87,7 +87,7 @@ v1::ValidationReport HostileValidation() {
 }
 
 // Every <script> of the page is one the page opened: the data block, Chart.js
-// and report.js; hostile data neither closes one nor opens another.
+// and the page script; hostile data neither closes one nor opens another.
 void ExpectOnlyThePagesScripts(const std::string& page) {
   const std::string lower = absl::AsciiStrToLower(page);
   EXPECT_EQ(Count(lower, "<script"), 3u);
@@ -158,6 +158,7 @@ TEST(RenderReportHtmlTest, InlinesChartJsAndThePagesScriptAndStyles) {
   EXPECT_THAT(page, HasSubstr("default-src 'none'"));
   // Inlined in <script>: our own script must not close it either.
   EXPECT_THAT(absl::AsciiStrToLower(std::string(ReportJs())), Not(HasSubstr("</script")));
+  EXPECT_THAT(absl::AsciiStrToLower(std::string(ReportJs())), Not(HasSubstr("<script")));
   EXPECT_THAT(std::string(ReportJs()), Not(HasSubstr("<!--")));
 }
 
