@@ -289,6 +289,13 @@ TEST(HtmlReportTest, TestValidationAndNodePagesOfAGlooCluster) {
   EXPECT_GE(status.Chart("trend").first, 2);  // the 2-node test, the 1-node intra test(s)
   browser.Screenshot(node_page, "report-node", 1000);
 
+  // A node with no history still gets its (empty) page, and a warning.
+  report = cluster.Ebctl({"report", "--node", "no-such-node", "-o", node_page});
+  EXPECT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_TRUE(absl::StrContains(report.err, "no test or validation of node no-such-node"))
+      << report.err;
+  ExpectDrawnCleanly(browser.Open(node_page), node_page);
+
   // Usage errors are refused before anything runs.
   EXPECT_EQ(cluster.Ebctl({"report", "-o", node_page}).exit_code, 2);
   EXPECT_EQ(cluster.Ebctl({"report", "t-x", "--node", "host0", "-o", node_page}).exit_code, 2);

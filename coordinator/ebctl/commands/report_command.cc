@@ -64,8 +64,16 @@ int ReportCommand::NodeReport(v1::Control::Stub& stub) {
     grpc::Status status = stub.ListValidations(&context, request, &validations);
     if (!status.ok()) return RpcFailed("listing the validations", status, true);
   }
-  absl::Status written = WritePage(output, absl::StrCat("ebnccl node ", node),
-                                   report::NodePageData(node, tests, validations, ReportTimeNow()));
+  const nlohmann::json data = report::NodePageData(node, tests, validations, ReportTimeNow());
+  if (data["tests"]["tests"].empty() && data["validations"]["validations"].empty()) {
+    // Still written (an empty history is an answer), but a typo should not
+    // pass for a quiet node.
+    std::fprintf(stderr,
+                 "ebctl: no test or validation of node %s among the newest %d of the fleet "
+                 "(is the name right? a larger --limit looks further back)\n",
+                 node.c_str(), limit);
+  }
+  absl::Status written = WritePage(output, absl::StrCat("ebnccl node ", node), data);
   return written.ok() ? kExitOk : WriteFailed(written);
 }
 
