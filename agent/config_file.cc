@@ -16,8 +16,6 @@ namespace eb::agent {
 
 namespace {
 
-constexpr int kDefaultCoordinatorPort = 29470;
-
 // The parsers below name their flag first ("--ib-hca: ..."); in a file the
 // schema names the key instead.
 absl::Status WithoutField(const absl::Status& status, absl::string_view field) {
@@ -35,7 +33,8 @@ void AddAgentSection(common::ConfigSchema& schema, AgentSettings* settings) {
               config.coordinator_address.clear();
               return absl::OkStatus();
             }
-            auto address = common::ParseHostPort(value, kDefaultCoordinatorPort, "coordinator");
+            auto address =
+                common::ParseHostPort(value, common::kDefaultCoordinatorPort, "coordinator");
             if (!address.ok()) return WithoutField(address.status(), "coordinator");
             config.coordinator_address = address->ToString();
             return absl::OkStatus();

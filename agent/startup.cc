@@ -23,7 +23,6 @@
 namespace eb::agent {
 namespace {
 
-constexpr int kDefaultCoordinatorPort = 29470;
 // Port of /metrics when metrics.listen names only a host.
 constexpr int kDefaultMetricsPort = 29472;
 
@@ -77,8 +76,8 @@ absl::Status ResolveAgentConfig(AgentSettings* settings,
     return absl::InvalidArgumentError(
         "--coordinator: not set (pass it, or set agent.coordinator in the config file)");
   }
-  auto coordinator =
-      common::ParseHostPort(config.coordinator_address, kDefaultCoordinatorPort, "--coordinator");
+  auto coordinator = common::ParseHostPort(config.coordinator_address,
+                                           common::kDefaultCoordinatorPort, "--coordinator");
   if (!coordinator.ok()) return coordinator.status();
   config.coordinator_address = coordinator->ToString();
   if (config.node_name.empty()) config.node_name = Hostname();

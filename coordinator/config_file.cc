@@ -13,11 +13,7 @@
 
 namespace eb::coordinator {
 
-namespace {
-
-constexpr int kDefaultPort = 29470;
-
-}  // namespace
+namespace {}  // namespace
 
 common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings* settings) {
   common::ConfigSchema schema;
@@ -28,7 +24,8 @@ common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings* settings) {
           "coordinator.listen",
           [&config, settings](const std::string& value) -> absl::Status {
             settings->listen_set = true;
-            auto address = common::ParseHostPort(value, kDefaultPort, "listen", true);
+            auto address =
+                common::ParseHostPort(value, common::kDefaultCoordinatorPort, "listen", true);
             if (!address.ok()) {
               // ParseHostPort names the field first; the schema names the key.
               return absl::InvalidArgumentError(

@@ -25,7 +25,6 @@
 
 namespace {
 
-constexpr int kDefaultPort = 29470;
 // Port of /metrics when --metrics-listen names only a host.
 constexpr int kDefaultMetricsPort = 29471;
 
@@ -143,7 +142,7 @@ int main(int argc, char** argv) {
   // Without TLS an unset address is loopback: plaintext only where it is
   // safe (docs/SECURITY.md).
   if (!config.tls.enabled() && !given.contains("--listen") && !settings.listen_set) {
-    config.listen_address = absl::StrCat("127.0.0.1:", kDefaultPort);
+    config.listen_address = absl::StrCat("127.0.0.1:", eb::common::kDefaultCoordinatorPort);
   }
   if (given.contains("--heartbeat-period-ms")) {
     config.heartbeat_period = absl::Milliseconds(heartbeat_period_ms);
@@ -170,7 +169,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "eb-coordinator: %s\n", std::string(status.message()).c_str());
     return 2;
   }
-  auto address = eb::common::ParseHostPort(config.listen_address, kDefaultPort, "--listen", true);
+  auto address = eb::common::ParseHostPort(config.listen_address,
+                                           eb::common::kDefaultCoordinatorPort, "--listen", true);
   if (!address.ok()) {
     std::fprintf(stderr, "eb-coordinator: %s\n", std::string(address.status().message()).c_str());
     return 2;

@@ -20,11 +20,7 @@
 #include "common/net/address.h"
 
 namespace eb::agent {
-namespace {
-
-constexpr int kDefaultCoordinatorPort = 29470;
-
-}  // namespace
+namespace {}  // namespace
 
 absl::StatusOr<std::vector<common::InterfaceInfo>> RealHostProbe::Interfaces() const {
   return common::ListInterfaces();
@@ -38,7 +34,7 @@ absl::StatusOr<std::vector<ebnccl::v1::HcaInfo>> RealHostProbe::Hcas(
 DiscoveredGpus RealHostProbe::Gpus() const { return DiscoverGpusWithDetails(SystemNvml()); }
 
 absl::Status RealHostProbe::Connect(const std::string& host_port, absl::Duration timeout) const {
-  auto target = common::ParseHostPort(host_port, kDefaultCoordinatorPort, "coordinator");
+  auto target = common::ParseHostPort(host_port, common::kDefaultCoordinatorPort, "coordinator");
   if (!target.ok()) return target.status();
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;

@@ -10,6 +10,10 @@
 
 namespace eb::common {
 
+// The coordinator's port when an address names none: one definition for the
+// coordinator, the agent and ebctl.
+inline constexpr int kDefaultCoordinatorPort = 29470;
+
 struct HostPort {
   // Host name, IPv4 address, or IPv6 address without brackets.
   std::string host;

@@ -13,9 +13,7 @@
 
 namespace eb::ebctl {
 
-namespace {
-constexpr int kDefaultPort = 29470;
-}  // namespace
+namespace {}  // namespace
 
 int Command::Run(const GlobalOptions& options) {
   if (options.coordinator.empty()) {
@@ -23,7 +21,8 @@ int Command::Run(const GlobalOptions& options) {
                  "ebctl: --coordinator: not set (pass HOST[:PORT] or set EBCTL_COORDINATOR)\n");
     return kExitUsage;
   }
-  auto address = common::ParseHostPort(options.coordinator, kDefaultPort, "--coordinator");
+  auto address =
+      common::ParseHostPort(options.coordinator, common::kDefaultCoordinatorPort, "--coordinator");
   if (!address.ok()) {
     std::fprintf(stderr, "ebctl: %s\n", std::string(address.status().message()).c_str());
     return kExitUsage;

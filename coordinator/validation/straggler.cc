@@ -4,11 +4,13 @@
 #include <map>
 #include <vector>
 
+#include "coordinator/validation/yardstick.h"
+
 namespace eb::validation {
 namespace v1 = ebnccl::v1;
 namespace {
 
-struct Tally {
+struct SlowestTally {
   int count = 0;
   double excess_pct_sum = 0.0;
 };
@@ -18,17 +20,6 @@ struct LateTally {
   double lag_us_sum = 0.0;
   double share_pct_sum = 0.0;
 };
-
-// The median of `values` (not empty); reorders them.
-double Median(std::vector<double>& values) {
-  const size_t mid = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
-  const double upper = values[mid];
-  if (values.size() % 2 == 1) return upper;
-  return (*std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid)) +
-          upper) /
-         2;
-}
 
 void PlaceRank(const v1::TestReport& report, v1::SlowestRank& result) {
   result.set_local_rank(-1);
@@ -107,7 +98,7 @@ Attribution AttributeStraggler(const v1::TestReport& report) {
 }
 
 std::optional<v1::SlowestRank> FindSlowestRank(const v1::TestReport& report) {
-  std::map<int32_t, Tally> tallies;  // ordered, so ties go to the lower rank
+  std::map<int32_t, SlowestTally> tallies;  // ordered, so ties go to the lower rank
   int measurements = 0;
   for (const v1::SizeResult& row : report.results()) {
     for (const v1::VariantResult* variant : {&row.out_of_place(), &row.in_place()}) {
@@ -120,7 +111,7 @@ std::optional<v1::SlowestRank> FindSlowestRank(const v1::TestReport& report) {
         continue;
       }
       ++measurements;
-      Tally& tally = tallies[variant->slowest_rank()];
+      SlowestTally& tally = tallies[variant->slowest_rank()];
       ++tally.count;
       if (variant->time_us() > 0) {
         tally.excess_pct_sum += (variant->max_time_us() / variant->time_us() - 1.0) * 100.0;

@@ -13,6 +13,8 @@ packages=(
   nlohmann-json3-dev libcli11-dev
   libtomlplusplus-dev libcpp-httplib-dev libsystemd-dev libsqlite3-dev systemd
   iproute2 procps python3
+  # tests/deploy/kubernetes_manifests_check.py: the Kubernetes API models
+  python3-kubernetes python3-yaml
   clang-format clang-tidy
   # The sanitizer trees and the libFuzzer targets (tests/sanitize/run.sh;
   # libclang-rt-14-dev carries libFuzzer);
@@ -23,7 +25,7 @@ packages=(
   libjs-chart.js chromium
 )
 if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(openmpi-bin libopenmpi-dev hyperfine)
+  packages+=(openmpi-bin libopenmpi-dev hyperfine iperf3)
 fi
 
 missing=()

@@ -14,8 +14,23 @@
 # also carries libFuzzer's instrumentation (-DEB_FUZZ=ON) and the targets of
 # tests/fuzz, which then run for EB_FUZZ_SECONDS each (default 30; 0 skips
 # them). Without clang it falls back to the default compiler, without fuzzing.
+#
+# --build-only builds the tree and stops; --test-only runs the tests of a
+# tree built before (tests/run-all.sh builds at idle priority while the
+# plain tree's tests run, then tests). --fuzz-only (address,undefined)
+# builds only the fuzz targets and what they link, and runs only them.
 set -euo pipefail
-sanitizer=${1:?usage: tests/sanitize/run.sh address,undefined|thread [ctest args...]}
+step=all
+fuzz_only=false
+while [[ "${1:-}" == --* ]]; do
+  case "$1" in
+    --build-only | --test-only) step=${1#--} ;;
+    --fuzz-only) fuzz_only=true ;;
+    *) echo "tests/sanitize/run.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+sanitizer=${1:?usage: tests/sanitize/run.sh [--build-only|--test-only] [--fuzz-only] address,undefined|thread [ctest args...]}
 shift
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
@@ -37,8 +52,19 @@ options+=(-DEB_FUZZ=$fuzz -DEB_FUZZ_SECONDS="$fuzz_seconds")
 if command -v ccache >/dev/null; then
   options+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 fi
-cmake -S . -B "$build" -G Ninja "${options[@]}" >/dev/null
-ninja -C "$build" -j"$(nproc)"
+if [[ "$fuzz_only" == true && "$fuzz" != ON ]]; then
+  echo "sanitize: --fuzz-only needs clang-14, address,undefined and EB_FUZZ_SECONDS > 0" >&2
+  exit 2
+fi
+if [[ "$step" != test-only ]]; then
+  cmake -S . -B "$build" -G Ninja "${options[@]}" >/dev/null
+  if [[ "$fuzz_only" == true ]]; then
+    ninja -C "$build" -j"$(nproc)" eb_fuzz_targets
+  else
+    ninja -C "$build" -j"$(nproc)"
+  fi
+fi
+[[ "$step" == build-only ]] && exit 0
 
 supp="$repo/tests/sanitize"
 # halt_on_error: a finding fails the test that made it, in whichever process
@@ -50,8 +76,10 @@ export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0${LSAN_OPT
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
 cd "$build"
-echo "sanitize: running the unit and integration tests under $sanitizer"
-ctest --output-on-failure -j"$(nproc)" -L 'unit|integration' -E '^(deb_package_test|style\.)' "$@"
+if [[ "$fuzz_only" != true ]]; then
+  echo "sanitize: running the unit and integration tests under $sanitizer"
+  ctest --output-on-failure -j"$(nproc)" -L 'unit|integration' -E '^(deb_package_test|style\.)' "$@"
+fi
 if [[ "$fuzz" == ON ]]; then
   echo "sanitize: running each fuzz target for ${fuzz_seconds}s"
   ctest --output-on-failure -j"$(nproc)" -L fuzz

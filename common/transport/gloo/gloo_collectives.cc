@@ -32,6 +32,14 @@ constexpr absl::string_view kWho = "the gloo transport";
 constexpr uint8_t kReduceScatterSlotPrefix = 0xE1;
 constexpr uint8_t kSendRecvSlotPrefix = 0xE2;
 
+// Largest message of Gloo's ring all_reduce (Gloo's default is 1 MiB).
+// Measured on 2 cores over loopback (docs/BENCHMARKS.md, "The CPU data plane
+// against iperf3"): 1 MiB segments reach 1.0 GB/s busbw at 64-256 MiB, 4 MiB
+// 1.3-1.6 GB/s, 16 MiB 1.0-1.3 GB/s: fewer, larger messages cut the per-segment
+// wake-ups of both ranks' loop threads, and 4 MiB still leaves several segments
+// to overlap the reduction of one with the transfer of the next.
+constexpr size_t kAllReduceSegmentBytes = size_t{4} << 20;
+
 // Gloo's element-wise reduction signature: out[i] = a[i] op b[i].
 using ReduceFn = void (*)(void*, const void*, const void*, size_t);
 
@@ -217,6 +225,7 @@ absl::Status RunTyped(const std::shared_ptr<gloo::Context>& ctx, const Collectiv
   switch (call.collective) {
     case Collective::kAllReduce: {
       gloo::AllreduceOptions opts(ctx);
+      opts.setMaxSegmentSize(kAllReduceSegmentBytes);
       if (!p.in_place) opts.setInput(send, count);
       opts.setOutput(recv, count);
       opts.setReduceFunction(ReduceFor<T>(call.op));
