@@ -3,8 +3,10 @@
 # stand-ins for srun and scontrol (tests/deploy/slurm_shim: every "node" of
 # the allocation runs on this machine): an ephemeral CA, a coordinator, one
 # agent per node over mutual TLS, `ebctl validate` over the allocation, the
-# job's exit code = ebctl's (0 for this healthy Gloo fleet), nothing left
-# running and the job's files removed afterwards.
+# job's exit code = ebctl's and a verdict (0 or 7: on shared loaded cores a
+# 1 MiB Gloo pair can measure slow; which verdict is the fleet's business, the
+# recipe's is to reach one), every node named, nothing left running and the
+# job's files removed afterwards.
 set -euo pipefail
 bin=${1:?usage: slurm_recipe_test.sh BIN_DIR REPO_ROOT}
 repo=${2:?usage: slurm_recipe_test.sh BIN_DIR REPO_ROOT}
@@ -26,9 +28,12 @@ set +e
 code=$?
 set -e
 cat "$work/out.txt" "$work/err.txt"
-[[ $code == 0 ]] || { echo "FAIL: the job exited $code, expected 0"; exit 1; }
+ebctl_code=$(sed -n 's/^ebnccl-validate: ebctl validate exited \([0-9]*\)$/\1/p' "$work/err.txt")
+[[ "$code" == "$ebctl_code" ]] || { echo "FAIL: the job exited $code, ebctl $ebctl_code"; exit 1; }
+[[ $code == 0 || $code == 7 ]] || { echo "FAIL: the job exited $code, expected a verdict (0 or 7)"; exit 1; }
 for node in slurmA slurmB slurmC; do
-  grep -q "$node" "$work/out.txt" || { echo "FAIL: $node is not in the verdicts"; exit 1; }
+  grep -Eq "^$node +(healthy|degraded|failed|unfit|untestable) " "$work/out.txt" || {
+    echo "FAIL: $node has no verdict"; exit 1; }
 done
 grep -q "all 3 agents registered" "$work/err.txt" || { echo "FAIL: no registration line"; exit 1; }
 [[ ! -e "$work/job" ]] || { echo "FAIL: the job's files were left in $work/job"; exit 1; }
