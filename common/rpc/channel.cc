@@ -10,9 +10,7 @@
 
 namespace eb::common {
 
-namespace {
-
-grpc::ChannelArguments ChannelArgs(absl::Duration keepalive_time) {
+grpc::ChannelArguments ClientChannelArguments(absl::Duration keepalive_time) {
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS,
               static_cast<int>(absl::ToInt64Milliseconds(keepalive_time)));
@@ -29,19 +27,17 @@ grpc::ChannelArguments ChannelArgs(absl::Duration keepalive_time) {
   return args;
 }
 
-}  // namespace
-
 std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target,
                                            absl::Duration keepalive_time) {
   return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(),
-                                   ChannelArgs(keepalive_time));
+                                   ClientChannelArguments(keepalive_time));
 }
 
 std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target, const TlsFiles& tls,
                                            absl::Duration keepalive_time) {
   if (!tls.enabled()) return MakeChannel(target, keepalive_time);
   return grpc::CreateCustomChannel(target, MakeChannelCredentials(tls),
-                                   ChannelArgs(keepalive_time));
+                                   ClientChannelArguments(keepalive_time));
 }
 
 void SetTimeout(grpc::ClientContext& context, absl::Duration timeout) {
