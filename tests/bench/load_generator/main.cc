@@ -140,6 +140,17 @@ int Run(const Options& options) {
         std::make_unique<SimAgent>(names.back(), i, channel, behaviour, counters, scheduler));
   }
 
+  // Heartbeats every 2 s (the coordinator's default period) from each
+  // registered agent, from the start: a slow registration of the whole
+  // fleet must not starve the first agents of heartbeats.
+  std::atomic<bool> beating{true};
+  std::function<void()> beat = [&] {
+    if (!beating) return;
+    for (auto& agent : agents) agent->Heartbeat();
+    scheduler.PostAfter(absl::Seconds(2), beat);
+  };
+  scheduler.PostAfter(absl::Seconds(2), beat);
+
   // 1. Every agent connects at once.
   const double self_cpu_0 = SelfCpuSeconds();
   const std::optional<ProcSample> c0 = coordinator();
@@ -167,15 +178,6 @@ int Run(const Options& options) {
               all_registered ? "" : " -- NOT ALL");
   if (c0 && c1) out["coordinator_register_cpu_s"] = c1->cpu_s - c0->cpu_s;
   out["generator_register_cpu_s"] = self_cpu_1 - self_cpu_0;
-
-  // Heartbeats every 2 s (the coordinator's default period), as the agents.
-  std::atomic<bool> beating{true};
-  std::function<void()> beat = [&] {
-    if (!beating) return;
-    for (auto& agent : agents) agent->Heartbeat();
-    scheduler.PostAfter(absl::Seconds(2), beat);
-  };
-  scheduler.PostAfter(absl::Seconds(2), beat);
 
   // 2. Idle: what heartbeats alone cost the coordinator.
   if (options.idle_s > 0) {

@@ -204,7 +204,8 @@ void SimAgent::OnCommand(const v1::CoordinatorMessage& command) {
       Launch(command.launch());
     }
   } else if (command.has_stop()) {
-    SendStopped(command.stop().test_id());
+    // A vanishing host is hung already: it answers nothing before it goes.
+    if (!behaviour_.vanish) SendStopped(command.stop().test_id());
   }
   // FetchLog is not simulated (ebctl logs is not part of the benchmark).
 }
