@@ -57,7 +57,19 @@ struct Options {
   std::string tls_dir;
   std::string tls_client = "bench";
   std::string json_path;
+  // Overrides the channels' GRPC_ARG_MIN_RECONNECT_BACKOFF_MS (gRPC's
+  // connection-attempt timeout); 100 reproduces the channels before issue
+  // 15's fix. 0: common::ClientChannelArguments as it is.
+  int min_connect_timeout_ms = 0;
 };
+
+grpc::ChannelArguments ChannelArguments(const Options& options) {
+  grpc::ChannelArguments args = common::ClientChannelArguments(absl::Seconds(10));
+  if (options.min_connect_timeout_ms > 0) {
+    args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, options.min_connect_timeout_ms);
+  }
+  return args;
+}
 
 double Seconds(absl::Duration d) {
   return d == absl::InfiniteDuration() ? -1 : absl::ToDoubleSeconds(d);
@@ -125,7 +137,7 @@ int Run(const Options& options) {
   }();
   for (int i = 0; i < options.agents; ++i) {
     names.push_back(absl::StrFormat("%s%05d", options.name_prefix, i));
-    grpc::ChannelArguments args = common::ClientChannelArguments(absl::Seconds(10));
+    grpc::ChannelArguments args = ChannelArguments(options);
     BindSourceAddress(args, AgentSourceAddress(i));
     auto channel = grpc::CreateCustomChannel(
         options.coordinator, Credentials(options, options.tls_dir + "/nodes/" + names.back()),
@@ -321,6 +333,8 @@ int main(int argc, char** argv) {
   app.add_option("--tls-dir", options.tls_dir,
                  "ebnccl-certs.sh --dir: ca.pem, nodes/NAME.{pem,key}, clients/CLIENT.{pem,key}");
   app.add_option("--tls-client", options.tls_client, "client certificate for RunTest (operator)");
+  app.add_option("--min-connect-timeout-ms", options.min_connect_timeout_ms,
+                 "GRPC_ARG_MIN_RECONNECT_BACKOFF_MS of every channel (100: as before issue 15)");
   app.add_option("--json", options.json_path, "write the figures as JSON here");
   CLI11_PARSE(app, argc, argv);
   if (options.agents % options.concurrent_tests != 0) {
