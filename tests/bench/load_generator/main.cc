@@ -57,18 +57,11 @@ struct Options {
   std::string tls_dir;
   std::string tls_client = "bench";
   std::string json_path;
-  // Overrides the channels' GRPC_ARG_MIN_RECONNECT_BACKOFF_MS (gRPC's
-  // connection-attempt timeout); 100 reproduces the channels before issue
-  // 15's fix. 0: common::ClientChannelArguments as it is.
-  int min_connect_timeout_ms = 0;
 };
 
-grpc::ChannelArguments ChannelArguments(const Options& options) {
-  grpc::ChannelArguments args = common::ClientChannelArguments(absl::Seconds(10));
-  if (options.min_connect_timeout_ms > 0) {
-    args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, options.min_connect_timeout_ms);
-  }
-  return args;
+grpc::ChannelArguments ChannelArguments(const Options& /*options*/) {
+  // Exactly the agent's and ebctl's channel settings.
+  return common::ClientChannelArguments(absl::Seconds(10));
 }
 
 double Seconds(absl::Duration d) {
@@ -333,8 +326,6 @@ int main(int argc, char** argv) {
   app.add_option("--tls-dir", options.tls_dir,
                  "ebnccl-certs.sh --dir: ca.pem, nodes/NAME.{pem,key}, clients/CLIENT.{pem,key}");
   app.add_option("--tls-client", options.tls_client, "client certificate for RunTest (operator)");
-  app.add_option("--min-connect-timeout-ms", options.min_connect_timeout_ms,
-                 "GRPC_ARG_MIN_RECONNECT_BACKOFF_MS of every channel (100: as before issue 15)");
   app.add_option("--json", options.json_path, "write the figures as JSON here");
   CLI11_PARSE(app, argc, argv);
   if (options.agents % options.concurrent_tests != 0) {
