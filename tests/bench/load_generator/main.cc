@@ -57,6 +57,10 @@ struct Options {
   std::string tls_dir;
   std::string tls_client = "bench";
   std::string json_path;
+  // Each agent dials from its own 127.1.x.y (a coordinator on loopback
+  // only); off for a coordinator on another host, where the coordinator's
+  // per-host bound then allows 64 agents per generator host.
+  bool own_source_address = true;
 };
 
 grpc::ChannelArguments ChannelArguments(const Options& /*options*/) {
@@ -131,7 +135,7 @@ int Run(const Options& options) {
   for (int i = 0; i < options.agents; ++i) {
     names.push_back(absl::StrFormat("%s%05d", options.name_prefix, i));
     grpc::ChannelArguments args = ChannelArguments(options);
-    BindSourceAddress(args, AgentSourceAddress(i));
+    if (options.own_source_address) BindSourceAddress(args, AgentSourceAddress(i));
     auto channel = grpc::CreateCustomChannel(
         options.coordinator, Credentials(options, options.tls_dir + "/nodes/" + names.back()),
         args);
@@ -326,6 +330,8 @@ int main(int argc, char** argv) {
   app.add_option("--tls-dir", options.tls_dir,
                  "ebnccl-certs.sh --dir: ca.pem, nodes/NAME.{pem,key}, clients/CLIENT.{pem,key}");
   app.add_option("--tls-client", options.tls_client, "client certificate for RunTest (operator)");
+  app.add_option("--own-source-address", options.own_source_address,
+                 "each agent dials from its own 127.1.x.y (loopback coordinators only)");
   app.add_option("--json", options.json_path, "write the figures as JSON here");
   CLI11_PARSE(app, argc, argv);
   if (options.agents % options.concurrent_tests != 0) {
