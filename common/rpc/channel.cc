@@ -10,9 +10,7 @@
 
 namespace eb::common {
 
-namespace {
-
-grpc::ChannelArguments ChannelArgs(absl::Duration keepalive_time) {
+grpc::ChannelArguments ClientChannelArguments(absl::Duration keepalive_time) {
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS,
               static_cast<int>(absl::ToInt64Milliseconds(keepalive_time)));
@@ -22,26 +20,32 @@ grpc::ChannelArguments ChannelArgs(absl::Duration keepalive_time) {
   // Reconnect quickly after the peer comes back; our own backoff sits above.
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+  // gRPC uses the minimum reconnect backoff as the timeout of one
+  // connection attempt (TCP connect, TLS handshake and the server's
+  // SETTINGS frame). At 100 ms, 1,024 agents dialling a busy coordinator at
+  // once abandoned thousands of handshakes half done and retried them,
+  // taking 3.7-9.8 s (and ebctl calls failed with "connection attempt timed
+  // out before receiving SETTINGS frame"). gRPC's default, 20 s, lets a slow
+  // handshake finish; a dead address still fails at once (refused), and a
+  // silent one after 20 s, then the backoffs above apply (issue 15).
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 20000);
   // The same message bound as RpcServer (docs/SECURITY.md, "Limits").
   args.SetMaxReceiveMessageSize(spec::kMaxRpcMessageBytes);
   args.SetMaxSendMessageSize(spec::kMaxRpcMessageBytes);
   return args;
 }
 
-}  // namespace
-
 std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target,
                                            absl::Duration keepalive_time) {
   return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(),
-                                   ChannelArgs(keepalive_time));
+                                   ClientChannelArguments(keepalive_time));
 }
 
 std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target, const TlsFiles& tls,
                                            absl::Duration keepalive_time) {
   if (!tls.enabled()) return MakeChannel(target, keepalive_time);
   return grpc::CreateCustomChannel(target, MakeChannelCredentials(tls),
-                                   ChannelArgs(keepalive_time));
+                                   ClientChannelArguments(keepalive_time));
 }
 
 void SetTimeout(grpc::ClientContext& context, absl::Duration timeout) {

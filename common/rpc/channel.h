@@ -10,8 +10,14 @@
 #include "common/rpc/tls_files.h"
 #include "grpcpp/channel.h"
 #include "grpcpp/client_context.h"
+#include "grpcpp/support/channel_arguments.h"
 
 namespace eb::common {
+
+// The arguments every channel below gets (keepalive, reconnect backoff,
+// message bounds); public so that tests/bench/load_generator dials with
+// exactly the agent's settings.
+grpc::ChannelArguments ClientChannelArguments(absl::Duration keepalive_time);
 
 // Insecure channel to "host:port" or "unix:/path" with keepalive pings every
 // `keepalive_time`, also without active calls, so a dead peer is noticed.

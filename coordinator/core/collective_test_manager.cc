@@ -230,6 +230,11 @@ absl::StatusOr<v1::TestReport> TestManager::GetTest(const std::string& test_id) 
   return report;
 }
 
+const TestRun* TestManager::FindRunning(const std::string& test_id) const {
+  auto it = running_.find(test_id);
+  return it == running_.end() ? nullptr : it->second.run.get();
+}
+
 std::vector<v1::TestReport> TestManager::ListTests(int limit) const {
   absl::StatusOr<std::vector<v1::TestReport>> recorded = history_.List(limit);
   if (!recorded.ok()) {

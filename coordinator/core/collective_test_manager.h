@@ -78,6 +78,9 @@ class TestManager final : public TestRunHost {
   // A running test (live report) or one from the history. NOT_FOUND
   // otherwise; DATA_LOSS or a storage error from the history.
   absl::StatusOr<ebnccl::v1::TestReport> GetTest(const std::string& test_id) const;
+  // The running test `test_id`, or null: a look-up without GetTest's copy
+  // of the whole report (every rendezvous call asks, issue 15).
+  const TestRun* FindRunning(const std::string& test_id) const;
   // Running and recorded tests, newest first, without per-size results
   // (every one when limit <= 0). A history error is logged and only the
   // running tests are listed.

@@ -64,7 +64,13 @@ TestRun::TestRun(std::string test_id, v1::TestSpec spec, std::vector<v1::RankAss
   report_.set_transport(spec.transport());
   *report_.mutable_spec() = std::move(spec);
   for (v1::RankAssignment& rank : ranks) {
-    if (nodes_.empty() || nodes_.back() != rank.node_name()) nodes_.push_back(rank.node_name());
+    if (nodes_.empty() || nodes_.back() != rank.node_name()) {
+      nodes_.push_back(rank.node_name());
+    }
+    if (node_index_.emplace(rank.node_name(), static_cast<int>(node_ranks_.size())).second) {
+      node_ranks_.emplace_back();
+    }
+    node_ranks_[node_index_.at(rank.node_name())].push_back(rank.rank());
     *report_.add_ranks() = std::move(rank);
   }
   for (v1::NodeInventory& inventory : inventories)
@@ -79,6 +85,7 @@ TestRun::TestRun(std::string test_id, v1::TestSpec spec, std::vector<v1::RankAss
     rail_sweep_ = PlanSweep(report_.spec(), static_cast<int>(nodes_.size()))
                       .value_or(std::vector<PlannedSize>{});
     rail_rows_emitted_.assign(static_cast<size_t>(per_node), 0);
+    rail_reports_.assign(static_cast<size_t>(per_node), std::vector<int>(rail_sweep_.size(), 0));
     for (int rail = 0; rail < per_node; ++rail) {
       v1::RailResult& result = *report_.add_rails();
       result.set_rail(rail);
@@ -92,6 +99,10 @@ TestRun::TestRun(std::string test_id, v1::TestSpec spec, std::vector<v1::RankAss
       }
     }
   }
+  ranks_at_level_.assign(static_cast<size_t>(FinishedLevel()) + 1, 0);
+  ranks_at_level_[kLaunched] = static_cast<int>(progress_.size());
+  min_level_ = progress_.empty() ? FinishedLevel() : kLaunched;
+  size_reports_.assign(sweep_.size(), 0);
 }
 
 TestRun::~TestRun() {
@@ -112,8 +123,8 @@ void TestRun::Start() {
     v1::LaunchTest& launch = *message.mutable_launch();
     launch.set_test_id(id());
     *launch.mutable_spec() = report_.spec();
-    for (const v1::RankAssignment& rank : report_.ranks()) {
-      if (rank.node_name() == node) *launch.add_ranks() = rank;
+    for (const int rank : node_ranks_[node_index_.at(node)]) {
+      *launch.add_ranks() = report_.ranks(rank);
     }
     launch.set_register_timeout_ms(absl::ToInt64Milliseconds(timeouts_.launch));
     // The workers' own deadlines are backstops: the coordinator's deadlines
@@ -183,6 +194,7 @@ void TestRun::OnWorkerEvent(const std::string& node, const v1::WorkerEvent& even
       progress.wrong_elements +=
           result.out_of_place().wrong_elements() + result.in_place().wrong_elements();
       progress.sizes.push_back(result);
+      ++size_reports_[index];
       Raise(rank, kJoined + static_cast<int>(progress.sizes.size()));
       EmitReadyRows();
       break;
@@ -248,6 +260,8 @@ void TestRun::OnRailSize(int rank, const std::string& node, const v1::RankSizeRe
   progress.wrong_elements +=
       result.out_of_place().wrong_elements() + result.in_place().wrong_elements();
   progress.rail_sizes.push_back(result);
+  const size_t rail = static_cast<size_t>(report_.ranks(rank).local_rank());
+  if (rail < rail_reports_.size()) ++rail_reports_[rail][index];
   Raise(rank, kJoined + static_cast<int>(progress.sizes.size() + progress.rail_sizes.size()));
   EmitReadyRailRows();
 }
@@ -263,13 +277,9 @@ std::string TestRun::StepName(int level) const {
 
 void TestRun::OnWorkersStopped(const std::string& node) {
   if (finished_) return;
-  stopped_nodes_.insert(node);
-  bool node_finished = true;
-  for (const v1::RankAssignment& rank : report_.ranks()) {
-    if (rank.node_name() == node && !progress_[rank.rank()].finished) node_finished = false;
-  }
+  if (stopped_nodes_.insert(node).second && !lost_nodes_.contains(node)) NodeDone(node);
   // A node whose ranks all finished may well be done before the others.
-  if (!stopping_ && !node_finished) {
+  if (!stopping_ && !NodeFinished(node)) {
     // Every worker of the node is gone although the test is not over: the
     // agent reported each exit before this, so this is only a backstop.
     AddFailure([&] {
@@ -288,19 +298,12 @@ void TestRun::OnWorkersStopped(const std::string& node) {
 }
 
 void TestRun::OnNodeLost(const std::string& node, const std::string& reason) {
-  if (finished_ || std::find(nodes_.begin(), nodes_.end(), node) == nodes_.end()) return;
-  lost_nodes_.insert(node);
+  if (finished_ || !node_index_.contains(node)) return;
+  if (lost_nodes_.insert(node).second && !stopped_nodes_.contains(node)) NodeDone(node);
   // Every collective involves every rank, so a node whose own ranks all
   // finished took part in every operation: losing it afterwards is harmless.
-  bool node_finished = true;
-  for (const v1::RankAssignment& rank : report_.ranks()) {
-    if (rank.node_name() == node && !progress_[rank.rank()].finished) node_finished = false;
-  }
-  if (!node_finished) {
-    std::vector<int> ranks;
-    for (const v1::RankAssignment& rank : report_.ranks()) {
-      if (rank.node_name() == node) ranks.push_back(rank.rank());
-    }
+  if (!NodeFinished(node)) {
+    const std::vector<int>& ranks = node_ranks_[node_index_.at(node)];
     v1::Failure failure;
     failure.set_kind(v1::FAILURE_KIND_NODE_LOST);
     failure.set_rank(-1);
@@ -351,6 +354,8 @@ void TestRun::Interrupt(const std::string& reason) {
 void TestRun::Raise(int rank, int level) {
   RankProgress& progress = progress_[rank];
   if (level <= progress.level) return;
+  --ranks_at_level_[progress.level];
+  ++ranks_at_level_[level];
   progress.level = level;
   // In the sweep, any progress restarts the step deadline: a step that no
   // rank finishes within step_timeout names the ranks that are behind.
@@ -359,8 +364,9 @@ void TestRun::Raise(int rank, int level) {
 
 void TestRun::UpdatePhase() {
   if (stopping_ || finished_) return;
-  int min_level = FinishedLevel();
-  for (const RankProgress& progress : progress_) min_level = std::min(min_level, progress.level);
+  // Levels only rise, so the minimum only moves up: amortized O(1).
+  while (min_level_ < FinishedLevel() && ranks_at_level_[min_level_] == 0) ++min_level_;
+  const int min_level = min_level_;
   if (min_level >= FinishedLevel()) {
     BeginStopping();
     return;
@@ -505,10 +511,14 @@ void TestRun::OnTotalDeadline() {
 }
 
 void TestRun::EmitReadyRows() {
-  while (rows_emitted_ < sweep_.size()) {
+  // A row is ready when every rank reported its size: counted per size, so
+  // that an event does not look at every rank (only the row's aggregation
+  // does, once).
+  while (rows_emitted_ < sweep_.size() &&
+         size_reports_[rows_emitted_] == static_cast<int>(progress_.size())) {
     std::vector<const v1::RankSizeResult*> per_rank;
+    per_rank.reserve(progress_.size());
     for (const RankProgress& progress : progress_) {
-      if (progress.sizes.size() <= rows_emitted_) return;
       per_rank.push_back(&progress.sizes[rows_emitted_]);
     }
     v1::SizeResult row = AggregateSize(report_.spec(), per_rank);
@@ -524,7 +534,7 @@ void TestRun::EmitReadyRailRows() {
   for (size_t rail = 0; rail < rail_rows_emitted_.size(); ++rail) {
     v1::RailResult& result = *report_.mutable_rails(static_cast<int>(rail));
     size_t& emitted = rail_rows_emitted_[rail];
-    while (emitted < rail_sweep_.size()) {
+    while (emitted < rail_sweep_.size() && rail_reports_[rail][emitted] == result.members_size()) {
       std::vector<const v1::RankSizeResult*> per_member;
       for (const v1::RailMember& member : result.members()) {
         const RankProgress& progress = progress_[member.rank()];
@@ -570,7 +580,20 @@ void TestRun::OnStopDeadline() {
 
 void TestRun::MaybeFinalize() {
   if (!stopping_ || finished_) return;
-  if (NodesStillRunning().empty()) Finalize();
+  if (nodes_done_ == node_index_.size()) Finalize();
+}
+
+void TestRun::NodeDone(const std::string& node) {
+  if (node_index_.contains(node)) ++nodes_done_;
+}
+
+bool TestRun::NodeFinished(const std::string& node) const {
+  auto it = node_index_.find(node);
+  if (it == node_index_.end()) return true;
+  for (const int rank : node_ranks_[it->second]) {
+    if (!progress_[rank].finished) return false;
+  }
+  return true;
 }
 
 std::vector<std::string> TestRun::NodesStillRunning() const {

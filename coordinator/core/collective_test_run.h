@@ -93,6 +93,8 @@ class TestRun {
   bool finished() const { return finished_; }
   // Node names in node order.
   const std::vector<std::string>& nodes() const { return nodes_; }
+  // Whether `node` runs ranks of this test.
+  bool HasNode(const std::string& node) const { return node_index_.contains(node); }
 
  private:
   // Per-rank progress levels, in order.
@@ -129,6 +131,10 @@ class TestRun {
   // Nodes that are neither lost nor confirmed their workers stopped, in
   // node order.
   std::vector<std::string> NodesStillRunning() const;
+  // Records that `node` is lost or confirmed its workers stopped.
+  void NodeDone(const std::string& node);
+  // Whether every rank of `node` finished (true for a node without ranks).
+  bool NodeFinished(const std::string& node) const;
   // Tells the agent of `node` to stop this test's workers.
   void SendStop(const std::string& node, const std::string& reason);
   void Finalize();
@@ -156,6 +162,21 @@ class TestRun {
   TestRunHost& host_;
 
   std::vector<RankProgress> progress_;
+  // Per-event work is O(1) in the number of ranks (issue 15): these counts
+  // replace scans over all ranks on every event.
+  // Ranks at each progress level (index = level, 0..FinishedLevel()).
+  std::vector<int> ranks_at_level_;
+  // The lowest level any rank is at (the slowest rank's progress).
+  int min_level_ = kLaunched;
+  // Ranks that reported size i of the sweep; per rail, members that
+  // reported size i of the rail sweep.
+  std::vector<int> size_reports_;
+  std::vector<std::vector<int>> rail_reports_;
+  // Node name -> index in node_ranks_: each node's ranks.
+  std::map<std::string, int> node_index_;
+  std::vector<std::vector<int>> node_ranks_;
+  // Nodes of node_index_ that are lost or confirmed their workers stopped.
+  size_t nodes_done_ = 0;
   size_t rows_emitted_ = 0;
   std::set<std::string> lost_nodes_;
   std::set<std::string> stopped_nodes_;

@@ -84,6 +84,7 @@ absl::Status NodeRegistry::Register(uint64_t session_id, const v1::RegisterAgent
   node.channel = std::move(channel);
   node.session_id = session_id;
   node.state = v1::NODE_STATE_IDLE;
+  live_by_session_[{session_id, name}] = &node;
   node.current_test_id.clear();
   node.last_heartbeat = clock_.Now();
   spdlog::info("node={} registered from {}: {} worker slots, {} GPUs, transports {}", name,
@@ -105,10 +106,9 @@ void NodeRegistry::SessionClosed(uint64_t session_id) {
 }
 
 NodeRecord* NodeRegistry::FindBySession(uint64_t session_id) {
-  for (auto& [name, node] : nodes_) {
-    if (node.session_id == session_id && node.state != v1::NODE_STATE_LOST) return &node;
-  }
-  return nullptr;
+  auto it = live_by_session_.lower_bound({session_id, std::string()});
+  if (it == live_by_session_.end() || it->first.first != session_id) return nullptr;
+  return it->second;
 }
 
 NodeRecord* NodeRegistry::Find(const std::string& name) {
@@ -198,6 +198,7 @@ void NodeRegistry::MarkLost(NodeRecord& node, const std::string& reason) {
   spdlog::warn("node={} lost: {}", node.name, reason);
   node.state = v1::NODE_STATE_LOST;
   node.lost_at = clock_.Now();
+  live_by_session_.erase({node.session_id, node.name});
   if (auto host = live_per_host_.find(PeerHost(node.peer)); host != live_per_host_.end()) {
     if (--host->second <= 0) live_per_host_.erase(host);
   }

@@ -101,6 +101,13 @@ class NodeRegistry {
   const CoordinatorConfig config_;
   LostCallback on_lost_;
   std::map<std::string, NodeRecord> nodes_;
+  // Live nodes by (session, name): FindBySession on every session message
+  // without a scan of all nodes. A session registers one name in practice;
+  // the name in the key keeps the answer of the former scan (the first
+  // live node by name) if one ever registered two. std::map's nodes do not
+  // move, so the pointers stay valid until the node is erased, and only
+  // lost nodes (never indexed) are erased.
+  std::map<std::pair<uint64_t, std::string>, NodeRecord*> live_by_session_;
   // Live (not lost) nodes per peer host, for kMaxAgentsPerHost.
   std::map<std::string, int> live_per_host_;
   common::TimerId liveness_timer_ = 0;

@@ -1,5 +1,7 @@
 #include "coordinator/core/rendezvous_kv.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/spec/identifiers.h"
@@ -61,7 +63,17 @@ absl::Status RendezvousKv::Set(const std::string& test_id, const std::string& ke
   }
   ns.bytes = total;
   ns.values[key] = std::move(value);
-  WakeReady(it->second);
+  // A replaced value had nobody waiting for it; a new key completes the
+  // waiters whose last missing key it was.
+  auto waiting = ns.waiting_on.find(key);
+  if (waiting == ns.waiting_on.end()) return absl::OkStatus();
+  std::vector<uint64_t> ready;
+  for (const uint64_t id : waiting->second) {
+    auto waiter = ns.waiters.find(id);
+    if (waiter != ns.waiters.end() && --waiter->second.missing == 0) ready.push_back(id);
+  }
+  ns.waiting_on.erase(waiting);
+  Complete(ns, std::move(ready));
   return absl::OkStatus();
 }
 
@@ -89,11 +101,26 @@ void RendezvousKv::Wait(const std::string& test_id, std::vector<std::string> key
                      " pending rendezvous waits, at most ", kMaxWaitersPerTest)));
     return;
   }
+  Namespace& ns = it->second;
   const uint64_t id = next_waiter_id_++;
-  Waiter waiter{id, std::move(keys), std::move(done), 0};
+  Waiter waiter{id, std::move(keys), std::move(done), 0, 0};
+  // Each distinct absent key once (keys may repeat).
+  std::vector<const std::string*> absent;
+  for (const std::string& key : waiter.keys) {
+    if (ns.values.contains(key)) continue;
+    bool seen = false;
+    for (const std::string* other : absent) seen = seen || *other == key;
+    if (!seen) absent.push_back(&key);
+  }
+  if (absent.empty()) {
+    ns.waiters.emplace(id, std::move(waiter));
+    Complete(ns, {id});
+    return;
+  }
+  waiter.missing = static_cast<int>(absent.size());
+  for (const std::string* key : absent) ns.waiting_on[*key].push_back(id);
   waiter.timer = executor_.PostAfter(timeout, [this, test_id, id] { ExpireWaiter(test_id, id); });
-  it->second.waiters.emplace(id, std::move(waiter));
-  WakeReady(it->second);
+  ns.waiters.emplace(id, std::move(waiter));
 }
 
 size_t RendezvousKv::pending_waiters() const {
@@ -102,29 +129,25 @@ size_t RendezvousKv::pending_waiters() const {
   return count;
 }
 
-void RendezvousKv::WakeReady(Namespace& ns) {
+void RendezvousKv::Complete(Namespace& ns, std::vector<uint64_t> ids) {
+  std::sort(ids.begin(), ids.end());
   std::vector<Waiter> ready;
-  for (auto it = ns.waiters.begin(); it != ns.waiters.end();) {
-    bool all_present = true;
-    for (const std::string& key : it->second.keys) {
-      if (!ns.values.contains(key)) {
-        all_present = false;
-        break;
-      }
-    }
-    if (all_present) {
-      ready.push_back(std::move(it->second));
-      it = ns.waiters.erase(it);
-    } else {
-      ++it;
-    }
+  ready.reserve(ids.size());
+  for (const uint64_t id : ids) {
+    auto it = ns.waiters.find(id);
+    ready.push_back(std::move(it->second));
+    ns.waiters.erase(it);
   }
-  for (Waiter& waiter : ready) {
-    executor_.Cancel(waiter.timer);
-    std::vector<std::string> values;
-    values.reserve(waiter.keys.size());
-    for (const std::string& key : waiter.keys) values.push_back(ns.values.at(key));
-    waiter.done(std::move(values));
+  // The values are read before any callback runs: a callback may set or
+  // close (it runs on the executor).
+  std::vector<std::vector<std::string>> replies(ready.size());
+  for (size_t i = 0; i < ready.size(); ++i) {
+    replies[i].reserve(ready[i].keys.size());
+    for (const std::string& key : ready[i].keys) replies[i].push_back(ns.values.at(key));
+  }
+  for (size_t i = 0; i < ready.size(); ++i) {
+    executor_.Cancel(ready[i].timer);
+    ready[i].done(std::move(replies[i]));
   }
 }
 
@@ -137,7 +160,14 @@ void RendezvousKv::ExpireWaiter(const std::string& test_id, uint64_t waiter_id) 
   ns_it->second.waiters.erase(it);
   std::vector<std::string> missing;
   for (const std::string& key : waiter.keys) {
-    if (!ns_it->second.values.contains(key)) missing.push_back(key);
+    if (ns_it->second.values.contains(key)) continue;
+    missing.push_back(key);
+    // Forget the waiter in its keys' lists (repeated keys: the first time).
+    auto waiting = ns_it->second.waiting_on.find(key);
+    if (waiting == ns_it->second.waiting_on.end()) continue;
+    std::vector<uint64_t>& ids = waiting->second;
+    ids.erase(std::remove(ids.begin(), ids.end(), waiter_id), ids.end());
+    if (ids.empty()) ns_it->second.waiting_on.erase(waiting);
   }
   waiter.done(absl::DeadlineExceededError(
       absl::StrCat("rendezvous of test ", test_id,

@@ -58,15 +58,21 @@ class RendezvousKv {
     std::vector<std::string> keys;
     WaitCallback done;
     common::TimerId timer;
+    // Distinct keys still absent.
+    int missing = 0;
   };
   struct Namespace {
     std::map<std::string, std::string> values;
     int64_t bytes = 0;  // keys and values held
     std::map<uint64_t, Waiter> waiters;
+    // Absent key -> the waiters that wait for it, so that a set looks only
+    // at those (not at every waiter of the test), and a wait only at its
+    // own keys (issue 15).
+    std::map<std::string, std::vector<uint64_t>> waiting_on;
   };
 
-  // Completes the waiters of `ns` whose keys are now all present.
-  void WakeReady(Namespace& ns);
+  // Completes the waiters `ids` of `ns` (in id order, as they were made).
+  void Complete(Namespace& ns, std::vector<uint64_t> ids);
   void ExpireWaiter(const std::string& test_id, uint64_t waiter_id);
 
   common::Executor& executor_;

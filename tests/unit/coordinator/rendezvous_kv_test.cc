@@ -215,5 +215,52 @@ TEST_F(RendezvousKvTest, NoWaiterLeaksAcrossOutcomes) {
   EXPECT_THAT(*aborted.result, StatusIs(absl::StatusCode::kAborted, HasSubstr("CANCELLED")));
 }
 
+// Per-key waiter lists (issue 15): a key absent twice in one wait counts
+// once, so the waiter completes when it arrives, with the value twice.
+TEST_F(RendezvousKvTest, RepeatedAbsentKeyCompletesOnItsOneSet) {
+  WaitResult wait;
+  kv_.Wait("t-1", {"a", "b", "a"}, kTimeout, wait.Callback());
+  ASSERT_THAT(kv_.Set("t-1", "b", "2"), IsOk());
+  EXPECT_FALSE(wait.done());
+  ASSERT_THAT(kv_.Set("t-1", "a", "1"), IsOk());
+  ASSERT_EQ(wait.calls, 1);
+  ASSERT_THAT(*wait.result, IsOk());
+  EXPECT_THAT(**wait.result, ElementsAre("1", "2", "1"));
+  EXPECT_EQ(kv_.pending_waiters(), 0u);
+  EXPECT_EQ(executor_.pending_timers(), 0u);
+}
+
+// Waiters that one set completes run in the order they started waiting,
+// and a set of a key nobody waits for wakes nobody.
+TEST_F(RendezvousKvTest, OneSetCompletesWaitersInTheirOrder) {
+  std::vector<int> order;
+  for (int i = 0; i < 5; ++i) {
+    kv_.Wait("t-1", {"k"}, kTimeout, [&order, i](absl::StatusOr<std::vector<std::string>> r) {
+      EXPECT_THAT(r, IsOk());
+      order.push_back(i);
+    });
+  }
+  ASSERT_THAT(kv_.Set("t-1", "unrelated", "x"), IsOk());
+  EXPECT_TRUE(order.empty());
+  ASSERT_THAT(kv_.Set("t-1", "k", "v"), IsOk());
+  EXPECT_THAT(order, ElementsAre(0, 1, 2, 3, 4));
+}
+
+// An expired waiter leaves no trace in its keys' lists: a new waiter for
+// the same key completes alone when it arrives.
+TEST_F(RendezvousKvTest, ExpiredWaiterIsForgottenByItsKeys) {
+  WaitResult expired, fresh;
+  kv_.Wait("t-1", {"k", "j"}, kTimeout, expired.Callback());
+  executor_.AdvanceTime(kTimeout);
+  ASSERT_EQ(expired.calls, 1);
+  kv_.Wait("t-1", {"k"}, kTimeout, fresh.Callback());
+  ASSERT_THAT(kv_.Set("t-1", "k", "v"), IsOk());
+  ASSERT_THAT(kv_.Set("t-1", "j", "w"), IsOk());
+  EXPECT_EQ(expired.calls, 1);
+  ASSERT_EQ(fresh.calls, 1);
+  EXPECT_THAT(*fresh.result, IsOk());
+  EXPECT_EQ(kv_.pending_waiters(), 0u);
+}
+
 }  // namespace
 }  // namespace eb::coordinator

@@ -1,0 +1,432 @@
+#include "tests/bench/load_generator/sim_agent.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/rpc/channel.h"
+
+namespace eb::bench {
+namespace v1 = ebnccl::v1;
+
+namespace {
+
+// What the real worker stores: gloo's tcp pair address is a sockaddr_storage
+// and a sequence number per peer (connectFullMesh stores all of a rank's
+// pairs in one value).
+constexpr int kGlooAddressBytes = 136;
+// ncclUniqueId.
+constexpr int kNcclUniqueIdBytes = 128;
+constexpr char kNcclUniqueIdKey[] = "nccl/unique_id";
+
+template <typename Request, typename Reply>
+struct UnaryCall {
+  grpc::ClientContext context;
+  Request request;
+  Reply reply;
+};
+
+}  // namespace
+
+// One attempt of the agent's Session stream. Deletes itself when the call
+// is over (OnDone), after telling the agent.
+class SimAgent::Session final
+    : public grpc::ClientBidiReactor<v1::AgentMessage, v1::CoordinatorMessage> {
+ public:
+  Session(SimAgent& agent, v1::AgentMessage hello) : agent_(agent) {
+    agent_.stub_->async()->Session(&context_, this);
+    Write(std::move(hello));
+    StartRead(&incoming_);
+    StartCall();
+  }
+
+  void Write(v1::AgentMessage message) {
+    {
+      absl::MutexLock lock(&mu_);
+      outbox_.push_back(std::move(message));
+      if (writing_) return;
+      writing_ = true;
+      current_ = std::move(outbox_.front());
+      outbox_.pop_front();
+    }
+    StartWrite(&current_);
+  }
+
+  void Cancel() { context_.TryCancel(); }
+
+  void OnWriteDone(bool ok) override {
+    {
+      absl::MutexLock lock(&mu_);
+      if (!ok || outbox_.empty()) {
+        writing_ = false;
+        if (!ok) outbox_.clear();
+        return;
+      }
+      current_ = std::move(outbox_.front());
+      outbox_.pop_front();
+    }
+    StartWrite(&current_);
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) return;
+    if (incoming_.has_register_reply()) {
+      registered_ = true;
+      agent_.OnRegistered();
+    } else {
+      agent_.OnCommand(incoming_);
+    }
+    StartRead(&incoming_);
+  }
+
+  void OnDone(const grpc::Status& status) override {
+    agent_.OnSessionDone(status, registered_);
+    delete this;
+  }
+
+ private:
+  SimAgent& agent_;
+  grpc::ClientContext context_;
+  v1::CoordinatorMessage incoming_;
+  // Touched by the read callbacks only (one at a time).
+  bool registered_ = false;
+  absl::Mutex mu_;
+  std::deque<v1::AgentMessage> outbox_ ABSL_GUARDED_BY(mu_);
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  v1::AgentMessage current_;
+};
+
+SimAgent::SimAgent(std::string name, int index, std::shared_ptr<grpc::Channel> channel,
+                   AgentBehaviour behaviour, FleetCounters& counters, Scheduler& scheduler)
+    : name_(std::move(name)),
+      index_(index),
+      scheduler_(scheduler),
+      behaviour_(behaviour),
+      counters_(counters),
+      stub_(v1::AgentService::NewStub(std::move(channel))) {}
+
+SimAgent::~SimAgent() { Stop(); }
+
+void SimAgent::Connect() {
+  absl::MutexLock lock(&mu_);
+  if (session_ != nullptr || stopping_) return;
+  StartSession();
+}
+
+void SimAgent::StartSession() {
+  v1::AgentMessage hello;
+  v1::RegisterAgent& reg = *hello.mutable_register_();
+  reg.set_node_name(name_);
+  v1::NodeInventory& inventory = *reg.mutable_inventory();
+  inventory.set_hostname(name_);
+  inventory.set_worker_slots(behaviour_.ranks_per_agent);
+  inventory.add_transports(v1::TRANSPORT_GLOO);
+  inventory.add_transports(v1::TRANSPORT_NCCL);
+  inventory.set_nccl_version("2.21.5");
+  inventory.set_agent_version("load-generator");
+  inventory.set_host_id(absl::StrCat("sim-host-", index_));
+  for (int gpu = 0; gpu < behaviour_.ranks_per_agent; ++gpu) {
+    v1::GpuInfo& info = *inventory.add_gpus();
+    info.set_index(gpu);
+    info.set_name("Simulated GPU");
+    info.set_pci_bus_id(absl::StrFormat("00000000:%02X:00.0", gpu + 1));
+    info.set_memory_bytes(int64_t{80} << 30);
+  }
+  session_ = new Session(*this, std::move(hello));
+}
+
+void SimAgent::OnRegistered() {
+  {
+    absl::MutexLock lock(&mu_);
+    registered_ = true;
+  }
+  absl::MutexLock lock(&counters_.mu);
+  ++counters_.registered;
+}
+
+void SimAgent::OnSessionDone(const grpc::Status& status, bool registered) {
+  absl::MutexLock lock(&mu_);
+  session_ = nullptr;
+  registered_ = false;
+  if (stopping_ || vanished_) return;
+  if (!registered) counters_.failed_attempts.fetch_add(1);
+  (void)status;
+  // As the agent: try again after its reconnect delay.
+  scheduler_.PostAfter(behaviour_.reconnect_delay, [this] { Connect(); });
+}
+
+void SimAgent::Heartbeat() {
+  v1::AgentMessage message;
+  absl::MutexLock lock(&mu_);
+  if (!registered_ || session_ == nullptr) return;
+  message.mutable_heartbeat()->set_sequence(++heartbeat_sequence_);
+  for (const auto& [test_id, test] : tests_) {
+    if (!test.stopped_sent) message.mutable_heartbeat()->add_running_test_ids(test_id);
+  }
+  counters_.session_messages.fetch_add(1);
+  session_->Write(std::move(message));
+}
+
+void SimAgent::Stop() {
+  absl::MutexLock lock(&mu_);
+  stopping_ = true;
+  if (session_ != nullptr) session_->Cancel();
+  mu_.Await(absl::Condition(
+      +[](SimAgent* self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(self->mu_) {
+        return self->session_ == nullptr && self->outstanding_ == 0;
+      },
+      this));
+}
+
+void SimAgent::Send(v1::AgentMessage message) {
+  absl::MutexLock lock(&mu_);
+  if (session_ == nullptr || vanished_) return;
+  counters_.session_messages.fetch_add(1);
+  session_->Write(std::move(message));
+}
+
+void SimAgent::SendEvent(const std::string& test_id, int rank, v1::WorkerEventKind kind) {
+  v1::AgentMessage message;
+  v1::WorkerEvent& event = *message.mutable_worker_event();
+  event.set_test_id(test_id);
+  event.set_rank(rank);
+  event.set_kind(kind);
+  Send(std::move(message));
+}
+
+void SimAgent::OnCommand(const v1::CoordinatorMessage& command) {
+  if (command.has_launch()) {
+    if (behaviour_.launch_delay > absl::ZeroDuration()) {
+      scheduler_.PostAfter(behaviour_.launch_delay,
+                           [this, launch = command.launch()] { Launch(launch); });
+    } else {
+      Launch(command.launch());
+    }
+  } else if (command.has_stop()) {
+    // A vanishing host is hung already: it answers nothing before it goes.
+    if (!behaviour_.vanish) SendStopped(command.stop().test_id());
+  }
+  // FetchLog is not simulated (ebctl logs is not part of the benchmark).
+}
+
+void SimAgent::Launch(const v1::LaunchTest& launch) {
+  const std::string& test_id = launch.test_id();
+  {
+    absl::MutexLock lock(&mu_);
+    TestState& test = tests_[test_id];
+    test.launch = launch;
+    test.unfinished = launch.ranks_size();
+  }
+  // Each worker starts and registers with the agent, then reaches the
+  // rendezvous (agent/worker/worker_runtime.cc).
+  for (const v1::RankAssignment& rank : launch.ranks()) {
+    SendEvent(test_id, rank.rank(), v1::WORKER_EVENT_KIND_REGISTERED);
+  }
+  for (const v1::RankAssignment& rank : launch.ranks()) {
+    SendEvent(test_id, rank.rank(), v1::WORKER_EVENT_KIND_JOINING);
+  }
+  if (behaviour_.vanish) {
+    // The host goes away while its ranks wait at the rendezvous: the
+    // session's connection breaks and nothing more comes from it.
+    scheduler_.PostAfter(absl::Milliseconds(200), [this] {
+      absl::MutexLock lock(&mu_);
+      vanished_ = true;
+      if (session_ != nullptr) session_->Cancel();
+    });
+    return;
+  }
+  const int64_t timeout_ms = launch.init_timeout_ms();
+  for (const v1::RankAssignment& rank : launch.ranks()) {
+    if (launch.spec().transport() == v1::TRANSPORT_GLOO) {
+      auto state = std::make_shared<RankState>();
+      state->rank = rank.rank();
+      state->world = rank.world_size();
+      RendezvousGloo(test_id, state, timeout_ms);
+    } else {
+      RendezvousNccl(test_id, rank.rank(), timeout_ms);
+    }
+  }
+}
+
+void SimAgent::CallDone() {
+  absl::MutexLock lock(&mu_);
+  --outstanding_;
+}
+
+void SimAgent::RendezvousNccl(const std::string& test_id, int rank, int64_t timeout_ms) {
+  {
+    absl::MutexLock lock(&mu_);
+    ++outstanding_;
+  }
+  counters_.rendezvous_calls.fetch_add(1);
+  if (rank == 0) {
+    auto* call = new UnaryCall<v1::RendezvousSetRequest, v1::RendezvousSetReply>;
+    call->request.set_test_id(test_id);
+    call->request.set_key(kNcclUniqueIdKey);
+    call->request.set_value(std::string(kNcclUniqueIdBytes, '\x5a'));
+    common::SetTimeout(call->context, absl::Milliseconds(timeout_ms) + absl::Seconds(5));
+    stub_->async()->RendezvousSet(&call->context, &call->request, &call->reply,
+                                  [this, call, test_id, rank](grpc::Status status) {
+                                    delete call;
+                                    if (status.ok()) {
+                                      Joined(test_id, rank);
+                                    } else {
+                                      RankFailed(test_id, rank, status);
+                                    }
+                                    CallDone();
+                                  });
+    return;
+  }
+  auto* call = new UnaryCall<v1::RendezvousWaitRequest, v1::RendezvousWaitReply>;
+  call->request.set_test_id(test_id);
+  call->request.add_keys(kNcclUniqueIdKey);
+  call->request.set_timeout_ms(timeout_ms);
+  common::SetTimeout(call->context, absl::Milliseconds(timeout_ms) + absl::Seconds(5));
+  stub_->async()->RendezvousWait(&call->context, &call->request, &call->reply,
+                                 [this, call, test_id, rank](grpc::Status status) {
+                                   const bool ok = status.ok() && call->reply.values_size() == 1 &&
+                                                   call->reply.values(0).size() ==
+                                                       static_cast<size_t>(kNcclUniqueIdBytes);
+                                   delete call;
+                                   if (ok) {
+                                     Joined(test_id, rank);
+                                   } else {
+                                     RankFailed(test_id, rank, status);
+                                   }
+                                   CallDone();
+                                 });
+}
+
+void SimAgent::RendezvousGloo(const std::string& test_id, std::shared_ptr<RankState> state,
+                              int64_t timeout_ms) {
+  {
+    absl::MutexLock lock(&mu_);
+    ++outstanding_;
+  }
+  counters_.rendezvous_calls.fetch_add(1);
+  if (state->reads_left == 0 && state->next_peer == 0) {
+    // First: this rank's addresses, one per peer, under its rank number.
+    state->reads_left = -1;
+    auto* call = new UnaryCall<v1::RendezvousSetRequest, v1::RendezvousSetReply>;
+    call->request.set_test_id(test_id);
+    call->request.set_key(absl::StrCat(state->rank));
+    call->request.set_value(
+        std::string(static_cast<size_t>(kGlooAddressBytes) * state->world, 'a'));
+    common::SetTimeout(call->context, absl::Milliseconds(timeout_ms) + absl::Seconds(5));
+    stub_->async()->RendezvousSet(&call->context, &call->request, &call->reply,
+                                  [this, call, test_id, state, timeout_ms](grpc::Status status) {
+                                    delete call;
+                                    if (!status.ok()) {
+                                      RankFailed(test_id, state->rank, status);
+                                    } else {
+                                      state->next_peer = state->rank == 0 ? 1 : 0;
+                                      state->reads_left = 2;
+                                      if (state->next_peer >= state->world) {
+                                        Joined(test_id, state->rank);
+                                      } else {
+                                        RendezvousGloo(test_id, state, timeout_ms);
+                                      }
+                                    }
+                                    CallDone();
+                                  });
+    return;
+  }
+  // Then for each peer in turn: wait for its key, then get it (two calls,
+  // as GlooStoreAdapter's wait and get).
+  auto* call = new UnaryCall<v1::RendezvousWaitRequest, v1::RendezvousWaitReply>;
+  call->request.set_test_id(test_id);
+  call->request.add_keys(absl::StrCat(state->next_peer));
+  call->request.set_timeout_ms(timeout_ms);
+  common::SetTimeout(call->context, absl::Milliseconds(timeout_ms) + absl::Seconds(5));
+  stub_->async()->RendezvousWait(&call->context, &call->request, &call->reply,
+                                 [this, call, test_id, state, timeout_ms](grpc::Status status) {
+                                   delete call;
+                                   if (!status.ok()) {
+                                     RankFailed(test_id, state->rank, status);
+                                     CallDone();
+                                     return;
+                                   }
+                                   if (--state->reads_left == 0) {
+                                     state->reads_left = 2;
+                                     ++state->next_peer;
+                                     if (state->next_peer == state->rank) ++state->next_peer;
+                                   }
+                                   if (state->next_peer >= state->world) {
+                                     Joined(test_id, state->rank);
+                                   } else {
+                                     RendezvousGloo(test_id, state, timeout_ms);
+                                   }
+                                   CallDone();
+                                 });
+}
+
+void SimAgent::Joined(const std::string& test_id, int rank) {
+  std::vector<int64_t> sizes;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = tests_.find(test_id);
+    if (it == tests_.end()) return;
+    sizes.assign(it->second.launch.sizes_bytes().begin(), it->second.launch.sizes_bytes().end());
+  }
+  SendEvent(test_id, rank, v1::WORKER_EVENT_KIND_JOINED);
+  for (const int64_t bytes : sizes) {
+    // all_reduce of floats (the generator's tests): count = bytes / 4.
+    v1::AgentMessage message;
+    v1::WorkerEvent& event = *message.mutable_worker_event();
+    event.set_test_id(test_id);
+    event.set_rank(rank);
+    event.set_kind(v1::WORKER_EVENT_KIND_SIZE_DONE);
+    v1::RankSizeResult& result = *event.mutable_size_result();
+    result.set_count(bytes / 4);
+    result.set_size_bytes(bytes / 4 * 4);
+    result.mutable_out_of_place()->set_time_us(10.0);
+    result.mutable_in_place()->set_time_us(10.0);
+    Send(std::move(message));
+  }
+  SendEvent(test_id, rank, v1::WORKER_EVENT_KIND_FINISHED);
+  RankDone(test_id);
+}
+
+void SimAgent::RankFailed(const std::string& test_id, int rank, const grpc::Status& status) {
+  v1::AgentMessage message;
+  v1::WorkerEvent& event = *message.mutable_worker_event();
+  event.set_test_id(test_id);
+  event.set_rank(rank);
+  event.set_kind(v1::WORKER_EVENT_KIND_FAILED);
+  event.mutable_failure()->set_kind(status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED
+                                        ? v1::FAILURE_KIND_TIMEOUT
+                                        : v1::FAILURE_KIND_INTERNAL);
+  event.mutable_failure()->set_message(
+      absl::StrCat("simulated rendezvous failed: ", status.error_message()));
+  Send(std::move(message));
+  RankDone(test_id);
+}
+
+void SimAgent::RankDone(const std::string& test_id) {
+  bool last = false;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = tests_.find(test_id);
+    if (it == tests_.end()) return;
+    last = --it->second.unfinished == 0;
+  }
+  // Every worker exited: the agent reaped them all.
+  if (last) SendStopped(test_id);
+}
+
+void SimAgent::SendStopped(const std::string& test_id) {
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = tests_.find(test_id);
+    if (it != tests_.end()) {
+      if (it->second.stopped_sent) return;
+      it->second.stopped_sent = true;
+    }
+  }
+  v1::AgentMessage message;
+  message.mutable_workers_stopped()->set_test_id(test_id);
+  Send(std::move(message));
+}
+
+}  // namespace eb::bench

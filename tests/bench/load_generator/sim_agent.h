@@ -1,0 +1,124 @@
+#pragma once
+
+// One simulated eb-agent with its simulated workers, speaking the real
+// AgentService protocol over its own channel, as agent/ and agent/worker do:
+// the Session stream (RegisterAgent with an inventory, heartbeats, worker
+// events, WorkersStopped), and the rendezvous calls the agent relays for
+// its workers (NCCL: rank 0 sets the unique id, the others wait for it;
+// Gloo: every rank sets its addresses and reads every peer's, two calls per
+// peer as gloo's connectFullMesh does through GlooStoreAdapter). The workers
+// finish their sweep at once (no data moves): what is measured is the
+// coordinator.
+//
+// Everything runs on gRPC's callback threads; an agent's state is guarded
+// by its own mutex, so thousands of agents share a few threads.
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "ebnccl/v1/agent.grpc.pb.h"
+#include "grpcpp/channel.h"
+#include "tests/bench/load_generator/scheduler.h"
+
+namespace eb::bench {
+
+// Counters shared by every agent of a run.
+struct FleetCounters {
+  absl::Mutex mu;
+  int registered ABSL_GUARDED_BY(mu) = 0;
+  // Session attempts that ended before the RegisterReply (connect timeouts,
+  // refusals): each is an abandoned handshake that the agent retries.
+  std::atomic<int64_t> failed_attempts{0};
+  std::atomic<int64_t> rendezvous_calls{0};
+  std::atomic<int64_t> rendezvous_errors{0};
+  std::atomic<int64_t> session_messages{0};
+};
+
+struct AgentBehaviour {
+  int ranks_per_agent = 8;
+  // Delay before acting on a LaunchTest (a slow agent).
+  absl::Duration launch_delay = absl::ZeroDuration();
+  // Ends its session once its ranks reached the rendezvous, and never comes
+  // back: a host that vanishes mid-rendezvous.
+  bool vanish = false;
+  // Waits between session attempts, as the agent's reconnect_initial.
+  absl::Duration reconnect_delay = absl::Milliseconds(100);
+};
+
+class SimAgent {
+ public:
+  SimAgent(std::string name, int index, std::shared_ptr<grpc::Channel> channel,
+           AgentBehaviour behaviour, FleetCounters& counters, Scheduler& scheduler);
+  ~SimAgent();
+
+  SimAgent(const SimAgent&) = delete;
+  SimAgent& operator=(const SimAgent&) = delete;
+
+  const std::string& name() const { return name_; }
+  // Opens the session (and retries until registered or Stop).
+  void Connect();
+  // Sends one heartbeat when registered.
+  void Heartbeat();
+  // Ends the session and waits until the call and every rendezvous call
+  // are over.
+  void Stop();
+
+ private:
+  class Session;
+  void OnRegistered();
+  void OnCommand(const ebnccl::v1::CoordinatorMessage& command);
+  void OnSessionDone(const grpc::Status& status, bool registered);
+  struct RankState {
+    int rank = 0;
+    int world = 1;
+    int next_peer = 0;   // Gloo: the next peer whose address to read
+    int reads_left = 0;  // Gloo: 2 calls per peer (wait, get)
+  };
+  struct TestState {
+    ebnccl::v1::LaunchTest launch;
+    int unfinished = 0;
+    bool stopped_sent = false;
+  };
+
+  void StartSession();
+  void Launch(const ebnccl::v1::LaunchTest& launch);
+  void Send(ebnccl::v1::AgentMessage message);
+  void SendEvent(const std::string& test_id, int rank, ebnccl::v1::WorkerEventKind kind);
+  void RendezvousNccl(const std::string& test_id, int rank, int64_t timeout_ms);
+  void RendezvousGloo(const std::string& test_id, std::shared_ptr<RankState> state,
+                      int64_t timeout_ms);
+  // The rank joined: it reports JOINED, its sizes and FINISHED.
+  void Joined(const std::string& test_id, int rank);
+  void RankFailed(const std::string& test_id, int rank, const grpc::Status& status);
+  // One rank of the test is done (finished or failed); the last one sends
+  // WorkersStopped.
+  void RankDone(const std::string& test_id);
+  void SendStopped(const std::string& test_id);
+  void CallDone();
+
+  const std::string name_;
+  const int index_;
+  Scheduler& scheduler_;
+  const AgentBehaviour behaviour_;
+  FleetCounters& counters_;
+  std::unique_ptr<ebnccl::v1::AgentService::Stub> stub_;
+
+  absl::Mutex mu_;
+  Session* session_ ABSL_GUARDED_BY(mu_) = nullptr;
+  bool registered_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool vanished_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t heartbeat_sequence_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<std::string, TestState> tests_ ABSL_GUARDED_BY(mu_);
+  // Rendezvous calls in flight (Stop waits for them).
+  int outstanding_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace eb::bench

@@ -1,0 +1,55 @@
+#include "tests/bench/load_generator/test_client.h"
+
+#include "absl/time/clock.h"
+
+namespace eb::bench {
+namespace v1 = ebnccl::v1;
+
+TestClient::TestClient(v1::Control::Stub& stub, const v1::TestSpec& spec) : start_(absl::Now()) {
+  *request_.mutable_spec() = spec;
+  stub.async()->RunTest(&context_, &request_, this);
+  StartRead(&event_);
+  StartCall();
+}
+
+void TestClient::OnReadDone(bool ok) {
+  if (!ok) return;
+  const absl::Duration now = absl::Now() - start_;
+  {
+    absl::MutexLock lock(&mu_);
+    switch (event_.event_case()) {
+      case v1::RunTestEvent::kAccepted:
+        outcome_.accepted = now;
+        outcome_.test_id = event_.accepted().test_id();
+        break;
+      case v1::RunTestEvent::kStateChanged:
+        if (event_.state_changed() == v1::TEST_STATE_RUNNING) outcome_.joined = now;
+        break;
+      case v1::RunTestEvent::kFinished:
+        outcome_.verdict = now;
+        outcome_.state = event_.finished().state();
+        for (const v1::Failure& failure : event_.finished().failures()) {
+          if (!failure.node_name().empty()) outcome_.failed_nodes.insert(failure.node_name());
+          if (outcome_.first_failure.empty()) outcome_.first_failure = failure.message();
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  StartRead(&event_);
+}
+
+void TestClient::OnDone(const grpc::Status& status) {
+  absl::MutexLock lock(&mu_);
+  if (!status.ok()) outcome_.error = status.error_message();
+  done_ = true;
+}
+
+TestOutcome TestClient::Wait() {
+  absl::MutexLock lock(&mu_);
+  mu_.Await(absl::Condition(&done_));
+  return outcome_;
+}
+
+}  // namespace eb::bench

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Benchmark (not a test): the coordinator at scale (issue 15). For each N, a
+# fresh eb-coordinator on loopback and eb-load-generator with N simulated
+# agents x R simulated workers, all connecting at once, then K tests over all
+# of them (K=1: one test of N nodes). Prints one table row per run:
+# registration time (and abandoned connection attempts), RunTest -> all
+# ranks JOINED, RunTest -> verdict, the coordinator's CPU seconds for the
+# test and per rank, its RSS, the generator's own CPU seconds (to show it is
+# not the bottleneck) and the load average when the run started.
+#
+#   tests/bench/scale_benchmark.sh [--agents "16 64 256 1024 2048"] [--ranks 8]
+#       [--transport nccl|gloo] [--concurrent-tests K] [--rounds R]
+#       [--tls both|on|off] [--out DIR] [-- extra eb-load-generator options]
+#
+# Build first: ninja -C build eb-coordinator eb_load_generator. BIN_DIR picks
+# other binaries (for a before/after comparison). --tls both runs every N in
+# plaintext and over mutual TLS (certificates from
+# deploy/scripts/ebnccl-certs.sh; issue 10's registration benchmark).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+bin=${BIN_DIR:-$repo/build/bin}
+agents_list="16 64 256 1024"
+ranks=8 transport=nccl tests=1 rounds=1 tls=off out="" extra=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --agents) agents_list=$2; shift 2 ;;
+    --ranks) ranks=$2; shift 2 ;;
+    --transport) transport=$2; shift 2 ;;
+    --concurrent-tests) tests=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --tls) tls=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --) shift; extra=("$@"); break ;;
+    *) sed -n '2,18p' "$0"; exit 2 ;;
+  esac
+done
+work=$(mktemp -d /tmp/ebnccl-scale-bench-XXXXXX)
+coordinator_pid=""
+cleanup() {
+  [[ -n $coordinator_pid ]] && kill -TERM "$coordinator_pid" 2>/dev/null && wait "$coordinator_pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+[[ -n $out ]] && mkdir -p "$out"
+modes=(off)
+[[ $tls == on ]] && modes=(on)
+[[ $tls == both ]] && modes=(off on)
+
+max_agents=0
+for n in $agents_list; do (( n > max_agents )) && max_agents=$n; done
+if [[ " ${modes[*]} " == *" on "* ]]; then
+  certs=$work/tls
+  "$repo/deploy/scripts/ebnccl-certs.sh" --dir "$certs" ca >/dev/null
+  "$repo/deploy/scripts/ebnccl-certs.sh" --dir "$certs" coordinator localhost >/dev/null
+  "$repo/deploy/scripts/ebnccl-certs.sh" --dir "$certs" client bench operator >/dev/null
+  names=()
+  for ((i = 0; i < max_agents; i++)); do names+=("$(printf 'sim%05d' "$i")"); done
+  echo "making $max_agents node certificates..." >&2
+  printf '%s\n' "${names[@]}" | xargs -n 64 -P 2 "$repo/deploy/scripts/ebnccl-certs.sh" --dir "$certs" node >/dev/null
+fi
+
+echo "| agents | ranks | tls | register s (abandoned) | coord CPU-s (register) | JOINED s | verdict s | passed | coord CPU-s (test) | coord ms/rank | coord RSS MB | generator CPU-s | load avg |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+port=$((31000 + $$ % 2000))
+for mode in "${modes[@]}"; do
+  for n in $agents_list; do
+    port=$((port + 1))
+    ctls=() gtls=()
+    if [[ $mode == on ]]; then
+      ctls=(--tls-ca "$certs/ca.pem" --tls-cert "$certs/coordinator.pem" --tls-key "$certs/coordinator.key")
+      gtls=(--tls --tls-dir "$certs")
+    fi
+    "$bin/eb-coordinator" --config /dev/null --listen "127.0.0.1:$port" --history-path '' \
+      --log-level warn "${ctls[@]}" >"$work/coordinator-$mode-$n.log" 2>&1 &
+    coordinator_pid=$!
+    for _ in $(seq 50); do
+      (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+      sleep 0.1
+    done
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    json=$work/run-$mode-$n.json
+    rc=0
+    "$bin/eb-load-generator" --coordinator "127.0.0.1:$port" --coordinator-pid "$coordinator_pid" \
+      --agents "$n" --ranks-per-agent "$ranks" --transport "$transport" \
+      --concurrent-tests "$tests" --rounds "$rounds" --json "$json" "${gtls[@]}" "${extra[@]}" \
+      >"$work/generator-$mode-$n.log" 2>&1 || rc=$?
+    kill -TERM "$coordinator_pid" 2>/dev/null || true
+    wait "$coordinator_pid" 2>/dev/null || true
+    coordinator_pid=""
+    [[ -n $out ]] && cp "$json" "$out/" 2>/dev/null && cp "$work/generator-$mode-$n.log" "$out/"
+    if [[ ! -s $json ]]; then
+      echo "| $n | $((n * ranks)) | $mode | generator failed (rc $rc): $(tail -1 "$work/generator-$mode-$n.log") |"
+      continue
+    fi
+    python3 - "$json" "$load" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+last = r["rounds"][-1] if r.get("rounds") else {}
+def f(v, fmt="%.3f"):
+    return "-" if v is None or v < 0 else fmt % v
+print("| %d | %d | %s | %s (%d) | %s | %s | %s | %s/%s | %s | %s | %s | %s | %s |" % (
+    r["agents"], r["ranks"], "mTLS" if r["tls"] else "plain",
+    f(r["register_s"]), r["register_failed_attempts"], f(r.get("coordinator_register_cpu_s")),
+    f(last.get("joined_s")), f(last.get("verdict_s")),
+    last.get("passed", 0), last.get("tests", 0),
+    f(last.get("coordinator_cpu_s")), f(last.get("coordinator_cpu_ms_per_rank"), "%.4f"),
+    f(r.get("coordinator_peak_rss_mb"), "%.0f"),
+    f(r.get("generator_cpu_s_total"), "%.2f"), sys.argv[2]))
+PY
+  done
+done

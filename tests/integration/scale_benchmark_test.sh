@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# ctest scale_benchmark_test (label integration): the reduced benchmark of
+# the coordinator at scale (issue 15; docs/BENCHMARKS.md, "Coordinator at
+# scale"). A real eb-coordinator and eb-load-generator with 256 simulated
+# agents x 8 workers connecting at once and one test over all 2,048 ranks;
+# then 64 agents where 3 vanish mid-rendezvous. The limits are about 10x
+# the figures measured on a busy 2-core machine, so that noise passes and a
+# cost that grows with the square of the rank count (a scan of every rank
+# or node per event) fails.
+#
+#   tests/integration/scale_benchmark_test.sh BIN_DIR
+set -euo pipefail
+bin=${1:?usage: scale_benchmark_test.sh BIN_DIR}
+work=$(mktemp -d /tmp/ebnccl-scale-test-XXXXXX)
+coordinator_pid=""
+cleanup() {
+  if [[ -n $coordinator_pid ]]; then
+    kill -TERM "$coordinator_pid" 2>/dev/null || true
+    wait "$coordinator_pid" 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# run NAME GENERATOR-OPTIONS...: a fresh coordinator and the generator;
+# the figures land in $work/NAME.json.
+run() {
+  local name=$1; shift
+  local port=$((33000 + ($$ + RANDOM) % 2000))
+  "$bin/eb-coordinator" --config /dev/null --listen "127.0.0.1:$port" --history-path '' \
+    --log-level warn >"$work/$name-coordinator.log" 2>&1 &
+  coordinator_pid=$!
+  for _ in $(seq 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+    sleep 0.1
+  done
+  local rc=0
+  timeout 50 "$bin/eb-load-generator" --coordinator "127.0.0.1:$port" \
+    --coordinator-pid "$coordinator_pid" --json "$work/$name.json" "$@" || rc=$?
+  kill -TERM "$coordinator_pid" 2>/dev/null || true
+  wait "$coordinator_pid" 2>/dev/null || true
+  coordinator_pid=""
+  if [[ $rc -ne 0 ]]; then
+    echo "FAIL: $name: eb-load-generator exited with $rc; the coordinator's log ends:"
+    tail -20 "$work/$name-coordinator.log"
+    exit 1
+  fi
+}
+
+# check NAME PYTHON-EXPRESSION MESSAGE: the expression over the run's JSON
+# (r, and g = its last round) must hold.
+check() {
+  python3 - "$work/$1.json" "$2" "$3" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+g = r["rounds"][-1]
+ok = eval(sys.argv[2])
+print(("ok:   " if ok else "FAIL: ") + sys.argv[3] + "  [" + sys.argv[2] + "]")
+print("      register_s=%.3f failed_attempts=%d joined_s=%.3f verdict_s=%.3f coordinator_cpu_s=%.3f"
+      % (r["register_s"], r["register_failed_attempts"], g["joined_s"], g["verdict_s"],
+         g.get("coordinator_cpu_s", -1)))
+sys.exit(0 if ok else 1)
+PY
+}
+
+run full --agents 256 --ranks-per-agent 8
+check full 'r["all_registered"] and g["passed"] == 1' "256 agents register; the 2,048-rank test passes"
+check full 'r["register_s"] <= 5' "registration of 256 agents at once within 5 s"
+check full '0 <= g["joined_s"] <= 5' "RunTest -> all 2,048 ranks JOINED within 5 s"
+check full '0 <= g["verdict_s"] <= 6' "RunTest -> verdict within 6 s"
+check full 'g.get("coordinator_cpu_s", 0) <= 2.5' "the coordinator spends at most 2.5 CPU-s on the test"
+
+run vanish --agents 64 --ranks-per-agent 8 --vanish 3 --init-timeout-ms 20000
+check vanish 'g["vanished_named_exactly"]' "3 agents vanish mid-rendezvous: the verdict names exactly them"
+check vanish '0 <= g["verdict_s"] <= 10' "and it comes well before the init deadline"
+echo "scale_benchmark_test: all checks hold"
