@@ -115,9 +115,24 @@ std::string FinishEvidence(v1::TestReport& report) {
     }
     return text;
   }
-  bool slow_rail = false;
-  for (const v1::RailResult& rail : report.rails()) slow_rail |= rail.slow();
-  if (report.port_counters_size() > 0 && (report.failures_size() > 0 || slow_rail)) {
+  // Clean counters speak only to a verdict about the network: a slow rail,
+  // too little bandwidth, a communication error or a stall; not to a worker
+  // that crashed or a wrong result.
+  bool network_verdict = false;
+  for (const v1::RailResult& rail : report.rails()) network_verdict |= rail.slow();
+  for (const v1::Failure& failure : report.failures()) {
+    switch (failure.kind()) {
+      case v1::FAILURE_KIND_COMMUNICATION_ERROR:
+      case v1::FAILURE_KIND_TIMEOUT:
+      case v1::FAILURE_KIND_BELOW_MIN_BUSBW:
+      case v1::FAILURE_KIND_TOO_SLOW:
+        network_verdict = true;
+        break;
+      default:
+        break;
+    }
+  }
+  if (report.port_counters_size() > 0 && network_verdict) {
     return absl::StrCat("no error counter grew on the ", report.port_counters_size(), " HCA port",
                         report.port_counters_size() == 1 ? "" : "s",
                         " read: a slow rail without growing symbol errors is not the cable; "

@@ -32,8 +32,9 @@ void MergeNodeEvidence(const std::string& node, const ebnccl::v1::NodeTestEviden
 // Failure, and returns what the ports say, for the summary ("" when there
 // is nothing to say): the error counters that grew and the links that
 // flapped, with "a slow rail with growing symbol errors is a cable"; or, for
-// a test that failed or has a slow rail while no error counter grew,
-// "no port error counter grew: look elsewhere than the cables".
+// a test with a network verdict (a slow rail, too little bandwidth, a
+// communication error, a timeout) while no error counter grew, that the
+// cable is not the cause: look elsewhere.
 std::string FinishEvidence(ebnccl::v1::TestReport& report);
 
 }  // namespace eb::coordinator

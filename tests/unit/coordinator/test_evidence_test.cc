@@ -88,7 +88,13 @@ TEST(TestEvidenceTest, AFlapIsNamedAndCleanCountersOnAFailureSayLookElsewhere) {
   *quiet.add_ports() = Port("mlx5_100", "");
   MergeNodeEvidence("a800-0", quiet, clean);
   EXPECT_EQ(FinishEvidence(clean), "");  // passed: nothing to explain
-  clean.add_failures()->set_rank(-1);
+  v1::Failure& crash = *clean.add_failures();
+  crash.set_rank(0);
+  crash.set_kind(v1::FAILURE_KIND_WORKER_EXITED);
+  EXPECT_EQ(FinishEvidence(clean), "");  // a crash: the counters say nothing about it
+  v1::Failure& slow = *clean.add_failures();
+  slow.set_rank(-1);
+  slow.set_kind(v1::FAILURE_KIND_BELOW_MIN_BUSBW);
   EXPECT_THAT(FinishEvidence(clean), HasSubstr("not the cable; look elsewhere"));
 }
 
