@@ -8,7 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "common/spec/proto_enums.h"
 #include "coordinator/core/result_aggregator.h"
-#include "coordinator/core/test_evidence.h"
+#include "coordinator/core/run_evidence.h"
 #include "coordinator/history/history_store.h"
 #include "coordinator/validation/rails.h"
 #include "coordinator/validation/straggler.h"

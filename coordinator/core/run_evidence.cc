@@ -1,4 +1,4 @@
-#include "coordinator/core/test_evidence.h"
+#include "coordinator/core/run_evidence.h"
 
 #include <vector>
 

@@ -2,7 +2,7 @@
 // NCCL warnings within the test's bound, NIC use against the nearest HCA,
 // and the summary note.
 
-#include "coordinator/core/test_evidence.h"
+#include "coordinator/core/run_evidence.h"
 
 #include <string>
 
