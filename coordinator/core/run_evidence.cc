@@ -1,5 +1,6 @@
 #include "coordinator/core/run_evidence.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -58,7 +59,8 @@ void MergeNodeEvidence(const std::string& node, const v1::NodeTestEvidence& evid
       bytes += rank.lines(i).size();
       lines.push_back(rank.lines(i));
     }
-    for (auto it = lines.rbegin(); it != lines.rend(); ++it) *kept.add_lines() = *it;
+    std::reverse(lines.begin(), lines.end());
+    for (std::string& line : lines) *kept.add_lines() = std::move(line);
     if (kept.lines_size() > 0) *report.add_nccl_warnings() = std::move(kept);
   }
   for (const v1::RankNicUse& use : evidence.nic_use()) {
