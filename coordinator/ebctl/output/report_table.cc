@@ -166,7 +166,6 @@ std::string LinkText(const v1::PortLinkState& link) {
 std::string PortBlock(const v1::TestReport& report) {
   if (report.port_counters_size() == 0) return "";
   std::string out = "# HCA port counters (before -> after the test)\n";
-  bool symbol_errors = false;
   bool any_error = false;
   for (const v1::PortEvidence& port : report.port_counters()) {
     absl::StrAppendFormat(&out, "# %s %s:%d", port.node_name(), port.hca(), port.port());
@@ -179,10 +178,7 @@ std::string PortBlock(const v1::TestReport& report) {
       absl::StrAppend(&out, " -> ", LinkText(port.end()), "  LINK FLAPPED");
     }
     out += '\n';
-    if (port.grown_errors_size() > 0) {
-      any_error = true;
-      absl::StrAppend(&out, "#   errors grew: ", absl::StrJoin(port.grown_errors(), ", "), "\n");
-    }
+    bool symbol_errors = false;
     std::vector<std::string> traffic;
     for (const v1::PortCounter& counter : port.counters()) {
       symbol_errors |= counter.name() == "symbol_error" && counter.delta() > 0;
@@ -190,12 +186,19 @@ std::string PortBlock(const v1::TestReport& report) {
         traffic.push_back(absl::StrCat(counter.name(), " +", counter.delta()));
       }
     }
+    if (port.grown_errors_size() > 0) {
+      any_error = true;
+      absl::StrAppend(&out, "#   errors grew: ", absl::StrJoin(port.grown_errors(), ", "), "\n");
+    }
+    if (symbol_errors) {
+      out += "#   growing symbol errors: a slow rail on this port is a cable (or transceiver)\n";
+    }
     if (!traffic.empty()) absl::StrAppend(&out, "#   ", absl::StrJoin(traffic, ", "), "\n");
   }
-  if (symbol_errors) {
-    out += "#   growing symbol errors: a slow rail on that port is a cable (or transceiver)\n";
-  } else if (!any_error) {
-    out += "#   no error counter grew: a slow rail here is not the cable; look elsewhere\n";
+  if (!any_error) {
+    out +=
+        "# no error counter grew on any port: a slow rail here is not the cable; look "
+        "elsewhere\n";
   }
   out += "#\n";
   return out;
