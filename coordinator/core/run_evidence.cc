@@ -1,6 +1,7 @@
 #include "coordinator/core/run_evidence.h"
 
 #include <algorithm>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -82,6 +83,26 @@ void MergeNodeEvidence(const std::string& node, const v1::NodeTestEvidence& evid
 }
 
 std::string FinishEvidence(v1::TestReport& report) {
+  // Agents report as their workers end, in any order: list by node order,
+  // then HCA and port, and warnings and NIC use by rank.
+  auto node_position = [&report](const std::string& node) {
+    for (const v1::RankAssignment& rank : report.ranks()) {
+      if (rank.node_name() == node) return rank.node_index();
+    }
+    return report.ranks_size();
+  };
+  std::stable_sort(report.mutable_port_counters()->begin(), report.mutable_port_counters()->end(),
+                   [&](const v1::PortEvidence& a, const v1::PortEvidence& b) {
+                     return std::make_tuple(node_position(a.node_name()), a.hca(), a.port()) <
+                            std::make_tuple(node_position(b.node_name()), b.hca(), b.port());
+                   });
+  std::stable_sort(report.mutable_nccl_warnings()->begin(), report.mutable_nccl_warnings()->end(),
+                   [](const v1::RankNcclWarnings& a, const v1::RankNcclWarnings& b) {
+                     return a.rank() < b.rank();
+                   });
+  std::stable_sort(
+      report.mutable_nic_use()->begin(), report.mutable_nic_use()->end(),
+      [](const v1::RankNicUse& a, const v1::RankNicUse& b) { return a.rank() < b.rank(); });
   for (v1::Failure& failure : *report.mutable_failures()) {
     if (failure.rank() < 0 || failure.nccl_warnings_size() > 0) continue;
     for (const v1::RankNcclWarnings& rank : report.nccl_warnings()) {

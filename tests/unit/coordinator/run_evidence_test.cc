@@ -98,6 +98,22 @@ TEST(TestEvidenceTest, AFlapIsNamedAndCleanCountersOnAFailureSayLookElsewhere) {
   EXPECT_THAT(FinishEvidence(clean), HasSubstr("not the cable; look elsewhere"));
 }
 
+TEST(TestEvidenceTest, PortsAreListedInNodeOrderWhateverOrderTheAgentsReported) {
+  v1::TestReport report = Report();
+  v1::NodeTestEvidence second;
+  *second.add_ports() = Port("mlx5_101", "");
+  *second.add_ports() = Port("mlx5_100", "");
+  v1::NodeTestEvidence first;
+  *first.add_ports() = Port("mlx5_100", "");
+  MergeNodeEvidence("a800-1", second, report);
+  MergeNodeEvidence("a800-0", first, report);
+  FinishEvidence(report);
+  ASSERT_EQ(report.port_counters_size(), 3);
+  EXPECT_EQ(report.port_counters(0).node_name(), "a800-0");
+  EXPECT_EQ(report.port_counters(1).hca(), "mlx5_100");
+  EXPECT_EQ(report.port_counters(2).hca(), "mlx5_101");
+}
+
 TEST(TestEvidenceTest, WarningsGoToTheirRankAndItsFailureWithinTheBound) {
   v1::TestReport report = Report();
   v1::NodeTestEvidence evidence;
