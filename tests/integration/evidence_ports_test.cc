@@ -145,8 +145,8 @@ TEST(NcclWarningsTest, AFailedTestCarriesTheRanksLastNcclWarnings) {
   const char* kWarn =
       "a800-1:4242:4299 [1] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer "
       "10.0.0.1<43456> with status=12 opcode=0 len=0 vendor err 129 (Recv) hca mlx5_100\n";
-  for (int rank : {2, 3}) {
-    std::ofstream log(RankLog(cluster, "host1", rank), std::ios::app);
+  for (int rank : {0, 1, 2, 3}) {
+    std::ofstream log(RankLog(cluster, rank < 2 ? "host0" : "host1", rank), std::ios::app);
     log << "a800-1:4242:4299 [1] NCCL INFO not a warning\n" << kWarn;
   }
   ASSERT_EQ(::kill(victim, SIGKILL), 0);
@@ -155,16 +155,20 @@ TEST(NcclWarningsTest, AFailedTestCarriesTheRanksLastNcclWarnings) {
   nlohmann::json report = Parse(result);
   EXPECT_EQ(report["state"], "failed") << report.dump();
   const nlohmann::json& warnings = report["nccl_warnings"];
-  ASSERT_EQ(warnings.size(), 2u) << report.dump();
+  ASSERT_EQ(warnings.size(), 4u) << report.dump();
   for (const nlohmann::json& rank : warnings) {
-    EXPECT_EQ(rank["node"], "host1");
+    EXPECT_EQ(rank["node"], rank["rank"].get<int>() < 2 ? "host0" : "host1");
     ASSERT_EQ(rank["lines"].size(), 1u) << rank.dump();
     EXPECT_THAT(rank["lines"][0].get<std::string>(),
                 HasSubstr("NCCL WARN NET/IB : Got completion"));
   }
-  // The killed rank's failure carries its own lines.
+  // The failing rank's failure carries its own lines. That is the killed
+  // rank, or, when its peer's Gloo saw the reset before the agent saw the
+  // exit, that peer (the stop then hides the kill): either way a rank with
+  // warnings.
   ASSERT_FALSE(report["failures"].empty());
-  EXPECT_EQ(report["failures"][0]["rank"], 3) << report["failures"].dump();
+  const int failed = report["failures"][0]["rank"].get<int>();
+  EXPECT_TRUE(failed == 3 || failed == 0 || failed == 1) << report["failures"].dump();
   ASSERT_EQ(report["failures"][0]["nccl_warnings"].size(), 1u) << report["failures"].dump();
 
   CliResult text = cluster.Ebctl({"show", report["test_id"].get<std::string>()});
@@ -173,6 +177,8 @@ TEST(NcclWarningsTest, AFailedTestCarriesTheRanksLastNcclWarnings) {
   EXPECT_THAT(text.out, HasSubstr("# NCCL warnings (last lines of each rank's log)\n"));
   EXPECT_THAT(text.out, HasSubstr("# rank 3 (host1):\n#   a800-1:4242:4299 [1] "
                                   "transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion"));
+  // In rank order.
+  EXPECT_LT(text.out.find("# rank 0 (host0):"), text.out.find("# rank 3 (host1):"));
   std::cout << text.out;
 }
 
