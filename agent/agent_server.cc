@@ -16,8 +16,10 @@
 #include "agent/core/worker_spec.h"
 #include "agent/host/directories.h"
 #include "agent/host/host_facts.h"
+#include "agent/host/infiniband_sysfs.h"
 #include "agent/host/log_reader.h"
 #include "agent/host/nvidia_driver.h"
+#include "agent/host/pci_topology.h"
 #include "agent/host/system_nvml.h"
 #include "common/process/posix_process_launcher.h"
 #include "common/rpc/channel.h"
@@ -62,8 +64,16 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   callbacks.make_registration = [self] {
     v1::RegisterAgent registration;
     registration.set_node_name(self->config_.node_name);
+    std::vector<v1::GpuInfo> gpus = self->CurrentGpus();
+    // Issue 12, part 2: which HCA is closest to each GPU.
+    std::vector<std::string> bus_ids;
+    for (const v1::GpuInfo& gpu : gpus) bus_ids.push_back(gpu.pci_bus_id());
+    ApplyAffinity(
+        ComputeAffinity(ReadPciTopology(self->config_.sysfs_pci, self->config_.sysfs_infiniband,
+                                        bus_ids, AffinityHcaNames(self->config_))),
+        gpus);
     *registration.mutable_inventory() =
-        BuildInventory(self->config_, self->CurrentGpus(), ReadHostFacts(self->config_));
+        BuildInventory(self->config_, gpus, ReadHostFacts(self->config_));
     return registration;
   };
   callbacks.on_connected = [self](absl::Duration period) {
@@ -90,6 +100,17 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
 
   SupervisorEnvironment environment{static_cast<int>(getpid()), socket_target, std::move(agent_env),
                                     RandomToken, CreateDirectories};
+  // The evidence of each test (issue 12): the configured ports before and
+  // after, and what NCCL wrote in the ranks' logs.
+  environment.read_ports = [config] {
+    return ReadPortSnapshots(config.ib_hcas, config.sysfs_infiniband);
+  };
+  environment.read_log = [run_dir = config.run_dir](const std::string& path, bool from_start,
+                                                    size_t max_bytes) {
+    const v1::LogContent page =
+        ReadLogPage(run_dir, path, from_start ? 0 : -1, static_cast<int64_t>(max_bytes));
+    return page.error().empty() ? page.content() : std::string();
+  };
   agent->supervisor_ = std::make_unique<WorkerSupervisor>(
       config, std::move(environment), common::RealClock::Get(), agent->loop_,
       *agent->metered_launcher_, *agent->metered_sink_);

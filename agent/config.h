@@ -35,6 +35,9 @@ struct AgentConfig {
   int ib_gid_index = -1;
   // Where the HCAs are listed (tests point this at a fake tree).
   std::string sysfs_infiniband = "/sys/class/infiniband";
+  // Where PCI devices are listed by bus id, for the GPU-HCA affinity
+  // (agent/host/pci_topology.h; tests point this at a fake tree).
+  std::string sysfs_pci = "/sys/bus/pci/devices";
   // Physical GPUs this agent owns, by index in PCI bus order (CUDA's with
   // CUDA_DEVICE_ORDER=PCI_BUS_ID, set for every worker); slot i runs on
   // gpu_indices[i]. Empty: every GPU, slot i on GPU i. (Several agents on

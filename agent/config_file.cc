@@ -101,6 +101,7 @@ void AddNetworkSections(common::ConfigSchema& schema, AgentConfig& config) {
       .Flag("--ib-hca");
   schema.Int("nccl.ib_gid_index", &config.ib_gid_index, -1, 255).Flag("--ib-gid-index");
   schema.String("nccl.sysfs_infiniband", &config.sysfs_infiniband).Flag("--sysfs-infiniband");
+  schema.String("nccl.sysfs_pci", &config.sysfs_pci).Flag("--sysfs-pci");
 }
 
 void AddWorkerSection(common::ConfigSchema& schema, AgentConfig& config) {

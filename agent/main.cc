@@ -95,6 +95,9 @@ int main(int argc, char** argv) {
   app.add_option("--ib-gid-index", config.ib_gid_index,
                  "NCCL_IB_GID_INDEX for RoCE (e.g. 3; -1 = not set)")
       ->check(CLI::Range(-1, 255));
+  app.add_option("--sysfs-pci", config.sysfs_pci,
+                 "Where PCI devices are listed by bus id (GPU-HCA affinity)")
+      ->capture_default_str();
   app.add_option("--sysfs-infiniband", config.sysfs_infiniband, "Where the HCAs are listed")
       ->capture_default_str();
   app.add_option("--gpus", config.gpu_indices,

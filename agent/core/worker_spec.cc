@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "agent/core/env_policy.h"
@@ -15,6 +16,20 @@ namespace {
 constexpr char kNcclNet[] = "NCCL_NET";
 
 }  // namespace
+
+std::string NcclDebugAtLeastWarn(const std::vector<std::string>& env) {
+  for (const std::string& entry : env) {
+    if (!absl::StartsWith(entry, "NCCL_DEBUG=")) continue;
+    const std::string level =
+        absl::AsciiStrToUpper(entry.substr(std::string("NCCL_DEBUG=").size()));
+    // NCCL's levels: NONE < VERSION < WARN < INFO < ABORT < TRACE; an
+    // unknown word would be NCCL's to judge, but it logs nothing then.
+    if (level == "INFO" || level == "ABORT" || level == "TRACE" || level == "WARN") {
+      return entry.substr(std::string("NCCL_DEBUG=").size());
+    }
+  }
+  return "WARN";
+}
 
 bool IsPassedThrough(const std::string& env_entry) {
   static const char* const kExact[] = {
@@ -91,6 +106,14 @@ common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunc
   spec.env = BuildWorkerEnv(config, worker.agent_env,
                             std::map<std::string, std::string>(launch.spec().nccl_env().begin(),
                                                                launch.spec().nccl_env().end()));
+  if (launch.spec().transport() == ebnccl::v1::TRANSPORT_NCCL) {
+    // NCCL's own diagnosis (issue 12, part 5): at least its warnings are
+    // always in the rank's log, for the report of a failure.
+    const std::string floor = absl::StrCat("NCCL_DEBUG=", NcclDebugAtLeastWarn(spec.env));
+    std::erase_if(spec.env,
+                  [](const std::string& entry) { return absl::StartsWith(entry, "NCCL_DEBUG="); });
+    spec.env.insert(std::upper_bound(spec.env.begin(), spec.env.end(), floor), floor);
+  }
   // The token is a secret: in the environment, which only the worker's
   // user and root can read, never on the command line, which `ps` shows to
   // everyone. BuildWorkerEnv never takes it from elsewhere (env_policy.h).

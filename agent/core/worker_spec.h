@@ -56,7 +56,9 @@ std::vector<std::string> BuildWorkerEnv(const AgentConfig& config,
 // test's nccl_env, plus the worker's token (worker_token.h). For NCCL the
 // GPU is the assignment's device_index, selected with cudaSetDevice;
 // CUDA_VISIBLE_DEVICES is never set (it would remap the indices and disable
-// CUDA IPC between local ranks, NVIDIA/nccl#129).
+// CUDA IPC between local ranks, NVIDIA/nccl#129). An NCCL test's workers
+// always log NCCL's warnings: NCCL_DEBUG is raised to WARN when it is unset
+// or quieter (NcclDebugAtLeastWarn).
 common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunch& worker);
 
 // `eb-worker --print-nccl-version` with the workers' environment (no test's
@@ -64,6 +66,10 @@ common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunc
 // path: the caller decides where the output goes.
 common::ProcessSpec BuildNcclProbeSpec(const AgentConfig& config,
                                        const std::vector<std::string>& agent_env);
+
+// The NCCL_DEBUG level a worker runs with, given its environment: the one
+// set when it is WARN or more verbose (INFO, ABORT, TRACE), else "WARN".
+std::string NcclDebugAtLeastWarn(const std::vector<std::string>& env);
 
 // Directory of a test's logs: <run_dir>/logs/<test_id>.
 std::string WorkerLogDir(const std::string& run_dir, const std::string& test_id);

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "agent/core/launch_check.h"
+#include "agent/core/nccl_log.h"
 #include "agent/core/worker_spec.h"
 #include "spdlog/spdlog.h"
 
@@ -52,6 +53,7 @@ void WorkerSupervisor::Launch(const v1::LaunchTest& launch) {
   }
   Test& test = tests_[test_id];
   test.launch = launch;
+  if (environment_.read_ports) test.ports_before = environment_.read_ports();
   for (const v1::RankAssignment& assignment : launch.ranks()) {
     Worker& worker = test.workers.emplace_back();
     worker.assignment = assignment;
@@ -447,10 +449,65 @@ void WorkerSupervisor::MaybeFinish(const std::string& test_id) {
   executor_.Cancel(test.watchdog_timer);
   executor_.Cancel(test.kill_timer);
   spdlog::info("test={} node={}: every worker has exited", test_id, config_.node_name);
-  tests_.erase(it);
   v1::AgentMessage message;
   message.mutable_workers_stopped()->set_test_id(test_id);
+  if (v1::NodeTestEvidence evidence = CollectEvidence(test); evidence.ByteSizeLong() > 0) {
+    *message.mutable_workers_stopped()->mutable_evidence() = std::move(evidence);
+  }
+  tests_.erase(it);
   sink_.SendToCoordinator(message);
+}
+
+v1::NodeTestEvidence WorkerSupervisor::CollectEvidence(const Test& test) const {
+  v1::NodeTestEvidence evidence;
+  if (environment_.read_ports) {
+    for (v1::PortEvidence& port :
+         DiffPorts(config_.node_name, test.ports_before, environment_.read_ports())) {
+      *evidence.add_ports() = std::move(port);
+    }
+  }
+  if (!environment_.read_log) return evidence;
+  // docs/DESIGN.md, "NCCL's own diagnosis": the end of each log is read
+  // (NCCL's warnings come last, as the rank fails); kMaxNodeWarningBytes
+  // bounds a node's share.
+  constexpr size_t kTailBytes = 64 * 1024;
+  constexpr size_t kHeadBytes = 256 * 1024;
+  constexpr size_t kMaxNodeWarningBytes = 64 * 1024;
+  size_t node_bytes = 0;
+  for (const Worker& worker : test.workers) {
+    if (!worker.spawned) continue;
+    const int rank = worker.assignment.rank();
+    // A rank that finished has nothing to explain; one that failed, was
+    // stopped or timed out may.
+    if (!worker.finished && node_bytes < kMaxNodeWarningBytes) {
+      const std::string tail = environment_.read_log(worker.log_path, false, kTailBytes);
+      NcclWarnings warnings = ExtractNcclWarnings(tail, NcclWarningLimits{},
+                                                  /*partial_first_line=*/tail.size() >= kTailBytes);
+      if (!warnings.lines.empty()) {
+        v1::RankNcclWarnings& out = *evidence.add_nccl_warnings();
+        out.set_rank(rank);
+        out.set_node_name(worker.assignment.node_name());
+        out.set_truncated(warnings.truncated);
+        for (std::string& line : warnings.lines) {
+          node_bytes += line.size();
+          *out.add_lines() = std::move(line);
+        }
+      }
+    }
+    // NCCL names the NICs of its channels at init (NCCL_DEBUG=INFO), near
+    // the start of the log.
+    if (test.launch.spec().transport() == v1::TRANSPORT_NCCL) {
+      std::vector<std::string> nics =
+          ParseNicUse(environment_.read_log(worker.log_path, true, kHeadBytes));
+      if (!nics.empty()) {
+        v1::RankNicUse& use = *evidence.add_nic_use();
+        use.set_rank(rank);
+        use.set_node_name(worker.assignment.node_name());
+        for (std::string& nic : nics) *use.add_nics() = std::move(nic);
+      }
+    }
+  }
+  return evidence;
 }
 
 }  // namespace eb::agent

@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "agent/config.h"
+#include "agent/core/port_counters.h"
 #include "common/exec/executor.h"
 #include "common/process/process_launcher.h"
 #include "common/time/clock.h"
@@ -47,6 +48,14 @@ struct SupervisorEnvironment {
   // passes CreateDirectories (agent/host/directories.h); unset, nothing is
   // created (a fake launcher that opens no log file needs none).
   std::function<absl::Status(const std::string& path)> create_directories;
+  // Reads every configured HCA port (link state and counters), before a
+  // test starts and after its workers are gone; the deltas go with
+  // WorkersStopped (issue 12, part 3). Unset: no port is read.
+  std::function<std::vector<PortSnapshot>()> read_ports;
+  // Reads at most `max_bytes` of a rank's log, from its start or from its
+  // end; "" when it cannot be read. Used for the ranks' NCCL warnings and
+  // the NICs their NCCL used (nccl_log.h). Unset: neither is collected.
+  std::function<std::string(const std::string& path, bool from_start, size_t max_bytes)> read_log;
 };
 
 class WorkerSupervisor {
@@ -103,6 +112,8 @@ class WorkerSupervisor {
     common::TimerId register_timer = 0;
     common::TimerId watchdog_timer = 0;
     common::TimerId kill_timer = 0;
+    // The configured ports when the test was launched.
+    std::vector<PortSnapshot> ports_before;
   };
 
   Worker* FindWorker(const std::string& test_id, int rank, const std::string& token,
@@ -119,6 +130,8 @@ class WorkerSupervisor {
   void RefuseLaunch(const ebnccl::v1::LaunchTest& launch, const absl::Status& refused);
   void KillWorker(Worker& worker);
   void MaybeFinish(const std::string& test_id);
+  // Port deltas, NCCL warnings of ranks that did not finish, NICs used.
+  ebnccl::v1::NodeTestEvidence CollectEvidence(const Test& test) const;
 
   const AgentConfig config_;
   const SupervisorEnvironment environment_;

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "agent/host/pci_topology.h"
 
 namespace eb::agent {
 namespace fs = std::filesystem;
@@ -32,22 +33,41 @@ std::vector<std::string> ListDir(const fs::path& dir) {
   return names;
 }
 
+// "4: ACTIVE" -> "ACTIVE"; "5: LinkUp" -> "LinkUp".
+std::string StateText(const fs::path& path) {
+  std::string state = ReadLine(path);
+  if (const size_t colon = state.find(':'); colon != std::string::npos) {
+    state = std::string(absl::StripAsciiWhitespace(state.substr(colon + 1)));
+  }
+  return state;
+}
+
+ebnccl::v1::PortLinkState ReadLink(const fs::path& dir) {
+  ebnccl::v1::PortLinkState link;
+  link.set_state(StateText(dir / "state"));
+  link.set_phys_state(StateText(dir / "phys_state"));
+  link.set_link_layer(ReadLine(dir / "link_layer"));
+  // "200 Gb/sec (4X HDR)" -> 200.
+  int64_t rate = 0;
+  const std::string rate_text = ReadLine(dir / "rate");
+  if (absl::SimpleAtoi(rate_text.substr(0, rate_text.find(' ')), &rate)) link.set_rate_gbps(rate);
+  return link;
+}
+
 ebnccl::v1::HcaInfo ReadPort(const fs::path& device, const std::string& name, int port) {
   const fs::path dir = device / "ports" / std::to_string(port);
   ebnccl::v1::HcaInfo info;
   info.set_name(name);
   info.set_port(port);
-  // "4: ACTIVE" -> "ACTIVE".
-  std::string state = ReadLine(dir / "state");
-  if (const size_t colon = state.find(':'); colon != std::string::npos) {
-    state = std::string(absl::StripAsciiWhitespace(state.substr(colon + 1)));
-  }
-  info.set_state(state);
-  info.set_link_layer(ReadLine(dir / "link_layer"));
-  // "200 Gb/sec (4X HDR)" -> 200.
-  int64_t rate = 0;
-  const std::string rate_text = ReadLine(dir / "rate");
-  if (absl::SimpleAtoi(rate_text.substr(0, rate_text.find(' ')), &rate)) info.set_rate_gbps(rate);
+  const ebnccl::v1::PortLinkState link = ReadLink(dir);
+  info.set_state(link.state());
+  info.set_phys_state(link.phys_state());
+  info.set_link_layer(link.link_layer());
+  info.set_rate_gbps(link.rate_gbps());
+  info.set_fw_ver(ReadLine(device / "fw_ver"));
+  const PciDevice pci = ReadPciDevice((device / "device").string(), name);
+  info.set_numa_node(pci.numa_node);
+  info.set_pci_bus_id(pci.bus_id);
   return info;
 }
 
@@ -102,6 +122,40 @@ std::vector<ebnccl::v1::HcaInfo> ReportHcas(const std::vector<HcaPort>& hcas,
     missing.set_error(std::string(absl::StripPrefix(ports.status().message(), "--ib-hca: ")));
   }
   return report;
+}
+
+std::vector<PortSnapshot> ReadPortSnapshots(const std::vector<HcaPort>& hcas,
+                                            absl::string_view sysfs_root) {
+  const fs::path root{std::string(sysfs_root)};
+  std::vector<PortSnapshot> snapshots;
+  for (const HcaPort& hca : hcas) {
+    absl::StatusOr<std::vector<ebnccl::v1::HcaInfo>> ports = CheckHcas({hca}, sysfs_root);
+    if (!ports.ok()) {
+      PortSnapshot& missing = snapshots.emplace_back();
+      missing.hca = hca.name;
+      missing.port = hca.port;
+      missing.error = std::string(absl::StripPrefix(ports.status().message(), "--ib-hca: "));
+      continue;
+    }
+    for (const ebnccl::v1::HcaInfo& port : *ports) {
+      PortSnapshot& snapshot = snapshots.emplace_back();
+      snapshot.hca = port.name();
+      snapshot.port = port.port();
+      const fs::path dir = root / port.name() / "ports" / std::to_string(port.port());
+      snapshot.link = ReadLink(dir);
+      for (const std::string& name : PortCounterNames()) {
+        for (const char* folder : {"counters", "hw_counters"}) {
+          uint64_t value = 0;
+          const fs::path file = dir / folder / name;
+          std::error_code error;
+          if (!fs::exists(file, error)) continue;
+          if (absl::SimpleAtoi(ReadLine(file), &value)) snapshot.counters[name] = value;
+          break;
+        }
+      }
+    }
+  }
+  return snapshots;
 }
 
 }  // namespace eb::agent

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "agent/core/fabric_config.h"
+#include "agent/core/port_counters.h"
 #include "ebnccl/v1/common.pb.h"
 
 namespace eb::agent {
@@ -26,6 +27,12 @@ absl::StatusOr<std::vector<ebnccl::v1::HcaInfo>> CheckHcas(const std::vector<Hca
 // cannot be read is reported with its name, port and HcaInfo.error (the
 // NOT_FOUND message) instead of being left out.
 std::vector<ebnccl::v1::HcaInfo> ReportHcas(const std::vector<HcaPort>& hcas,
+                                            absl::string_view sysfs_root);
+
+// Every configured port's link state and counters (PortCounterNames, from
+// counters/ and hw_counters/; a counter a port lacks is left out), for the
+// evidence of a test. A port that cannot be read has its error set.
+std::vector<PortSnapshot> ReadPortSnapshots(const std::vector<HcaPort>& hcas,
                                             absl::string_view sysfs_root);
 
 }  // namespace eb::agent

@@ -8,6 +8,7 @@
 #include "common/spec/identifiers.h"
 #include "common/spec/limits.h"
 #include "common/status/status_macros.h"
+#include "coordinator/core/drift_check.h"
 #include "coordinator/core/gpu_sharing.h"
 #include "coordinator/core/rank_assigner.h"
 #include "coordinator/core/spec_validator.h"
@@ -137,6 +138,13 @@ absl::StatusOr<std::string> TestManager::StartTest(const v1::TestSpec& request,
   if (!transport.ok()) return transport.status();
   spec.set_transport(*transport);
   if (absl::Status status = CheckSupported(*transport, spec); !status.ok()) return status;
+  // Issue 12, part 4: nodes that differ in versions, firmware or links are
+  // refused before anything starts, or run with a warning (allow_drift).
+  std::vector<std::string> drift_warnings;
+  if (absl::Status drift = CheckDrift(names, inventories, spec.allow_drift(), &drift_warnings);
+      !drift.ok()) {
+    return drift;
+  }
 
   absl::StatusOr<std::vector<v1::RankAssignment>> ranks =
       AssignRanks(placement, spec.workers_per_node(), *transport == v1::TRANSPORT_NCCL);
@@ -189,6 +197,7 @@ absl::StatusOr<std::string> TestManager::StartTest(const v1::TestSpec& request,
       std::make_unique<TestRun>(test_id, std::move(spec), *std::move(ranks), *std::move(sweep),
                                 std::move(inventories), timeouts, clock_, executor_, *this);
   run->set_started_by(started_by);
+  for (const std::string& line : drift_warnings) run->add_drift_warning(line);
   for (const std::string& name : names) registry_.SetBusy(name, test_id);
   rendezvous_.Open(test_id);
   TestRun* started = run.get();
@@ -276,6 +285,13 @@ void TestManager::OnWorkerEvent(const std::string& node, const v1::WorkerEvent& 
 void TestManager::OnWorkersStopped(const std::string& node, const std::string& test_id) {
   auto it = running_.find(test_id);
   if (it != running_.end()) it->second.run->OnWorkersStopped(node);
+}
+
+void TestManager::OnWorkersStopped(const std::string& node, const v1::WorkersStopped& stopped) {
+  auto it = running_.find(stopped.test_id());
+  if (it == running_.end()) return;
+  if (stopped.has_evidence()) it->second.run->OnNodeEvidence(node, stopped.evidence());
+  it->second.run->OnWorkersStopped(node);
 }
 
 void TestManager::OnNodeLost(const std::string& node, const std::string& reason) {

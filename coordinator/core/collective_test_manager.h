@@ -18,6 +18,7 @@
 #include "coordinator/core/node_registry.h"
 #include "coordinator/core/rendezvous_kv.h"
 #include "coordinator/history/history_store.h"
+#include "ebnccl/v1/agent.pb.h"
 
 namespace eb::coordinator {
 
@@ -92,6 +93,8 @@ class TestManager final : public TestRunHost {
   // Routed from agent sessions.
   void OnWorkerEvent(const std::string& node, const ebnccl::v1::WorkerEvent& event);
   void OnWorkersStopped(const std::string& node, const std::string& test_id);
+  // The same, with the evidence the agent collected (issue 12).
+  void OnWorkersStopped(const std::string& node, const ebnccl::v1::WorkersStopped& stopped);
   void OnNodeLost(const std::string& node, const std::string& reason);
 
   // TestRunHost.

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "common/spec/proto_enums.h"
 #include "coordinator/core/result_aggregator.h"
+#include "coordinator/core/run_evidence.h"
 #include "coordinator/history/history_store.h"
 #include "coordinator/validation/rails.h"
 #include "coordinator/validation/straggler.h"
@@ -96,6 +97,9 @@ TestRun::TestRun(std::string test_id, v1::TestSpec spec, std::vector<v1::RankAss
         member.set_node_name(a.node_name());
         member.set_device_index(a.device_index());
         member.set_gpu_pci_bus_id(a.gpu_pci_bus_id());
+        if (a.node_index() >= 0 && a.node_index() < report_.node_inventories_size()) {
+          member.set_hca(NearestHca(report_.node_inventories(a.node_index()), a.device_index()));
+        }
       }
     }
   }
@@ -273,6 +277,12 @@ std::string TestRun::StepName(int level) const {
     return absl::StrCat("rail size ", rail_sweep_[index - sweep_.size()].sweep_bytes);
   }
   return "finishing";
+}
+
+void TestRun::OnNodeEvidence(const std::string& node, const v1::NodeTestEvidence& evidence) {
+  if (finished_ || stopped_nodes_.contains(node)) return;
+  if (std::find(nodes_.begin(), nodes_.end(), node) == nodes_.end()) return;
+  MergeNodeEvidence(node, evidence, report_);
 }
 
 void TestRun::OnWorkersStopped(const std::string& node) {
@@ -693,6 +703,9 @@ void TestRun::Finalize() {
         nodes_.size(), nodes_.size() == 1 ? "" : "s", report_.results_size(),
         report_.avg_busbw_gbps(),
         spec.check_iterations() > 0 ? "data verified" : "data not checked (-c 0)");
+  }
+  if (const std::string note = FinishEvidence(report_); !note.empty()) {
+    absl::StrAppend(&summary, "; ", note);
   }
   report_.set_summary(summary);
   report_.set_state(state);

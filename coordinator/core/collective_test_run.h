@@ -76,6 +76,9 @@ class TestRun {
   void OnWorkerEvent(const std::string& node, const ebnccl::v1::WorkerEvent& event);
   // The agent of `node` reaped every worker of this test.
   void OnWorkersStopped(const std::string& node);
+  // What that agent collected (ports, NCCL warnings, NICs; issue 12),
+  // sent with its WorkersStopped: call before OnWorkersStopped.
+  void OnNodeEvidence(const std::string& node, const ebnccl::v1::NodeTestEvidence& evidence);
   // The agent of `node` is gone.
   void OnNodeLost(const std::string& node, const std::string& reason);
   // The client cancelled.
@@ -90,6 +93,8 @@ class TestRun {
   const ebnccl::v1::TestReport& report() const { return report_; }
   // Who started the test (TestReport.started_by); set before Start().
   void set_started_by(const std::string& who) { report_.set_started_by(who); }
+  // Drift the test runs with (TestSpec.allow_drift); set before Start().
+  void add_drift_warning(const std::string& line) { report_.add_drift_warnings(line); }
   bool finished() const { return finished_; }
   // Node names in node order.
   const std::vector<std::string>& nodes() const { return nodes_; }

@@ -6,6 +6,7 @@
 #include <set>
 #include <utility>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -27,6 +28,12 @@ std::string GpuModel(const v1::NodeInventory& inventory) {
   std::vector<std::string> names;
   for (const v1::GpuInfo& gpu : inventory.gpus()) names.push_back(gpu.name());
   return Distinct(names);
+}
+
+std::string HcaFirmware(const v1::NodeInventory& inventory) {
+  std::vector<std::string> versions;
+  for (const v1::HcaInfo& hca : inventory.hcas()) versions.push_back(hca.fw_ver());
+  return Distinct(versions);
 }
 
 std::string HcaRate(const v1::NodeInventory& inventory) {
@@ -61,8 +68,7 @@ std::vector<DriftFinding> FindDrift(const std::vector<std::string>& names,
       {"NCCL version", [](const v1::NodeInventory& i) { return i.nccl_version(); }},
       {"CUDA driver", [](const v1::NodeInventory& i) { return i.driver_version(); }},
       {"GPU model", GpuModel},
-      // HCA firmware (fw_ver) joins once the inventory carries it: HcaInfo
-      // has no field for it yet (see the issue 12 report).
+      {"HCA firmware", HcaFirmware},
       {"HCA link rate", HcaRate},
       {"bootstrap interface MTU", BootstrapMtu},
   };
@@ -110,6 +116,21 @@ std::string DescribeDrift(const std::vector<DriftFinding>& findings) {
     }
   }
   return absl::StrJoin(lines, "; ");
+}
+
+absl::Status CheckDrift(const std::vector<std::string>& names,
+                        const std::vector<v1::NodeInventory>& inventories, bool allow_drift,
+                        std::vector<std::string>* warnings) {
+  const std::vector<DriftFinding> findings = FindDrift(names, inventories);
+  if (findings.empty()) return absl::OkStatus();
+  if (!allow_drift) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the nodes differ: ", DescribeDrift(findings),
+                     ". A mismatch is the top cause of hangs and false verdicts; align the "
+                     "nodes, leave the odd one out (--nodes), or run anyway with --allow-drift"));
+  }
+  for (const DriftFinding& finding : findings) warnings->push_back(DescribeDrift({finding}));
+  return absl::OkStatus();
 }
 
 }  // namespace eb::coordinator

@@ -110,6 +110,9 @@ void AddRunTestFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f) {
   cmd.add_flag("--split-rails", f.split_rails,
                "Also run the sweep on every rail at once (one sub-communicator per local rank, "
                "as nccl-tests' NCCL_TESTS_SPLIT=\"MOD <gpus per node>\"): one result per rail");
+  cmd.add_flag("--allow-drift", f.allow_drift,
+               "Run even when the nodes differ in NCCL version, CUDA driver, GPU model, HCA "
+               "firmware, link rate or MTU (a warning in the report instead of a refusal)");
 }
 
 // validate takes run-test's sweep flags (AddSweepFlags) and nodes, and its
@@ -182,6 +185,8 @@ int main(int argc, char** argv) {
   eb::ebctl::ValidationsCommand validations;
   eb::ebctl::ReportCommand report;
   CLI::App* nodes_cmd = app.add_subcommand("nodes", "List the agents and their inventory");
+  nodes_cmd->add_flag("--gpus", nodes.gpus,
+                      "Also list every GPU: bus id, NUMA node and the HCA closest to it");
   CLI::App* run_cmd = app.add_subcommand("run-test", "Run one test and print the nccl-tests table");
   AddRunTestFlags(*run_cmd, run_test.flags);
   run_cmd->add_option("--format", format, "Output: table or json")

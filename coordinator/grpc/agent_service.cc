@@ -150,7 +150,7 @@ void AgentServiceImpl::HandleMessage(uint64_t session_id, const v1::AgentMessage
       tests_.OnWorkerEvent(node->name, message.worker_event());
       break;
     case v1::AgentMessage::kWorkersStopped:
-      tests_.OnWorkersStopped(node->name, message.workers_stopped().test_id());
+      tests_.OnWorkersStopped(node->name, message.workers_stopped());
       break;
     case v1::AgentMessage::kLogContent:
       logs_.Complete(message.log_content());

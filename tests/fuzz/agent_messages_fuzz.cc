@@ -130,7 +130,7 @@ struct Coordinator {
         manager.OnWorkerEvent(node->name, message.worker_event());
         break;
       case v1::AgentMessage::kWorkersStopped:
-        manager.OnWorkersStopped(node->name, message.workers_stopped().test_id());
+        manager.OnWorkersStopped(node->name, message.workers_stopped());
         break;
       case v1::AgentMessage::kLogContent:
         logs.Complete(message.log_content());

@@ -37,10 +37,11 @@
 #   rails    run-test --split-rails over 2 agents on GPU 0 (distinct host ids): the per-rail
 #            block and the arrival-based straggler, healthy and with rank 1 paused 30 ms
 #            before each timed call (EB_WORKER_FAULT=slow=30:rank=1)
-#   evidence two agents on GPU 0 (distinct host ids): a --split-rails test whose rails are
-#            named by node, GPU, bus id and HCA (`ebctl nodes --gpus`, show, --json), then
-#            rank 1's worker SIGKILLed mid-sweep: the failure report carries the NCCL
-#            warnings of the ranks (show and --json)
+#   evidence issue 12 on the GPU, 2 agents on GPU 0 (distinct host ids): `ebctl nodes
+#            --gpus` (the GPU-HCA affinity this machine's sysfs gives), the per-rail block
+#            with NCCL_DEBUG=INFO (rails named with their HCA; NIC use), and rank 1 killed
+#            mid-sweep: `ebctl show` of the failed test with the ranks' NCCL warnings and
+#            the port counters
 #   validate ebctl validate (preflight, intra, pairs) over 4 agents that all use GPU 0, each
 #            told it is a host of its own (--host-id, NCCL_HOSTID: the one-GPU set-up the
 #            GPU tests use); once healthy (exit 0), once with nodeD's workers slowed by the
@@ -321,27 +322,27 @@ for phase in "$@"; do
     start_cluster "nodeA:0:--host-id=hostA --worker-env=NCCL_HOSTID=hostA" \
                   "nodeB:0:--host-id=hostB --worker-env=NCCL_HOSTID=hostB" || continue
     ebctl nodes --gpus >"$out/evidence_nodes.txt" 2>&1
+    ls -l /sys/class/infiniband >>"$out/evidence_nodes.txt" 2>&1
     ebctl run-test --nodes nodeA,nodeB --transport nccl --split-rails --collective all_reduce \
-      -b 1M -e 64M -f 4 -n 10 --nccl-env NCCL_NVLS_ENABLE=0 >"$out/evidence_rails.txt" 2>&1
+      -b 1M -e 64M -f 4 -n 10 --nccl-env NCCL_NVLS_ENABLE=0 --nccl-env NCCL_DEBUG=INFO \
+      --nccl-env NCCL_DEBUG_SUBSYS=INIT,NET >"$out/evidence_rails.txt" 2>&1
     log "evidence rails rc=$?"
     before=$(grep -c "state TEST_STATE_RUNNING" "$work/coordinator.log" || true)
     ebctl run-test --nodes nodeA,nodeB --transport nccl --collective all_reduce -b 256M -e 256M \
-      -n 100000 -w 0 -c 0 --step-timeout 10s --nccl-env NCCL_NVLS_ENABLE=0 \
-      >"$out/evidence_killed.txt" 2>&1 &
+      -i 1 -n 100000 -w 0 -c 0 --step-timeout 20s --nccl-env NCCL_NVLS_ENABLE=0 \
+      --json >"$out/evidence_kill.json" 2>"$out/evidence_kill.err" &
     run=$!
     for _ in $(seq 300); do
       (( $(grep -c "state TEST_STATE_RUNNING" "$work/coordinator.log") > before )) && break
       sleep 0.1
     done
-    sleep 2
+    sleep 1
     victim=$(pgrep -f "eb-worker.*--rank=1" | head -1)
     kill -KILL "$victim"
     wait $run
-    log "evidence killed rank 1 (pid $victim): rc=$?"
-    id=$(ebctl tests --json 2>/dev/null | grep -o '"test_id": "[^"]*"' | head -1 | cut -d'"' -f4)
-    ebctl show "$id" >"$out/evidence_killed_show.txt" 2>&1
-    ebctl show "$id" --json >"$out/evidence_killed.json" 2>&1
-    log "evidence report of $id: $(grep -c -i 'NCCL WARN' "$out/evidence_killed_show.txt") NCCL WARN lines shown"
+    log "evidence kill rank 1 pid $victim: ebctl rc=$?"
+    id=$(grep -o '"test_id": "[^"]*"' "$out/evidence_kill.json" | head -1 | cut -d'"' -f4)
+    ebctl show "$id" >"$out/evidence_kill.txt" 2>&1
     stop_cluster
     ;;
   validate)

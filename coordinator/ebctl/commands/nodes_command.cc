@@ -20,7 +20,9 @@ int NodesCommand::Execute(ebnccl::v1::Control::Stub& stub, const GlobalOptions& 
     std::cout << NodesToJson(reply).dump(2) << std::endl;
   } else {
     if (reply.insecure()) std::cout << "coordinator: INSECURE (plaintext)\n";
-    std::cout << NodesTable(reply) << std::flush;
+    std::cout << NodesTable(reply);
+    if (gpus) std::cout << GpusTable(reply);
+    std::cout << std::flush;
   }
   if (reply.omitted() > 0) {
     // The coordinator lists at most spec::kMaxListedNodes (docs/SECURITY.md).

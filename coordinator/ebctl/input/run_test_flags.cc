@@ -93,6 +93,7 @@ absl::StatusOr<v1::TestSpec> BuildSpec(const RunTestFlags& flags) {
   if (flags.cuda_graph < 0) return absl::InvalidArgumentError("-G/--cudagraph: must be >= 0");
   spec.set_cuda_graph_launches(flags.cuda_graph);
   spec.set_split_rails(flags.split_rails);
+  spec.set_allow_drift(flags.allow_drift);
   spec.set_timeout_ms(values[0]);
   spec.set_launch_timeout_ms(values[1]);
   spec.set_init_timeout_ms(values[2]);

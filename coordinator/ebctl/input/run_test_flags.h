@@ -43,6 +43,7 @@ struct RunTestFlags {
   int cuda_graph = 0;
   // Also run the sweep on one sub-communicator per local rank (a rail).
   bool split_rails = false;
+  bool allow_drift = false;
 };
 
 // Turns the flags into a TestSpec. INVALID_ARGUMENT naming the flag, e.g.

@@ -140,4 +140,21 @@ std::string NodesTable(const v1::ListNodesReply& reply) {
   return RenderColumns(rows) + problems;
 }
 
+std::string GpusTable(const v1::ListNodesReply& reply) {
+  std::vector<Row> rows;
+  rows.push_back({"NODE", "GPU", "BUS ID", "MODEL", "NUMA", "NEAREST HCA", "AFFINITY"});
+  for (const v1::NodeStatus& node : reply.nodes()) {
+    for (const v1::GpuInfo& gpu : node.inventory().gpus()) {
+      rows.push_back({node.node_name(), absl::StrCat(gpu.index()), OrDash(gpu.pci_bus_id()),
+                      OrDash(gpu.name()),
+                      gpu.numa_node() >= 0 && !gpu.hca_affinity().empty()
+                          ? absl::StrCat(gpu.numa_node())
+                          : std::string("-"),
+                      OrDash(gpu.nearest_hca()), OrDash(gpu.hca_affinity())});
+    }
+  }
+  if (rows.size() == 1) return "no node reports a GPU\n";
+  return "\n" + RenderColumns(rows);
+}
+
 }  // namespace eb::ebctl

@@ -17,4 +17,9 @@ namespace eb::ebctl {
 // which a table cell would truncate.
 std::string NodesTable(const ebnccl::v1::ListNodesReply& reply);
 
+// `ebctl nodes --gpus`: one row per GPU of every node: index, bus id, model,
+// NUMA node, the HCA closest to it and why ("same PCIe switch", "same NUMA
+// node", "none"; "-" when the agent did not read the PCI topology).
+std::string GpusTable(const ebnccl::v1::ListNodesReply& reply);
+
 }  // namespace eb::ebctl

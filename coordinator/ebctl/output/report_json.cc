@@ -86,7 +86,68 @@ json FailureToJson(const v1::Failure& failure) {
       {"message", failure.message()},
       {"exit_code", failure.exit_code()},
       {"signal", failure.signal()},
+      {"nccl_warnings",
+       std::vector<std::string>(failure.nccl_warnings().begin(), failure.nccl_warnings().end())},
   };
+}
+
+json LinkToJson(const v1::PortLinkState& link) {
+  return json{{"state", link.state()},
+              {"phys_state", link.phys_state()},
+              {"rate_gbps", link.rate_gbps()},
+              {"link_layer", link.link_layer()}};
+}
+
+// Issue 12: port counters, NCCL warnings, NIC use.
+json PortCountersToJson(const v1::TestReport& report) {
+  json ports = json::array();
+  for (const v1::PortEvidence& port : report.port_counters()) {
+    json counters = json::object();
+    for (const v1::PortCounter& counter : port.counters()) {
+      counters[counter.name()] = json{{"before", counter.before()},
+                                      {"after", counter.after()},
+                                      {"delta", counter.delta()},
+                                      {"error", counter.error_counter()}};
+    }
+    ports.push_back(json{
+        {"node", port.node_name()},
+        {"hca", port.hca()},
+        {"port", port.port()},
+        {"start", port.error().empty() ? LinkToJson(port.start()) : json()},
+        {"end", port.error().empty() ? LinkToJson(port.end()) : json()},
+        {"counters", std::move(counters)},
+        {"grown_errors",
+         std::vector<std::string>(port.grown_errors().begin(), port.grown_errors().end())},
+        {"link_flapped", port.link_flapped()},
+        {"error", port.error().empty() ? json() : json(port.error())},
+    });
+  }
+  return ports;
+}
+
+json NcclWarningsToJson(const v1::TestReport& report) {
+  json ranks = json::array();
+  for (const v1::RankNcclWarnings& rank : report.nccl_warnings()) {
+    ranks.push_back(
+        json{{"rank", rank.rank()},
+             {"node", rank.node_name()},
+             {"lines", std::vector<std::string>(rank.lines().begin(), rank.lines().end())},
+             {"truncated", rank.truncated()}});
+  }
+  return ranks;
+}
+
+json NicUseToJson(const v1::TestReport& report) {
+  json ranks = json::array();
+  for (const v1::RankNicUse& use : report.nic_use()) {
+    ranks.push_back(
+        json{{"rank", use.rank()},
+             {"node", use.node_name()},
+             {"nics", std::vector<std::string>(use.nics().begin(), use.nics().end())},
+             {"expected_hca", use.expected_hca().empty() ? json() : json(use.expected_hca())},
+             {"unexpected", use.unexpected()}});
+  }
+  return ranks;
 }
 
 // The straggler the coordinator stored when the test finished; null while
@@ -207,6 +268,11 @@ json ReportToJson(const v1::TestReport& report, absl::string_view version) {
       {"slowest_rank", SlowestRankToJson(report)},
       {"arrivals", ArrivalsToJson(report)},
       {"rails", RailsToJson(report)},
+      {"port_counters", PortCountersToJson(report)},
+      {"nccl_warnings", NcclWarningsToJson(report)},
+      {"nic_use", NicUseToJson(report)},
+      {"drift_warnings",
+       std::vector<std::string>(report.drift_warnings().begin(), report.drift_warnings().end())},
       {"failures", std::move(failures)},
       {"errors", std::move(errors)},
       {"summary", report.summary()},
@@ -221,19 +287,30 @@ json NodesToJson(const v1::ListNodesReply& reply) {
     const v1::NodeInventory& inventory = node.inventory();
     json gpus = json::array();
     for (const v1::GpuInfo& gpu : inventory.gpus()) {
-      gpus.push_back(json{{"index", gpu.index()},
-                          {"name", gpu.name()},
-                          {"pci_bus_id", gpu.pci_bus_id()},
-                          {"memory_bytes", gpu.memory_bytes()}});
+      gpus.push_back(json{
+          {"index", gpu.index()},
+          {"name", gpu.name()},
+          {"pci_bus_id", gpu.pci_bus_id()},
+          {"memory_bytes", gpu.memory_bytes()},
+          {"numa_node",
+           gpu.numa_node() >= 0 && !gpu.hca_affinity().empty() ? json(gpu.numa_node()) : json()},
+          {"nearest_hca", gpu.nearest_hca().empty() ? json() : json(gpu.nearest_hca())},
+          {"hca_affinity", gpu.hca_affinity().empty() ? json() : json(gpu.hca_affinity())}});
     }
     json hcas = json::array();
     for (const v1::HcaInfo& hca : inventory.hcas()) {
-      hcas.push_back(json{{"name", hca.name()},
-                          {"port", hca.port()},
-                          {"state", hca.state()},
-                          {"link_layer", hca.link_layer()},
-                          {"rate_gbps", hca.rate_gbps()},
-                          {"error", hca.error()}});
+      hcas.push_back(json{
+          {"name", hca.name()},
+          {"port", hca.port()},
+          {"state", hca.state()},
+          {"link_layer", hca.link_layer()},
+          {"rate_gbps", hca.rate_gbps()},
+          {"error", hca.error()},
+          {"phys_state", hca.phys_state()},
+          {"fw_ver", hca.fw_ver()},
+          {"pci_bus_id", hca.pci_bus_id()},
+          {"numa_node",
+           hca.numa_node() >= 0 && !hca.pci_bus_id().empty() ? json(hca.numa_node()) : json()}});
     }
     json interfaces = json::array();
     for (const v1::NetworkInterface& iface : inventory.interfaces()) {

@@ -153,6 +153,82 @@ std::string RailBlock(const v1::TestReport& report) {
   return out;
 }
 
+std::string LinkText(const v1::PortLinkState& link) {
+  std::string text = link.state().empty() ? "?" : link.state();
+  if (!link.phys_state().empty()) absl::StrAppend(&text, "/", link.phys_state());
+  if (link.rate_gbps() > 0) absl::StrAppend(&text, " ", link.rate_gbps(), " Gb/s");
+  if (!link.link_layer().empty()) absl::StrAppend(&text, " ", link.link_layer());
+  return text;
+}
+
+// The HCA ports' counters over the test (issue 12, part 3): per port, its
+// link at start and end, the error counters that grew, and the traffic.
+std::string PortBlock(const v1::TestReport& report) {
+  if (report.port_counters_size() == 0) return "";
+  std::string out = "# HCA port counters (before -> after the test)\n";
+  bool any_error = false;
+  for (const v1::PortEvidence& port : report.port_counters()) {
+    absl::StrAppendFormat(&out, "# %s %s:%d", port.node_name(), port.hca(), port.port());
+    if (!port.error().empty()) {
+      absl::StrAppend(&out, ": not read: ", port.error(), "\n");
+      continue;
+    }
+    absl::StrAppend(&out, "  ", LinkText(port.start()));
+    if (port.link_flapped()) {
+      absl::StrAppend(&out, " -> ", LinkText(port.end()), "  LINK FLAPPED");
+    }
+    out += '\n';
+    bool symbol_errors = false;
+    std::vector<std::string> traffic;
+    for (const v1::PortCounter& counter : port.counters()) {
+      symbol_errors |= counter.name() == "symbol_error" && counter.delta() > 0;
+      if (!counter.error_counter() && counter.delta() > 0) {
+        traffic.push_back(absl::StrCat(counter.name(), " +", counter.delta()));
+      }
+    }
+    if (port.grown_errors_size() > 0) {
+      any_error = true;
+      absl::StrAppend(&out, "#   errors grew: ", absl::StrJoin(port.grown_errors(), ", "), "\n");
+    }
+    if (symbol_errors) {
+      out += "#   growing symbol errors: a slow rail on this port is a cable (or transceiver)\n";
+    }
+    if (!traffic.empty()) absl::StrAppend(&out, "#   ", absl::StrJoin(traffic, ", "), "\n");
+  }
+  if (!any_error) {
+    out +=
+        "# no error counter grew on any port: a slow rail here is not the cable; look "
+        "elsewhere\n";
+  }
+  out += "#\n";
+  return out;
+}
+
+// The ranks' last NCCL warnings (issue 12, part 5), NIC use and drift.
+std::string NcclBlock(const v1::TestReport& report) {
+  std::string out;
+  for (const std::string& line : report.drift_warnings()) {
+    absl::StrAppend(&out, "# Drift (--allow-drift): ", line, "\n");
+  }
+  for (const v1::RankNicUse& use : report.nic_use()) {
+    absl::StrAppendFormat(&out, "# rank %d (%s): NCCL used %s%s\n", use.rank(), use.node_name(),
+                          absl::StrJoin(use.nics(), ","),
+                          use.unexpected()
+                              ? absl::StrCat(", NOT its nearest HCA ", use.expected_hca())
+                              : std::string());
+  }
+  if (report.nccl_warnings_size() > 0) {
+    out += "# NCCL warnings (last lines of each rank's log)\n";
+    for (const v1::RankNcclWarnings& rank : report.nccl_warnings()) {
+      absl::StrAppendFormat(&out, "# rank %d (%s)%s:\n", rank.rank(), rank.node_name(),
+                            rank.truncated() ? ", earlier lines omitted" : "");
+      for (const std::string& line : rank.lines()) absl::StrAppend(&out, "#   ", line, "\n");
+    }
+  }
+  if (!out.empty()) out += "#\n";
+  return out;
+}
+
 }  // namespace
 
 std::string TableHeader(const v1::TestReport& accepted, absl::string_view version) {
@@ -219,6 +295,8 @@ std::string TableFooter(const v1::TestReport& finished) {
                         verdict);
   out += "#\n";
   out += RailBlock(finished);
+  out += PortBlock(finished);
+  out += NcclBlock(finished);
 
   absl::StrAppend(&out, "# Result: ", absl::AsciiStrToUpper(StateName(finished.state())));
   if (!finished.summary().empty()) absl::StrAppend(&out, " — ", finished.summary());

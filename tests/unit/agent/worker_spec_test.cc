@@ -160,6 +160,25 @@ TEST_F(WorkerSpecTest, EmptyAgentEnvGivesOnlyThePciDeviceOrder) {
               ElementsAre("CUDA_DEVICE_ORDER=PCI_BUS_ID", "EB_WORKER_TOKEN=s3cr3t-token"));
 }
 
+TEST_F(WorkerSpecTest, NcclWorkersAlwaysLogAtLeastNcclsWarnings) {
+  // Issue 12, part 5: a failure's report carries NCCL's last warnings, so
+  // an NCCL worker always runs with NCCL_DEBUG=WARN or more verbose.
+  launch_.mutable_spec()->set_transport(v1::TRANSPORT_NCCL);
+  EXPECT_EQ(EnvMap(BuildWorkerSpec(config_, Worker()).env).at("NCCL_DEBUG"), "WARN");
+  EXPECT_EQ(EnvMap(BuildWorkerSpec(config_, Worker({"NCCL_DEBUG=VERSION"})).env).at("NCCL_DEBUG"),
+            "WARN");
+  (*launch_.mutable_spec()->mutable_nccl_env())["NCCL_DEBUG"] = "INFO";
+  const common::ProcessSpec spec = BuildWorkerSpec(config_, Worker({"NCCL_DEBUG=VERSION"}));
+  EXPECT_EQ(EnvMap(spec.env).at("NCCL_DEBUG"), "INFO");
+  EXPECT_TRUE(std::is_sorted(spec.env.begin(), spec.env.end()));
+  EXPECT_EQ(NcclDebugAtLeastWarn({"NCCL_DEBUG=trace"}), "trace");
+  EXPECT_EQ(NcclDebugAtLeastWarn({"NCCL_DEBUG=NONE"}), "WARN");
+  // Gloo workers load no NCCL: their environment is left as it was.
+  launch_.mutable_spec()->set_transport(v1::TRANSPORT_GLOO);
+  launch_.mutable_spec()->clear_nccl_env();
+  EXPECT_FALSE(EnvMap(BuildWorkerSpec(config_, Worker()).env).contains("NCCL_DEBUG"));
+}
+
 TEST_F(WorkerSpecTest, DeviceOrderIsAlwaysPciBusId) {
   // CUDA's default is "fastest first", which would make CUDA device i
   // another GPU than the agent's i-th in PCI order.

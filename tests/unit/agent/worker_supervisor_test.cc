@@ -131,6 +131,8 @@ class WorkerSupervisorTest : public ::testing::Test {
     environment.agent_env = {"PATH=/usr/bin", "NCCL_DEBUG=WARN", "AWS_SECRET=hunter2"};
     environment.make_token = [this] { return absl::StrCat("token-", ++tokens_made_); };
     environment.create_directories = create_directories_;
+    environment.read_ports = read_ports_;
+    environment.read_log = read_log_;
     supervisor_ = std::make_unique<WorkerSupervisor>(config_, std::move(environment), clock_,
                                                      executor_, launcher_, sink_);
   }
@@ -234,6 +236,9 @@ class WorkerSupervisorTest : public ::testing::Test {
   int tokens_made_ = 0;
   // The agent's: the log directory is really created under run_dir_.
   std::function<absl::Status(const std::string&)> create_directories_ = CreateDirectories;
+  // Issue 12's readers; unset unless a test sets them before MakeSupervisor.
+  std::function<std::vector<PortSnapshot>()> read_ports_;
+  std::function<std::string(const std::string&, bool, size_t)> read_log_;
   std::unique_ptr<WorkerSupervisor> supervisor_;
   common::ChildHandle rank2_;
   common::ChildHandle rank3_;
@@ -484,6 +489,44 @@ TEST_F(WorkerSupervisorTest, ExitZeroWithoutFinishedIsStillAFailure) {
   ASSERT_EQ(failures.size(), 1u);
   EXPECT_EQ(failures[0].failure().kind(), v1::FAILURE_KIND_WORKER_EXITED);
   EXPECT_EQ(failures[0].failure().exit_code(), 0);
+}
+
+TEST_F(WorkerSupervisorTest, WorkersStoppedCarriesPortDeltasAndTheUnfinishedRanksWarnings) {
+  // Issue 12: the ports are read at launch and once every worker is gone;
+  // the logs of ranks that did not finish are searched for NCCL warnings.
+  int reads = 0;
+  read_ports_ = [&reads] {
+    PortSnapshot port;
+    port.hca = "mlx5_100";
+    port.port = 1;
+    port.link.set_state("ACTIVE");
+    port.counters["symbol_error"] = reads++ == 0 ? 3 : 10;
+    return std::vector<PortSnapshot>{port};
+  };
+  std::vector<std::string> logs_read;
+  read_log_ = [&logs_read](const std::string& path, bool from_start, size_t) {
+    if (from_start) return std::string();
+    logs_read.push_back(path);
+    return std::string("h:1:2 [0] net.cc:1 NCCL WARN NET/IB : Got completion with error 12\n");
+  };
+  MakeSupervisor();
+  LaunchTwo();
+  EXPECT_EQ(reads, 1);
+  ASSERT_TRUE(Register(2).ok());
+  Exit(rank2_, FakeProcessLauncher::Signaled(SIGKILL));
+  Exit(rank3_, FakeProcessLauncher::Signaled(SIGTERM));
+  EXPECT_EQ(reads, 2);
+  const v1::AgentMessage& last = sink_.messages().back();
+  ASSERT_TRUE(last.has_workers_stopped());
+  const v1::NodeTestEvidence& evidence = last.workers_stopped().evidence();
+  ASSERT_EQ(evidence.ports_size(), 1);
+  EXPECT_EQ(evidence.ports(0).node_name(), "node-a");
+  EXPECT_THAT(evidence.ports(0).grown_errors(), ElementsAre("symbol_error +7"));
+  ASSERT_EQ(evidence.nccl_warnings_size(), 2);
+  EXPECT_EQ(evidence.nccl_warnings(0).rank(), 2);
+  EXPECT_EQ(evidence.nccl_warnings(1).rank(), 3);
+  EXPECT_THAT(evidence.nccl_warnings(0).lines(0), HasSubstr("NCCL WARN NET/IB"));
+  EXPECT_EQ(logs_read.size(), 2u);
 }
 
 TEST_F(WorkerSupervisorTest, ExitBeforeRegisteringIsReportedAsExitedNotAsTimeout) {

@@ -92,5 +92,36 @@ TEST(FindDriftTest, WithoutAMajorityEveryNodeIsNamed) {
             "node a: CUDA driver 535.129.03 (no majority: 2 nodes disagree)");
 }
 
+TEST(FindDriftTest, HcaFirmwareNamesTheOddNode) {
+  std::vector<v1::NodeInventory> nodes(4, A800Node());
+  for (v1::NodeInventory& node : nodes) {
+    for (v1::HcaInfo& hca : *node.mutable_hcas()) hca.set_fw_ver("28.39.1002");
+  }
+  nodes[1].mutable_hcas(3)->set_fw_ver("28.35.2000");
+  const std::vector<DriftFinding> drift = FindDrift(kNames, nodes);
+  ASSERT_THAT(drift, SizeIs(1));
+  EXPECT_EQ(drift[0].attribute, "HCA firmware");
+  EXPECT_EQ(drift[0].node, "a800-1");
+  EXPECT_EQ(drift[0].value, "28.35.2000,28.39.1002");
+  EXPECT_EQ(drift[0].majority, "28.39.1002");
+}
+
+TEST(CheckDriftTest, RefusesWithTheFindingsOrWarnsWhenAllowed) {
+  std::vector<v1::NodeInventory> nodes(4, A800Node());
+  std::vector<std::string> warnings;
+  EXPECT_TRUE(CheckDrift(kNames, nodes, false, &warnings).ok());
+  nodes[2].set_driver_version("550.54.15");
+  const absl::Status refused = CheckDrift(kNames, nodes, false, &warnings);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(refused.message()),
+              ::testing::HasSubstr("node a800-2: CUDA driver 550.54.15 differs from 535.129.03 "
+                                   "on 3 of 4 nodes"));
+  EXPECT_THAT(std::string(refused.message()), ::testing::HasSubstr("--allow-drift"));
+  EXPECT_THAT(warnings, IsEmpty());
+  EXPECT_TRUE(CheckDrift(kNames, nodes, true, &warnings).ok());
+  EXPECT_THAT(warnings, ::testing::ElementsAre("node a800-2: CUDA driver 550.54.15 differs from "
+                                               "535.129.03 on 3 of 4 nodes"));
+}
+
 }  // namespace
 }  // namespace eb::coordinator

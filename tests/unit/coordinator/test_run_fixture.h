@@ -5,6 +5,7 @@
 // default test: all_reduce of float over 2 nodes x 2 ranks (NCCL, ranks on
 // GPUs 0 and 1 of each node), sizes 1 KiB, 2 KiB, 4 KiB.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -118,6 +119,7 @@ class TestRunFixture : public ::testing::Test {
       ebnccl::v1::NodeInventory& inventory = inventories.emplace_back();
       inventory.set_hostname(name);
       inventory.set_worker_slots(per_node);
+      if (edit_inventory_) edit_inventory_(n, inventory);
       for (int l = 0; l < per_node; ++l) {
         ebnccl::v1::RankAssignment& rank = ranks.emplace_back();
         rank.set_rank(n * per_node + l);
@@ -139,6 +141,9 @@ class TestRunFixture : public ::testing::Test {
     run_ = std::make_unique<TestRun>(kTestId, std::move(spec), std::move(ranks), *std::move(sweep),
                                      std::move(inventories), timeouts, clock_, executor_, host_);
   }
+
+  // Called on each node's inventory by Create, with the node's index.
+  std::function<void(int, ebnccl::v1::NodeInventory&)> edit_inventory_;
 
   void CreateAndStart(int num_nodes = 2, int per_node = 2,
                       ebnccl::v1::TestSpec spec = DefaultSpec(),

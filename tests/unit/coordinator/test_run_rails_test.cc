@@ -94,6 +94,23 @@ TEST_F(TestRunRailsTest, RailRowsAreAggregatedPerRailAndJudged) {
   EXPECT_NEAR(report().rails(1).avg_busbw_gbps() * 4, report().rails(0).avg_busbw_gbps(), 1e-9);
 }
 
+TEST_F(TestRunRailsTest, EachMemberIsNamedWithTheHcaNearestItsGpu) {
+  // Issue 12, part 2: the inventory's affinity names each rail's HCAs.
+  edit_inventory_ = [](int node, v1::NodeInventory& inventory) {
+    for (int gpu = 0; gpu < 2; ++gpu) {
+      v1::GpuInfo& info = *inventory.add_gpus();
+      info.set_index(gpu);
+      info.set_nearest_hca("mlx5_10" + std::to_string(node * 2 + gpu));
+    }
+  };
+  CreateAndStart(2, 2, SplitSpec());
+  const v1::TestReport& report = run_->report();
+  ASSERT_EQ(report.rails_size(), 2);
+  EXPECT_EQ(report.rails(1).members(0).hca(), "mlx5_101");
+  EXPECT_EQ(report.rails(1).members(1).hca(), "mlx5_103");
+  EXPECT_EQ(report.rails(0).members(1).hca(), "mlx5_102");
+}
+
 TEST_F(TestRunRailsTest, FinishingWithoutTheRailSweepFailsTheTest) {
   CreateAndStart(2, 2, SplitSpec());
   RegisterAll();

@@ -94,6 +94,27 @@ TEST(NodesTableTest, UnusableHcasAreCountedAndSpelledOutBelowTheTable) {
                          "mlx5_100, mlx5_103)\n"));
 }
 
+TEST(GpusTableTest, EveryGpuWithItsNumaNodeAndNearestHca) {
+  v1::ListNodesReply reply;
+  v1::NodeStatus& node = *reply.add_nodes();
+  node.set_node_name("a800-0");
+  for (int i = 0; i < 2; ++i) {
+    v1::GpuInfo& gpu = *node.mutable_inventory()->add_gpus();
+    gpu.set_index(i);
+    gpu.set_name("NVIDIA A800-SXM4-80GB");
+    gpu.set_pci_bus_id(i == 0 ? "0000:0e:00.0" : "0000:4f:00.0");
+    gpu.set_numa_node(i == 0 ? 0 : -1);
+    gpu.set_nearest_hca(i == 0 ? "mlx5_100" : "");
+    gpu.set_hca_affinity(i == 0 ? "same PCIe switch" : "none");
+  }
+  EXPECT_EQ(
+      GpusTable(reply),
+      "\nNODE    GPU  BUS ID        MODEL                  NUMA  NEAREST HCA  AFFINITY\n"
+      "a800-0  0    0000:0e:00.0  NVIDIA A800-SXM4-80GB  0     mlx5_100     same PCIe switch\n"
+      "a800-0  1    0000:4f:00.0  NVIDIA A800-SXM4-80GB  -     -            none\n");
+  EXPECT_EQ(GpusTable(v1::ListNodesReply()), "no node reports a GPU\n");
+}
+
 TEST(NodesTableTest, NoNodes) {
   EXPECT_EQ(NodesTable(v1::ListNodesReply()), "no agents are registered with the coordinator\n");
 }

@@ -27,7 +27,12 @@ TEST(ReportToJsonTest, TopLevelFields) {
   // No arrivals were recorded and the test did not split rails.
   EXPECT_TRUE(doc["arrivals"].is_null());
   EXPECT_EQ(doc["rails"], json::array());
-  EXPECT_EQ(doc.size(), 22u) << doc.dump(2);
+  // No agent sent evidence (issue 12) and the nodes did not drift.
+  EXPECT_EQ(doc["port_counters"], json::array());
+  EXPECT_EQ(doc["nccl_warnings"], json::array());
+  EXPECT_EQ(doc["nic_use"], json::array());
+  EXPECT_EQ(doc["drift_warnings"], json::array());
+  EXPECT_EQ(doc.size(), 26u) << doc.dump(2);
 }
 
 TEST(ReportToJsonTest, Config) {
@@ -120,7 +125,7 @@ TEST(ReportToJsonTest, FailuresAndErrors) {
   EXPECT_EQ(doc["failures"], json::parse(R"([
       {"kind": "worker_exited", "rank": 1, "node": "host2", "local_rank": 0, "device": -1,
        "message": "rank 1 on host2 slot 0 was killed by signal 9", "exit_code": -1,
-       "signal": 9}])"))
+       "signal": 9, "nccl_warnings": []}])"))
       << doc["failures"].dump(2);
   EXPECT_EQ(doc["errors"], json::parse(R"(["rank 1 on host2 slot 0 was killed by signal 9"])"));
 }
@@ -237,10 +242,17 @@ TEST(NodesToJsonTest, EveryField) {
   gpu->set_name("NVIDIA H200");
   gpu->set_pci_bus_id("0000:0a:00.0");
   gpu->set_memory_bytes(int64_t{141} << 30);
+  gpu->set_nearest_hca("mlx5_0");
+  gpu->set_numa_node(0);
+  gpu->set_hca_affinity("same PCIe switch");
   v1::HcaInfo* hca = inventory->add_hcas();
   hca->set_name("mlx5_0");
   hca->set_port(1);
   hca->set_state("ACTIVE");
+  hca->set_phys_state("LinkUp");
+  hca->set_fw_ver("28.39.1002");
+  hca->set_pci_bus_id("0000:0b:00.0");
+  hca->set_numa_node(0);
   hca->set_link_layer("InfiniBand");
   hca->set_rate_gbps(400);
   v1::HcaInfo* missing = inventory->add_hcas();
@@ -270,11 +282,14 @@ TEST(NodesToJsonTest, EveryField) {
       "heartbeat_age_ms": 420, "current_test": "t-1", "hostname": "gpu-01.example.com",
       "host_id": "boot_id:5f2a7c1e", "slots": 8,
       "gpus": [{"index": 0, "name": "NVIDIA H200", "pci_bus_id": "0000:0a:00.0",
-                "memory_bytes": 151397597184}],
+                "memory_bytes": 151397597184, "numa_node": 0, "nearest_hca": "mlx5_0",
+                "hca_affinity": "same PCIe switch"}],
       "hcas": [{"name": "mlx5_0", "port": 1, "state": "ACTIVE", "link_layer": "InfiniBand",
-                "rate_gbps": 400, "error": ""},
+                "rate_gbps": 400, "error": "", "phys_state": "LinkUp", "fw_ver": "28.39.1002",
+                "pci_bus_id": "0000:0b:00.0", "numa_node": 0},
                {"name": "mlx5_7", "port": 1, "state": "", "link_layer": "", "rate_gbps": 0,
-                "error": "HCA mlx5_7 does not exist (/sys/class/infiniband lists mlx5_0)"}],
+                "error": "HCA mlx5_7 does not exist (/sys/class/infiniband lists mlx5_0)",
+                "phys_state": "", "fw_ver": "", "pci_bus_id": "", "numa_node": null}],
       "interfaces": [{"name": "eth0", "addresses": ["10.0.0.1"], "up": true, "mtu_bytes": 9000,
                       "speed_mbps": 100000}],
       "bootstrap_interface": "eth0", "transports": ["gloo", "nccl"], "nccl_version": "2.28.9",

@@ -277,5 +277,56 @@ TEST(TableFooterTest, PerRailBlockNamesNodeGpuBusIdAndHca) {
   EXPECT_LT(footer.find("# Per-rail results"), footer.find("# Result:"));
 }
 
+TEST(TableFooterTest, PortCountersNcclWarningsNicUseAndDrift) {
+  v1::TestReport report = testing::TwoRankReport();
+  v1::PortEvidence& port = *report.add_port_counters();
+  port.set_node_name("a800-1");
+  port.set_hca("mlx5_103");
+  port.set_port(1);
+  for (v1::PortLinkState* link : {port.mutable_start(), port.mutable_end()}) {
+    link->set_state("ACTIVE");
+    link->set_phys_state("LinkUp");
+    link->set_rate_gbps(200);
+    link->set_link_layer("InfiniBand");
+  }
+  port.mutable_end()->set_state("DOWN");
+  port.set_link_flapped(true);
+  port.add_grown_errors("symbol_error +12");
+  v1::PortCounter& symbol = *port.add_counters();
+  symbol.set_name("symbol_error");
+  symbol.set_delta(12);
+  symbol.set_error_counter(true);
+  v1::PortCounter& data = *port.add_counters();
+  data.set_name("port_xmit_data");
+  data.set_delta(4096);
+  v1::RankNcclWarnings& warnings = *report.add_nccl_warnings();
+  warnings.set_rank(1);
+  warnings.set_node_name("host2");
+  warnings.add_lines("h:1:2 [0] NCCL WARN NET/IB : Got completion with error 12");
+  v1::RankNicUse& use = *report.add_nic_use();
+  use.set_rank(1);
+  use.set_node_name("host2");
+  use.add_nics("mlx5_100");
+  use.set_expected_hca("mlx5_101");
+  use.set_unexpected(true);
+  report.add_drift_warnings("node host2: HCA firmware 28.35.2000 differs from 28.39.1002");
+  const std::string footer = TableFooter(report);
+  EXPECT_THAT(footer, HasSubstr("# HCA port counters (before -> after the test)\n"
+                                "# a800-1 mlx5_103:1  ACTIVE/LinkUp 200 Gb/s InfiniBand -> "
+                                "DOWN/LinkUp 200 Gb/s InfiniBand  LINK FLAPPED\n"
+                                "#   errors grew: symbol_error +12\n"
+                                "#   growing symbol errors: a slow rail on this port is a cable "
+                                "(or transceiver)\n"
+                                "#   port_xmit_data +4096\n"));
+  EXPECT_THAT(footer, Not(HasSubstr("no error counter grew")));
+  EXPECT_THAT(footer, HasSubstr("# Drift (--allow-drift): node host2: HCA firmware"));
+  EXPECT_THAT(footer, HasSubstr("# rank 1 (host2): NCCL used mlx5_100, NOT its nearest HCA "
+                                "mlx5_101\n"));
+  EXPECT_THAT(footer, HasSubstr("# NCCL warnings (last lines of each rank's log)\n"
+                                "# rank 1 (host2):\n"
+                                "#   h:1:2 [0] NCCL WARN NET/IB : Got completion with error 12\n"));
+  EXPECT_LT(footer.find("# HCA port counters"), footer.find("# Result:"));
+}
+
 }  // namespace
 }  // namespace eb::ebctl

@@ -1,0 +1,115 @@
+#include "agent/core/port_counters.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace eb::agent {
+namespace v1 = ebnccl::v1;
+
+namespace {
+
+// In the order a report lists them: errors first.
+const std::vector<std::string>& ErrorCounters() {
+  static const std::vector<std::string> kNames = {
+      "symbol_error",
+      "link_error_recovery",
+      "link_downed",
+      "port_rcv_errors",
+      "port_rcv_remote_physical_errors",
+      "port_rcv_switch_relay_errors",
+      "port_xmit_discards",
+      "port_xmit_constraint_errors",
+      "port_rcv_constraint_errors",
+      "local_link_integrity_errors",
+      "excessive_buffer_overrun_errors",
+      "VL15_dropped",
+      // hw_counters (RoCE, mlx5): retransmissions and transport errors.
+      "out_of_sequence",
+      "packet_seq_err",
+      "local_ack_timeout_err",
+      "implied_nak_seq_err",
+      "req_cqe_error",
+      "resp_cqe_error",
+      "rx_icrc_encapsulated",
+  };
+  return kNames;
+}
+
+const std::vector<std::string>& OtherCounters() {
+  static const std::vector<std::string> kNames = {
+      "port_xmit_wait",    "port_xmit_data", "port_rcv_data",  "port_xmit_packets",
+      "port_rcv_packets",  "np_cnp_sent",    "rp_cnp_handled", "np_ecn_marked_roce_packets",
+      "rnr_nak_retry_err",
+  };
+  return kNames;
+}
+
+bool SameLink(const v1::PortLinkState& a, const v1::PortLinkState& b) {
+  return a.state() == b.state() && a.phys_state() == b.phys_state() &&
+         a.rate_gbps() == b.rate_gbps() && a.link_layer() == b.link_layer();
+}
+
+}  // namespace
+
+const std::vector<std::string>& PortCounterNames() {
+  static const std::vector<std::string> kAll = [] {
+    std::vector<std::string> all = ErrorCounters();
+    all.insert(all.end(), OtherCounters().begin(), OtherCounters().end());
+    return all;
+  }();
+  return kAll;
+}
+
+bool IsErrorCounter(const std::string& name) {
+  const std::vector<std::string>& errors = ErrorCounters();
+  return std::find(errors.begin(), errors.end(), name) != errors.end();
+}
+
+std::vector<v1::PortEvidence> DiffPorts(const std::string& node,
+                                        const std::vector<PortSnapshot>& before,
+                                        const std::vector<PortSnapshot>& after) {
+  std::vector<v1::PortEvidence> result;
+  for (const PortSnapshot& end : after) {
+    v1::PortEvidence& evidence = result.emplace_back();
+    evidence.set_node_name(node);
+    evidence.set_hca(end.hca);
+    evidence.set_port(end.port);
+    const PortSnapshot* start = nullptr;
+    for (const PortSnapshot& candidate : before) {
+      if (candidate.hca == end.hca && candidate.port == end.port) start = &candidate;
+    }
+    if (!end.error.empty() || start == nullptr || !start->error.empty()) {
+      evidence.set_error(!end.error.empty() ? end.error
+                         : start == nullptr
+                             ? "not read when the test started"
+                             : absl::StrCat("when the test started: ", start->error));
+      if (end.error.empty()) *evidence.mutable_end() = end.link;
+      continue;
+    }
+    *evidence.mutable_start() = start->link;
+    *evidence.mutable_end() = end.link;
+    bool downed = false;
+    for (const std::string& name : PortCounterNames()) {
+      const auto b = start->counters.find(name);
+      const auto a = end.counters.find(name);
+      if (a == end.counters.end() || b == start->counters.end()) continue;
+      v1::PortCounter& counter = *evidence.add_counters();
+      counter.set_name(name);
+      counter.set_before(b->second);
+      counter.set_after(a->second);
+      counter.set_delta(a->second >= b->second ? a->second - b->second : 0);
+      counter.set_error_counter(IsErrorCounter(name));
+      if (counter.error_counter() && counter.delta() > 0) {
+        evidence.add_grown_errors(absl::StrCat(name, " +", counter.delta()));
+        if (name == "link_downed") downed = true;
+      }
+    }
+    // A link that went down and came back before the end reads the same
+    // state at both ends; its link_downed counter tells.
+    evidence.set_link_flapped(downed || !SameLink(start->link, end.link));
+  }
+  return result;
+}
+
+}  // namespace eb::agent

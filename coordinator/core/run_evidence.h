@@ -1,0 +1,40 @@
+#pragma once
+
+// The evidence the agents collect over a test (issue 12, parts 2, 3 and
+// 5), merged into its report: HCA port counters, the ranks' last NCCL
+// warnings and the NICs their NCCL used. Pure.
+
+#include <string>
+
+#include "ebnccl/v1/common.pb.h"
+#include "ebnccl/v1/control.pb.h"
+
+namespace eb::coordinator {
+
+// At most this much NCCL warning text per test, over every rank (each
+// agent already keeps at most 20 lines and 4 KiB per rank).
+inline constexpr size_t kMaxTestNcclWarningBytes = 64 * 1024;
+
+// The HCA the node's inventory names closest to GPU `device_index`
+// (GpuInfo.nearest_hca), or "".
+std::string NearestHca(const ebnccl::v1::NodeInventory& inventory, int device_index);
+
+// Appends what node `node`'s agent sent with WorkersStopped: its ports, its
+// ranks' NCCL warnings (within kMaxTestNcclWarningBytes for the whole
+// test; what does not fit is dropped, the rank marked truncated) and NIC
+// use (each rank's expected HCA from the inventory, flagged when its NCCL
+// used another). Entries naming a rank outside the test, or a rank of
+// another node, are dropped.
+void MergeNodeEvidence(const std::string& node, const ebnccl::v1::NodeTestEvidence& evidence,
+                       ebnccl::v1::TestReport& report);
+
+// When the test is over: copies each failing rank's NCCL warnings into its
+// Failure, and returns what the ports say, for the summary ("" when there
+// is nothing to say): the error counters that grew and the links that
+// flapped, with "a slow rail with growing symbol errors is a cable"; or, for
+// a test with a network verdict (a slow rail, too little bandwidth, a
+// communication error, a timeout) while no error counter grew, that the
+// cable is not the cause: look elsewhere.
+std::string FinishEvidence(ebnccl::v1::TestReport& report);
+
+}  // namespace eb::coordinator

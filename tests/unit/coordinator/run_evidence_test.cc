@@ -1,0 +1,177 @@
+// The agents' evidence merged into a test's report (issue 12): ports,
+// NCCL warnings within the test's bound, NIC use against the nearest HCA,
+// and the summary note.
+
+#include "coordinator/core/run_evidence.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace eb::coordinator {
+namespace {
+
+namespace v1 = ebnccl::v1;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// Two nodes of two GPUs; GPU g of each node is nearest mlx5_10g.
+v1::TestReport Report() {
+  v1::TestReport report;
+  for (int rank = 0; rank < 4; ++rank) {
+    v1::RankAssignment& a = *report.add_ranks();
+    a.set_rank(rank);
+    a.set_node_name(rank < 2 ? "a800-0" : "a800-1");
+    a.set_node_index(rank / 2);
+    a.set_local_rank(rank % 2);
+    a.set_device_index(rank % 2);
+  }
+  for (int node = 0; node < 2; ++node) {
+    v1::NodeInventory& inventory = *report.add_node_inventories();
+    for (int gpu = 0; gpu < 2; ++gpu) {
+      v1::GpuInfo& info = *inventory.add_gpus();
+      info.set_index(gpu);
+      info.set_nearest_hca("mlx5_10" + std::to_string(gpu));
+    }
+  }
+  return report;
+}
+
+v1::PortEvidence Port(const std::string& hca, const std::string& grown) {
+  v1::PortEvidence port;
+  port.set_hca(hca);
+  port.set_port(1);
+  if (!grown.empty()) {
+    port.add_grown_errors(grown);
+    v1::PortCounter& counter = *port.add_counters();
+    counter.set_name("symbol_error");
+    counter.set_delta(12);
+    counter.set_error_counter(true);
+  }
+  return port;
+}
+
+TEST(TestEvidenceTest, NearestHcaComesFromTheInventory) {
+  const v1::TestReport report = Report();
+  EXPECT_EQ(NearestHca(report.node_inventories(0), 1), "mlx5_101");
+  EXPECT_EQ(NearestHca(report.node_inventories(0), 7), "");
+  EXPECT_EQ(NearestHca(report.node_inventories(0), -1), "");
+}
+
+TEST(TestEvidenceTest, GrowingSymbolErrorsPointAtTheCable) {
+  v1::TestReport report = Report();
+  v1::NodeTestEvidence evidence;
+  *evidence.add_ports() = Port("mlx5_101", "symbol_error +12");
+  evidence.mutable_ports(0)->set_node_name("forged");
+  MergeNodeEvidence("a800-1", evidence, report);
+  ASSERT_EQ(report.port_counters_size(), 1);
+  EXPECT_EQ(report.port_counters(0).node_name(), "a800-1");
+  EXPECT_EQ(FinishEvidence(report),
+            "port evidence: a800-1 mlx5_101:1 symbol_error +12 (a slow rail with growing symbol "
+            "errors is a cable)");
+}
+
+TEST(TestEvidenceTest, AFlapIsNamedAndCleanCountersOnAFailureSayLookElsewhere) {
+  v1::TestReport report = Report();
+  v1::NodeTestEvidence evidence;
+  v1::PortEvidence& port = *evidence.add_ports() = Port("mlx5_100", "");
+  port.set_link_flapped(true);
+  port.mutable_start()->set_state("ACTIVE");
+  port.mutable_end()->set_state("DOWN");
+  MergeNodeEvidence("a800-0", evidence, report);
+  EXPECT_THAT(FinishEvidence(report),
+              HasSubstr("a800-0 mlx5_100:1 link flapped (ACTIVE/ -> DOWN/)"));
+
+  v1::TestReport clean = Report();
+  v1::NodeTestEvidence quiet;
+  *quiet.add_ports() = Port("mlx5_100", "");
+  MergeNodeEvidence("a800-0", quiet, clean);
+  EXPECT_EQ(FinishEvidence(clean), "");  // passed: nothing to explain
+  v1::Failure& crash = *clean.add_failures();
+  crash.set_rank(0);
+  crash.set_kind(v1::FAILURE_KIND_WORKER_EXITED);
+  EXPECT_EQ(FinishEvidence(clean), "");  // a crash: the counters say nothing about it
+  v1::Failure& slow = *clean.add_failures();
+  slow.set_rank(-1);
+  slow.set_kind(v1::FAILURE_KIND_BELOW_MIN_BUSBW);
+  EXPECT_THAT(FinishEvidence(clean), HasSubstr("not the cable; look elsewhere"));
+}
+
+TEST(TestEvidenceTest, PortsAreListedInNodeOrderWhateverOrderTheAgentsReported) {
+  v1::TestReport report = Report();
+  v1::NodeTestEvidence second;
+  *second.add_ports() = Port("mlx5_101", "");
+  *second.add_ports() = Port("mlx5_100", "");
+  v1::NodeTestEvidence first;
+  *first.add_ports() = Port("mlx5_100", "");
+  MergeNodeEvidence("a800-1", second, report);
+  MergeNodeEvidence("a800-0", first, report);
+  FinishEvidence(report);
+  ASSERT_EQ(report.port_counters_size(), 3);
+  EXPECT_EQ(report.port_counters(0).node_name(), "a800-0");
+  EXPECT_EQ(report.port_counters(1).hca(), "mlx5_100");
+  EXPECT_EQ(report.port_counters(2).hca(), "mlx5_101");
+}
+
+TEST(TestEvidenceTest, WarningsGoToTheirRankAndItsFailureWithinTheBound) {
+  v1::TestReport report = Report();
+  v1::NodeTestEvidence evidence;
+  v1::RankNcclWarnings& mine = *evidence.add_nccl_warnings();
+  mine.set_rank(3);
+  mine.add_lines("h:1:2 [1] NCCL WARN first");
+  mine.add_lines("h:1:2 [1] NCCL WARN second");
+  v1::RankNcclWarnings& foreign = *evidence.add_nccl_warnings();
+  foreign.set_rank(0);  // a rank of the other node: dropped
+  foreign.add_lines("h:1:2 [0] NCCL WARN forged");
+  MergeNodeEvidence("a800-1", evidence, report);
+  ASSERT_EQ(report.nccl_warnings_size(), 1);
+  EXPECT_EQ(report.nccl_warnings(0).rank(), 3);
+  EXPECT_EQ(report.nccl_warnings(0).node_name(), "a800-1");
+
+  v1::Failure& failure = *report.add_failures();
+  failure.set_rank(3);
+  FinishEvidence(report);
+  EXPECT_THAT(report.failures(0).nccl_warnings(),
+              ElementsAre("h:1:2 [1] NCCL WARN first", "h:1:2 [1] NCCL WARN second"));
+
+  // The test's bound: a node that sends more keeps its last lines.
+  v1::TestReport big = Report();
+  v1::NodeTestEvidence flood;
+  for (int rank : {2, 3}) {
+    v1::RankNcclWarnings& r = *flood.add_nccl_warnings();
+    r.set_rank(rank);
+    for (int i = 0; i < 20; ++i) r.add_lines(std::string(4000, 'a' + i));
+  }
+  MergeNodeEvidence("a800-1", flood, big);
+  size_t bytes = 0;
+  for (const v1::RankNcclWarnings& r : big.nccl_warnings()) {
+    for (const std::string& line : r.lines()) bytes += line.size();
+  }
+  EXPECT_LE(bytes, kMaxTestNcclWarningBytes);
+  ASSERT_GE(big.nccl_warnings_size(), 1);
+  EXPECT_TRUE(big.nccl_warnings(0).truncated());
+  EXPECT_EQ(big.nccl_warnings(0).lines(big.nccl_warnings(0).lines_size() - 1),
+            std::string(4000, 'a' + 19));
+}
+
+TEST(TestEvidenceTest, ARankWhoseNcclUsedAnotherNicIsFlagged) {
+  v1::TestReport report = Report();
+  v1::NodeTestEvidence evidence;
+  v1::RankNicUse& right = *evidence.add_nic_use();
+  right.set_rank(2);
+  right.add_nics("mlx5_100");
+  v1::RankNicUse& wrong = *evidence.add_nic_use();
+  wrong.set_rank(3);
+  wrong.add_nics("mlx5_100");
+  MergeNodeEvidence("a800-1", evidence, report);
+  ASSERT_EQ(report.nic_use_size(), 2);
+  EXPECT_FALSE(report.nic_use(0).unexpected());
+  EXPECT_EQ(report.nic_use(1).expected_hca(), "mlx5_101");
+  EXPECT_TRUE(report.nic_use(1).unexpected());
+  EXPECT_THAT(FinishEvidence(report),
+              HasSubstr("rank 3 (a800-1) used mlx5_100, not its nearest HCA mlx5_101"));
+}
+
+}  // namespace
+}  // namespace eb::coordinator
