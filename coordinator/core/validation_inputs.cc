@@ -128,6 +128,11 @@ v1::TestSpec TestSpecFor(const validation::PlannedTest& planned, const v1::Valid
   // tests): a slow pair names its rail. A rail is a GPU and its NIC, so only
   // on NCCL: Gloo slots have no GPU, and the validation counts rails in GPUs.
   test.set_split_rails(planned.split_rails && nccl);
+  // In a validation the preflight suite judges the nodes' inventories (unfit
+  // nodes are never tested); a difference it does not judge (HCA firmware,
+  // MTU) is kept as the test's drift warning rather than refusing the test,
+  // which would leave a fit pair untestable.
+  test.set_allow_drift(true);
   if (nccl) {
     for (const auto& [key, value] : planned.nccl_env) (*test.mutable_nccl_env())[key] = value;
   }

@@ -5,8 +5,8 @@
 #   loopback  one agent with 2 workers on 127.0.0.1
 #   veth      two network namespaces joined by one veth pair, one agent of
 #             one worker in each (needs root; skipped otherwise)
-# For each path it runs iperf3 (one stream, then --bidir: both directions at
-# once, the traffic pattern of a 2-rank sendrecv or all_reduce), then
+# For each path it runs iperf3 (one stream, then two at once, one each way,
+# in separate processes: the traffic of a 2-rank sendrecv or all_reduce), then
 # `run-test --transport gloo` for sendrecv and all_reduce at 64, 128 and
 # 256 MiB, and prints busbw (best of out-of-place and in-place, nccl-tests'
 # definition) and its ratio to the single stream (issue 16 targets:
@@ -47,25 +47,40 @@ run_in() {
   if [[ -n "$ns" ]]; then ip netns exec "$ns" "${pin[@]}" "$@"; else "${pin[@]}" "$@"; fi
 }
 
-# iperf NS_CLIENT NS_SERVER ADDRESS [--bidir]: GB/s per direction (mean).
+# iperf NS_CLIENT NS_SERVER ADDRESS: one stream, GB/s.
 iperf() {
   local ns_client=$1 ns_server=$2 address=$3
-  shift 3
   local port=$((5300 + RANDOM % 500))
   run_in "$ns_server" iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
   local server=$!
   sleep 0.3
-  run_in "$ns_client" iperf3 -c "$address" -p "$port" -t "$iperf_seconds" -J "$@" >"$work/iperf.json"
+  run_in "$ns_client" iperf3 -c "$address" -p "$port" -t "$iperf_seconds" -J >"$work/iperf.json"
   wait "$server" 2>/dev/null || true
-  python3 - "$work/iperf.json" <<'EOF'
-import json, sys
-end = json.load(open(sys.argv[1]))["end"]
-if "sum_received_bidir_reverse" in end:
-    rates = [end["sum_received"]["bits_per_second"], end["sum_received_bidir_reverse"]["bits_per_second"]]
-else:
-    rates = [end["sum_received"]["bits_per_second"]]
-print("%.3f" % (sum(rates) / len(rates) / 8e9))
-EOF
+  rate "$work/iperf.json"
+}
+
+# iperf_both NS_A ADDRESS_A NS_B ADDRESS_B: two streams at once, A to B and B
+# to A, each its own iperf3 client and server (iperf3 3.12 runs one thread,
+# so --bidir would put both directions on one thread per side): GB/s per
+# direction (mean). The traffic of a 2-rank sendrecv or all_reduce.
+iperf_both() {
+  local ns_a=$1 address_a=$2 ns_b=$3 address_b=$4
+  local port=$((5300 + RANDOM % 500))
+  run_in "$ns_b" iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
+  local server_b=$!
+  run_in "$ns_a" iperf3 -s -1 -p $((port + 1)) >/dev/null 2>&1 &
+  local server_a=$!
+  sleep 0.3
+  run_in "$ns_a" iperf3 -c "$address_b" -p "$port" -t "$iperf_seconds" -J >"$work/iperf-ab.json" &
+  local client_a=$!
+  run_in "$ns_b" iperf3 -c "$address_a" -p $((port + 1)) -t "$iperf_seconds" -J >"$work/iperf-ba.json"
+  wait "$client_a" "$server_a" "$server_b" 2>/dev/null || true
+  python3 -c "print('%.3f' % ((float('$(rate "$work/iperf-ab.json")') + float('$(rate "$work/iperf-ba.json")')) / 2))"
+}
+
+# rate FILE: the received GB/s of an iperf3 -J report.
+rate() {
+  python3 -c 'import json, sys; print("%.3f" % (json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 8e9))' "$1"
 }
 
 # wait_idle EBCTL... COUNT: until COUNT agents are idle (10 s).
@@ -96,9 +111,9 @@ EOF
 
 # table PATH SINGLE BIDIR SENDRECV_FILE ALLREDUCE_FILE
 table() {
-  local path=$1 single=$2 bidir=$3
+  local path=$1 single=$2 two=$3
   echo
-  echo "### $path: iperf3 one stream $single GB/s; --bidir $bidir GB/s per direction"
+  echo "### $path: iperf3 one stream $single GB/s; two streams at once (one each way) $two GB/s per direction"
   echo
   echo "| size | sendrecv busbw | / iperf3 | all_reduce busbw | / iperf3 |"
   echo "|---|---|---|---|---|"
@@ -116,12 +131,12 @@ loopback() {
     >"$work/agent-lo.log" 2>&1 &
   pids+=($!)
   wait_idle "$bin/ebctl" --coordinator "127.0.0.1:$port" 1
-  local single bidir
+  local single two
   single=$(iperf "" "" 127.0.0.1)
-  bidir=$(iperf "" "" 127.0.0.1 --bidir)
+  two=$(iperf_both "" 127.0.0.1 "" 127.0.0.1)
   sweep "" "127.0.0.1:$port" lo0 sendrecv >"$work/lo-sendrecv"
   sweep "" "127.0.0.1:$port" lo0 all_reduce >"$work/lo-allreduce"
-  table "loopback, 2 ranks on one agent" "$single" "$bidir" "$work/lo-sendrecv" "$work/lo-allreduce"
+  table "loopback, 2 ranks on one agent" "$single" "$two" "$work/lo-sendrecv" "$work/lo-allreduce"
 }
 
 veth() {
@@ -156,12 +171,12 @@ veth() {
     >"$work/agent-vb.log" 2>&1 &
   pids+=($!)
   wait_idle ip netns exec "$ns_a" "$bin/ebctl" --coordinator "10.77.0.1:$port" 2
-  local single bidir
+  local single two
   single=$(iperf "$ns_a" "$ns_b" 10.77.0.2)
-  bidir=$(iperf "$ns_a" "$ns_b" 10.77.0.2 --bidir)
+  two=$(iperf_both "$ns_a" 10.77.0.1 "$ns_b" 10.77.0.2)
   sweep "$ns_a" "10.77.0.1:$port" va,vb sendrecv >"$work/veth-sendrecv"
   sweep "$ns_a" "10.77.0.1:$port" va,vb all_reduce >"$work/veth-allreduce"
-  table "veth pair between two namespaces, 1 rank each" "$single" "$bidir" \
+  table "veth pair between two namespaces, 1 rank each" "$single" "$two" \
     "$work/veth-sendrecv" "$work/veth-allreduce"
 }
 

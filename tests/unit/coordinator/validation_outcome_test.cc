@@ -75,6 +75,15 @@ TEST(ValidationOutcomeTest, PairTestsSplitRailsOnlyOverNccl) {
   EXPECT_FALSE(TestSpecFor(planned, v1::ValidationSpec(), /*nccl=*/true).split_rails());
 }
 
+// Preflight judges a validation's inventories; a difference it does not judge
+// (HCA firmware, MTU) must not refuse a fit pair's test (drift_check.h).
+TEST(ValidationOutcomeTest, ValidationTestsRunDespiteDriftPreflightDoesNotJudge) {
+  validation::PlannedTest planned;
+  planned.nodes = {"a", "b"};
+  EXPECT_TRUE(TestSpecFor(planned, v1::ValidationSpec(), /*nccl=*/true).allow_drift());
+  EXPECT_TRUE(TestSpecFor(planned, v1::ValidationSpec(), /*nccl=*/false).allow_drift());
+}
+
 TEST(ValidationOutcomeTest, BelowMinBusbwAloneIsStillAMeasurement) {
   v1::TestReport report = Report(v1::TEST_STATE_FAILED, true);
   AddFailure(report, v1::FAILURE_KIND_BELOW_MIN_BUSBW, "");
