@@ -9,7 +9,7 @@
 #include "common/config/tls_keys.h"
 #include "common/net/address.h"
 #include "common/spec/limits.h"
-#include "coordinator/grpc/authz.h"
+#include "coordinator/core/roles.h"
 
 namespace eb::coordinator {
 

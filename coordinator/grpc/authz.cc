@@ -29,28 +29,6 @@ std::vector<std::string> Values(const grpc::AuthContext& auth, const char* name)
 
 }  // namespace
 
-const char* RoleName(Role role) {
-  switch (role) {
-    case Role::kViewer:
-      return "viewer";
-    case Role::kOperator:
-      return "operator";
-    case Role::kAdmin:
-      return "admin";
-    case Role::kAgent:
-      return "agent";
-    default:
-      return "none";
-  }
-}
-
-std::optional<Role> ParseRole(absl::string_view name) {
-  for (Role role : {Role::kViewer, Role::kOperator, Role::kAdmin, Role::kAgent}) {
-    if (name == RoleName(role)) return role;
-  }
-  return std::nullopt;
-}
-
 Caller CallerFromCertificate(const std::vector<std::string>& common_names,
                              const std::vector<std::string>& uris,
                              const std::vector<std::string>& dns_names,
@@ -101,20 +79,6 @@ absl::Status NeedsRole(const Caller& caller, Role needed, absl::string_view meth
 std::string Abbreviate(absl::string_view text, size_t max) {
   if (text.size() <= max) return std::string(text);
   return absl::StrCat(text.substr(0, max), "...(", text.size(), " bytes)");
-}
-
-absl::StatusOr<std::map<std::string, Role>> ParseRoleMap(
-    const std::map<std::string, std::string>& table) {
-  std::map<std::string, Role> roles;
-  for (const auto& [identity, name] : table) {
-    std::optional<Role> role = ParseRole(name);
-    if (!role || *role == Role::kAgent) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("role of '", identity, "': '", name, "' is not viewer, operator or admin"));
-    }
-    roles[identity] = *role;
-  }
-  return roles;
 }
 
 Authorizer::Authorizer(bool tls, std::map<std::string, Role> role_map, AuditLog* audit)

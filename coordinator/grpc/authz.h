@@ -23,20 +23,12 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "coordinator/core/roles.h"
 #include "coordinator/grpc/audit_log.h"
 #include "grpcpp/server_context.h"
 #include "grpcpp/support/server_callback.h"
 
 namespace eb::coordinator {
-
-enum class Role { kNone = 0, kViewer = 1, kOperator = 2, kAdmin = 3, kAgent = 4 };
-
-// "none", "viewer", "operator", "admin", "agent".
-const char* RoleName(Role role);
-// A role by name; nullopt for anything else.
-std::optional<Role> ParseRole(absl::string_view name);
-// The URI SAN prefix that carries a role: "ebnccl:role:".
-inline constexpr char kRoleUriPrefix[] = "ebnccl:role:";
 
 struct Caller {
   // The certificate's CN, or "local" without TLS.
@@ -69,11 +61,6 @@ absl::Status NeedsRole(const Caller& caller, Role needed, absl::string_view meth
 // messages and audit entries never echo a huge input back (a 100 KB test id
 // would not fit a status message; SECURITY_FINDINGS case 14).
 std::string Abbreviate(absl::string_view text, size_t max = 128);
-
-// Validates [tls.roles] values: identity -> role name (viewer, operator or
-// admin). INVALID_ARGUMENT naming the identity otherwise.
-absl::StatusOr<std::map<std::string, Role>> ParseRoleMap(
-    const std::map<std::string, std::string>& table);
 
 class Authorizer {
  public:
