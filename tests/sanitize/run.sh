@@ -57,7 +57,18 @@ if [[ "$fuzz_only" == true && "$fuzz" != ON ]]; then
   exit 2
 fi
 if [[ "$step" != test-only ]]; then
+  # A tree configured before with another compiler makes CMake delete its
+  # cache and configure again WITHOUT the -D options of this command line
+  # (the tree would silently be built uninstrumented): start such a tree anew.
+  if [[ -f "$build/CMakeCache.txt" ]] &&
+    ! grep -qx "EB_SANITIZE:STRING=$sanitizer" "$build/CMakeCache.txt"; then
+    rm -rf "$build/CMakeCache.txt" "$build/CMakeFiles"
+  fi
   cmake -S . -B "$build" -G Ninja "${options[@]}" >/dev/null
+  if ! grep -qx "EB_SANITIZE:STRING=$sanitizer" "$build/CMakeCache.txt"; then
+    echo "sanitize: $build is not configured with EB_SANITIZE=$sanitizer" >&2
+    exit 1
+  fi
   if [[ "$fuzz_only" == true ]]; then
     ninja -C "$build" -j"$(nproc)" eb_fuzz_targets
   else
