@@ -39,6 +39,12 @@ int PrintNcclVersion() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // NCCL writes its warnings with stdio to stdout, which is the rank's log
+  // file, so fully buffered: a stop leaves with std::_Exit (below), which
+  // drops what is still buffered, and the report lost the very lines that
+  // explain a failure (seen on the H200). Line-buffered, each NCCL line is in
+  // the log as soon as it is written (issue 12 item 5).
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   // Checked before the flags are parsed: the probe comes without the flags
   // a worker requires.
   if (argc == 2 && std::strcmp(argv[1], kPrintNcclVersion) == 0) return PrintNcclVersion();
