@@ -10,7 +10,9 @@
 # A healthy run first: exit 0, every node healthy. Then the faults.
 # Expected: exit 7; the throttled host degraded, and every pair it was in a
 # bad path; the killed host untestable (never degraded: an infrastructure
-# failure is not a hardware verdict); the four others healthy.
+# failure is not a hardware verdict); the four others healthy. Last, that
+# validation as `ebctl report`'s HTML page, drawn in headless Chromium with
+# no script error and its pair matrix (issue 13; skipped without chromium).
 #
 # Needs root, iproute2 and tc; exits 77 (ctest: skipped) otherwise.
 #   tests/netns/netns_validate_test.sh BIN_DIR
@@ -150,5 +152,29 @@ for path in bad_paths:
     assert throttled in (path["node_a"], path["node_b"]), path
 print("ok: bad paths", [(p["node_a"], p["node_b"]) for p in bad_paths])
 PY
+
+echo "== 3. the faulty validation as one HTML page (ebctl report), drawn by headless Chromium"
+vid=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["validation_id"])' "$work/faults.out")
+ebctl report "$vid" -o "$work/fleet.html"
+[[ -z ${EB_RESULTS_DIR:-} ]] || cp "$work/fleet.html" "$EB_RESULTS_DIR/netns_validate_report.html"
+chromium=$(command -v chromium || command -v chromium-browser || true)
+if [[ -z "$chromium" ]]; then
+  echo "note: no chromium: the page was written but not drawn"
+else
+  HOME=$work timeout 120 "$chromium" --headless --disable-gpu --no-sandbox \
+    --user-data-dir="$work/chromium-profile" --dump-dom "file://$work/fleet.html" \
+    >"$work/fleet.dom" 2>"$work/chromium.err"
+  status=$(grep -o '<div id="eb-status"[^>]*>' "$work/fleet.dom" || true)
+  echo "report status: $status"
+  [[ "$status" == *'data-state="ok"'* && "$status" == *'data-errors="0"'* ]] ||
+    { echo "FAIL: the report did not draw cleanly"; exit 1; }
+  # The pair matrix: one cell per pair tested, of the 15 pairs of 6 nodes.
+  [[ "$status" =~ data-heatmap-cells=\"([0-9]+)\" ]] && ((BASH_REMATCH[1] >= 1 && BASH_REMATCH[1] <= 15)) ||
+    { echo "FAIL: expected the pairs tested in the pair matrix"; exit 1; }
+  for node in "node$throttled" "node$killed"; do
+    grep -q "$node" "$work/fleet.dom" || { echo "FAIL: $node is not on the page"; exit 1; }
+  done
+  echo "ok: the validation's report draws with no error, ${BASH_REMATCH[1]} pairs in its matrix"
+fi
 failed=0
 echo "PASS"
