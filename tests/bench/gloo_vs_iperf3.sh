@@ -34,6 +34,11 @@ cleanup() {
   set +e
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null; done
+  # The daemons started through `ip netns exec` in a subshell are not in
+  # pids (their subshells are): stop whatever still runs in the namespaces.
+  for ns in "$ns_a" "$ns_b"; do ip netns pids "$ns" 2>/dev/null | xargs -r kill -TERM; done
+  sleep 0.5
+  for ns in "$ns_a" "$ns_b"; do ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL; done
   ip netns del "$ns_a" 2>/dev/null
   ip netns del "$ns_b" 2>/dev/null
   rm -rf "$work"
