@@ -85,6 +85,26 @@ start_cluster() {
   done
   log "cluster did not come up"; return 1
 }
+# start_then_signal SIG RANK CMD...: CMD (a long ebctl run-test) in the
+# background; once the coordinator logs the test RUNNING (and 1 s more), SIG
+# to rank RANK's worker. Sets run (CMD's pid, to wait for), victim (the
+# worker's pid) and signal_time (just before the signal). Redirections of
+# the call apply to CMD.
+start_then_signal() {
+  local sig=$1 rank=$2 before
+  shift 2
+  before=$(grep -c "state TEST_STATE_RUNNING" "$work/coordinator.log" || true)
+  "$@" &
+  run=$!
+  for _ in $(seq 300); do
+    (( $(grep -c "state TEST_STATE_RUNNING" "$work/coordinator.log") > before )) && break
+    sleep 0.1
+  done
+  sleep 1
+  victim=$(pgrep -f "eb-worker.*--rank=$rank" | head -1)
+  signal_time=$(date +%s.%N)
+  kill -"$sig" "$victim"
+}
 all_gpus=$(seq -s, 0 $((gpus - 1)))
 built=$PWD/.nccl-tests/build.done
 build_pid=
@@ -279,18 +299,10 @@ for phase in "$@"; do
   faults)
     start_cluster "gpu0:$all_gpus" || continue
     for sig in KILL STOP; do
-      before=$(grep -c "state TEST_STATE_RUNNING" "$work/coordinator.log" || true)
-      ebctl run-test --nodes gpu0 --transport nccl --collective all_reduce -b 1G -e 1G -i 1 \
-        -n 100000 -w 0 -c 0 --step-timeout 10s --json >"$out/fault_$sig.json" 2>"$out/fault_$sig.err" &
-      run=$!
-      for _ in $(seq 300); do
-        (( $(grep -c "state TEST_STATE_RUNNING" "$work/coordinator.log") > before )) && break
-        sleep 0.1
-      done
-      sleep 1
-      victim=$(pgrep -f "eb-worker.*--rank=$((gpus - 1))" | head -1)
-      t0=$(date +%s.%N)
-      kill -"$sig" "$victim"
+      start_then_signal "$sig" $((gpus - 1)) ebctl run-test --nodes gpu0 --transport nccl \
+        --collective all_reduce -b 1G -e 1G -i 1 -n 100000 -w 0 -c 0 --step-timeout 10s --json \
+        >"$out/fault_$sig.json" 2>"$out/fault_$sig.err"
+      t0=$signal_time
       wait $run; rc=$?
       t1=$(date +%s.%N)
       log "fault SIG$sig rank $((gpus - 1)) pid $victim: ebctl rc=$rc after $(awk "BEGIN {print $t1 - $t0}") s"
@@ -327,18 +339,9 @@ for phase in "$@"; do
       -b 1M -e 64M -f 4 -n 10 --nccl-env NCCL_NVLS_ENABLE=0 --nccl-env NCCL_DEBUG=INFO \
       --nccl-env NCCL_DEBUG_SUBSYS=INIT,NET >"$out/evidence_rails.txt" 2>&1
     log "evidence rails rc=$?"
-    before=$(grep -c "state TEST_STATE_RUNNING" "$work/coordinator.log" || true)
-    ebctl run-test --nodes nodeA,nodeB --transport nccl --collective all_reduce -b 256M -e 256M \
-      -i 1 -n 100000 -w 0 -c 0 --step-timeout 20s --nccl-env NCCL_NVLS_ENABLE=0 \
-      --json >"$out/evidence_kill.json" 2>"$out/evidence_kill.err" &
-    run=$!
-    for _ in $(seq 300); do
-      (( $(grep -c "state TEST_STATE_RUNNING" "$work/coordinator.log") > before )) && break
-      sleep 0.1
-    done
-    sleep 1
-    victim=$(pgrep -f "eb-worker.*--rank=1" | head -1)
-    kill -KILL "$victim"
+    start_then_signal KILL 1 ebctl run-test --nodes nodeA,nodeB --transport nccl \
+      --collective all_reduce -b 256M -e 256M -i 1 -n 100000 -w 0 -c 0 --step-timeout 20s \
+      --nccl-env NCCL_NVLS_ENABLE=0 --json >"$out/evidence_kill.json" 2>"$out/evidence_kill.err"
     wait $run
     log "evidence kill rank 1 pid $victim: ebctl rc=$?"
     id=$(grep -o '"test_id": "[^"]*"' "$out/evidence_kill.json" | head -1 | cut -d'"' -f4)
