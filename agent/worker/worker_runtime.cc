@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <thread>
 #include <utility>
@@ -297,7 +298,13 @@ int RunWorker(const WorkerOptions& options) {
       assignment.device_index(), assignment.gpu_pci_bus_id());
   HeartbeatThread heartbeats(link, absl::Milliseconds(registration->heartbeat_period_ms()));
 
-  if (faulty && options.fault.mode == Mode::kHangBeforeJoin) HangForever("hang_before_join");
+  if (faulty && options.fault.mode == Mode::kHangBeforeJoin) {
+    // A line through stdio, as NCCL writes its warnings: the stop that ends
+    // this hang leaves with std::_Exit, and the line must be in the log then
+    // (main.cc makes stdout line-buffered; fault_injection_test checks it).
+    std::printf("fault injection: hang_before_join, written with stdio\n");
+    HangForever("hang_before_join");
+  }
   if (faulty && options.fault.mode == Mode::kExitBeforeJoin) {
     spdlog::warn("fault injection: exit_before_join");
     return kExitInternal;

@@ -121,6 +121,11 @@ TEST_F(FaultInjectionTest, RankThatNeverJoinsTimesOutNamingIt) {
   EXPECT_EQ(report["failures"][0]["node"], "host1");
   EXPECT_THAT(report["summary"].get<std::string>(), HasSubstr("did not join"));
   EXPECT_TRUE(cluster_.WorkerPids(report["test_id"]).empty());
+  // What the rank wrote with stdio before it was stopped is in its log, as
+  // NCCL's warnings must be: a stop leaves with std::_Exit, which drops a
+  // stdio buffer (seen on the H200 before stdout was made line-buffered).
+  CliResult log = cluster_.Ebctl({"logs", report["test_id"].get<std::string>(), "--rank", "3"});
+  EXPECT_THAT(log.out, HasSubstr("hang_before_join, written with stdio")) << log.err;
 }
 
 TEST_F(FaultInjectionTest, WorkerThatNeverRegistersTimesOut) {
