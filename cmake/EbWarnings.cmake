@@ -42,7 +42,14 @@ function(eb_target_sanitize target)
   target_link_options(${target} PRIVATE -fsanitize=${EB_SANITIZE})
   get_target_property(type ${target} TYPE)
   if(EB_SANITIZE STREQUAL "thread" AND type STREQUAL "EXECUTABLE")
-    target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/tests/sanitize/absl_tsan_shim.cc)
+    # Compiled once, as an object library, and linked into every executable
+    # (it was compiled once per executable: 100 copies).
+    if(NOT TARGET eb_absl_tsan_shim)
+      add_library(eb_absl_tsan_shim OBJECT ${PROJECT_SOURCE_DIR}/tests/sanitize/absl_tsan_shim.cc)
+      target_compile_options(eb_absl_tsan_shim PRIVATE -fsanitize=thread -fno-omit-frame-pointer)
+      target_link_libraries(eb_absl_tsan_shim PUBLIC absl::synchronization)
+    endif()
+    target_link_libraries(${target} PRIVATE eb_absl_tsan_shim)
     # The shim's definitions must be in the dynamic symbol table to
     # interpose the shared library's.
     target_link_options(${target} PRIVATE -rdynamic)

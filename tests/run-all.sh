@@ -3,20 +3,23 @@
 # unit (with the style checks), tidy (clang-tidy over the pure cores),
 # integration (real processes on loopback) and
 # netns (several hosts in network namespaces; skipped unless root), the chaos
-# battery, and a short run of every libFuzzer target (ASan + UBSan, from its
-# committed corpus). When asked, the unit and integration tests again under
-# AddressSanitizer + UBSan and under ThreadSanitizer (tests/sanitize/run.sh).
+# battery; then the unit and integration tests again under AddressSanitizer +
+# UBSan and under ThreadSanitizer (tests/sanitize/run.sh), and a short run of
+# every libFuzzer target (from its committed corpus, in the ASan+UBSan tree).
 # .ci/run calls this.
+#   EB_SANITIZERS="address,undefined thread"   the default: both runs
+#   EB_SANITIZERS="address,undefined"          ASan + UBSan only
+#   EB_SANITIZERS=""                           neither (fuzzing still runs)
 #   EB_FUZZ_SECONDS=20                         per fuzz target (default); 0 skips fuzzing
-#   EB_SANITIZERS="address,undefined"          ASan + UBSan run of unit + integration
-#   EB_SANITIZERS="address,undefined thread"   and ThreadSanitizer
-# The instrumented trees are built at idle priority (nice 19) while the plain
-# tree's tests run: the tests keep the CPU whenever they want it and the
-# builds take what is left (docs/DESIGN.md, "Sanitizers and static checks").
+# The instrumented trees are built one after the other, at idle priority
+# (nice 19), while the plain tree's tests run: the tests keep the CPU whenever
+# they want it and the builds take what is left. Each tree's tests start as
+# soon as it is built, while the next one builds (docs/DESIGN.md, "Sanitizers
+# and static checks").
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-sanitizers=${EB_SANITIZERS-}
+sanitizers=${EB_SANITIZERS-address,undefined thread}
 export EB_FUZZ_SECONDS=${EB_FUZZ_SECONDS:-20}
 fuzz=false
 if [[ "$EB_FUZZ_SECONDS" != 0 ]] && command -v clang++-14 >/dev/null; then fuzz=true; fi
@@ -29,6 +32,9 @@ for s in $sanitizers; do plan+=("$s"); done
 if [[ "$fuzz" == true && " $sanitizers " != *" address,undefined "* ]]; then
   plan+=("--fuzz-only address,undefined")
 fi
+# The builder appends "built <args>" (or "failed <args>") to this file after each tree.
+progress=build/sanitizer-trees.progress
+: >"$progress"
 builder=""
 stop_builder() {
   if [[ -n "$builder" ]]; then kill -TERM -- "-$builder" 2>/dev/null || true; fi
@@ -37,8 +43,14 @@ stop_builder() {
 trap stop_builder EXIT
 if ((${#plan[@]} > 0)); then
   # Its own process group (setsid), so that a failing test stops the whole build.
-  setsid bash -c 'for args in "$@"; do nice -n 19 tests/sanitize/run.sh --build-only $args || exit 1; done' \
-    build-trees "${plan[@]}" >build/sanitizer-trees.log 2>&1 &
+  setsid bash -c 'progress=$1; shift
+    for args in "$@"; do
+      if ! nice -n 19 tests/sanitize/run.sh --build-only $args; then
+        echo "failed $args" >>"$progress"
+        exit 1
+      fi
+      echo "built $args" >>"$progress"
+    done' build-trees "$progress" "${plan[@]}" >build/sanitizer-trees.log 2>&1 &
   builder=$!
 fi
 
@@ -46,18 +58,23 @@ fi
 # The chaos battery: a short seeded run of random faults (docs/RELIABILITY.md).
 (cd build && ctest --output-on-failure -L chaos "$@")
 
-if [[ -n "$builder" ]]; then
-  echo "run-all: waiting for the instrumented trees (${plan[*]})"
-  status=0
-  wait "$builder" || status=$?
-  builder=""
-  if ((status != 0)); then
-    tail -n 80 build/sanitizer-trees.log
-    echo "run-all: building the instrumented trees failed (build/sanitizer-trees.log)" >&2
-    exit 1
-  fi
-  for args in "${plan[@]}"; do
-    # shellcheck disable=SC2086 # one line holds an option and the sanitizer
-    tests/sanitize/run.sh --test-only $args
+# Waits until the builder has built the tree of `args`; fails if it stopped first.
+wait_for_tree() {
+  local args=$1
+  until grep -qxF "built $args" "$progress"; do
+    if grep -qxF "failed $args" "$progress" || ! kill -0 "$builder" 2>/dev/null; then
+      tail -n 80 build/sanitizer-trees.log
+      echo "run-all: building the instrumented tree ($args) failed (build/sanitizer-trees.log)" >&2
+      exit 1
+    fi
+    sleep 2
   done
-fi
+}
+for args in "${plan[@]}"; do
+  echo "run-all: waiting for the instrumented tree ($args)"
+  wait_for_tree "$args"
+  # shellcheck disable=SC2086 # one line holds an option and the sanitizer
+  tests/sanitize/run.sh --test-only $args
+done
+if [[ -n "$builder" ]]; then wait "$builder" || true; fi
+builder=""

@@ -32,8 +32,12 @@ std::string NcclDebugAtLeastWarn(const std::vector<std::string>& env) {
 }
 
 bool IsPassedThrough(const std::string& env_entry) {
+  // The sanitizers' runtime options too: an instrumented build's workers
+  // must read the same suppressions and halt_on_error as the agent (other
+  // builds ignore them).
   static const char* const kExact[] = {
-      "PATH=", "LD_LIBRARY_PATH=", "HOME=", "TMPDIR=", "LANG=", "TZ="};
+      "PATH=", "LD_LIBRARY_PATH=", "HOME=",         "TMPDIR=",        "LANG=",
+      "TZ=",   "ASAN_OPTIONS=",    "LSAN_OPTIONS=", "UBSAN_OPTIONS=", "TSAN_OPTIONS="};
   for (const char* prefix : kExact) {
     if (absl::StartsWith(env_entry, prefix)) return true;
   }

@@ -144,7 +144,8 @@ class SystemdIntegrationTest : public ::testing::Test {
   std::string StartCoordinator(Daemon& daemon, const std::string& listen = "127.0.0.1:0") {
     daemon.Start("eb-coordinator",
                  {"--config", "/dev/null", "--listen", listen, "--metrics-listen", "127.0.0.1:0",
-                  "--history-path", "", "--heartbeat-period-ms", "200"});
+                  "--history-path", "", "--heartbeat-period-ms", "200", "--heartbeat-miss-limit",
+                  absl::StrCat(3 * LocalCluster::TestSlowdown())});
     auto ready = daemon.harness().WaitFor("READY=1", kStartTimeout);
     EXPECT_TRUE(ready.ok()) << ready.status();
     if (!ready.ok()) return "";

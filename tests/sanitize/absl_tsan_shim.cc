@@ -33,6 +33,26 @@ Fn Real(const char* mangled) {
   return reinterpret_cast<Fn>(fn);
 }
 
+// absl evaluates a Condition inside the uninstrumented library, after it has
+// taken the mutex again but before the interposed function returns, so the
+// acquire below would come too late for the reads the Condition makes. Each
+// Condition is therefore wrapped in one that acquires first. (absl may also
+// evaluate a waiter's Condition on the thread that unlocks, after that
+// thread's release: Eval releases again.)
+struct AcquiringCondition {
+  absl::Mutex* mu;
+  const absl::Condition* inner;
+  static bool Eval(AcquiringCondition* self) {
+    __tsan_acquire(self->mu);
+    const bool result = self->inner->Eval();
+    // The evaluating thread may be the unlocking one, whose release came
+    // before this evaluation: release again, so that the waiter's acquire
+    // covers what the Condition read.
+    __tsan_release(self->mu);
+    return result;
+  }
+};
+
 }  // namespace
 
 // The mangled names are those of Debian 12's libabsl 20220623 (inline
@@ -131,21 +151,27 @@ void EbReaderUnlock(absl::Mutex* mu) {
 void EbLockWhen(absl::Mutex* mu, const absl::Condition& c) {
   static const auto real =
       Real<decltype(&EbLockWhen)>("_ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE");
-  real(mu, c);
+  AcquiringCondition wrapper{mu, &c};
+  const absl::Condition acquiring(&AcquiringCondition::Eval, &wrapper);
+  real(mu, acquiring);
   __tsan_acquire(mu);
 }
 
 void EbReaderLockWhen(absl::Mutex* mu, const absl::Condition& c) {
   static const auto real =
       Real<decltype(&EbReaderLockWhen)>("_ZN4absl7debian35Mutex14ReaderLockWhenERKNS0_9ConditionE");
-  real(mu, c);
+  AcquiringCondition wrapper{mu, &c};
+  const absl::Condition acquiring(&AcquiringCondition::Eval, &wrapper);
+  real(mu, acquiring);
   __tsan_acquire(mu);
 }
 
 bool EbLockWhenWithTimeout(absl::Mutex* mu, const absl::Condition& c, absl::Duration d) {
   static const auto real = Real<decltype(&EbLockWhenWithTimeout)>(
       "_ZN4absl7debian35Mutex19LockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE");
-  const bool result = real(mu, c, d);
+  AcquiringCondition wrapper{mu, &c};
+  const absl::Condition acquiring(&AcquiringCondition::Eval, &wrapper);
+  const bool result = real(mu, acquiring, d);
   __tsan_acquire(mu);
   return result;
 }
@@ -153,7 +179,9 @@ bool EbLockWhenWithTimeout(absl::Mutex* mu, const absl::Condition& c, absl::Dura
 bool EbLockWhenWithDeadline(absl::Mutex* mu, const absl::Condition& c, absl::Time t) {
   static const auto real = Real<decltype(&EbLockWhenWithDeadline)>(
       "_ZN4absl7debian35Mutex20LockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE");
-  const bool result = real(mu, c, t);
+  AcquiringCondition wrapper{mu, &c};
+  const absl::Condition acquiring(&AcquiringCondition::Eval, &wrapper);
+  const bool result = real(mu, acquiring, t);
   __tsan_acquire(mu);
   return result;
 }
@@ -161,7 +189,9 @@ bool EbLockWhenWithDeadline(absl::Mutex* mu, const absl::Condition& c, absl::Tim
 bool EbReaderLockWhenWithTimeout(absl::Mutex* mu, const absl::Condition& c, absl::Duration d) {
   static const auto real = Real<decltype(&EbReaderLockWhenWithTimeout)>(
       "_ZN4absl7debian35Mutex25ReaderLockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE");
-  const bool result = real(mu, c, d);
+  AcquiringCondition wrapper{mu, &c};
+  const absl::Condition acquiring(&AcquiringCondition::Eval, &wrapper);
+  const bool result = real(mu, acquiring, d);
   __tsan_acquire(mu);
   return result;
 }
@@ -169,7 +199,9 @@ bool EbReaderLockWhenWithTimeout(absl::Mutex* mu, const absl::Condition& c, absl
 bool EbReaderLockWhenWithDeadline(absl::Mutex* mu, const absl::Condition& c, absl::Time t) {
   static const auto real = Real<decltype(&EbReaderLockWhenWithDeadline)>(
       "_ZN4absl7debian35Mutex26ReaderLockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE");
-  const bool result = real(mu, c, t);
+  AcquiringCondition wrapper{mu, &c};
+  const absl::Condition acquiring(&AcquiringCondition::Eval, &wrapper);
+  const bool result = real(mu, acquiring, t);
   __tsan_acquire(mu);
   return result;
 }
@@ -177,16 +209,20 @@ bool EbReaderLockWhenWithDeadline(absl::Mutex* mu, const absl::Condition& c, abs
 void EbAwait(absl::Mutex* mu, const absl::Condition& c) {
   static const auto real =
       Real<decltype(&EbAwait)>("_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE");
+  AcquiringCondition wrapper{mu, &c};
+  const absl::Condition acquiring(&AcquiringCondition::Eval, &wrapper);
   __tsan_release(mu);
-  real(mu, c);
+  real(mu, acquiring);
   __tsan_acquire(mu);
 }
 
 bool EbAwaitWithTimeout(absl::Mutex* mu, const absl::Condition& c, absl::Duration d) {
   static const auto real = Real<decltype(&EbAwaitWithTimeout)>(
       "_ZN4absl7debian35Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE");
+  AcquiringCondition wrapper{mu, &c};
+  const absl::Condition acquiring(&AcquiringCondition::Eval, &wrapper);
   __tsan_release(mu);
-  const bool result = real(mu, c, d);
+  const bool result = real(mu, acquiring, d);
   __tsan_acquire(mu);
   return result;
 }
@@ -194,8 +230,10 @@ bool EbAwaitWithTimeout(absl::Mutex* mu, const absl::Condition& c, absl::Duratio
 bool EbAwaitWithDeadline(absl::Mutex* mu, const absl::Condition& c, absl::Time t) {
   static const auto real = Real<decltype(&EbAwaitWithDeadline)>(
       "_ZN4absl7debian35Mutex17AwaitWithDeadlineERKNS0_9ConditionENS0_4TimeE");
+  AcquiringCondition wrapper{mu, &c};
+  const absl::Condition acquiring(&AcquiringCondition::Eval, &wrapper);
   __tsan_release(mu);
-  const bool result = real(mu, c, t);
+  const bool result = real(mu, acquiring, t);
   __tsan_acquire(mu);
   return result;
 }
@@ -226,9 +264,18 @@ bool EbCondVarWaitWithDeadline(absl::CondVar* cv, absl::Mutex* mu, absl::Time t)
   return result;
 }
 
+// HasBeenNotified() is inline: compiled into our instrumented code, it is an
+// acquire load of the notified_yet_ flag, which TSan matches with a release
+// on the flag's own address. Notification is {Mutex mutex_; atomic<bool>
+// notified_yet_;} in this Abseil; the assertion catches another layout.
+static_assert(sizeof(absl::Notification) == 2 * sizeof(absl::Mutex),
+              "absl::Notification's layout changed: update FlagOf");
+void* FlagOf(absl::Notification* n) { return reinterpret_cast<char*>(n) + sizeof(absl::Mutex); }
+
 void EbNotify(absl::Notification* n) {
   static const auto real = Real<decltype(&EbNotify)>("_ZN4absl7debian312Notification6NotifyEv");
   __tsan_release(n);
+  __tsan_release(FlagOf(n));
   real(n);
 }
 

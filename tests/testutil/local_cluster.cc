@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/process/posix_process_launcher.h"
@@ -98,9 +99,20 @@ std::string BinaryPath(const std::string& name) {
   return absl::StrCat(dir != nullptr && *dir != '\0' ? dir : EB_BIN_DIR, "/", name);
 }
 
+// EB_TEST_SLOWDOWN=N (tests/sanitize/run.sh sets it: instrumented daemons
+// run several times slower) lets a node miss N times as many heartbeats
+// before it is declared lost; the period, and so every other timing, stays.
+int LocalCluster::TestSlowdown() {
+  const char* value = std::getenv("EB_TEST_SLOWDOWN");
+  int factor = 1;
+  if (value == nullptr || !absl::SimpleAtoi(value, &factor) || factor < 1) return 1;
+  return std::min(factor, 20);
+}
+
 std::vector<std::string> LocalCluster::FastCoordinatorFlags() {
-  return {"--heartbeat-period-ms=200", "--heartbeat-miss-limit=3", "--stop-timeout-ms=8000",
-          "--launch-timeout-ms=15000", "--init-timeout-ms=20000",  "--step-timeout-ms=30000"};
+  return {"--heartbeat-period-ms=200", absl::StrCat("--heartbeat-miss-limit=", 3 * TestSlowdown()),
+          "--stop-timeout-ms=8000",    "--launch-timeout-ms=15000",
+          "--init-timeout-ms=20000",   "--step-timeout-ms=30000"};
 }
 
 std::vector<std::string> LocalCluster::FastAgentFlags() {

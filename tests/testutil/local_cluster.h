@@ -43,6 +43,9 @@ class LocalCluster {
   // Flags that keep tests fast: short heartbeats, grace and timeouts.
   static std::vector<std::string> FastCoordinatorFlags();
   static std::vector<std::string> FastAgentFlags();
+  // EB_TEST_SLOWDOWN (1 to 20, default 1): how many times slower than
+  // usual the daemons run (instrumented builds).
+  static int TestSlowdown();
 
   LocalCluster();
   ~LocalCluster();

@@ -120,12 +120,15 @@ TEST_F(WorkerSpecTest, NoBootstrapInterfaceLeavesNcclToChoose) {
 TEST_F(WorkerSpecTest, IsPassedThroughAcceptsOnlyTheAllowList) {
   for (const char* entry : {"PATH=/usr/bin", "LD_LIBRARY_PATH=/usr/local/cuda/lib64", "HOME=/root",
                             "TMPDIR=/tmp", "LANG=C.UTF-8", "TZ=UTC", "NCCL_DEBUG=INFO",
-                            "CUDA_HOME=/usr/local/cuda", "NVIDIA_VISIBLE_DEVICES=all", "PATH="}) {
+                            "CUDA_HOME=/usr/local/cuda", "NVIDIA_VISIBLE_DEVICES=all",
+                            "PATH=", "TSAN_OPTIONS=halt_on_error=1", "ASAN_OPTIONS=detect_leaks=1",
+                            "UBSAN_OPTIONS=print_stacktrace=1", "LSAN_OPTIONS=suppressions=x"}) {
     EXPECT_TRUE(IsPassedThrough(entry)) << entry;
   }
-  for (const char* entry : {"AWS_SECRET=hunter2", "AWS_SECRET_ACCESS_KEY=abc", "PATHX=/evil",
-                            "LANGUAGE=en", "HOMEDIR=/x", "SHELL=/bin/bash", "LD_PRELOAD=/evil.so",
-                            "MY_NCCL_DEBUG=1", "nccl_debug=INFO", "PATH", "", "GRPC_TRACE=all"}) {
+  for (const char* entry :
+       {"AWS_SECRET=hunter2", "AWS_SECRET_ACCESS_KEY=abc", "PATHX=/evil", "LANGUAGE=en",
+        "HOMEDIR=/x", "SHELL=/bin/bash", "LD_PRELOAD=/evil.so", "MY_NCCL_DEBUG=1",
+        "nccl_debug=INFO", "PATH", "", "GRPC_TRACE=all", "TSAN_OPTIONSX=1", "MSAN_OPTIONS=1"}) {
     EXPECT_FALSE(IsPassedThrough(entry)) << entry;
   }
 }
