@@ -184,6 +184,11 @@ void WorkerSupervisor::RefuseLaunch(const v1::LaunchTest& launch, const absl::St
 }
 
 void WorkerSupervisor::Stop(const std::string& test_id, const std::string& reason) {
+  StopOne(test_id, reason, /*ask_ras=*/true);
+}
+
+void WorkerSupervisor::StopOne(const std::string& test_id, const std::string& reason,
+                               bool ask_ras) {
   auto it = tests_.find(test_id);
   if (it == tests_.end()) {
     // Nothing runs here for it (already reaped): confirm so the coordinator
@@ -193,17 +198,19 @@ void WorkerSupervisor::Stop(const std::string& test_id, const std::string& reaso
     sink_.SendToCoordinator(message);
     return;
   }
-  StopTest(it->second, reason);
+  StopTest(it->second, reason, ask_ras);
   MaybeFinish(test_id);
 }
 
 void WorkerSupervisor::StopAll(const std::string& reason) {
   std::vector<std::string> ids;
   for (auto& [id, test] : tests_) ids.push_back(id);
-  for (const std::string& id : ids) Stop(id, reason);
+  // No RAS query: the agent is shutting down (its wait for the workers is
+  // bounded) or has lost the coordinator (no report would carry it).
+  for (const std::string& id : ids) StopOne(id, reason, /*ask_ras=*/false);
 }
 
-void WorkerSupervisor::StopTest(Test& test, const std::string& reason) {
+void WorkerSupervisor::StopTest(Test& test, const std::string& reason, bool ask_ras) {
   if (test.stopping) return;
   test.stopping = true;
   const std::string& test_id = test.launch.test_id();
@@ -222,7 +229,7 @@ void WorkerSupervisor::StopTest(Test& test, const std::string& reason) {
                                  " before the test was stopped"));
     }
   }
-  if (ShouldQueryRas(test)) {
+  if (ask_ras && ShouldQueryRas(test)) {
     // NCCL's RAS lives in the workers: ask it before they are signalled.
     spdlog::info("test={} node={}: querying NCCL RAS on port {} before the stop", test_id,
                  config_.node_name, test.ras_port);

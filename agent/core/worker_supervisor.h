@@ -83,7 +83,8 @@ class WorkerSupervisor {
   // Stops the test's workers (graduated); reports WorkersStopped when all
   // are reaped. Exits caused by the stop are not reported as failures.
   void Stop(const std::string& test_id, const std::string& reason);
-  // Stops every test (the coordinator went away, or shutdown).
+  // Stops every test (the coordinator went away, or shutdown), without
+  // asking NCCL's RAS.
   void StopAll(const std::string& reason);
 
   // WorkerControl calls. PERMISSION_DENIED for an unknown test, rank or a
@@ -145,7 +146,9 @@ class WorkerSupervisor {
   void ReportFailure(const std::string& test_id, Worker& worker, ebnccl::v1::WorkerEventKind kind,
                      ebnccl::v1::FailureKind failure_kind, const std::string& message,
                      const common::ExitInfo* exit = nullptr);
-  void StopTest(Test& test, const std::string& reason);
+  // `ask_ras`: NCCL's RAS is queried first where ShouldQueryRas holds.
+  void StopTest(Test& test, const std::string& reason, bool ask_ras = true);
+  void StopOne(const std::string& test_id, const std::string& reason, bool ask_ras);
   // The part of the stop after the RAS query: SIGTERM (and SIGKILL for the
   // hung), then the grace timer.
   void SignalStop(Test& test);

@@ -152,6 +152,17 @@ TEST_F(WorkerSupervisorRasTest, AHungWorkerIsKilledOnlyAfterRasAnswered) {
   EXPECT_THAT(SignalsTo(rank2_), ElementsAre(SIGTERM, SIGCONT));
 }
 
+TEST_F(WorkerSupervisorRasTest, StopAllDoesNotAskRas) {
+  // Shutdown waits a bounded time for the workers, and without the
+  // coordinator no report would carry the answer: the stop is immediate.
+  LaunchTwoNccl();
+  ASSERT_TRUE(Register(2).ok());
+  supervisor_->StopAll("the agent is shutting down");
+  executor_.RunUntilIdle();
+  EXPECT_TRUE(calls_.empty());
+  EXPECT_THAT(SignalsTo(rank2_), ElementsAre(SIGTERM, SIGCONT));
+}
+
 TEST_F(WorkerSupervisorRasTest, NoQueryWithoutALiveRegisteredWorkerOrWithRasOff) {
   // Nobody registered: no NCCL ran, nothing to ask.
   LaunchTwoNccl();
