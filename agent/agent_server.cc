@@ -111,6 +111,13 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
         ReadLogPage(run_dir, path, from_start ? 0 : -1, static_cast<int64_t>(max_bytes));
     return page.error().empty() ? page.content() : std::string();
   };
+  // NCCL's RAS status of a failed NCCL test, asked before its workers are
+  // signalled (agent/core/nccl_ras.h); each query on its own thread.
+  agent->ras_client_ = std::make_unique<NcclRasClient>(environment.ras_limits);
+  environment.query_ras = [client = agent->ras_client_.get()](
+                              int port, std::function<void(NcclRasExchange)> done) {
+    client->Query(port, std::move(done));
+  };
   agent->supervisor_ = std::make_unique<WorkerSupervisor>(
       config, std::move(environment), common::RealClock::Get(), agent->loop_,
       *agent->metered_launcher_, *agent->metered_sink_);

@@ -15,6 +15,7 @@
 #include "agent/core/worker_supervisor.h"
 #include "agent/grpc/coordinator_session.h"
 #include "agent/grpc/worker_control_service.h"
+#include "agent/host/nccl_ras_client.h"
 #include "agent/metrics/agent_metrics.h"
 #include "common/exec/event_loop.h"
 #include "common/metrics/metrics_http_server.h"
@@ -62,6 +63,9 @@ class AgentServer {
   std::unique_ptr<MeteredProcessLauncher> metered_launcher_;
   std::unique_ptr<CoordinatorSession> session_;
   std::unique_ptr<MeteredCoordinatorSink> metered_sink_;
+  // Before supervisor_: destroyed after it, joining the queries in flight
+  // (their replies are posted onto loop_, which outlives both).
+  std::unique_ptr<NcclRasClient> ras_client_;
   std::unique_ptr<WorkerSupervisor> supervisor_;
   std::unique_ptr<WorkerControlService> worker_service_;
   std::unique_ptr<common::RpcServer> worker_server_;

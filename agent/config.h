@@ -55,6 +55,13 @@ struct AgentConfig {
   // Why nccl_version is empty: the probe failed or the worker has no NCCL
   // ("" when it has a version).
   std::string nccl_problem;
+  // First TCP port of NCCL's RAS service for this agent's NCCL tests: each
+  // running test gets its own of [base, base + worker slots) as
+  // NCCL_RAS_ADDR=127.0.0.1:<port>, so that concurrent tests never share
+  // one, and the agent queries it when the test fails or times out
+  // (agent/core/nccl_ras.h). 0: NCCL_RAS_ADDR is left alone and RAS is not
+  // queried. Agents sharing a host need ranges that do not overlap.
+  int nccl_ras_port_base = 28100;
   // Path of the eb-worker executable.
   std::string worker_binary;
   // Directory for the workers' Unix socket and per-test logs.

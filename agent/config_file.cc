@@ -100,6 +100,8 @@ void AddNetworkSections(common::ConfigSchema& schema, AgentConfig& config) {
           })
       .Flag("--ib-hca");
   schema.Int("nccl.ib_gid_index", &config.ib_gid_index, -1, 255).Flag("--ib-gid-index");
+  schema.Int("nccl.ras_port_base", &config.nccl_ras_port_base, 0, 65535)
+      .Flag("--nccl-ras-port-base");
   schema.String("nccl.sysfs_infiniband", &config.sysfs_infiniband).Flag("--sysfs-infiniband");
   schema.String("nccl.sysfs_pci", &config.sysfs_pci).Flag("--sysfs-pci");
 }

@@ -95,6 +95,12 @@ int main(int argc, char** argv) {
   app.add_option("--ib-gid-index", config.ib_gid_index,
                  "NCCL_IB_GID_INDEX for RoCE (e.g. 3; -1 = not set)")
       ->check(CLI::Range(-1, 255));
+  app.add_option("--nccl-ras-port-base", config.nccl_ras_port_base,
+                 "First local port of NCCL's RAS service for NCCL tests: each running test gets "
+                 "its own of [base, base + worker slots) as NCCL_RAS_ADDR, queried when the test "
+                 "fails or times out; 0 = leave NCCL_RAS_ADDR alone, no query")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 65535));
   app.add_option("--sysfs-pci", config.sysfs_pci,
                  "Where PCI devices are listed by bus id (GPU-HCA affinity)")
       ->capture_default_str();

@@ -117,6 +117,15 @@ common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunc
     std::erase_if(spec.env,
                   [](const std::string& entry) { return absl::StartsWith(entry, "NCCL_DEBUG="); });
     spec.env.insert(std::upper_bound(spec.env.begin(), spec.env.end(), floor), floor);
+    if (!worker.nccl_ras_address.empty()) {
+      // The test's own RAS port: concurrent tests on this node must not
+      // share NCCL's default one (the agent queries it on a failure).
+      const std::string ras = absl::StrCat("NCCL_RAS_ADDR=", worker.nccl_ras_address);
+      std::erase_if(spec.env, [](const std::string& entry) {
+        return absl::StartsWith(entry, "NCCL_RAS_ADDR=");
+      });
+      spec.env.insert(std::upper_bound(spec.env.begin(), spec.env.end(), ras), ras);
+    }
   }
   // The token is a secret: in the environment, which only the worker's
   // user and root can read, never on the command line, which `ps` shows to

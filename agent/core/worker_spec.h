@@ -28,6 +28,9 @@ struct WorkerLaunch {
   std::string log_path;
   // The agent's own environment, from which a few variables are passed on.
   std::vector<std::string> agent_env;
+  // NCCL_RAS_ADDR for an NCCL test's worker (nccl_ras.h), or "" to leave it
+  // as the environment has it.
+  std::string nccl_ras_address;
 };
 
 // Variables of the agent's environment handed to workers as they are: the
@@ -58,7 +61,9 @@ std::vector<std::string> BuildWorkerEnv(const AgentConfig& config,
 // CUDA_VISIBLE_DEVICES is never set (it would remap the indices and disable
 // CUDA IPC between local ranks, NVIDIA/nccl#129). An NCCL test's workers
 // always log NCCL's warnings: NCCL_DEBUG is raised to WARN when it is unset
-// or quieter (NcclDebugAtLeastWarn).
+// or quieter (NcclDebugAtLeastWarn), and get the test's own RAS port
+// (NCCL_RAS_ADDR = worker.nccl_ras_address, over any other value) when the
+// agent gave one.
 common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunch& worker);
 
 // `eb-worker --print-nccl-version` with the workers' environment (no test's

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -35,6 +36,7 @@ WorkerSupervisor::~WorkerSupervisor() {
     executor_.Cancel(test.register_timer);
     executor_.Cancel(test.watchdog_timer);
     executor_.Cancel(test.kill_timer);
+    executor_.Cancel(test.ras_timer);
   }
 }
 
@@ -54,6 +56,20 @@ void WorkerSupervisor::Launch(const v1::LaunchTest& launch) {
   Test& test = tests_[test_id];
   test.launch = launch;
   if (environment_.read_ports) test.ports_before = environment_.read_ports();
+  if (launch.spec().transport() == v1::TRANSPORT_NCCL && environment_.query_ras) {
+    std::set<int> in_use;
+    for (const auto& [id, other] : tests_) {
+      if (other.ras_port != 0) in_use.insert(other.ras_port);
+    }
+    test.ras_port =
+        PickNcclRasPort(config_.nccl_ras_port_base, std::max(config_.worker_slots, 1), in_use);
+    if (test.ras_port == 0 && config_.nccl_ras_port_base > 0) {
+      spdlog::warn(
+          "test={} node={}: every RAS port from {} is in use; NCCL's RAS is not queried "
+          "for this test",
+          test_id, config_.node_name, config_.nccl_ras_port_base);
+    }
+  }
   for (const v1::RankAssignment& assignment : launch.ranks()) {
     Worker& worker = test.workers.emplace_back();
     worker.assignment = assignment;
@@ -100,10 +116,16 @@ void WorkerSupervisor::Launch(const v1::LaunchTest& launch) {
     WorkerLaunch worker_launch{&test.launch,           &worker.assignment,        worker.token,
                                environment_.agent_pid, environment_.agent_target, worker.log_path,
                                environment_.agent_env};
+    if (test.ras_port != 0) worker_launch.nccl_ras_address = NcclRasAddress(test.ras_port);
+    common::ProcessSpec spec = BuildWorkerSpec(config_, worker_launch);
+    // RAS turned off for this test (NCCL_RAS_ENABLE=0 in its environment):
+    // nothing would answer.
+    if (std::find(spec.env.begin(), spec.env.end(), "NCCL_RAS_ENABLE=0") != spec.env.end()) {
+      test.ras_port = 0;
+    }
     const int rank = worker.assignment.rank();
-    auto child = launcher_.Spawn(
-        BuildWorkerSpec(config_, worker_launch),
-        [this, test_id, rank](const common::ExitInfo& exit) {
+    auto child =
+        launcher_.Spawn(std::move(spec), [this, test_id, rank](const common::ExitInfo& exit) {
           executor_.Post([this, test_id, rank, exit] { OnExit(test_id, rank, exit); });
         });
     if (!child.ok()) {
@@ -162,6 +184,11 @@ void WorkerSupervisor::RefuseLaunch(const v1::LaunchTest& launch, const absl::St
 }
 
 void WorkerSupervisor::Stop(const std::string& test_id, const std::string& reason) {
+  StopOne(test_id, reason, /*ask_ras=*/true);
+}
+
+void WorkerSupervisor::StopOne(const std::string& test_id, const std::string& reason,
+                               bool ask_ras) {
   auto it = tests_.find(test_id);
   if (it == tests_.end()) {
     // Nothing runs here for it (already reaped): confirm so the coordinator
@@ -171,17 +198,19 @@ void WorkerSupervisor::Stop(const std::string& test_id, const std::string& reaso
     sink_.SendToCoordinator(message);
     return;
   }
-  StopTest(it->second, reason);
+  StopTest(it->second, reason, ask_ras);
   MaybeFinish(test_id);
 }
 
 void WorkerSupervisor::StopAll(const std::string& reason) {
   std::vector<std::string> ids;
   for (auto& [id, test] : tests_) ids.push_back(id);
-  for (const std::string& id : ids) Stop(id, reason);
+  // No RAS query: the agent is shutting down (its wait for the workers is
+  // bounded) or has lost the coordinator (no report would carry it).
+  for (const std::string& id : ids) StopOne(id, reason, /*ask_ras=*/false);
 }
 
-void WorkerSupervisor::StopTest(Test& test, const std::string& reason) {
+void WorkerSupervisor::StopTest(Test& test, const std::string& reason, bool ask_ras) {
   if (test.stopping) return;
   test.stopping = true;
   const std::string& test_id = test.launch.test_id();
@@ -199,6 +228,63 @@ void WorkerSupervisor::StopTest(Test& test, const std::string& reason) {
                     absl::StrCat("had stopped heartbeating ", Seconds(now - worker.last_heartbeat),
                                  " before the test was stopped"));
     }
+  }
+  if (ask_ras && ShouldQueryRas(test)) {
+    // NCCL's RAS lives in the workers: ask it before they are signalled.
+    spdlog::info("test={} node={}: querying NCCL RAS on port {} before the stop", test_id,
+                 config_.node_name, test.ras_port);
+    test.ras_pending = true;
+    std::weak_ptr<int> alive = alive_;
+    environment_.query_ras(test.ras_port, [this, alive, test_id](NcclRasExchange exchange) {
+      executor_.Post([this, alive, test_id, exchange = std::move(exchange)]() mutable {
+        if (alive.lock()) OnRasDone(test_id, std::move(exchange));
+      });
+    });
+    // The query ends within its deadline; this only guards the stop
+    // against a query that never calls back.
+    test.ras_timer = executor_.PostAfter(environment_.ras_limits.deadline + absl::Seconds(1),
+                                         [this, test_id] { OnRasDone(test_id, std::nullopt); });
+    return;
+  }
+  SignalStop(test);
+}
+
+bool WorkerSupervisor::ShouldQueryRas(const Test& test) const {
+  if (test.ras_port == 0 || !environment_.query_ras) return false;
+  for (const Worker& worker : test.workers) {
+    if (worker.spawned && worker.registered && !worker.exited && !worker.finished) return true;
+  }
+  return false;
+}
+
+void WorkerSupervisor::OnRasDone(const std::string& test_id,
+                                 std::optional<NcclRasExchange> exchange) {
+  auto it = tests_.find(test_id);
+  if (it == tests_.end() || !it->second.ras_pending) return;
+  Test& test = it->second;
+  test.ras_pending = false;
+  executor_.Cancel(test.ras_timer);
+  if (exchange.has_value()) {
+    test.ras =
+        SummarizeNcclRas(config_.node_name, test.ras_port, *exchange, environment_.ras_limits);
+  } else {
+    v1::NcclRasStatus status;
+    status.set_node_name(config_.node_name);
+    status.set_port(test.ras_port);
+    status.set_error("the RAS query did not end in time");
+    test.ras = std::move(status);
+  }
+  spdlog::info("test={} node={}: NCCL RAS on port {}: {} bytes{}", test_id, config_.node_name,
+               test.ras_port, test.ras->text().size(),
+               test.ras->error().empty() ? "" : absl::StrCat(" (", test.ras->error(), ")"));
+  SignalStop(test);
+  MaybeFinish(test_id);
+}
+
+void WorkerSupervisor::SignalStop(Test& test) {
+  const std::string test_id = test.launch.test_id();
+  for (Worker& worker : test.workers) {
+    if (worker.kill_after_ras) KillWorker(worker);
   }
   for (Worker& worker : test.workers) {
     if (!worker.spawned || worker.exited) continue;
@@ -278,9 +364,19 @@ void WorkerSupervisor::OnWatchdog(const std::string& test_id) {
     hung = true;
     ReportFailure(test_id, worker, v1::WORKER_EVENT_KIND_FAILED, v1::FAILURE_KIND_WORKER_HUNG,
                   absl::StrCat("stopped heartbeating for ", Seconds(silence), "; killed as hung"));
-    KillWorker(worker);
+    // With RAS to ask, the kill waits for its answer (StopTest): the hung
+    // rank's RAS thread may still tell where it is stuck.
+    worker.kill_after_ras = true;
   }
   if (hung) {
+    if (!ShouldQueryRas(test)) {
+      for (Worker& worker : test.workers) {
+        if (worker.kill_after_ras) {
+          worker.kill_after_ras = false;
+          KillWorker(worker);
+        }
+      }
+    }
     StopTest(test, "a worker hung");
     return;
   }
@@ -441,6 +537,9 @@ int WorkerSupervisor::LiveWorkers() const {
 void WorkerSupervisor::MaybeFinish(const std::string& test_id) {
   auto it = tests_.find(test_id);
   if (it == tests_.end()) return;
+  // The RAS reply is part of the evidence: wait for it (bounded by its
+  // backstop timer) even when every worker is already gone.
+  if (it->second.ras_pending) return;
   for (const Worker& worker : it->second.workers) {
     if (worker.spawned && !worker.exited) return;
   }
@@ -466,6 +565,8 @@ v1::NodeTestEvidence WorkerSupervisor::CollectEvidence(const Test& test) const {
       *evidence.add_ports() = std::move(port);
     }
   }
+  // Asked before the workers were signalled (StopTest).
+  if (test.ras.has_value()) *evidence.mutable_nccl_ras() = *test.ras;
   if (!environment_.read_log) return evidence;
   // docs/DESIGN.md, "NCCL's own diagnosis": the end of each log is read
   // (NCCL's warnings come last, as the rank fails); kMaxNodeWarningBytes

@@ -11,12 +11,15 @@
 
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "agent/config.h"
+#include "agent/core/nccl_ras.h"
 #include "agent/core/port_counters.h"
 #include "common/exec/executor.h"
 #include "common/process/process_launcher.h"
@@ -56,6 +59,13 @@ struct SupervisorEnvironment {
   // end; "" when it cannot be read. Used for the ranks' NCCL warnings and
   // the NICs their NCCL used (nccl_log.h). Unset: neither is collected.
   std::function<std::string(const std::string& path, bool from_start, size_t max_bytes)> read_log;
+  // Queries NCCL's RAS service on 127.0.0.1:`port` without blocking the
+  // caller; `done` runs on any thread, within ras_limits.deadline. Used when
+  // an NCCL test with a RAS port (AgentConfig::nccl_ras_port_base) is
+  // stopped while registered workers are alive, before they are signalled
+  // (issue 12, part 5). Unset: RAS is never queried.
+  std::function<void(int port, std::function<void(NcclRasExchange)> done)> query_ras;
+  NcclRasLimits ras_limits;
 };
 
 class WorkerSupervisor {
@@ -73,7 +83,8 @@ class WorkerSupervisor {
   // Stops the test's workers (graduated); reports WorkersStopped when all
   // are reaped. Exits caused by the stop are not reported as failures.
   void Stop(const std::string& test_id, const std::string& reason);
-  // Stops every test (the coordinator went away, or shutdown).
+  // Stops every test (the coordinator went away, or shutdown), without
+  // asking NCCL's RAS.
   void StopAll(const std::string& reason);
 
   // WorkerControl calls. PERMISSION_DENIED for an unknown test, rank or a
@@ -103,6 +114,8 @@ class WorkerSupervisor {
     // A failure of this rank was already reported (no second report).
     bool reported = false;
     bool exited = false;
+    // Found hung while RAS is queried: SIGKILLed once the query is over.
+    bool kill_after_ras = false;
     absl::Time last_heartbeat;
   };
   struct Test {
@@ -114,6 +127,14 @@ class WorkerSupervisor {
     common::TimerId kill_timer = 0;
     // The configured ports when the test was launched.
     std::vector<PortSnapshot> ports_before;
+    // NCCL_RAS_ADDR's port given to this test's NCCL workers, or 0.
+    int ras_port = 0;
+    // A RAS query is in flight: the workers are signalled when it ends (or
+    // at ras_timer, a backstop past its deadline).
+    bool ras_pending = false;
+    common::TimerId ras_timer = 0;
+    // What the query found, for the evidence.
+    std::optional<ebnccl::v1::NcclRasStatus> ras;
   };
 
   Worker* FindWorker(const std::string& test_id, int rank, const std::string& token,
@@ -125,7 +146,17 @@ class WorkerSupervisor {
   void ReportFailure(const std::string& test_id, Worker& worker, ebnccl::v1::WorkerEventKind kind,
                      ebnccl::v1::FailureKind failure_kind, const std::string& message,
                      const common::ExitInfo* exit = nullptr);
-  void StopTest(Test& test, const std::string& reason);
+  // `ask_ras`: NCCL's RAS is queried first where ShouldQueryRas holds.
+  void StopTest(Test& test, const std::string& reason, bool ask_ras = true);
+  void StopOne(const std::string& test_id, const std::string& reason, bool ask_ras);
+  // The part of the stop after the RAS query: SIGTERM (and SIGKILL for the
+  // hung), then the grace timer.
+  void SignalStop(Test& test);
+  // The RAS query ended (`exchange`) or its backstop fired (nullopt).
+  void OnRasDone(const std::string& test_id, std::optional<NcclRasExchange> exchange);
+  // RAS is worth asking: an NCCL test with a RAS port, and a registered
+  // worker that is alive and has not finished.
+  bool ShouldQueryRas(const Test& test) const;
   // Reports a launch refused by CheckLaunch (nothing was created).
   void RefuseLaunch(const ebnccl::v1::LaunchTest& launch, const absl::Status& refused);
   void KillWorker(Worker& worker);
@@ -140,6 +171,9 @@ class WorkerSupervisor {
   common::ProcessLauncher& launcher_;
   CoordinatorSink& sink_;
   std::map<std::string, Test> tests_;
+  // Replies of RAS queries arrive on other threads and are posted onto the
+  // executor; they find this gone once the supervisor is destroyed.
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);
 };
 
 }  // namespace eb::agent

@@ -64,6 +64,21 @@ void MergeNodeEvidence(const std::string& node, const v1::NodeTestEvidence& evid
     for (std::string& line : lines) *kept.add_lines() = std::move(line);
     if (kept.lines_size() > 0) *report.add_nccl_warnings() = std::move(kept);
   }
+  if (evidence.has_nccl_ras()) {
+    size_t ras_bytes = 0;
+    for (const v1::NcclRasStatus& other : report.nccl_ras()) ras_bytes += other.text().size();
+    v1::NcclRasStatus& ras = *report.add_nccl_ras();
+    ras = evidence.nccl_ras();
+    ras.set_node_name(node);  // the session's name, not what the agent wrote
+    if (ras_bytes + ras.text().size() > kMaxTestNcclRasBytes) {
+      ras.clear_text();
+      ras.set_truncated(true);
+      ras.set_error(absl::StrCat(ras.error(), ras.error().empty() ? "" : "; ",
+                                 "text dropped: the test's RAS budget (",
+                                 kMaxTestNcclRasBytes / 1024,
+                                 " KiB) is spent; the other nodes' replies describe the same job"));
+    }
+  }
   for (const v1::RankNicUse& use : evidence.nic_use()) {
     if (NodeOfRank(report, use.rank()) != node) continue;
     v1::RankNicUse& out = *report.add_nic_use();
@@ -99,6 +114,10 @@ std::string FinishEvidence(v1::TestReport& report) {
   std::stable_sort(report.mutable_nccl_warnings()->begin(), report.mutable_nccl_warnings()->end(),
                    [](const v1::RankNcclWarnings& a, const v1::RankNcclWarnings& b) {
                      return a.rank() < b.rank();
+                   });
+  std::stable_sort(report.mutable_nccl_ras()->begin(), report.mutable_nccl_ras()->end(),
+                   [&](const v1::NcclRasStatus& a, const v1::NcclRasStatus& b) {
+                     return node_position(a.node_name()) < node_position(b.node_name());
                    });
   std::stable_sort(
       report.mutable_nic_use()->begin(), report.mutable_nic_use()->end(),

@@ -15,6 +15,11 @@ namespace eb::coordinator {
 // agent already keeps at most 20 lines and 4 KiB per rank).
 inline constexpr size_t kMaxTestNcclWarningBytes = 64 * 1024;
 
+// At most this much NCCL RAS status text per test, over every node (each
+// agent keeps at most 16 KiB; every node's RAS describes the whole job, so
+// the first replies say most of it).
+inline constexpr size_t kMaxTestNcclRasBytes = 64 * 1024;
+
 // The HCA the node's inventory names closest to GPU `device_index`
 // (GpuInfo.nearest_hca), or "".
 std::string NearestHca(const ebnccl::v1::NodeInventory& inventory, int device_index);
@@ -23,7 +28,8 @@ std::string NearestHca(const ebnccl::v1::NodeInventory& inventory, int device_in
 // ranks' NCCL warnings (within kMaxTestNcclWarningBytes for the whole
 // test; what does not fit is dropped, the rank marked truncated) and NIC
 // use (each rank's expected HCA from the inventory, flagged when its NCCL
-// used another). Entries naming a rank outside the test, or a rank of
+// used another), and its NCCL RAS status (its text dropped, with a note,
+// past kMaxTestNcclRasBytes for the test). Entries naming a rank outside the test, or a rank of
 // another node, are dropped.
 void MergeNodeEvidence(const std::string& node, const ebnccl::v1::NodeTestEvidence& evidence,
                        ebnccl::v1::TestReport& report);

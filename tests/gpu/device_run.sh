@@ -42,6 +42,13 @@
 #            with NCCL_DEBUG=INFO (rails named with their HCA; NIC use), and rank 1 killed
 #            mid-sweep: `ebctl show` of the failed test with the ranks' NCCL warnings and
 #            the port counters
+#   ras      issue 12's NCCL RAS status on the GPU, 2 agents on GPU 0 (distinct host ids,
+#            RAS port ranges 28100 and 28200): the raw `VERBOSE STATUS` of the test's own
+#            port while it runs (ras_raw.txt, bash /dev/tcp), then rank 1 SIGSTOPped
+#            (a hang: the step timeout stops the test) and SIGKILLed mid-sweep; `ebctl
+#            show` and --json of each failed test carry `NCCL RAS status (node, port)`:
+#            nodeA's RAS answers (the missing or dead process), nodeB's port, held only
+#            by the stopped rank, says it did not answer
 #   validate ebctl validate (preflight, intra, pairs) over 4 agents that all use GPU 0, each
 #            told it is a host of its own (--host-id, NCCL_HOSTID: the one-GPU set-up the
 #            GPU tests use); once healthy (exit 0), once with nodeD's workers slowed by the
@@ -346,6 +353,45 @@ for phase in "$@"; do
     log "evidence kill rank 1 pid $victim: ebctl rc=$?"
     id=$(grep -o '"test_id": "[^"]*"' "$out/evidence_kill.json" | head -1 | cut -d'"' -f4)
     ebctl show "$id" >"$out/evidence_kill.txt" 2>&1
+    stop_cluster
+    ;;
+  ras)
+    start_cluster "nodeA:0:--host-id=hostA --worker-env=NCCL_HOSTID=hostA --nccl-ras-port-base=28100" \
+                  "nodeB:0:--host-id=hostB --worker-env=NCCL_HOSTID=hostB --nccl-ras-port-base=28200" || continue
+    # start_then_signal with, just before the signal, RAS asked by hand.
+    start_then_signal_ras() {
+      local before
+      before=$(grep -c "state TEST_STATE_RUNNING" "$work/coordinator.log" || true)
+      "$@" &
+      run=$!
+      for _ in $(seq 300); do
+        (( $(grep -c "state TEST_STATE_RUNNING" "$work/coordinator.log") > before )) && break
+        sleep 0.1
+      done
+      sleep 2
+      # What NCCL's RAS says on the test's own port (NCCL_RAS_ADDR from the
+      # agent) while every rank is alive: the reference for the report.
+      { echo "== $sig: before the signal, 127.0.0.1:28100"; grep -ao "NCCL_RAS_ADDR=[^ ]*" \
+          /proc/"$(pgrep -f 'eb-worker.*--rank=0' | head -1)"/environ; \
+        timeout 15 bash -c 'exec 3<>/dev/tcp/127.0.0.1/28100; printf "VERBOSE STATUS\n" >&3; cat <&3'; } \
+        >>"$out/ras_raw.txt" 2>&1
+      victim=$(pgrep -f "eb-worker.*--rank=1" | head -1)
+      signal_time=$(date +%s.%N)
+      kill -"$sig" "$victim"
+    }
+    for sig in STOP KILL; do
+      start_then_signal_ras ebctl run-test --nodes nodeA,nodeB --transport nccl \
+        --collective all_reduce -b 256M -e 256M -i 1 -n 100000 -w 0 -c 0 --step-timeout 20s \
+        --nccl-env NCCL_NVLS_ENABLE=0 --json >"$out/ras_$sig.json" 2>"$out/ras_$sig.err"
+      wait $run
+      log "ras SIG$sig rank 1 pid $victim: ebctl rc=$? after $(awk "BEGIN {print $(date +%s.%N) - $signal_time}") s"
+      id=$(grep -o '"test_id": "[^"]*"' "$out/ras_$sig.json" | head -1 | cut -d'"' -f4)
+      ebctl show "$id" >"$out/ras_$sig.txt" 2>&1
+      log "ras SIG$sig: $(grep -c '^# NCCL RAS status' "$out/ras_$sig.txt") RAS blocks; $(grep '^# NCCL RAS status' "$out/ras_$sig.txt" | tr '\n' ' ')"
+      grep -h "NCCL RAS" "$work"/agent-node*.log >>"$out/ras_agents.txt" 2>&1
+      kill -CONT "$victim" 2>/dev/null
+      sleep 1
+    done
     stop_cluster
     ;;
   validate)

@@ -137,6 +137,18 @@ json NcclWarningsToJson(const v1::TestReport& report) {
   return ranks;
 }
 
+json NcclRasToJson(const v1::TestReport& report) {
+  json nodes = json::array();
+  for (const v1::NcclRasStatus& ras : report.nccl_ras()) {
+    nodes.push_back(json{{"node", ras.node_name()},
+                         {"port", ras.port()},
+                         {"text", ras.text()},
+                         {"truncated", ras.truncated()},
+                         {"error", ras.error().empty() ? json() : json(ras.error())}});
+  }
+  return nodes;
+}
+
 json NicUseToJson(const v1::TestReport& report) {
   json ranks = json::array();
   for (const v1::RankNicUse& use : report.nic_use()) {
@@ -270,6 +282,7 @@ json ReportToJson(const v1::TestReport& report, absl::string_view version) {
       {"rails", RailsToJson(report)},
       {"port_counters", PortCountersToJson(report)},
       {"nccl_warnings", NcclWarningsToJson(report)},
+      {"nccl_ras", NcclRasToJson(report)},
       {"nic_use", NicUseToJson(report)},
       {"drift_warnings",
        std::vector<std::string>(report.drift_warnings().begin(), report.drift_warnings().end())},

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "common/spec/names.h"
 #include "coordinator/ebctl/output/float_format.h"
 #include "coordinator/ebctl/output/labels.h"
@@ -204,7 +205,8 @@ std::string PortBlock(const v1::TestReport& report) {
   return out;
 }
 
-// The ranks' last NCCL warnings (issue 12, part 5), NIC use and drift.
+// The ranks' last NCCL warnings and each node's NCCL RAS status (issue 12,
+// part 5), NIC use and drift.
 std::string NcclBlock(const v1::TestReport& report) {
   std::string out;
   for (const std::string& line : report.drift_warnings()) {
@@ -223,6 +225,13 @@ std::string NcclBlock(const v1::TestReport& report) {
       absl::StrAppendFormat(&out, "# rank %d (%s)%s:\n", rank.rank(), rank.node_name(),
                             rank.truncated() ? ", earlier lines omitted" : "");
       for (const std::string& line : rank.lines()) absl::StrAppend(&out, "#   ", line, "\n");
+    }
+  }
+  for (const v1::NcclRasStatus& ras : report.nccl_ras()) {
+    absl::StrAppendFormat(&out, "# NCCL RAS status (%s, port %d)%s%s\n", ras.node_name(),
+                          ras.port(), ras.error().empty() ? "" : ": ", ras.error());
+    for (absl::string_view line : absl::StrSplit(ras.text(), '\n', absl::SkipEmpty())) {
+      absl::StrAppend(&out, "#   ", line, "\n");
     }
   }
   if (!out.empty()) out += "#\n";

@@ -135,6 +135,7 @@ class WorkerSupervisorTest : public ::testing::Test {
     environment.create_directories = create_directories_;
     environment.read_ports = read_ports_;
     environment.read_log = read_log_;
+    environment.query_ras = query_ras_;
     supervisor_ = std::make_unique<WorkerSupervisor>(config_, std::move(environment), clock_,
                                                      executor_, launcher_, sink_);
   }
@@ -241,6 +242,7 @@ class WorkerSupervisorTest : public ::testing::Test {
   // Issue 12's readers; unset unless a test sets them before MakeSupervisor.
   std::function<std::vector<PortSnapshot>()> read_ports_;
   std::function<std::string(const std::string&, bool, size_t)> read_log_;
+  std::function<void(int, std::function<void(NcclRasExchange)>)> query_ras_;
   std::unique_ptr<WorkerSupervisor> supervisor_;
   common::ChildHandle rank2_;
   common::ChildHandle rank3_;

@@ -155,6 +155,31 @@ TEST(TestEvidenceTest, WarningsGoToTheirRankAndItsFailureWithinTheBound) {
             std::string(4000, 'a' + 19));
 }
 
+TEST(TestEvidenceTest, RasStatusIsKeptPerNodeInNodeOrderWithinTheTestBound) {
+  v1::TestReport report = Report();
+  v1::NodeTestEvidence second;
+  second.mutable_nccl_ras()->set_node_name("forged");
+  second.mutable_nccl_ras()->set_port(28100);
+  second.mutable_nccl_ras()->set_text(std::string(40 * 1024, 'b'));
+  v1::NodeTestEvidence first;
+  first.mutable_nccl_ras()->set_port(28100);
+  first.mutable_nccl_ras()->set_text(std::string(40 * 1024, 'a'));
+  MergeNodeEvidence("a800-1", second, report);
+  MergeNodeEvidence("a800-0", first, report);
+  // A node without a RAS query adds nothing.
+  MergeNodeEvidence("a800-0", v1::NodeTestEvidence(), report);
+  FinishEvidence(report);
+  ASSERT_EQ(report.nccl_ras_size(), 2);
+  EXPECT_EQ(report.nccl_ras(0).node_name(), "a800-0");
+  EXPECT_EQ(report.nccl_ras(1).node_name(), "a800-1");
+  // The second reply to arrive (a800-0's) did not fit the 64 KiB: its text
+  // is dropped, said in its error.
+  EXPECT_EQ(report.nccl_ras(1).text().size(), 40u * 1024);
+  EXPECT_EQ(report.nccl_ras(0).text(), "");
+  EXPECT_TRUE(report.nccl_ras(0).truncated());
+  EXPECT_THAT(report.nccl_ras(0).error(), HasSubstr("the test's RAS budget (64 KiB) is spent"));
+}
+
 TEST(TestEvidenceTest, ARankWhoseNcclUsedAnotherNicIsFlagged) {
   v1::TestReport report = Report();
   v1::NodeTestEvidence evidence;

@@ -30,9 +30,10 @@ TEST(ReportToJsonTest, TopLevelFields) {
   // No agent sent evidence (issue 12) and the nodes did not drift.
   EXPECT_EQ(doc["port_counters"], json::array());
   EXPECT_EQ(doc["nccl_warnings"], json::array());
+  EXPECT_EQ(doc["nccl_ras"], json::array());
   EXPECT_EQ(doc["nic_use"], json::array());
   EXPECT_EQ(doc["drift_warnings"], json::array());
-  EXPECT_EQ(doc.size(), 26u) << doc.dump(2);
+  EXPECT_EQ(doc.size(), 27u) << doc.dump(2);
 }
 
 TEST(ReportToJsonTest, Config) {
@@ -128,6 +129,23 @@ TEST(ReportToJsonTest, FailuresAndErrors) {
        "signal": 9, "nccl_warnings": []}])"))
       << doc["failures"].dump(2);
   EXPECT_EQ(doc["errors"], json::parse(R"(["rank 1 on host2 slot 0 was killed by signal 9"])"));
+}
+
+TEST(ReportToJsonTest, NcclRasStatusPerNode) {
+  v1::TestReport report = testing::TwoRankReport();
+  v1::NcclRasStatus& answered = *report.add_nccl_ras();
+  answered.set_node_name("host1");
+  answered.set_port(28100);
+  answered.set_text("Errors\n======\nINCOMPLETE\n");
+  v1::NcclRasStatus& silent = *report.add_nccl_ras();
+  silent.set_node_name("host2");
+  silent.set_port(28200);
+  silent.set_error("RAS accepted the connection but did not answer within 3s");
+  EXPECT_EQ(ReportToJson(report)["nccl_ras"], json::parse(R"([
+      {"node": "host1", "port": 28100, "text": "Errors\n======\nINCOMPLETE\n",
+       "truncated": false, "error": null},
+      {"node": "host2", "port": 28200, "text": "", "truncated": false,
+       "error": "RAS accepted the connection but did not answer within 3s"}])"));
 }
 
 TEST(ReportToJsonTest, SlowestRank) {

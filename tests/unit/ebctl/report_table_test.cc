@@ -310,6 +310,14 @@ TEST(TableFooterTest, PortCountersNcclWarningsNicUseAndDrift) {
   use.set_expected_hca("mlx5_101");
   use.set_unexpected(true);
   report.add_drift_warnings("node host2: HCA firmware 28.35.2000 differs from 28.39.1002");
+  v1::NcclRasStatus& ras = *report.add_nccl_ras();
+  ras.set_node_name("host2");
+  ras.set_port(28100);
+  ras.set_text("Errors\n======\n\nINCOMPLETE\n  Missing communicator data from 1 job process\n");
+  v1::NcclRasStatus& silent = *report.add_nccl_ras();
+  silent.set_node_name("host3");
+  silent.set_port(28100);
+  silent.set_error("RAS not reachable on port 28100: Connection refused");
   const std::string footer = TableFooter(report);
   EXPECT_THAT(footer, HasSubstr("# HCA port counters (before -> after the test)\n"
                                 "# a800-1 mlx5_103:1  ACTIVE/LinkUp 200 Gb/s InfiniBand -> "
@@ -324,7 +332,14 @@ TEST(TableFooterTest, PortCountersNcclWarningsNicUseAndDrift) {
                                 "mlx5_101\n"));
   EXPECT_THAT(footer, HasSubstr("# NCCL warnings (last lines of each rank's log)\n"
                                 "# rank 1 (host2):\n"
-                                "#   h:1:2 [0] NCCL WARN NET/IB : Got completion with error 12\n"));
+                                "#   h:1:2 [0] NCCL WARN NET/IB : Got completion with error 12\n"
+                                "# NCCL RAS status (host2, port 28100)\n"
+                                "#   Errors\n"
+                                "#   ======\n"
+                                "#   INCOMPLETE\n"
+                                "#     Missing communicator data from 1 job process\n"
+                                "# NCCL RAS status (host3, port 28100): RAS not reachable on port "
+                                "28100: Connection refused\n"));
   EXPECT_LT(footer.find("# HCA port counters"), footer.find("# Result:"));
 }
 
