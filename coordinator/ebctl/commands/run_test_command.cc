@@ -1,11 +1,16 @@
 #include "coordinator/ebctl/commands/run_test_command.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "common/rpc/channel.h"
 #include "common/spec/names.h"
 #include "coordinator/ebctl/commands/interrupt_watcher.h"
@@ -33,6 +38,39 @@ const char* StateWord(v1::TestState state) {
   }
 }
 
+// nccl-tests' jsonOutputInit: the file is created exclusively; when the name
+// is taken, ".1", ".2", ... is appended until one is free. Returns the path
+// written, or an error naming the file.
+absl::StatusOr<std::string> WriteJsonFile(const std::string& path, const std::string& text) {
+  for (int suffix = 0; suffix < 1000; ++suffix) {
+    const std::string name = suffix == 0 ? path : absl::StrCat(path, ".", suffix);
+    const int fd = open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      if (errno == EEXIST) continue;
+      return absl::InvalidArgumentError(
+          absl::StrCat("-J/--output-file: cannot create ", name, ": ", std::strerror(errno)));
+    }
+    size_t written = 0;
+    while (written < text.size()) {
+      const ssize_t n = write(fd, text.data() + written, text.size() - written);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        const std::string error = std::strerror(errno);
+        close(fd);
+        return absl::InternalError(absl::StrCat("-J/--output-file: writing ", name, ": ", error));
+      }
+      written += static_cast<size_t>(n);
+    }
+    if (close(fd) != 0) {
+      return absl::InternalError(
+          absl::StrCat("-J/--output-file: closing ", name, ": ", std::strerror(errno)));
+    }
+    return name;
+  }
+  return absl::AlreadyExistsError(
+      absl::StrCat("-J/--output-file: ", path, " and ", path, ".1 to .999 all exist"));
+}
+
 }  // namespace
 
 int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& options) {
@@ -54,6 +92,7 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
   v1::RunTestEvent event;
   v1::TestReport accepted;
   v1::TestReport finished;
+  TablePrinter table(*spec);
   bool connected = false;
   bool done = false;
   while (reader->Read(&event)) {
@@ -66,7 +105,10 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
                        accepted.test_id().c_str(), accepted.ranks_size(),
                        spec::DisplayName(accepted.transport()));
         }
-        if (!options.json) std::cout << TableHeader(accepted) << std::flush;
+        if (!options.json) {
+          table = TablePrinter(accepted.spec());
+          std::cout << TableHeader(accepted) << std::flush;
+        }
         break;
       case v1::RunTestEvent::kStateChanged:
         if (progress && StateWord(event.state_changed())[0] != '\0') {
@@ -74,8 +116,7 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
         }
         break;
       case v1::RunTestEvent::kSizeResult:
-        if (!options.json)
-          std::cout << TableRow(event.size_result(), accepted.spec()) << std::flush;
+        if (!options.json) std::cout << table.Row(event.size_result()) << std::flush;
         break;
       case v1::RunTestEvent::kFinished:
         finished = event.finished();
@@ -94,7 +135,18 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
   if (options.json) {
     std::cout << ReportToJson(finished).dump(2) << std::endl;
   } else {
-    std::cout << TableFooter(finished) << std::flush;
+    std::cout << table.Finish(finished) << std::flush;
+  }
+  if (!flags.output_file.empty()) {
+    // After the verdict, as nccl-tests writes its file at the end.
+    absl::StatusOr<std::string> written =
+        WriteJsonFile(flags.output_file, ReportToJson(finished).dump(2) + "\n");
+    if (!written.ok()) {
+      std::fprintf(stderr, "ebctl: %s\n", std::string(written.status().message()).c_str());
+      const int code = ExitCodeForReport(finished);
+      return code != kExitOk ? code : kExitInternal;
+    }
+    if (!options.json) std::cout << "# Wrote JSON output to " << *written << std::endl;
   }
   return ExitCodeForReport(finished);
 }
