@@ -141,7 +141,11 @@ TEST_F(TestRunSweepTest, ARankOffTheSweepIsReportedOnce) {
 // --collective all_reduce,broadcast: one launch with one list of sizes,
 // every collective over it in turn, one verdict.
 v1::TestSpec TwoCollectives() {
-  v1::TestSpec spec = TestRunFixture::DefaultSpec();
+  // TestRunFixture::DefaultSpec with a list.
+  v1::TestSpec spec = SmallSweepSpec();
+  spec.set_data_type(v1::DATA_TYPE_FLOAT);
+  spec.set_reduce_op(v1::REDUCE_OP_SUM);
+  spec.set_transport(v1::TRANSPORT_NCCL);
   spec.add_collectives(v1::COLLECTIVE_ALL_REDUCE);
   spec.add_collectives(v1::COLLECTIVE_BROADCAST);
   return spec;

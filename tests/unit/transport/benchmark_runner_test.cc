@@ -281,7 +281,9 @@ TEST(BenchmarkRunnerTest, PerIterationTimingRecordsEveryTimedCall) {
       }
     }
     for (const auto& e : comm.events()) {
-      if (e.kind == "run") EXPECT_EQ(e.call.iteration_times, nullptr);
+      if (e.kind == "run") {
+        EXPECT_EQ(e.call.iteration_times, nullptr);
+      }
     }
   }
 }
@@ -334,7 +336,9 @@ void RunOverGloo(int world_size, Collective collective, DataType type, ReduceOp 
       // -I: Gloo times each of the 3 timed calls.
       ASSERT_EQ(m.out_of_place.iteration_us.size(), 3u) << what;
       ASSERT_EQ(m.in_place.iteration_us.size(), 3u) << what;
-      if (m.count > 0) EXPECT_GT(m.out_of_place.iteration_us[0], 0) << what;
+      if (m.count > 0) {
+        EXPECT_GT(m.out_of_place.iteration_us[0], 0) << what;
+      }
     }
   }
 }
