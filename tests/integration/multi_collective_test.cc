@@ -138,6 +138,14 @@ TEST_F(MultiCollectiveTest, AllSevenWithPerIterationTimingAndTheSlowestRank) {
   }
 }
 
+TEST_F(MultiCollectiveTest, AnOutputFileThatCannotBeCreatedFailsBeforeTheTest) {
+  const CliResult result =
+      Run({"--collective", "all_reduce", "-J", cluster_.work_dir() + "/no-such-dir/x.json"});
+  EXPECT_EQ(result.exit_code, 2) << result.out << result.err;
+  EXPECT_THAT(result.err, HasSubstr("-J/--output-file: cannot create"));
+  EXPECT_THAT(result.out, Not(HasSubstr("# Using devices")));  // nothing was started
+}
+
 TEST_F(MultiCollectiveTest, PerIterationColumnsInTheTable) {
   const CliResult result = Run({"--collective", "all_reduce", "-I", "1"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
