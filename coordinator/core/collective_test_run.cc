@@ -762,7 +762,7 @@ void TestRun::Finalize() {
     if (several) {
       std::vector<std::string> names, averages;
       for (const v1::CollectiveSummary& footer : report_.collective_summaries()) {
-        names.push_back(spec::DisplayName(footer.collective()));
+        names.emplace_back(spec::DisplayName(footer.collective()));
         averages.push_back(absl::StrFormat("%s %.3f GB/s", spec::DisplayName(footer.collective()),
                                            footer.avg_busbw_gbps()));
       }

@@ -41,7 +41,7 @@ std::string CollectivesText(const v1::TestSpec& spec) {
   if (spec.collectives_size() <= 1) return spec::DisplayName(spec.collective());
   std::vector<std::string> names;
   for (int c : spec.collectives())
-    names.push_back(spec::DisplayName(static_cast<v1::Collective>(c)));
+    names.emplace_back(spec::DisplayName(static_cast<v1::Collective>(c)));
   return absl::StrJoin(names, ",");
 }
 
