@@ -130,7 +130,22 @@ absl::StatusOr<transport::BenchmarkOptions> ToBenchmarkOptions(
   options.iterations = spec.iterations();
   options.warmup_iterations = spec.warmup_iterations();
   options.check_iterations = spec.check_iterations();
+  options.per_iter_timing = spec.per_iter_timing();
   return options;
+}
+
+// The collectives of the spec in run order: TestSpec.collectives, or the one
+// TestSpec.collective.
+absl::StatusOr<std::vector<v1::Collective>> SpecCollectives(const v1::TestSpec& spec) {
+  std::vector<v1::Collective> collectives;
+  for (int c : spec.collectives()) collectives.push_back(static_cast<v1::Collective>(c));
+  if (collectives.empty()) collectives.push_back(spec.collective());
+  for (v1::Collective collective : collectives) {
+    if (auto converted = spec::ToTransport(collective); !converted.ok()) {
+      return converted.status();
+    }
+  }
+  return collectives;
 }
 
 #ifdef EB_HAVE_NCCL
@@ -239,6 +254,7 @@ void SetTiming(const transport::PlacementResult& placement, v1::RankTiming& timi
   timing.set_wrong_elements(placement.wrong);
   timing.set_arrival_us(placement.arrival_us);
   timing.set_arrival_samples(placement.arrival_samples);
+  for (double us : placement.iteration_us) timing.add_iteration_us(us);
 }
 
 }  // namespace
@@ -312,6 +328,8 @@ int RunWorker(const WorkerOptions& options) {
 
   absl::StatusOr<transport::BenchmarkOptions> benchmark = ToBenchmarkOptions(*registration);
   if (!benchmark.ok()) return Fail(link, benchmark.status(), "bad test spec");
+  absl::StatusOr<std::vector<v1::Collective>> collectives = SpecCollectives(registration->spec());
+  if (!collectives.ok()) return Fail(link, collectives.status(), "bad test spec");
   v1::WorkerEvent joining;
   joining.set_kind(v1::WORKER_EVENT_KIND_JOINING);
   if (absl::Status sent = link.Report(joining); !sent.ok()) {
@@ -356,33 +374,47 @@ int RunWorker(const WorkerOptions& options) {
     return Fail(link, sent, "reporting to the agent");
   }
 
+  // The collectives one after the other on the one communicator, each over
+  // the coordinator's sizes; size_index counts across them (fault injection
+  // names a step of the whole run).
   int size_index = 0;
-  transport::BenchmarkRunner runner(**communicator, *benchmark);
-  absl::Status swept = runner.Run([&](const transport::SizeMeasurement& measurement) {
-    if (faulty && options.fault.mode == Mode::kCrashAtSize &&
-        size_index == options.fault.size_index) {
-      spdlog::warn("fault injection: crash_at_size={}", size_index);
-      std::abort();
+  absl::Status swept;
+  std::string sweep_context = "running the sweep";
+  for (const v1::Collective collective : *collectives) {
+    if (collectives->size() > 1) {
+      sweep_context = absl::StrCat("running the sweep of ", spec::DisplayName(collective));
     }
-    v1::WorkerEvent event;
-    event.set_kind(v1::WORKER_EVENT_KIND_SIZE_DONE);
-    v1::RankSizeResult& result = *event.mutable_size_result();
-    result.set_size_bytes(measurement.size_bytes);
-    result.set_count(measurement.count);
-    SetTiming(measurement.out_of_place, *result.mutable_out_of_place());
-    SetTiming(measurement.in_place, *result.mutable_in_place());
-    if (faulty && options.fault.mode == Mode::kCorruptAtSize &&
-        size_index == options.fault.size_index) {
-      spdlog::warn("fault injection: corrupt_at_size={}", size_index);
-      result.mutable_out_of_place()->set_wrong_elements(measurement.out_of_place.wrong + 1);
-    }
-    ++size_index;
-    return link.Report(event);
-  });
+    transport::BenchmarkOptions per_collective = *benchmark;
+    per_collective.collective = *spec::ToTransport(collective);
+    transport::BenchmarkRunner runner(**communicator, per_collective);
+    swept = runner.Run([&](const transport::SizeMeasurement& measurement) {
+      if (faulty && options.fault.mode == Mode::kCrashAtSize &&
+          size_index == options.fault.size_index) {
+        spdlog::warn("fault injection: crash_at_size={}", size_index);
+        std::abort();
+      }
+      v1::WorkerEvent event;
+      event.set_kind(v1::WORKER_EVENT_KIND_SIZE_DONE);
+      v1::RankSizeResult& result = *event.mutable_size_result();
+      result.set_size_bytes(measurement.size_bytes);
+      result.set_count(measurement.count);
+      result.set_collective(collective);
+      SetTiming(measurement.out_of_place, *result.mutable_out_of_place());
+      SetTiming(measurement.in_place, *result.mutable_in_place());
+      if (faulty && options.fault.mode == Mode::kCorruptAtSize &&
+          size_index == options.fault.size_index) {
+        spdlog::warn("fault injection: corrupt_at_size={}", size_index);
+        result.mutable_out_of_place()->set_wrong_elements(measurement.out_of_place.wrong + 1);
+      }
+      ++size_index;
+      return link.Report(event);
+    });
+    if (!swept.ok()) break;
+  }
   if (!swept.ok()) {
     (*communicator)->Abort(swept.message());
     if (rail != nullptr) rail->Abort(swept.message());
-    return Fail(link, swept, "running the sweep");
+    return Fail(link, swept, sweep_context);
   }
   if (rail != nullptr) {
     // The same sweep on the rail; every rail runs it at the same time.

@@ -91,8 +91,13 @@ absl::Status BenchmarkRunner::Measure(const CollectiveCall& call, PlacementResul
   // measured from it on each rank's own steady clock.
   std::vector<std::chrono::steady_clock::time_point> arrivals;
   arrivals.reserve(static_cast<size_t>(options_.iterations));
+  std::vector<absl::Duration> iteration_times;
   CollectiveCall timed = call;
   timed.arrivals = &arrivals;
+  if (options_.per_iter_timing) {
+    iteration_times.reserve(static_cast<size_t>(options_.iterations));
+    timed.iteration_times = &iteration_times;
+  }
   const auto released = std::chrono::steady_clock::now();
 
   EB_ASSIGN_OR_RETURN(absl::Duration batch, comm_.RunTimedBatch(timed, options_.iterations));
@@ -103,6 +108,10 @@ absl::Status BenchmarkRunner::Measure(const CollectiveCall& call, PlacementResul
     result.arrival_us += absl::ToDoubleMicroseconds(absl::FromChrono(arrival - released));
   }
   if (!arrivals.empty()) result.arrival_us /= static_cast<double>(arrivals.size());
+  result.iteration_us.clear();
+  for (const absl::Duration& d : iteration_times) {
+    result.iteration_us.push_back(absl::ToDoubleMicroseconds(d));
+  }
   EB_RETURN_IF_ERROR(comm_.Barrier());
 
   // Checks run after timing with a fresh seed each, so a buffer left over

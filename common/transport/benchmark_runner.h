@@ -31,6 +31,8 @@ struct BenchmarkOptions {
   int iterations = 20;        // -n: timed calls per measurement (>= 1)
   int warmup_iterations = 1;  // -w: calls per warm-up size (>= 0)
   int check_iterations = 1;   // -c: data checks per measurement (>= 0)
+  // -I: also record each timed call's own time (PlacementResult.iteration_us).
+  bool per_iter_timing = false;
 };
 
 // One placement's result on this rank.
@@ -44,6 +46,9 @@ struct PlacementResult {
   // clock shared between hosts (docs/DESIGN.md, "Straggler attribution").
   double arrival_us = 0;
   int arrival_samples = 0;
+  // With per_iter_timing: each timed call's time in call order, us (empty
+  // when the backend could not time calls one by one).
+  std::vector<double> iteration_us;
 };
 
 // One row of the nccl-tests table, as seen by this rank. The coordinator

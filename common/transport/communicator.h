@@ -60,6 +60,11 @@ struct CollectiveCall {
   // each graph launch): when this rank arrived at the collective, for
   // straggler attribution (BenchmarkRunner). Not part of the call's shape.
   std::vector<std::chrono::steady_clock::time_point>* arrivals = nullptr;
+  // When set (nccl-tests -I), the backend appends each call's own duration
+  // in a batch, in call order (Gloo: the host clock around the synchronous
+  // call; NCCL: a CUDA event pair around each enqueue). Not part of the
+  // call's shape; backends in CUDA-graph mode leave it empty.
+  std::vector<absl::Duration>* iteration_times = nullptr;
 };
 
 // Records an arrival at a call of a batch into `call.arrivals`, if set.

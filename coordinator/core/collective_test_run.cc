@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/spec/names.h"
 #include "common/spec/proto_enums.h"
 #include "coordinator/core/result_aggregator.h"
 #include "coordinator/core/run_evidence.h"
@@ -137,7 +138,11 @@ void TestRun::Start() {
         absl::ToInt64Milliseconds(timeouts_.launch + timeouts_.init + absl::Seconds(2)));
     launch.set_op_timeout_ms(absl::ToInt64Milliseconds(timeouts_.step + absl::Seconds(2)));
     // The one list every worker runs: workers never compute a sweep.
-    for (const PlannedSize& size : sweep_) launch.add_sizes_bytes(size.sweep_bytes);
+    // One collective's sizes: every collective of the spec runs this list.
+    for (const PlannedSize& size : sweep_) {
+      if (size.collective != sweep_.front().collective) break;
+      launch.add_sizes_bytes(size.sweep_bytes);
+    }
     host_.SendToNode(node, message);
   }
   spdlog::info("test={} launched: {} ranks on nodes {}", id(), progress_.size(),
@@ -181,6 +186,20 @@ void TestRun::OnWorkerEvent(const std::string& node, const v1::WorkerEvent& even
       const v1::RankSizeResult& result = event.size_result();
       const size_t index = progress.sizes.size();
       const PlannedSize& expected = sweep_[index];
+      // A worker older than RankSizeResult.collective runs only the spec's.
+      const v1::Collective reported = result.collective() != v1::COLLECTIVE_UNSPECIFIED
+                                          ? result.collective()
+                                          : report_.spec().collective();
+      if (reported != expected.collective) {
+        progress.failed = true;
+        AddFailure(RankFailure(
+            rank, v1::FAILURE_KIND_INTERNAL,
+            absl::StrCat("reported ", spec::DisplayName(reported), " where step ", index + 1,
+                         " of ", sweep_.size(), " is ", spec::DisplayName(expected.collective),
+                         ": are the coordinator and the agent and eb-worker on node ", node,
+                         " the same ebnccl version?")));
+        break;
+      }
       if (result.size_bytes() != expected.size_bytes || result.count() != expected.count) {
         // Never average it into a row with the other ranks' numbers.
         progress.failed = true;
@@ -272,7 +291,12 @@ void TestRun::OnRailSize(int rank, const std::string& node, const v1::RankSizeRe
 
 std::string TestRun::StepName(int level) const {
   const size_t index = static_cast<size_t>(level - kJoined);
-  if (index < sweep_.size()) return absl::StrCat("size ", sweep_[index].sweep_bytes);
+  if (index < sweep_.size()) {
+    // Several collectives: say whose size (one collective reads as before).
+    const bool several = sweep_.front().collective != sweep_.back().collective;
+    return absl::StrCat(several ? spec::DisplayName(sweep_[index].collective) : "",
+                        several ? " " : "", "size ", sweep_[index].sweep_bytes);
+  }
   if (index < sweep_.size() + rail_sweep_.size()) {
     return absl::StrCat("rail size ", rail_sweep_[index - sweep_.size()].sweep_bytes);
   }
@@ -645,6 +669,24 @@ void TestRun::Finalize() {
     rail.set_avg_busbw_gbps(count > 0 ? sum / count : 0.0);
   }
   report_.set_wrong_elements(wrong);
+  // Each collective's own footer, in run order: the verdict is the worst.
+  for (const v1::Collective collective : SpecCollectives(report_.spec())) {
+    v1::CollectiveSummary& footer = *report_.add_collective_summaries();
+    footer.set_collective(collective);
+    double sum = 0;
+    for (const v1::SizeResult& row : report_.results()) {
+      const v1::Collective row_collective = row.collective() != v1::COLLECTIVE_UNSPECIFIED
+                                                ? row.collective()
+                                                : report_.spec().collective();
+      if (row_collective != collective) continue;
+      footer.set_sizes(footer.sizes() + 1);
+      sum += row.out_of_place().busbw_gbps() + row.in_place().busbw_gbps();
+      footer.set_wrong_elements(footer.wrong_elements() + row.out_of_place().wrong_elements() +
+                                row.in_place().wrong_elements());
+    }
+    footer.set_avg_busbw_gbps(footer.sizes() > 0 ? sum / (2.0 * footer.sizes()) : 0.0);
+  }
+  const bool several = report_.collective_summaries_size() > 1;
   // Once, here, so that every view (table, JSON, history) shows the same
   // straggler instead of each recomputing it.
   const validation::Attribution attribution = validation::AttributeStraggler(report_);
@@ -656,20 +698,40 @@ void TestRun::Finalize() {
   if (!cancelled_ && report_.failures_size() == 0) {
     for (int rank = 0; rank < static_cast<int>(progress_.size()); ++rank) {
       if (progress_[rank].wrong_elements == 0) continue;
+      std::string where;
+      if (several) {
+        // Which collectives found them on this rank.
+        std::vector<std::string> names;
+        for (const v1::RankSizeResult& size : progress_[rank].sizes) {
+          if (size.out_of_place().wrong_elements() + size.in_place().wrong_elements() == 0) {
+            continue;
+          }
+          const std::string name = spec::DisplayName(size.collective());
+          if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+        }
+        if (!names.empty()) where = absl::StrCat(" of ", absl::StrJoin(names, ", "));
+      }
       *report_.add_failures() = RankFailure(
           rank, v1::FAILURE_KIND_WRONG_DATA,
-          absl::StrCat(progress_[rank].wrong_elements, " wrong elements in the data check"));
+          absl::StrCat(progress_[rank].wrong_elements, " wrong elements in the data check", where));
     }
-    if (report_.failures_size() == 0 && spec.min_busbw_gbps() > 0 &&
-        report_.avg_busbw_gbps() < spec.min_busbw_gbps()) {
+    // nccl-tests checks each binary's own average; with several
+    // collectives each is checked against --min-busbw and the test fails
+    // with every one below it (one collective: exactly the old check).
+    for (const v1::CollectiveSummary& footer : report_.collective_summaries()) {
+      if (report_.failures_size() > 0 && !several) break;
+      const double avg = several ? footer.avg_busbw_gbps() : report_.avg_busbw_gbps();
+      if (spec.min_busbw_gbps() <= 0 || avg >= spec.min_busbw_gbps()) continue;
+      if (several && footer.sizes() == 0) continue;
       v1::Failure failure;
       failure.set_kind(v1::FAILURE_KIND_BELOW_MIN_BUSBW);
       failure.set_rank(-1);
       failure.set_local_rank(-1);
       failure.set_device_index(-1);
       failure.set_message(
-          absl::StrFormat("average bus bandwidth %.3f GB/s is below --min-busbw %.3f GB/s",
-                          report_.avg_busbw_gbps(), spec.min_busbw_gbps()));
+          absl::StrFormat("%saverage bus bandwidth %.3f GB/s is below --min-busbw %.3f GB/s",
+                          several ? absl::StrCat(spec::DisplayName(footer.collective()), ": ") : "",
+                          avg, spec.min_busbw_gbps()));
       *report_.add_failures() = std::move(failure);
     }
   }
@@ -697,12 +759,27 @@ void TestRun::Finalize() {
     }
   } else {
     // -c 0 skips the data check: say so rather than claim a verification.
-    summary = absl::StrFormat(
-        "%s over %d rank%s on %d node%s: %d sizes, avg busbw %.3f GB/s, %s",
-        spec::DisplayName(spec.collective()), progress_.size(), progress_.size() == 1 ? "" : "s",
-        nodes_.size(), nodes_.size() == 1 ? "" : "s", report_.results_size(),
-        report_.avg_busbw_gbps(),
-        spec.check_iterations() > 0 ? "data verified" : "data not checked (-c 0)");
+    if (several) {
+      std::vector<std::string> names, averages;
+      for (const v1::CollectiveSummary& footer : report_.collective_summaries()) {
+        names.emplace_back(spec::DisplayName(footer.collective()));
+        averages.push_back(absl::StrFormat("%s %.3f GB/s", spec::DisplayName(footer.collective()),
+                                           footer.avg_busbw_gbps()));
+      }
+      summary = absl::StrFormat(
+          "%s over %d rank%s on %d node%s: %d collectives x %d sizes, avg busbw %s, %s",
+          absl::StrJoin(names, ", "), progress_.size(), progress_.size() == 1 ? "" : "s",
+          nodes_.size(), nodes_.size() == 1 ? "" : "s", names.size(),
+          report_.collective_summaries(0).sizes(), absl::StrJoin(averages, ", "),
+          spec.check_iterations() > 0 ? "data verified" : "data not checked (-c 0)");
+    } else {
+      summary = absl::StrFormat(
+          "%s over %d rank%s on %d node%s: %d sizes, avg busbw %.3f GB/s, %s",
+          spec::DisplayName(spec.collective()), progress_.size(), progress_.size() == 1 ? "" : "s",
+          nodes_.size(), nodes_.size() == 1 ? "" : "s", report_.results_size(),
+          report_.avg_busbw_gbps(),
+          spec.check_iterations() > 0 ? "data verified" : "data not checked (-c 0)");
+    }
   }
   if (const std::string note = FinishEvidence(report_); !note.empty()) {
     absl::StrAppend(&summary, "; ", note);

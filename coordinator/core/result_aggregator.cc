@@ -10,15 +10,26 @@ namespace {
 
 v1::VariantResult AggregateVariant(transport::Collective collective, int64_t count,
                                    size_t type_size, const std::vector<double>& times_us,
-                                   int64_t wrong) {
+                                   int64_t wrong, int average) {
   v1::VariantResult variant;
   variant.set_wrong_elements(wrong);
   for (double t : times_us) variant.add_rank_time_us(t);
   auto summary = transport::SummarizeRankTimes(collective, count, type_size, times_us);
   if (!summary.ok()) return variant;
-  variant.set_time_us(summary->avg_time_us);
-  variant.set_algbw_gbps(summary->bandwidth.algbw_gbps);
-  variant.set_busbw_gbps(summary->bandwidth.busbw_gbps);
+  // nccl-tests -a: the row's time is rank 0's, the average (default), the
+  // fastest or the slowest rank's; algbw and busbw follow from it.
+  double time_us = summary->avg_time_us;
+  transport::Bandwidth bandwidth = summary->bandwidth;
+  if (average == 0 || average == 2 || average == 3) {
+    time_us = average == 0   ? times_us.front()
+              : average == 2 ? summary->min_time_us
+                             : summary->max_time_us;
+    bandwidth = transport::ComputeBandwidth(collective, count, type_size,
+                                            static_cast<int>(times_us.size()), time_us);
+  }
+  variant.set_time_us(time_us);
+  variant.set_algbw_gbps(bandwidth.algbw_gbps);
+  variant.set_busbw_gbps(bandwidth.busbw_gbps);
   variant.set_min_time_us(summary->min_time_us);
   variant.set_max_time_us(summary->max_time_us);
   variant.set_slowest_rank(summary->slowest_rank);
@@ -32,10 +43,17 @@ v1::SizeResult AggregateSize(const v1::TestSpec& spec,
   v1::SizeResult row;
   if (per_rank.empty()) return row;
   // The spec was validated, so the conversions cannot fail.
+  // The row's own collective (TestSpec.collectives); a worker older than the
+  // field runs only the spec's.
+  const v1::Collective name = per_rank.front()->collective() != v1::COLLECTIVE_UNSPECIFIED
+                                  ? per_rank.front()->collective()
+                                  : spec.collective();
   const transport::Collective collective =
-      spec::ToTransport(spec.collective()).value_or(transport::Collective::kAllReduce);
+      spec::ToTransport(name).value_or(transport::Collective::kAllReduce);
+  const int average = spec.has_average() ? spec.average() : 1;
   const size_t type_size = transport::DataTypeSize(
       spec::ToTransport(spec.data_type()).value_or(transport::DataType::kFloat));
+  if (spec.collectives_size() > 0) row.set_collective(name);
   row.set_size_bytes(per_rank.front()->size_bytes());
   row.set_count(per_rank.front()->count());
   std::vector<double> out_times, in_times;
@@ -50,9 +68,22 @@ v1::SizeResult AggregateSize(const v1::TestSpec& spec,
                rank->in_place().arrival_samples() > 0;
   }
   *row.mutable_out_of_place() =
-      AggregateVariant(collective, row.count(), type_size, out_times, out_wrong);
+      AggregateVariant(collective, row.count(), type_size, out_times, out_wrong, average);
   *row.mutable_in_place() =
-      AggregateVariant(collective, row.count(), type_size, in_times, in_wrong);
+      AggregateVariant(collective, row.count(), type_size, in_times, in_wrong, average);
+  bool iterations = true;  // every rank timed each iteration (-I)
+  for (const v1::RankSizeResult* rank : per_rank) {
+    iterations = iterations && rank->out_of_place().iteration_us_size() > 0 &&
+                 rank->in_place().iteration_us_size() > 0;
+  }
+  if (iterations) {
+    for (const v1::RankSizeResult* rank : per_rank) {
+      *row.mutable_out_of_place()->add_rank_iterations()->mutable_time_us() =
+          rank->out_of_place().iteration_us();
+      *row.mutable_in_place()->add_rank_iterations()->mutable_time_us() =
+          rank->in_place().iteration_us();
+    }
+  }
   if (arrivals) {
     for (const v1::RankSizeResult* rank : per_rank) {
       row.mutable_out_of_place()->add_rank_arrival_us(rank->out_of_place().arrival_us());

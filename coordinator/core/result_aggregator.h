@@ -3,7 +3,9 @@
 // Turns every rank's measurement of one size into one table row the
 // nccl-tests way: time averaged across ranks (-a 1), algbw/busbw from that
 // average, wrong elements summed; plus what nccl-tests never prints: each
-// rank's time, the fastest and slowest rank. Pure.
+// rank's time, the fastest and slowest rank. TestSpec.average picks the
+// row's time as nccl-tests -a does (rank 0, average, fastest, slowest); the
+// row's collective is the ranks' (RankSizeResult.collective). Pure.
 
 #include <vector>
 

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/spec/identifiers.h"
 #include "common/spec/limits.h"
+#include "common/spec/names.h"
 #include "common/spec/nccl_env.h"
 #include "common/spec/proto_enums.h"
 #include "common/status/status_macros.h"
@@ -34,6 +35,38 @@ int64_t OrDefault(int64_t value_ms, absl::Duration fallback) {
 absl::StatusOr<v1::TestSpec> ValidateAndNormalize(const v1::TestSpec& input,
                                                   const CoordinatorConfig& config) {
   v1::TestSpec spec = input;
+  // A list of collectives: each known, none twice; `collective` is its
+  // first; a list of one is the plain one-collective test.
+  if (spec.collectives_size() > 0) {
+    std::set<int> listed;
+    for (int c : spec.collectives()) {
+      const auto collective = static_cast<v1::Collective>(c);
+      if (collective == v1::COLLECTIVE_UNSPECIFIED || !v1::Collective_IsValid(c)) {
+        return Invalid("collectives", absl::StrCat("unknown collective ", c));
+      }
+      if (auto status = spec::ToTransport(collective).status(); !status.ok()) return status;
+      if (!listed.insert(c).second) {
+        return Invalid("collectives",
+                       absl::StrCat(spec::DisplayName(collective), " is listed twice"));
+      }
+    }
+    if (spec.collective() != v1::COLLECTIVE_UNSPECIFIED &&
+        spec.collective() != spec.collectives(0)) {
+      return Invalid("collective", "must be the first of collectives when both are set");
+    }
+    spec.set_collective(static_cast<v1::Collective>(spec.collectives(0)));
+    if (spec.collectives_size() == 1) spec.clear_collectives();
+  }
+  if (spec.collectives_size() > 1 && spec.split_rails()) {
+    return Invalid("split_rails", "runs one collective; give --collective a single name");
+  }
+  if (spec.per_iter_timing() && spec.cuda_graph_launches() > 0) {
+    return Invalid("per_iter_timing",
+                   "cannot time iterations of a CUDA graph (-G), as in nccl-tests");
+  }
+  if (spec.has_average() && (spec.average() < 0 || spec.average() > 3)) {
+    return Invalid("average", absl::StrCat("must be 0, 1, 2 or 3, got ", spec.average()));
+  }
   if (spec.collective() == v1::COLLECTIVE_UNSPECIFIED) {
     return Invalid("collective",
                    "must be set (all_reduce, all_gather, reduce_scatter, "

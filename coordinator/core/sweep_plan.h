@@ -23,10 +23,19 @@ struct PlannedSize {
   // send and receive bytes) and RankSizeResult.count.
   int64_t size_bytes = 0;
   int64_t count = 0;
+  // The collective of this step (TestSpec.collectives run one after the
+  // other, each over the same sizes).
+  ebnccl::v1::Collective collective = ebnccl::v1::COLLECTIVE_UNSPECIFIED;
 };
 
+// The collectives of a spec in run order: TestSpec.collectives, or the one
+// TestSpec.collective.
+std::vector<ebnccl::v1::Collective> SpecCollectives(const ebnccl::v1::TestSpec& spec);
+
 // The sweep of a normalized `spec` (transport::SweepSizes over min_bytes,
-// max_bytes, step_factor, step_bytes) over `world_size` ranks, in order.
+// max_bytes, step_factor, step_bytes) over `world_size` ranks, in order:
+// every size of the first collective, then every size of the next, ...
+// (LaunchTest.sizes_bytes is one collective's sizes).
 // INVALID_ARGUMENT naming the field for a sweep SweepSizes refuses, an
 // unset collective or data type, or world_size < 1.
 absl::StatusOr<std::vector<PlannedSize>> PlanSweep(const ebnccl::v1::TestSpec& spec,

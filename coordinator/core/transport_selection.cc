@@ -51,9 +51,12 @@ absl::Status CheckSupported(v1::Transport transport, const v1::TestSpec& spec) {
   if (transport == v1::TRANSPORT_NCCL) {
     const bool fp8 =
         spec.data_type() == v1::DATA_TYPE_FP8_E4M3 || spec.data_type() == v1::DATA_TYPE_FP8_E5M2;
-    const bool reducing = spec.collective() == v1::COLLECTIVE_ALL_REDUCE ||
-                          spec.collective() == v1::COLLECTIVE_REDUCE ||
-                          spec.collective() == v1::COLLECTIVE_REDUCE_SCATTER;
+    auto is_reducing = [](int c) {
+      return c == v1::COLLECTIVE_ALL_REDUCE || c == v1::COLLECTIVE_REDUCE ||
+             c == v1::COLLECTIVE_REDUCE_SCATTER;
+    };
+    bool reducing = is_reducing(spec.collective());
+    for (int c : spec.collectives()) reducing = reducing || is_reducing(c);
     if (fp8 && reducing && spec.reduce_op() == v1::REDUCE_OP_AVG) {
       return absl::InvalidArgumentError(
           absl::StrCat("reduce_op: NCCL has no avg for ", spec::DisplayName(spec.data_type())));

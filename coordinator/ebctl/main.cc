@@ -64,7 +64,9 @@ void AddSweepFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f, const char* max_by
   // Like nccl-tests' getopt loop, a repeated flag takes its last value.
   cmd.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cmd.add_option("--collective", f.collective,
-                 "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv")
+                 "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv; "
+                 "run-test: also a comma-separated list or all (one after the other on one "
+                 "communicator)")
       ->capture_default_str();
   cmd.add_option("-b,--minbytes", f.min_bytes, "Smallest size (K/M/G suffixes)")
       ->capture_default_str();
@@ -110,6 +112,21 @@ void AddRunTestFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f) {
   cmd.add_flag("--split-rails", f.split_rails,
                "Also run the sweep on every rail at once (one sub-communicator per local rank, "
                "as nccl-tests' NCCL_TESTS_SPLIT=\"MOD <gpus per node>\"): one result per rail");
+  cmd.add_option("-J,--output-file,--output_file", f.output_file,
+                 "Also write the JSON report to this file, as nccl-tests -J (the table stays on "
+                 "stdout; FILE.1, FILE.2, ... when FILE exists)");
+  cmd.add_option("-I,--per_iter_timing", f.per_iter_timing,
+                 "1: also time every iteration (nccl-tests -I: i_min, i_max, i_p99, i_cv% "
+                 "columns; per-iteration times in the JSON)")
+      ->check(WholeNumber(0, 1));
+  cmd.add_option("-a,--average", f.average,
+                 "Time of a row: 0 rank 0, 1 average over ranks, 2 min, 3 max (nccl-tests -a)")
+      ->check(WholeNumber(0, 3))
+      ->capture_default_str();
+  cmd.add_option("-T,--timeout_s", f.timeout_seconds,
+                 "Seconds a size step may take before the test times out (nccl-tests -T; "
+                 "same as --step-timeout)")
+      ->check(WholeNumber(0, std::numeric_limits<int32_t>::max()));
   cmd.add_flag("--allow-drift", f.allow_drift,
                "Run even when the nodes differ in NCCL version, CUDA driver, GPU model, HCA "
                "firmware, link rate or MTU (a warning in the report instead of a refusal)");
@@ -267,6 +284,7 @@ int main(int argc, char** argv) {
     return *exit_code;
   }
   run_test.flags.nodes_given = run_cmd->count("--nodes") > 0;
+  run_test.flags.average_given = run_cmd->count("--average") > 0;
   validate.flags.test.nodes_given = validate_cmd->count("--nodes") > 0;
   if (format == "json") options.json = true;
   options.connect_timeout = absl::Seconds(connect_timeout_s);

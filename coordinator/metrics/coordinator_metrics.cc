@@ -92,6 +92,16 @@ void CoordinatorMetrics::OnTestFinished(const v1::TestReport& report) {
   // A test that measured nothing (failed at launch, timed out in init) has
   // no bandwidth; it must not overwrite the last real measurement.
   if (report.results_size() == 0) return;
+  if (report.collective_summaries_size() > 1) {
+    // --collective a,b: each collective's own average, not the mixed one.
+    for (const v1::CollectiveSummary& footer : report.collective_summaries()) {
+      if (footer.sizes() == 0) continue;
+      for (const std::string& node : report.spec().node_names()) {
+        busbw_.Set({node, spec::DisplayName(footer.collective())}, footer.avg_busbw_gbps() * 1e9);
+      }
+    }
+    return;
+  }
   const std::string collective = spec::DisplayName(report.spec().collective());
   for (const std::string& node : report.spec().node_names()) {
     busbw_.Set({node, collective}, report.avg_busbw_gbps() * 1e9);

@@ -77,6 +77,9 @@ class FakeCommunicator final : public transport::Communicator {
                                      int iterations) override {
     events_.push_back({"run", call, iterations, 0});
     if (runs_++ == fail_run_) return fail_status_;
+    if (call.iteration_times != nullptr) {
+      for (int i = 0; i < iterations; ++i) call.iteration_times->push_back(time_per_call_);
+    }
     return time_per_call_ * iterations;
   }
 

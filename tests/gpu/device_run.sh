@@ -33,6 +33,8 @@
 #   no_tcp_fallback  configured HCAs NCCL cannot open: the test fails, naming NCCL_NET=IB
 #   nodes2   two agents with distinct NCCL_HOSTID, half the GPUs each, NCCL_ALGO=Ring
 #   faults   SIGKILL one worker mid-sweep, SIGSTOP another; GPU memory after; next test
+#   compat   issue 14: --collective all_reduce,broadcast with -I 1 -J over 2 agents on GPU 0
+#            (the per-iteration CUDA events), and --collective all -a 3 -I 1 --json
 #   init     communicator init time (ours and NCCL's "Init timings") at 2..N ranks
 #   rails    run-test --split-rails over 2 agents on GPU 0 (distinct host ids): the per-rail
 #            block and the arrival-based straggler, healthy and with rank 1 paused 30 ms
@@ -416,6 +418,22 @@ for phase in "$@"; do
       ebctl validations >>"$out/validate_$case.txt" 2>&1
       stop_cluster
     done
+    ;;
+  compat)
+    # Issue 14 on NCCL: the seed's check in one command (all_reduce then
+    # broadcast on one communicator) over 2 agents on GPU 0 (distinct host
+    # ids), with -I 1 (a CUDA event pair per call) and -J; then -a 3.
+    start_cluster "nodeA:0:--host-id=hostA --worker-env=NCCL_HOSTID=hostA" \
+                  "nodeB:0:--host-id=hostB --worker-env=NCCL_HOSTID=hostB" || continue
+    rm -f "$out/compat.json"
+    ebctl run-test --nodes nodeA,nodeB --transport nccl --collective all_reduce,broadcast \
+      -b 8 -e 64M -f 4 -n 10 -I 1 -J "$out/compat.json" --nccl-env NCCL_NVLS_ENABLE=0 \
+      >"$out/compat.txt" 2>&1
+    log "compat all_reduce,broadcast -I 1 -J rc=$?"
+    ebctl run-test --nodes nodeA,nodeB --transport nccl --collective all -b 1M -e 1M -n 5 -a 3 \
+      -I 1 --json --nccl-env NCCL_NVLS_ENABLE=0 >"$out/compat_all.json" 2>&1
+    log "compat all -a 3 -I 1 rc=$?"
+    stop_cluster
     ;;
   init)
     for n in 2 4 8; do

@@ -150,6 +150,34 @@ TEST(NcclCommunicatorTest, RunTimesABatchAndChecksItsArguments) {
   EXPECT_TRUE(comm->Run(call, 1).ok());
 }
 
+// nccl-tests -I: a CUDA event pair per call of the batch; the calls' times
+// add up to about the batch's (the events between them cost little).
+TEST(NcclCommunicatorTest, PerIterationTimesOneEntryPerCall) {
+  EB_SKIP_UNLESS_GPUS(1);
+  eb::testing::InMemoryRendezvousStore store;
+  std::unique_ptr<Communicator> comm = MustCreate(store);
+  ASSERT_NE(comm, nullptr);
+  auto send = comm->Allocate(1 << 24);
+  auto recv = comm->Allocate(1 << 24);
+  ASSERT_TRUE(send.ok() && recv.ok());
+  std::vector<absl::Duration> times;
+  CollectiveCall call;
+  call.count = (1 << 24) / sizeof(float);
+  call.send = (*send)->data();
+  call.recv = (*recv)->data();
+  call.iteration_times = &times;
+  absl::StatusOr<absl::Duration> batch = comm->Run(call, 7);
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  ASSERT_EQ(times.size(), 7u);
+  absl::Duration sum;
+  for (absl::Duration t : times) {
+    EXPECT_GT(t, absl::ZeroDuration());
+    sum += t;
+  }
+  EXPECT_LE(sum, *batch * 1.05 + absl::Microseconds(50));
+  EXPECT_GE(sum, *batch * 0.8);
+}
+
 TEST(NcclCommunicatorTest, AllocationFailureIsResourceExhausted) {
   EB_SKIP_UNLESS_GPUS(1);
   eb::testing::InMemoryRendezvousStore store;

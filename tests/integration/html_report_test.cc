@@ -244,6 +244,23 @@ TEST(HtmlReportTest, TestValidationAndNodePagesOfAGlooCluster) {
   EXPECT_EQ(status.Chart("rails"), std::make_pair(2, 2 * sizes));
   browser.Screenshot(test_page, "report-test", 1500);
 
+  // Two collectives in one test (--collective all_reduce,broadcast): the
+  // page draws each collective's busbw (both variants) and a table each.
+  CliResult two = cluster.Ebctl(
+      {"run-test", "--json", "--nodes", "host0,host1", "--collective", "all_reduce,broadcast", "-b",
+       "1K", "-e", "4K", "-f", "4", "-n", "3", "-w", "1"},
+      absl::Minutes(2));
+  ASSERT_EQ(two.exit_code, 0) << two.out << two.err;
+  const nlohmann::json two_json = Parse(two);
+  ASSERT_EQ(two_json["results"].size(), 4u);
+  const std::string two_page = cluster.work_dir() + "/two.html";
+  ASSERT_EQ(
+      cluster.Ebctl({"report", two_json["test_id"].get<std::string>(), "-o", two_page}).exit_code,
+      0);
+  status = browser.Open(two_page);
+  ExpectDrawnCleanly(status, two_page);
+  EXPECT_EQ(status.Chart("bandwidth"), std::make_pair(4, 2 * 4));
+
   // A validation of the four nodes, its page written by validate --report.
   const std::string fleet_page = cluster.work_dir() + "/fleet.html";
   CliResult validate = cluster.Ebctl({"validate", "--json", "-b", "4K", "-e", "4K", "-n", "2", "-w",

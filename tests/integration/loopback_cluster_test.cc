@@ -75,7 +75,7 @@ TEST_F(LoopbackClusterTest, EveryCollectivePassesWithAFullReport) {
     nlohmann::json report = RunJson({"--collective", c.name});
     ASSERT_TRUE(report.is_object());
     EXPECT_EQ(report["schema"], "ebnccl.test_report");
-    EXPECT_EQ(report["schema_version"], 1);
+    EXPECT_EQ(report["schema_version"], 2);
     EXPECT_EQ(report["state"], "passed");
     EXPECT_EQ(report["exit_code"], 0);
     EXPECT_EQ(report["transport"], "gloo");

@@ -9,6 +9,8 @@
 # deploy/scripts/ebnccl-certs.sh; docs/SECURITY.md).
 #
 # 1. all_reduce across the 3 hosts passes and the rank map is right;
+#    then the seed's two-node check: all_reduce,broadcast on two hosts in
+#    one command (one table each, one verdict, -J JSON with -I times);
 # 2. a host whose data path is throttled (tc htb at 20 mbit on its NIC, the
 #    coordinator's port left out so that its control plane stays healthy):
 #    the sweep stops at the first size that cannot finish within the step
@@ -66,6 +68,40 @@ assert r["config"]["nranks"] == 6
 nodes = [d["node"] for d in r["devices"]]
 assert nodes == ["node0", "node0", "node1", "node1", "node2", "node2"], nodes
 assert all(row["out_of_place"]["nwrong"] == 0 for row in r["results"])
+print("ok:", r["summary"])
+PY
+
+echo "== 1b. the seed's two-node check in one command: all_reduce then broadcast"
+# README "On a fleet": two nodes, both collectives on one communicator, one
+# table each, one verdict; -J writes nccl-tests' JSON beside the table and
+# -I 1 the per-iteration times that nccl-tests' analyze_perf_json.py reads.
+ebctl run-test --nodes node0,node1 --collective all_reduce,broadcast -b 8 -e 1M -f 4 -n 5 -I 1 \
+  -J "$work/seed.json" >"$work/seed.out" 2>"$work/seed.err" \
+  || { echo "FAIL: exit $?"; cat "$work/seed.out" "$work/seed.err"; exit 1; }
+[[ $(grep -c '^# Collective test starting: ' "$work/seed.out") == 2 ]] \
+  || { echo "FAIL: expected two tables"; cat "$work/seed.out"; exit 1; }
+[[ $(grep -c '^# Result: ' "$work/seed.out") == 1 ]] || { echo "FAIL: one verdict"; exit 1; }
+grep -q '^# Result: PASSED' "$work/seed.out" || { cat "$work/seed.out"; exit 1; }
+python3 - "$work/seed.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["version"] == 3 and r["state"] == "passed", r["summary"]
+# What analyze_perf_json.py reads: config.devices (hosts), results[].size
+# and *_per_iter{avg_us, max_us, cv_pct, times_us, per_process_max_times_us}.
+# (The namespaces share the machine's host name; the node names differ.)
+devices = r["config"]["devices"]
+assert [d["node"] for d in devices] == ["node0", "node0", "node1", "node1"], devices
+assert all(isinstance(d["hostname"], str) and d["hostname"] for d in devices), devices
+colls = [row["collective"] for row in r["results"]]
+n = len(colls) // 2
+assert n > 0 and colls == ["all_reduce"] * n + ["broadcast"] * n, colls
+for row in r["results"]:
+    for p in ("out_of_place_per_iter", "in_place_per_iter"):
+        it = row[p]
+        assert len(it["times_us"]) == 5 and len(it["per_process_max_times_us"]) == 4, it
+        assert it["min_us"] <= it["avg_us"] <= it["max_us"], it
+    assert row["out_of_place"]["nwrong"] == 0
+assert [c["collective"] for c in r["collectives"]] == ["all_reduce", "broadcast"]
 print("ok:", r["summary"])
 PY
 

@@ -84,7 +84,12 @@ class GlooCommunicator final : public Communicator {
         // Guarded turns the early return into ABORTED.
         if (abort_requested_.load(std::memory_order_relaxed)) return absl::OkStatus();
         RecordArrival(call);
+        const auto call_start = std::chrono::steady_clock::now();
         EB_RETURN_IF_ERROR(RunGlooCollective(context_, AtIteration(call, i), op_timeout_, scratch));
+        if (call.iteration_times != nullptr) {
+          call.iteration_times->push_back(
+              absl::FromChrono(std::chrono::steady_clock::now() - call_start));
+        }
       }
       elapsed = absl::FromChrono(std::chrono::steady_clock::now() - start);
       return absl::OkStatus();

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "common/status/cuda_status.h"
 #include "common/status/status_macros.h"
@@ -58,13 +60,34 @@ absl::Status NcclCommunicator::SyncStream(const Wait& wait) {
 absl::StatusOr<absl::Duration> NcclCommunicator::RunDirect(const CollectiveCall& call,
                                                            int iterations, const Wait& wait,
                                                            Poll poll) {
+  // nccl-tests -I: one event between consecutive calls (iterations + 1 in
+  // all), created for this batch only, so that the plain timed path records
+  // exactly what it always did.
+  std::vector<cudaEvent_t> marks;
+  absl::Cleanup destroy_marks = [&marks] {
+    for (cudaEvent_t mark : marks) cudaEventDestroy(mark);
+  };
+  if (call.iteration_times != nullptr) {
+    for (int i = 0; i <= iterations; ++i) {
+      cudaEvent_t mark = nullptr;
+      EB_CUDA_RETURN_IF_ERROR(cudaEventCreate(&mark));
+      marks.push_back(mark);
+    }
+  }
   EB_RETURN_IF_ERROR(Record(start_, wait.what));
+  if (!marks.empty()) EB_RETURN_IF_ERROR(Record(marks[0], wait.what));
   for (int i = 0; i < iterations; ++i) {
     RecordArrival(call);
     EB_RETURN_IF_ERROR(Enqueue(AtIteration(call, i), wait));
+    if (!marks.empty()) EB_RETURN_IF_ERROR(Record(marks[static_cast<size_t>(i) + 1], wait.what));
   }
   EB_RETURN_IF_ERROR(Record(stop_, wait.what));
   EB_RETURN_IF_ERROR(WaitEvent(stop_, wait, poll));
+  for (size_t i = 0; i + 1 < marks.size(); ++i) {
+    float ms = 0;
+    EB_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, marks[i], marks[i + 1]));
+    call.iteration_times->push_back(absl::Microseconds(static_cast<double>(ms) * 1000.0));
+  }
   return Elapsed();
 }
 
@@ -105,6 +128,7 @@ absl::StatusOr<absl::Duration> NcclCommunicator::RunGraph(const CollectiveCall& 
                                                           const Wait& wait) {
   GraphKey key{call, iterations};
   key.call.arrivals = nullptr;  // the cache outlives this batch's log
+  key.call.iteration_times = nullptr;
   bool cached = false;
   {
     // The cache is touched only through the gate: Abort destroys it.

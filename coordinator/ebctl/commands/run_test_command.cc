@@ -1,11 +1,17 @@
 #include "coordinator/ebctl/commands/run_test_command.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string>
 
+#include "absl/cleanup/cleanup.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "common/rpc/channel.h"
 #include "common/spec/names.h"
 #include "coordinator/ebctl/commands/interrupt_watcher.h"
@@ -33,6 +39,49 @@ const char* StateWord(v1::TestState state) {
   }
 }
 
+// The -J file, created as nccl-tests' jsonOutputInit does: exclusively,
+// with ".1", ".2", ... appended while the name is taken; before the test
+// runs, so that a path that cannot be written fails before anything starts.
+struct JsonFile {
+  int fd = -1;
+  std::string name;
+};
+
+absl::StatusOr<JsonFile> CreateJsonFile(const std::string& path) {
+  for (int suffix = 0; suffix < 1000; ++suffix) {
+    const std::string name = suffix == 0 ? path : absl::StrCat(path, ".", suffix);
+    const int fd = open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) return JsonFile{fd, name};
+    if (errno != EEXIST) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("-J/--output-file: cannot create ", name, ": ", std::strerror(errno)));
+    }
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("-J/--output-file: ", path, " and ", path, ".1 to .999 all exist"));
+}
+
+// Writes `text` and closes the file (fd -1 afterwards).
+absl::Status WriteAndClose(JsonFile& file, const std::string& text) {
+  size_t written = 0;
+  std::string error;
+  while (written < text.size() && error.empty()) {
+    const ssize_t n = write(file.fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      error = std::strerror(errno);
+    } else {
+      written += static_cast<size_t>(n);
+    }
+  }
+  if (close(file.fd) != 0 && error.empty()) error = std::strerror(errno);
+  file.fd = -1;
+  if (!error.empty()) {
+    return absl::InternalError(absl::StrCat("-J/--output-file: writing ", file.name, ": ", error));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& options) {
@@ -41,6 +90,21 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
     std::fprintf(stderr, "ebctl: %s\n", std::string(spec.status().message()).c_str());
     return kExitUsage;
   }
+  JsonFile json_file;
+  if (!flags.output_file.empty()) {
+    absl::StatusOr<JsonFile> created = CreateJsonFile(flags.output_file);
+    if (!created.ok()) {
+      std::fprintf(stderr, "ebctl: %s\n", std::string(created.status().message()).c_str());
+      return kExitUsage;
+    }
+    json_file = *created;
+  }
+  // No report came back (refused, unreachable, interrupted): no empty file.
+  absl::Cleanup discard_json_file = [&json_file] {
+    if (json_file.fd < 0) return;
+    close(json_file.fd);
+    unlink(json_file.name.c_str());
+  };
   const bool progress = isatty(STDERR_FILENO) != 0;
   grpc::ClientContext context;
   // The test has its own deadlines; this one only guards the call itself.
@@ -54,6 +118,7 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
   v1::RunTestEvent event;
   v1::TestReport accepted;
   v1::TestReport finished;
+  TablePrinter table(*spec);
   bool connected = false;
   bool done = false;
   while (reader->Read(&event)) {
@@ -66,7 +131,10 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
                        accepted.test_id().c_str(), accepted.ranks_size(),
                        spec::DisplayName(accepted.transport()));
         }
-        if (!options.json) std::cout << TableHeader(accepted) << std::flush;
+        if (!options.json) {
+          table = TablePrinter(accepted.spec());
+          std::cout << TableHeader(accepted) << std::flush;
+        }
         break;
       case v1::RunTestEvent::kStateChanged:
         if (progress && StateWord(event.state_changed())[0] != '\0') {
@@ -74,8 +142,7 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
         }
         break;
       case v1::RunTestEvent::kSizeResult:
-        if (!options.json)
-          std::cout << TableRow(event.size_result(), accepted.spec()) << std::flush;
+        if (!options.json) std::cout << table.Row(event.size_result()) << std::flush;
         break;
       case v1::RunTestEvent::kFinished:
         finished = event.finished();
@@ -94,7 +161,17 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
   if (options.json) {
     std::cout << ReportToJson(finished).dump(2) << std::endl;
   } else {
-    std::cout << TableFooter(finished) << std::flush;
+    std::cout << table.Finish(finished) << std::flush;
+  }
+  if (json_file.fd >= 0) {
+    // After the verdict, as nccl-tests finishes its file at the end.
+    const absl::Status written = WriteAndClose(json_file, ReportToJson(finished).dump(2) + "\n");
+    if (!written.ok()) {
+      std::fprintf(stderr, "ebctl: %s\n", std::string(written.message()).c_str());
+      const int code = ExitCodeForReport(finished);
+      return code != kExitOk ? code : kExitInternal;
+    }
+    if (!options.json) std::cout << "# Wrote JSON output to " << json_file.name << std::endl;
   }
   return ExitCodeForReport(finished);
 }

@@ -55,8 +55,9 @@ int ShowCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& options) 
   } else {
     if (!report.started_by().empty()) std::cout << "# started by " << report.started_by() << "\n";
     std::cout << TableHeader(report);
-    for (const v1::SizeResult& row : report.results()) std::cout << TableRow(row, report.spec());
-    if (IsTerminal(report.state())) std::cout << TableFooter(report);
+    TablePrinter table(report.spec());
+    for (const v1::SizeResult& row : report.results()) std::cout << table.Row(row);
+    if (IsTerminal(report.state())) std::cout << table.Finish(report);
     std::cout << std::flush;
   }
   return ExitCodeForReport(report);

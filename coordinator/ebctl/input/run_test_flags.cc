@@ -25,9 +25,27 @@ v1::Transport ToTransportEnum(const std::string& name) {
 
 absl::StatusOr<v1::TestSpec> BuildSpec(const RunTestFlags& flags) {
   v1::TestSpec spec;
-  auto collective = spec::ParseCollective(flags.collective, "--collective");
-  if (!collective.ok()) return collective.status();
-  spec.set_collective(*collective);
+  const std::string collective_text =
+      flags.collective == "all" ? std::string(kAllCollectives) : flags.collective;
+  if (collective_text.find(',') == std::string::npos) {
+    // One name: exactly the one-collective test.
+    auto collective = spec::ParseCollective(collective_text, "--collective");
+    if (!collective.ok()) return collective.status();
+    spec.set_collective(*collective);
+  } else {
+    for (absl::string_view name : absl::StrSplit(collective_text, ',')) {
+      auto collective = spec::ParseCollective(name, "--collective");
+      if (!collective.ok()) return collective.status();
+      for (int listed : spec.collectives()) {
+        if (listed == *collective) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("--collective: ", spec::DisplayName(*collective), " is listed twice"));
+        }
+      }
+      spec.add_collectives(*collective);
+    }
+    spec.set_collective(static_cast<v1::Collective>(spec.collectives(0)));
+  }
   auto type = spec::ParseDataType(flags.data_type, "-d/--datatype");
   if (!type.ok()) return type.status();
   spec.set_data_type(*type);
@@ -94,6 +112,32 @@ absl::StatusOr<v1::TestSpec> BuildSpec(const RunTestFlags& flags) {
   spec.set_cuda_graph_launches(flags.cuda_graph);
   spec.set_split_rails(flags.split_rails);
   spec.set_allow_drift(flags.allow_drift);
+  if (flags.per_iter_timing != 0 && flags.per_iter_timing != 1) {
+    return absl::InvalidArgumentError("-I/--per_iter_timing: must be 0 or 1");
+  }
+  if (flags.per_iter_timing == 1 && flags.cuda_graph > 0) {
+    return absl::InvalidArgumentError(
+        "-I/--per_iter_timing: cannot time the iterations of a CUDA graph (-G), as in "
+        "nccl-tests");
+  }
+  spec.set_per_iter_timing(flags.per_iter_timing == 1);
+  if (flags.average_given) {
+    if (flags.average < 0 || flags.average > 3) {
+      return absl::InvalidArgumentError(
+          "-a/--average: must be 0 (rank 0), 1 (average), 2 (min) or 3 (max)");
+    }
+    spec.set_average(flags.average);
+  }
+  if (flags.timeout_seconds < 0) {
+    return absl::InvalidArgumentError("-T/--timeout_s: must be >= 0 seconds");
+  }
+  if (flags.timeout_seconds > 0) {
+    if (!flags.step_timeout.empty()) {
+      return absl::InvalidArgumentError(
+          "-T/--timeout_s: sets the step deadline; give it or --step-timeout, not both");
+    }
+    values[3] = int64_t{flags.timeout_seconds} * 1000;
+  }
   spec.set_timeout_ms(values[0]);
   spec.set_launch_timeout_ms(values[1]);
   spec.set_init_timeout_ms(values[2]);

@@ -13,7 +13,9 @@
 
 namespace eb::ebctl {
 
-// Flags as typed; parsed and checked by BuildSpec.
+// Flags as typed; parsed and checked by BuildSpec. --collective takes one
+// name, a comma-separated list (run one after the other on one
+// communicator) or `all` (the seven).
 struct RunTestFlags {
   std::string collective = "all_reduce";
   std::string min_bytes = "32M";
@@ -44,7 +46,23 @@ struct RunTestFlags {
   // Also run the sweep on one sub-communicator per local rank (a rail).
   bool split_rails = false;
   bool allow_drift = false;
+  // nccl-tests -J FILE: the table on stdout and the JSON report to FILE
+  // (created exclusively; FILE.1, FILE.2, ... when it exists).
+  std::string output_file;
+  // nccl-tests -I 0/1: per-iteration timing.
+  int per_iter_timing = 0;
+  // nccl-tests -a 0..3 (rank 0, average, min, max); average_given says the
+  // flag was on the command line (unset keeps the spec's field unset).
+  int average = 1;
+  bool average_given = false;
+  // nccl-tests -T SECONDS: a stuck wait fails the test with a timeout
+  // (exit 4); here the deadline of one size step (--step-timeout).
+  int timeout_seconds = 0;
 };
+
+// The seven collectives in nccl-tests' order, for `--collective all`.
+inline constexpr const char* kAllCollectives =
+    "all_reduce,all_gather,reduce_scatter,broadcast,reduce,alltoall,sendrecv";
 
 // Turns the flags into a TestSpec. INVALID_ARGUMENT naming the flag, e.g.
 // "-e/--maxbytes: 8 is smaller than -b/--minbytes 1M". Limits that depend

@@ -1,10 +1,14 @@
 #include "coordinator/ebctl/output/report_json.h"
 
 #include <string>
+#include <vector>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "common/spec/names.h"
 #include "coordinator/ebctl/exit_codes.h"
 #include "coordinator/ebctl/output/labels.h"
+#include "coordinator/ebctl/output/per_iter_json.h"
 
 namespace eb::ebctl {
 namespace v1 = ebnccl::v1;
@@ -33,9 +37,34 @@ json VariantToJson(const v1::VariantResult& variant, bool report_errors) {
   };
 }
 
+// The collectives of the report in run order (TestSpec.collectives, or the
+// one collective).
+std::vector<v1::Collective> ReportCollectives(const v1::TestSpec& spec) {
+  std::vector<v1::Collective> collectives;
+  for (int c : spec.collectives()) collectives.push_back(static_cast<v1::Collective>(c));
+  if (collectives.empty()) collectives.push_back(spec.collective());
+  return collectives;
+}
+
+json DevicesToJson(const v1::TestReport& report);
+
 json ConfigToJson(const v1::TestReport& report) {
   const v1::TestSpec& spec = report.spec();
+  json collectives = json::array();
+  for (v1::Collective c : ReportCollectives(spec)) collectives.push_back(spec::DisplayName(c));
   json config{
+      // nccl-tests' own fields first (one rank per process, one GPU each,
+      // no aggregation, no blocking mode, no parallel init).
+      {"nthreads", 1},
+      {"ngpus", 1},
+      {"aggregated_iterations", 1},
+      {"blocking_collectives", false},
+      {"per_iter_timing", spec.per_iter_timing()},
+      {"per_iter_skip", 0},
+      {"parallel_init", false},
+      {"devices", DevicesToJson(report)},
+      {"average", spec.has_average() ? spec.average() : 1},
+      {"collectives", std::move(collectives)},
       {"minimum_bytes", spec.min_bytes()},
       {"maximum_bytes", spec.max_bytes()},
       {"warmup_iters", spec.warmup_iterations()},
@@ -61,19 +90,73 @@ json ConfigToJson(const v1::TestReport& report) {
   return config;
 }
 
+// nccl-tests' "[0000:0a:00]" form of a PCI bus id "0000:0a:00.0": without
+// the function; "" when unknown (a CPU rank).
+std::string DeviceHex(const std::string& pci_bus_id) {
+  const size_t dot = pci_bus_id.rfind('.');
+  return dot == std::string::npos ? pci_bus_id : pci_bus_id.substr(0, dot);
+}
+
+// The GPU model of a rank from its node's inventory; "" when unknown.
+std::string DeviceInfo(const v1::TestReport& report, const v1::RankAssignment& rank) {
+  if (rank.node_index() < 0 || rank.node_index() >= report.node_inventories_size()) return "";
+  for (const v1::GpuInfo& gpu : report.node_inventories(rank.node_index()).gpus()) {
+    if (gpu.index() == rank.device_index()) return gpu.name();
+  }
+  return "";
+}
+
 json DevicesToJson(const v1::TestReport& report) {
   json devices = json::array();
   for (const v1::RankAssignment& rank : report.ranks()) {
     devices.push_back(json{
         {"rank", rank.rank()},
+        // nccl-tests' NCCL_TESTS_SPLIT colour: one communicator here.
+        {"group", 0},
         {"node", rank.node_name()},
         {"node_index", rank.node_index()},
         {"local_rank", rank.local_rank()},
         {"device", rank.device_index()},
+        {"device_hex", DeviceHex(rank.gpu_pci_bus_id())},
+        {"device_info", DeviceInfo(report, rank)},
         {"hostname", RankHostname(report, rank)},
     });
   }
   return devices;
+}
+
+// nccl-tests' nccl_version is NCCL_VERSION_CODE (2.28.9 = 22809); ebnccl
+// knows the library each node's workers load: the first node's, null when
+// unknown (Gloo-only nodes).
+json NcclVersionCode(const v1::TestReport& report) {
+  for (const v1::NodeInventory& inventory : report.node_inventories()) {
+    const std::vector<std::string> parts = absl::StrSplit(inventory.nccl_version(), '.');
+    int major = 0, minor = 0, patch = 0;
+    if (parts.size() == 3 && absl::SimpleAtoi(parts[0], &major) &&
+        absl::SimpleAtoi(parts[1], &minor) && absl::SimpleAtoi(parts[2], &patch)) {
+      return major * 10000 + minor * 100 + patch;
+    }
+  }
+  return json();
+}
+
+// Each collective's footer (TestReport.collective_summaries).
+json CollectivesToJson(const v1::TestReport& report) {
+  json collectives = json::array();
+  const double min_busbw = report.spec().min_busbw_gbps();
+  for (const v1::CollectiveSummary& footer : report.collective_summaries()) {
+    collectives.push_back(json{
+        {"collective", spec::DisplayName(footer.collective())},
+        {"sizes", footer.sizes()},
+        {"out_of_bounds",
+         json{{"count", footer.wrong_elements()}, {"okay", footer.wrong_elements() == 0}}},
+        {"average_bus_bandwidth",
+         json{{"bandwidth", footer.avg_busbw_gbps()},
+              {"okay",
+               min_busbw > 0 ? json(footer.avg_busbw_gbps() >= min_busbw) : json("unchecked")}}},
+    });
+  }
+  return collectives;
 }
 
 json FailureToJson(const v1::Failure& failure) {
@@ -237,15 +320,31 @@ json RailsToJson(const v1::TestReport& report) {
 
 json SizeResultToJson(const v1::SizeResult& row, const v1::TestSpec& spec) {
   const bool report_errors = spec.check_iterations() > 0;
-  return json{
+  // The row's own collective decides redop and root (a list mixes reducing
+  // and rooted collectives with others).
+  v1::TestSpec row_spec = spec;
+  if (row.collective() != v1::COLLECTIVE_UNSPECIFIED) row_spec.set_collective(row.collective());
+  json out{
       {"size", row.size_bytes()},
       {"count", row.count()},
       {"type", spec::DisplayName(spec.data_type())},
-      {"redop", RedopLabel(spec)},
-      {"root", RootLabel(spec)},
+      {"redop", RedopLabel(row_spec)},
+      {"root", RootLabel(row_spec)},
+      {"collective", spec::DisplayName(row_spec.collective())},
       {"out_of_place", VariantToJson(row.out_of_place(), report_errors)},
       {"in_place", VariantToJson(row.in_place(), report_errors)},
+      // nccl-tests: the timed calls per measurement, and the name of a
+      // trace-replay experiment ("" for a sweep).
+      {"actual_iterations", spec.iterations()},
+      {"experiment_name", ""},
   };
+  if (json per_iter = PerIterToJson(row.out_of_place()); !per_iter.is_null()) {
+    out["out_of_place_per_iter"] = std::move(per_iter);
+  }
+  if (json per_iter = PerIterToJson(row.in_place()); !per_iter.is_null()) {
+    out["in_place_per_iter"] = std::move(per_iter);
+  }
+  return out;
 }
 
 json ReportToJson(const v1::TestReport& report, absl::string_view version) {
@@ -263,8 +362,11 @@ json ReportToJson(const v1::TestReport& report, absl::string_view version) {
                               : json("unchecked");
   return json{
       {"schema", kTestReportSchema},
-      {"schema_version", kJsonSchemaVersion},
-      {"version", std::string(version)},
+      {"schema_version", kTestReportSchemaVersion},
+      // nccl-tests' file format version; ebnccl's own is ebnccl_version.
+      {"version", kNcclTestsJsonVersion},
+      {"ebnccl_version", std::string(version)},
+      {"nccl_version", NcclVersionCode(report)},
       {"test_id", report.test_id()},
       {"state", StateName(report.state())},
       {"transport", spec::DisplayName(report.transport())},
@@ -274,6 +376,7 @@ json ReportToJson(const v1::TestReport& report, absl::string_view version) {
       {"config", ConfigToJson(report)},
       {"devices", DevicesToJson(report)},
       {"results", std::move(results)},
+      {"collectives", CollectivesToJson(report)},
       {"out_of_bounds",
        json{{"count", report.wrong_elements()}, {"okay", report.wrong_elements() == 0}}},
       {"average_bus_bandwidth", json{{"bandwidth", report.avg_busbw_gbps()}, {"okay", busbw_okay}}},

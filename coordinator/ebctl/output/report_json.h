@@ -18,9 +18,16 @@ inline constexpr char kTestReportSchema[] = "ebnccl.test_report";
 inline constexpr char kNodeListSchema[] = "ebnccl.node_list";
 inline constexpr char kTestListSchema[] = "ebnccl.test_list";
 inline constexpr int kJsonSchemaVersion = 1;
+// The test report's layout: 2 since `version` became nccl-tests' integer
+// file version (the ebnccl version moved to `ebnccl_version`).
+inline constexpr int kTestReportSchemaVersion = 2;
+// nccl-tests -J's file format version (util.cu JSON_FILE_VERSION), written
+// as the report's `version`: our report is a superset of that format.
+inline constexpr int kNcclTestsJsonVersion = 3;
 
-// A test report: schema, version (`version`, the ebnccl version of the
-// caller), test_id, state, transport, collective, start_time, end_time,
+// A test report, a superset of nccl-tests' -J file (format version 3):
+// schema, version (3), ebnccl_version (the ebnccl version of the caller),
+// nccl_version, test_id, state, transport, collective, start_time, end_time,
 // config{}, devices[], results[], out_of_bounds{}, average_bus_bandwidth{},
 // slowest_rank{} or null, failures[], errors[], summary and exit_code (what
 // ebctl exits with for this report). Works on reports that are not final

@@ -11,6 +11,7 @@
 #include "common/spec/names.h"
 #include "coordinator/ebctl/output/float_format.h"
 #include "coordinator/ebctl/output/labels.h"
+#include "coordinator/ebctl/output/per_iter_json.h"
 
 namespace eb::ebctl {
 namespace v1 = ebnccl::v1;
@@ -34,6 +35,15 @@ std::string RankLine(const v1::TestReport& report, const v1::RankAssignment& ran
   }
   line += '\n';
   return line;
+}
+
+// "all_reduce" or, for several, "all_reduce,broadcast".
+std::string CollectivesText(const v1::TestSpec& spec) {
+  if (spec.collectives_size() <= 1) return spec::DisplayName(spec.collective());
+  std::vector<std::string> names;
+  for (int c : spec.collectives())
+    names.emplace_back(spec::DisplayName(static_cast<v1::Collective>(c)));
+  return absl::StrJoin(names, ",");
 }
 
 // nccl-tests' step column: the factor when it multiplies, else the bytes.
@@ -238,29 +248,30 @@ std::string NcclBlock(const v1::TestReport& report) {
   return out;
 }
 
-}  // namespace
-
-std::string TableHeader(const v1::TestReport& accepted, absl::string_view version) {
-  const v1::TestSpec& spec = accepted.spec();
-  std::string out = absl::StrFormat("# ebnccl %s test %s transport %s\n", version,
-                                    accepted.test_id(), spec::DisplayName(accepted.transport()));
-  absl::StrAppendFormat(
-      &out,
-      "# collective %s nranks %d nodes %d minBytes %d maxBytes %d step: %s warmup iters: %d "
-      "iters: %d validation: %d graph: %d datatype %s redop %s root %d",
-      spec::DisplayName(spec.collective()), accepted.ranks_size(), TestNodeNames(accepted).size(),
-      spec.min_bytes(), spec.max_bytes(), StepText(spec), spec.warmup_iterations(),
-      spec.iterations(), spec.check_iterations(), spec.cuda_graph_launches(),
-      spec::DisplayName(spec.data_type()), RedopLabel(spec), RootLabel(spec));
-  if (spec.min_busbw_gbps() > 0) {
-    absl::StrAppendFormat(&out, " min busbw: %g", spec.min_busbw_gbps());
+// nccl-tests' writeResultHeader without -S: the "%*s" timestamp column has
+// width 0, which leaves one trailing blank on each line; with -I the four
+// per-iteration columns follow each variant.
+std::string ColumnHeader(const v1::TestSpec& spec) {
+  std::string out = "#\n";
+  if (spec.per_iter_timing()) {
+    absl::StrAppendFormat(&out,
+                          "# %10s  %12s  %8s  %6s  %6s              out-of-place (+ per-iteration)"
+                          "                                in-place (+ per-iteration)\n",
+                          "", "", "", "", "");
+    absl::StrAppendFormat(&out,
+                          "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s  "
+                          "%7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s \n",
+                          "size", "count", "type", "redop", "root", "time", "algbw", "busbw",
+                          "#wrong", "i_min", "i_max", "i_p99", "i_cv%", "time", "algbw", "busbw",
+                          "#wrong", "i_min", "i_max", "i_p99", "i_cv%");
+    absl::StrAppendFormat(&out,
+                          "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s  "
+                          "%7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s \n",
+                          "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)",
+                          "(us)", "(us)", "(%)", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)",
+                          "(us)", "(%)");
+    return out;
   }
-  out += "\n#\n# Using devices\n";
-  for (const v1::RankAssignment& rank : accepted.ranks()) out += RankLine(accepted, rank);
-
-  // nccl-tests' writeResultHeader without -I and -S: the "%*s" timestamp
-  // column has width 0, which leaves one trailing blank on both lines.
-  out += "#\n";
   absl::StrAppendFormat(&out,
                         "# %10s  %12s  %8s  %6s  %6s           out-of-place                       "
                         "in-place          \n",
@@ -275,33 +286,137 @@ std::string TableHeader(const v1::TestReport& accepted, absl::string_view versio
   return out;
 }
 
+// nccl-tests -I's "  %7s  %7s  %7s  %7s" (i_min, i_max, i_p99, i_cv%) of
+// the per-iteration maximum over ranks; "-" when a rank had no times.
+std::string PerIterColumns(const v1::VariantResult& variant) {
+  const nlohmann::json per_iter = PerIterToJson(variant);
+  if (per_iter.is_null()) return absl::StrFormat("  %7s  %7s  %7s  %7s", "-", "-", "-", "-");
+  return absl::StrCat("  ", FormatFloatField(per_iter["min_us"].get<double>(), 7), "  ",
+                      FormatFloatField(per_iter["max_us"].get<double>(), 7), "  ",
+                      FormatFloatField(per_iter["p99_us"].get<double>(), 7), "  ",
+                      FormatFloatField(per_iter["cv_pct"].get<double>(), 7));
+}
+
+// The collective of a row: its own, or the spec's (one collective).
+v1::Collective RowCollective(const v1::SizeResult& row, const v1::TestSpec& spec) {
+  return row.collective() != v1::COLLECTIVE_UNSPECIFIED ? row.collective() : spec.collective();
+}
+
+}  // namespace
+
+std::string TableHeader(const v1::TestReport& accepted, absl::string_view version) {
+  const v1::TestSpec& spec = accepted.spec();
+  std::string out = absl::StrFormat("# ebnccl %s test %s transport %s\n", version,
+                                    accepted.test_id(), spec::DisplayName(accepted.transport()));
+  absl::StrAppendFormat(
+      &out,
+      "# collective %s nranks %d nodes %d minBytes %d maxBytes %d step: %s warmup iters: %d "
+      "iters: %d validation: %d graph: %d datatype %s redop %s root %d",
+      CollectivesText(spec), accepted.ranks_size(), TestNodeNames(accepted).size(),
+      spec.min_bytes(), spec.max_bytes(), StepText(spec), spec.warmup_iterations(),
+      spec.iterations(), spec.check_iterations(), spec.cuda_graph_launches(),
+      spec::DisplayName(spec.data_type()), RedopLabel(spec), RootLabel(spec));
+  if (spec.min_busbw_gbps() > 0) {
+    absl::StrAppendFormat(&out, " min busbw: %g", spec.min_busbw_gbps());
+  }
+  out += "\n#\n# Using devices\n";
+  for (const v1::RankAssignment& rank : accepted.ranks()) out += RankLine(accepted, rank);
+
+  // Several collectives: each table gets its own column header before its
+  // first row (TablePrinter).
+  if (spec.collectives_size() <= 1) out += ColumnHeader(spec);
+  return out;
+}
+
 std::string TableRow(const v1::SizeResult& row, const v1::TestSpec& spec) {
   const bool report_errors = spec.check_iterations() > 0;
+  // The row's own collective decides redop and root.
+  v1::TestSpec row_spec = spec;
+  row_spec.set_collective(RowCollective(row, spec));
   // nccl-tests formats the root with "%6i" into a string, then prints that
   // string with "%6s"; for numbers the result is the same.
-  std::string line =
-      absl::StrFormat("%12d  %12d  %8s  %6s  %6d", row.size_bytes(), row.count(),
-                      spec::DisplayName(spec.data_type()), RedopLabel(spec), RootLabel(spec));
+  std::string line = absl::StrFormat("%12d  %12d  %8s  %6s  %6d", row.size_bytes(), row.count(),
+                                     spec::DisplayName(spec.data_type()), RedopLabel(row_spec),
+                                     RootLabel(row_spec));
   line += VariantColumns(row.out_of_place(), report_errors);
+  if (spec.per_iter_timing()) line += PerIterColumns(row.out_of_place());
   line += VariantColumns(row.in_place(), report_errors);
+  if (spec.per_iter_timing()) line += PerIterColumns(row.in_place());
   line += '\n';
   return line;
+}
+
+TablePrinter::TablePrinter(const v1::TestSpec& spec)
+    : spec_(spec), several_(spec.collectives_size() > 1) {}
+
+std::string TablePrinter::Row(const v1::SizeResult& row) {
+  std::string out;
+  if (several_) {
+    const v1::Collective collective = RowCollective(row, spec_);
+    if (!started_ || collective != current_) {
+      if (started_) out += CollectiveFooter();
+      started_ = true;
+      current_ = collective;
+      rows_ = 0;
+      busbw_sum_ = 0;
+      wrong_ = 0;
+      absl::StrAppend(&out, "#\n# Collective test starting: ", spec::DisplayName(collective), "\n",
+                      ColumnHeader(spec_));
+    }
+    ++rows_;
+    busbw_sum_ += row.out_of_place().busbw_gbps() + row.in_place().busbw_gbps();
+    wrong_ += row.out_of_place().wrong_elements() + row.in_place().wrong_elements();
+  }
+  out += TableRow(row, spec_);
+  return out;
+}
+
+std::string TablePrinter::Finish(const v1::TestReport& finished) {
+  std::string out;
+  if (several_ && started_) out += CollectiveFooter();
+  started_ = false;
+  out += TableFooter(finished);
+  return out;
+}
+
+std::string TablePrinter::CollectiveFooter() const {
+  // One collective's nccl-tests footer, from its rows (the coordinator's
+  // CollectiveSummary holds the same figures).
+  const double avg = rows_ > 0 ? busbw_sum_ / (2.0 * rows_) : 0.0;
+  std::string verdict;
+  if (spec_.min_busbw_gbps() > 0) verdict = avg >= spec_.min_busbw_gbps() ? "OK" : "FAILED";
+  std::string out;
+  absl::StrAppendFormat(&out, "# %-20s : %d %s\n", "Out of bounds values", wrong_,
+                        wrong_ != 0 ? "FAILED" : "OK");
+  absl::StrAppendFormat(&out, "# %-20s : %g %s\n", "Avg bus bandwidth", avg, verdict);
+  absl::StrAppendFormat(&out, "#\n# Collective test concluded: %s\n", spec::DisplayName(current_));
+  return out;
 }
 
 std::string TableFooter(const v1::TestReport& finished) {
   const v1::TestSpec& spec = finished.spec();
   std::string out;
-  // nccl-tests: "# %-20s : %d %s\n" and "# %-20s : %g %s\n"; the verdict word
-  // is empty (one trailing blank) when the bandwidth is not checked.
-  absl::StrAppendFormat(&out, "# %-20s : %d %s\n", "Out of bounds values",
-                        finished.wrong_elements(),
-                        finished.wrong_elements() != 0 ? "FAILED" : "OK");
-  std::string verdict;
-  if (spec.min_busbw_gbps() > 0) {
-    verdict = finished.avg_busbw_gbps() >= spec.min_busbw_gbps() ? "OK" : "FAILED";
+  if (spec.collectives_size() > 1) {
+    // Each collective printed its own footer (TablePrinter); one verdict
+    // for all follows.
+    for (const v1::CollectiveSummary& footer : finished.collective_summaries()) {
+      absl::StrAppendFormat(&out, "# %-14s : %d sizes, avg busbw %g GB/s, %d wrong\n",
+                            spec::DisplayName(footer.collective()), footer.sizes(),
+                            footer.avg_busbw_gbps(), footer.wrong_elements());
+    }
+  } else {
+    // nccl-tests: "# %-20s : %d %s\n" and "# %-20s : %g %s\n"; the verdict
+    // word is empty (one trailing blank) when the bandwidth is not checked.
+    absl::StrAppendFormat(&out, "# %-20s : %d %s\n", "Out of bounds values",
+                          finished.wrong_elements(),
+                          finished.wrong_elements() != 0 ? "FAILED" : "OK");
+    std::string verdict;
+    if (spec.min_busbw_gbps() > 0) {
+      verdict = finished.avg_busbw_gbps() >= spec.min_busbw_gbps() ? "OK" : "FAILED";
+    }
+    absl::StrAppendFormat(&out, "# %-20s : %g %s\n", "Avg bus bandwidth", finished.avg_busbw_gbps(),
+                          verdict);
   }
-  absl::StrAppendFormat(&out, "# %-20s : %g %s\n", "Avg bus bandwidth", finished.avg_busbw_gbps(),
-                        verdict);
   out += "#\n";
   out += RailBlock(finished);
   out += PortBlock(finished);

@@ -10,6 +10,7 @@
 // printf layout (src/util.cu), trailing blanks included, so that scripts that
 // parse nccl-tests output parse ours. Lines of our own start with "#" too.
 
+#include <cstdint>
 #include <string>
 
 #include "absl/strings/string_view.h"
@@ -43,6 +44,35 @@ std::string TableRow(const ebnccl::v1::SizeResult& row, const ebnccl::v1::TestSp
 // member that arrived late), "# Result: <STATE> — <summary>", one line per
 // failure, and the straggler (by arrival: the rank that arrived last; or
 // "none, arrivals flat": the path) when there is one.
+// With several collectives (TestSpec.collectives) the per-collective
+// "Out of bounds" and "Avg bus bandwidth" lines are TablePrinter's; this
+// footer then lists each collective's figures before the one verdict.
 std::string TableFooter(const ebnccl::v1::TestReport& finished);
+
+// Prints the rows of a test as they come: with one collective exactly
+// TableRow and TableFooter; with several, before the first row of each
+// collective "# Collective test starting: <name>" and its column header,
+// and after its last row its own nccl-tests footer ("Out of bounds
+// values", "Avg bus bandwidth" checked against --min-busbw, "# Collective
+// test concluded: <name>"), as if each ran as its own nccl-tests binary.
+class TablePrinter {
+ public:
+  explicit TablePrinter(const ebnccl::v1::TestSpec& spec);
+  // The lines for one row (and the table breaks around it).
+  std::string Row(const ebnccl::v1::SizeResult& row);
+  // The last collective's footer and TableFooter(finished).
+  std::string Finish(const ebnccl::v1::TestReport& finished);
+
+ private:
+  std::string CollectiveFooter() const;
+
+  ebnccl::v1::TestSpec spec_;
+  bool several_;
+  bool started_ = false;
+  ebnccl::v1::Collective current_ = ebnccl::v1::COLLECTIVE_UNSPECIFIED;
+  int rows_ = 0;
+  double busbw_sum_ = 0;
+  int64_t wrong_ = 0;
+};
 
 }  // namespace eb::ebctl

@@ -1,5 +1,6 @@
 #include "coordinator/core/result_aggregator.h"
 
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -140,6 +141,50 @@ TEST(ResultAggregatorTest, InvalidTimeKeepsRankTimesButNoBandwidth) {
   EXPECT_EQ(row.out_of_place().wrong_elements(), 1);
   EXPECT_EQ(row.out_of_place().busbw_gbps(), 0);
   EXPECT_EQ(row.out_of_place().algbw_gbps(), 0);
+}
+
+// nccl-tests -a: the row's time is rank 0's (0), the average (1, the
+// default), the fastest (2) or the slowest (3); bandwidths follow it.
+TEST(ResultAggregatorTest, AverageModePicksTheRowTime) {
+  std::vector<v1::RankSizeResult> ranks;
+  for (double us : {300.0, 100.0, 200.0, 400.0}) ranks.push_back(RankResult(1048576, 262144, us));
+  v1::TestSpec spec = Spec(v1::COLLECTIVE_ALL_REDUCE);
+  const double average_busbw =
+      AggregateSize(spec, Pointers(ranks)).out_of_place().busbw_gbps();  // at 250 us
+  for (const auto& [mode, expected_us] :
+       std::vector<std::pair<int, double>>{{0, 300}, {1, 250}, {2, 100}, {3, 400}}) {
+    spec.set_average(mode);
+    const v1::SizeResult row = AggregateSize(spec, Pointers(ranks));
+    EXPECT_DOUBLE_EQ(row.out_of_place().time_us(), expected_us) << mode;
+    EXPECT_NEAR(row.out_of_place().busbw_gbps(), average_busbw * 250 / expected_us, kTolerance)
+        << mode;
+    // The per-rank view does not change.
+    EXPECT_DOUBLE_EQ(row.out_of_place().min_time_us(), 100) << mode;
+    EXPECT_DOUBLE_EQ(row.out_of_place().max_time_us(), 400) << mode;
+  }
+}
+
+TEST(ResultAggregatorTest, PerIterationTimesAndTheRowsCollective) {
+  std::vector<v1::RankSizeResult> ranks(2, RankResult(1024, 256, 10));
+  for (int r = 0; r < 2; ++r) {
+    ranks[r].set_collective(v1::COLLECTIVE_BROADCAST);
+    for (double us : {9.0, 11.0 + r}) {
+      ranks[r].mutable_out_of_place()->add_iteration_us(us);
+      ranks[r].mutable_in_place()->add_iteration_us(us);
+    }
+  }
+  v1::TestSpec spec = Spec(v1::COLLECTIVE_ALL_REDUCE);
+  spec.add_collectives(v1::COLLECTIVE_ALL_REDUCE);
+  spec.add_collectives(v1::COLLECTIVE_BROADCAST);
+  const v1::SizeResult row = AggregateSize(spec, Pointers(ranks));
+  EXPECT_EQ(row.collective(), v1::COLLECTIVE_BROADCAST);
+  // broadcast's busbw factor is 1: busbw = algbw.
+  EXPECT_DOUBLE_EQ(row.out_of_place().busbw_gbps(), row.out_of_place().algbw_gbps());
+  ASSERT_EQ(row.out_of_place().rank_iterations_size(), 2);
+  EXPECT_THAT(row.out_of_place().rank_iterations(1).time_us(), ElementsAre(9.0, 12.0));
+  // A rank without them: none in the row.
+  ranks[1].mutable_in_place()->clear_iteration_us();
+  EXPECT_EQ(AggregateSize(spec, Pointers(ranks)).in_place().rank_iterations_size(), 0);
 }
 
 }  // namespace

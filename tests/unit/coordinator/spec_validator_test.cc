@@ -139,8 +139,58 @@ INSTANTIATE_TEST_SUITE_P(
         InvalidCase{"NegativeInitTimeout", [](v1::TestSpec& s) { s.set_init_timeout_ms(-1); },
                     "init_timeout_ms", "-1"},
         InvalidCase{"NegativeStepTimeout", [](v1::TestSpec& s) { s.set_step_timeout_ms(-5); },
-                    "step_timeout_ms", "-5"}),
+                    "step_timeout_ms", "-5"},
+        InvalidCase{"CollectiveListedTwice",
+                    [](v1::TestSpec& s) {
+                      s.add_collectives(v1::COLLECTIVE_ALL_REDUCE);
+                      s.add_collectives(v1::COLLECTIVE_ALL_REDUCE);
+                    },
+                    "collectives", "all_reduce is listed twice"},
+        InvalidCase{"UnknownCollectiveInTheList",
+                    [](v1::TestSpec& s) {
+                      s.add_collectives(v1::COLLECTIVE_ALL_REDUCE);
+                      s.add_collectives(static_cast<v1::Collective>(99));
+                    },
+                    "collectives", "99"},
+        InvalidCase{"CollectiveNotTheFirstOfTheList",
+                    [](v1::TestSpec& s) {
+                      s.add_collectives(v1::COLLECTIVE_BROADCAST);
+                      s.add_collectives(v1::COLLECTIVE_REDUCE);
+                    },
+                    "collective", "first of collectives"},
+        InvalidCase{"SplitRailsWithSeveralCollectives",
+                    [](v1::TestSpec& s) {
+                      s.add_collectives(v1::COLLECTIVE_ALL_REDUCE);
+                      s.add_collectives(v1::COLLECTIVE_BROADCAST);
+                      s.set_split_rails(true);
+                    },
+                    "split_rails", "single"},
+        InvalidCase{"PerIterTimingWithGraph",
+                    [](v1::TestSpec& s) {
+                      s.set_per_iter_timing(true);
+                      s.set_cuda_graph_launches(2);
+                    },
+                    "per_iter_timing", "CUDA graph"},
+        InvalidCase{"Average", [](v1::TestSpec& s) { s.set_average(4); }, "average", "4"}),
     [](const ::testing::TestParamInfo<InvalidCase>& param_info) { return param_info.param.name; });
+
+TEST(SpecValidatorTest, ACollectiveListNormalizes) {
+  v1::TestSpec spec = SmallSweepSpec();
+  spec.clear_collective();
+  spec.add_collectives(v1::COLLECTIVE_BROADCAST);
+  spec.add_collectives(v1::COLLECTIVE_ALL_REDUCE);
+  absl::StatusOr<v1::TestSpec> result = ValidateAndNormalize(spec, CoordinatorConfig{});
+  ASSERT_THAT(result, IsOk());
+  EXPECT_EQ(result->collective(), v1::COLLECTIVE_BROADCAST);  // the first
+  EXPECT_EQ(result->collectives_size(), 2);
+  // A list of one is the one-collective test.
+  spec.clear_collectives();
+  spec.add_collectives(v1::COLLECTIVE_REDUCE);
+  result = ValidateAndNormalize(spec, CoordinatorConfig{});
+  ASSERT_THAT(result, IsOk());
+  EXPECT_EQ(result->collective(), v1::COLLECTIVE_REDUCE);
+  EXPECT_EQ(result->collectives_size(), 0);
+}
 
 CoordinatorConfig DistinctDefaults() {
   CoordinatorConfig config;

@@ -134,7 +134,11 @@ class TestRunFixture : public ::testing::Test {
     absl::StatusOr<std::vector<PlannedSize>> sweep = PlanSweep(spec, world);
     ASSERT_TRUE(sweep.ok()) << sweep.status();
     sizes_.clear();
-    for (const PlannedSize& size : *sweep) sizes_.push_back(size.sweep_bytes);
+    collectives_.clear();
+    for (const PlannedSize& size : *sweep) {
+      sizes_.push_back(size.sweep_bytes);
+      collectives_.push_back(size.collective);
+    }
     world_size_ = world;
     rank_nodes_.clear();
     for (const auto& rank : ranks) rank_nodes_.push_back(rank.node_name());
@@ -177,6 +181,7 @@ class TestRunFixture : public ::testing::Test {
     ebnccl::v1::WorkerEvent event = Event(rank, ebnccl::v1::WORKER_EVENT_KIND_SIZE_DONE);
     const int64_t size = sizes_.at(index);
     *event.mutable_size_result() = RankResult(size, size / 4, time_us, wrong_out, wrong_in);
+    event.mutable_size_result()->set_collective(collectives_.at(index));
     run_->OnWorkerEvent(NodeOf(rank), event);
   }
 
@@ -220,7 +225,9 @@ class TestRunFixture : public ::testing::Test {
   eb::testing::FakeClock clock_;
   eb::testing::ManualExecutor executor_{clock_};
   RecordingHost host_;
+  // The steps of the sweep in order: every collective's sizes in turn.
   std::vector<int64_t> sizes_;
+  std::vector<ebnccl::v1::Collective> collectives_;
   std::vector<std::string> rank_nodes_;
   int world_size_ = 0;
   std::unique_ptr<TestRun> run_;

@@ -13,8 +13,11 @@ using nlohmann::json;
 TEST(ReportToJsonTest, TopLevelFields) {
   const json doc = ReportToJson(testing::TwoRankReport(), "9.9.9");
   EXPECT_EQ(doc["schema"], "ebnccl.test_report");
-  EXPECT_EQ(doc["schema_version"], 1);
-  EXPECT_EQ(doc["version"], "9.9.9");
+  EXPECT_EQ(doc["schema_version"], 2);
+  // nccl-tests' file format version; ebnccl's own beside it.
+  EXPECT_EQ(doc["version"], 3);
+  EXPECT_EQ(doc["ebnccl_version"], "9.9.9");
+  EXPECT_TRUE(doc["nccl_version"].is_null());  // Gloo nodes: no NCCL library
   EXPECT_EQ(doc["test_id"], "t-20261129-154501-3f2a");
   EXPECT_EQ(doc["state"], "failed");
   EXPECT_EQ(doc["transport"], "gloo");
@@ -33,13 +36,18 @@ TEST(ReportToJsonTest, TopLevelFields) {
   EXPECT_EQ(doc["nccl_ras"], json::array());
   EXPECT_EQ(doc["nic_use"], json::array());
   EXPECT_EQ(doc["drift_warnings"], json::array());
-  EXPECT_EQ(doc.size(), 27u) << doc.dump(2);
+  EXPECT_EQ(doc["collectives"], json::array());  // no footers in the fixture
+  EXPECT_EQ(doc.size(), 30u) << doc.dump(2);
 }
 
 TEST(ReportToJsonTest, Config) {
-  const json config = ReportToJson(testing::TwoRankReport())["config"];
-  EXPECT_EQ(config,
-            json::parse(R"({"minimum_bytes": 8, "maximum_bytes": 134217728, "step_factor": 2,
+  json config = ReportToJson(testing::TwoRankReport())["config"];
+  EXPECT_EQ(config["devices"].size(), 2u);  // nccl-tests puts them here (see Devices)
+  config.erase("devices");
+  EXPECT_EQ(config, json::parse(R"({"nthreads": 1, "ngpus": 1, "aggregated_iterations": 1,
+                            "blocking_collectives": false, "per_iter_timing": false,
+                            "per_iter_skip": 0, "parallel_init": false, "average": 1,
+                            "collectives": ["all_reduce"], "minimum_bytes": 8, "maximum_bytes": 134217728, "step_factor": 2,
                             "warmup_iters": 5, "iterations": 20, "validation": 1, "graph": 0,
                             "datatype": "float", "redop": "sum", "root": -1, "nranks": 2,
                             "nodes": ["host1", "host2"], "workers_per_node": 1,
@@ -64,19 +72,36 @@ TEST(ReportToJsonTest, ConfigStepBytesRootAndRedopNone) {
 }
 
 TEST(ReportToJsonTest, Devices) {
-  const json devices = ReportToJson(testing::TwoRankReport())["devices"];
+  const json doc = ReportToJson(testing::TwoRankReport());
+  const json devices = doc["config"]["devices"];
   EXPECT_EQ(devices, json::parse(R"([
-      {"rank": 0, "node": "host1", "node_index": 0, "local_rank": 0, "device": -1,
-       "hostname": "host1.example.com"},
-      {"rank": 1, "node": "host2", "node_index": 1, "local_rank": 0, "device": -1,
-       "hostname": "host2.example.com"}])"))
+      {"rank": 0, "group": 0, "node": "host1", "node_index": 0, "local_rank": 0, "device": -1,
+       "device_hex": "", "device_info": "", "hostname": "host1.example.com"},
+      {"rank": 1, "group": 0, "node": "host2", "node_index": 1, "local_rank": 0, "device": -1,
+       "device_hex": "", "device_info": "", "hostname": "host2.example.com"}])"))
       << devices.dump(2);
+  // Also at the top level, where schema 1 had them.
+  EXPECT_EQ(doc["devices"], devices);
+}
+
+TEST(ReportToJsonTest, GpuDevicesHaveNcclTestsBusIdAndName) {
+  v1::TestReport report = testing::TwoRankReport();
+  report.mutable_ranks(1)->set_device_index(3);
+  report.mutable_ranks(1)->set_gpu_pci_bus_id("0000:4f:00.0");
+  v1::GpuInfo* gpu = report.mutable_node_inventories(1)->add_gpus();
+  gpu->set_index(3);
+  gpu->set_name("NVIDIA H200");
+  report.mutable_node_inventories(0)->set_nccl_version("2.28.9");
+  const json doc = ReportToJson(report);
+  EXPECT_EQ(doc["config"]["devices"][1]["device_hex"], "0000:4f:00");
+  EXPECT_EQ(doc["config"]["devices"][1]["device_info"], "NVIDIA H200");
+  EXPECT_EQ(doc["nccl_version"], 22809);  // NCCL_VERSION_CODE
 }
 
 TEST(ReportToJsonTest, HostnameFallsBackToTheNodeName) {
   v1::TestReport report = testing::TwoRankReport();
   report.clear_node_inventories();
-  EXPECT_EQ(ReportToJson(report)["devices"][1]["hostname"], "host2");
+  EXPECT_EQ(ReportToJson(report)["config"]["devices"][1]["hostname"], "host2");
 }
 
 TEST(ReportToJsonTest, Results) {
@@ -84,6 +109,7 @@ TEST(ReportToJsonTest, Results) {
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0], json::parse(R"({
       "size": 8, "count": 2, "type": "float", "redop": "sum", "root": -1,
+      "collective": "all_reduce", "actual_iterations": 20, "experiment_name": "",
       "out_of_place": {"time": 10.5, "alg_bw": 0.000762, "bus_bw": 0.000762, "nwrong": 0,
                        "min_time": 10.0, "max_time": 11.0, "slowest_rank": 1,
                        "rank_times": [10.0, 11.0], "rank_arrivals": []},

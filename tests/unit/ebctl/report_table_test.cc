@@ -1,5 +1,6 @@
 #include "coordinator/ebctl/output/report_table.h"
 
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/str_split.h"
@@ -341,6 +342,89 @@ TEST(TableFooterTest, PortCountersNcclWarningsNicUseAndDrift) {
                                 "# NCCL RAS status (host3, port 28100): RAS not reachable on port "
                                 "28100: Connection refused\n"));
   EXPECT_LT(footer.find("# HCA port counters"), footer.find("# Result:"));
+}
+
+}  // namespace
+}  // namespace eb::ebctl
+
+namespace eb::ebctl {
+namespace {
+
+// --collective all_reduce,broadcast: one table per collective, each with
+// its own header and nccl-tests footer, then one verdict.
+TEST(TablePrinterTest, SeveralCollectivesPrintOneTableEachAndOneVerdict) {
+  v1::TestReport report = testing::TwoRankReport();
+  v1::TestSpec& spec = *report.mutable_spec();
+  spec.add_collectives(v1::COLLECTIVE_ALL_REDUCE);
+  spec.add_collectives(v1::COLLECTIVE_BROADCAST);
+  spec.set_min_busbw_gbps(50);
+  v1::SizeResult first = Row(8, 2, 10, 1, 60, 0, 10, 1, 60, 0);
+  first.set_collective(v1::COLLECTIVE_ALL_REDUCE);
+  v1::SizeResult second = Row(8, 2, 10, 1, 40, 0, 10, 1, 40, 3);
+  second.set_collective(v1::COLLECTIVE_BROADCAST);
+  for (v1::Collective c : {v1::COLLECTIVE_ALL_REDUCE, v1::COLLECTIVE_BROADCAST}) {
+    v1::CollectiveSummary& footer = *report.add_collective_summaries();
+    footer.set_collective(c);
+    footer.set_sizes(1);
+    footer.set_avg_busbw_gbps(c == v1::COLLECTIVE_BROADCAST ? 40 : 60);
+    footer.set_wrong_elements(c == v1::COLLECTIVE_BROADCAST ? 3 : 0);
+  }
+  EXPECT_THAT(TableHeader(report), HasSubstr("# collective all_reduce,broadcast nranks 2"));
+  EXPECT_THAT(TableHeader(report), Not(HasSubstr("out-of-place")));  // per collective instead
+  TablePrinter table(spec);
+  // One statement each: the order of the operands of + is unspecified.
+  std::string text = table.Row(first);
+  text += table.Row(second);
+  text += table.Finish(report);
+  const std::vector<std::string> lines = Lines(text);
+  auto at = [&](const std::string& needle) {
+    return std::find_if(lines.begin(), lines.end(),
+                        [&](const std::string& l) { return l.find(needle) != std::string::npos; }) -
+           lines.begin();
+  };
+  EXPECT_LT(at("# Collective test starting: all_reduce"), at("# Collective test concluded: "
+                                                             "all_reduce"));
+  EXPECT_LT(at("# Collective test concluded: all_reduce"),
+            at("# Collective test starting: broadcast"));
+  EXPECT_THAT(text, HasSubstr("# Avg bus bandwidth    : 60 OK\n"));
+  EXPECT_THAT(text, HasSubstr("# Out of bounds values : 3 FAILED\n"));
+  EXPECT_THAT(text, HasSubstr("# Avg bus bandwidth    : 40 FAILED\n"));
+  EXPECT_THAT(text, HasSubstr("# broadcast      : 1 sizes, avg busbw 40 GB/s, 3 wrong\n"));
+  // The broadcast row prints its own redop and root.
+  EXPECT_THAT(text, HasSubstr("   float    none       0"));
+  // One verdict, after both tables.
+  EXPECT_EQ(std::count_if(lines.begin(), lines.end(),
+                          [](const std::string& l) { return l.rfind("# Result: ", 0) == 0; }),
+            1);
+  EXPECT_GT(at("# Result: "), at("# Collective test concluded: broadcast"));
+}
+
+TEST(TablePrinterTest, OneCollectiveIsExactlyRowsAndFooter) {
+  const v1::TestReport report = testing::TwoRankReport();
+  TablePrinter table(report.spec());
+  std::string printed, expected;
+  for (const v1::SizeResult& row : report.results()) {
+    printed += table.Row(row);
+    expected += TableRow(row, report.spec());
+  }
+  printed += table.Finish(report);
+  expected += TableFooter(report);
+  EXPECT_EQ(printed, expected);
+}
+
+TEST(TablePrinterTest, PerIterationColumns) {
+  v1::TestReport report = testing::TwoRankReport();
+  report.mutable_spec()->set_per_iter_timing(true);
+  const std::string header = TableHeader(report);
+  EXPECT_THAT(header, HasSubstr("i_min    i_max    i_p99    i_cv%"));
+  v1::SizeResult row = report.results(0);
+  for (v1::VariantResult* variant : {row.mutable_out_of_place(), row.mutable_in_place()}) {
+    v1::IterationTimes& times = *variant->add_rank_iterations();
+    times.add_time_us(10);
+    times.add_time_us(30);
+  }
+  // min 10, max 30, p99 30, cv 50%.
+  EXPECT_THAT(TableRow(row, report.spec()), HasSubstr("    10.00    30.00    30.00    50.00"));
 }
 
 }  // namespace

@@ -78,6 +78,54 @@ TEST(BuildSpecTest, EveryFlagLandsInItsField) {
   EXPECT_EQ(spec->cuda_graph_launches(), 10);
 }
 
+TEST(BuildSpecTest, OneCollectiveLeavesTheListEmpty) {
+  RunTestFlags flags;
+  flags.collective = "broadcast";
+  auto spec = BuildSpec(flags);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->collective(), v1::COLLECTIVE_BROADCAST);
+  EXPECT_TRUE(spec->collectives().empty());
+  EXPECT_FALSE(spec->has_average());  // -a not given: the coordinator's default (1)
+  EXPECT_FALSE(spec->per_iter_timing());
+}
+
+TEST(BuildSpecTest, CollectiveListAndAll) {
+  RunTestFlags flags;
+  flags.collective = "all_reduce,broadcast";
+  auto spec = BuildSpec(flags);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->collective(), v1::COLLECTIVE_ALL_REDUCE);
+  EXPECT_THAT(spec->collectives(),
+              ElementsAre(v1::COLLECTIVE_ALL_REDUCE, v1::COLLECTIVE_BROADCAST));
+
+  flags.collective = "all";
+  spec = BuildSpec(flags);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_THAT(
+      spec->collectives(),
+      ElementsAre(v1::COLLECTIVE_ALL_REDUCE, v1::COLLECTIVE_ALL_GATHER,
+                  v1::COLLECTIVE_REDUCE_SCATTER, v1::COLLECTIVE_BROADCAST, v1::COLLECTIVE_REDUCE,
+                  v1::COLLECTIVE_ALL_TO_ALL, v1::COLLECTIVE_SEND_RECV));
+}
+
+TEST(BuildSpecTest, NcclTestsPerIterAverageAndTimeoutFlags) {
+  RunTestFlags flags;
+  flags.per_iter_timing = 1;
+  flags.average = 3;
+  flags.average_given = true;
+  flags.timeout_seconds = 45;
+  auto spec = BuildSpec(flags);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_TRUE(spec->per_iter_timing());
+  ASSERT_TRUE(spec->has_average());
+  EXPECT_EQ(spec->average(), 3);
+  EXPECT_EQ(spec->step_timeout_ms(), 45'000);  // -T: the deadline of a stuck step
+  flags.average = 0;
+  spec = BuildSpec(flags);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->average(), 0);
+}
+
 struct BadFlags {
   std::string name;
   void (*edit)(RunTestFlags&);
@@ -128,7 +176,36 @@ INSTANTIATE_TEST_SUITE_P(
                  "--nccl-env: 'NCCL_ALGO' is not KEY=VALUE"},
         BadFlags{"NcclEnvWithoutKey", [](RunTestFlags& f) { f.nccl_env = {"=Ring"}; },
                  "--nccl-env: '=Ring' is not KEY=VALUE"},
-        BadFlags{"CudaGraph", [](RunTestFlags& f) { f.cuda_graph = -1; }, "-G/--cudagraph"}),
+        BadFlags{"CudaGraph", [](RunTestFlags& f) { f.cuda_graph = -1; }, "-G/--cudagraph"},
+        BadFlags{"CollectiveInAList", [](RunTestFlags& f) { f.collective = "all_reduce,bcast2"; },
+                 "--collective: unknown collective 'bcast2'"},
+        BadFlags{"CollectiveTwice",
+                 [](RunTestFlags& f) { f.collective = "all_reduce,broadcast,all_reduce"; },
+                 "--collective: all_reduce is listed twice"},
+        BadFlags{"EmptyCollectiveInAList", [](RunTestFlags& f) { f.collective = "all_reduce,"; },
+                 "--collective"},
+        BadFlags{"PerIterTiming", [](RunTestFlags& f) { f.per_iter_timing = 2; },
+                 "-I/--per_iter_timing: must be 0 or 1"},
+        BadFlags{"PerIterTimingWithGraph",
+                 [](RunTestFlags& f) {
+                   f.per_iter_timing = 1;
+                   f.cuda_graph = 2;
+                 },
+                 "-I/--per_iter_timing: cannot time"},
+        BadFlags{"Average",
+                 [](RunTestFlags& f) {
+                   f.average = 4;
+                   f.average_given = true;
+                 },
+                 "-a/--average"},
+        BadFlags{"TimeoutSecondsNegative", [](RunTestFlags& f) { f.timeout_seconds = -1; },
+                 "-T/--timeout_s"},
+        BadFlags{"TimeoutSecondsAndStepTimeout",
+                 [](RunTestFlags& f) {
+                   f.timeout_seconds = 5;
+                   f.step_timeout = "10s";
+                 },
+                 "-T/--timeout_s: sets the step deadline"}),
     [](const ::testing::TestParamInfo<BadFlags>& param_info) { return param_info.param.name; });
 
 }  // namespace

@@ -255,6 +255,39 @@ TEST(BenchmarkRunnerTest, RunsExactlyTheGivenList) {
   EXPECT_THAT(warmup_counts, ElementsAre(0, 0, 0, 1, 2, 4, 8, 16, 32, 64, 128));
 }
 
+// nccl-tests -I: the timed batch's calls, one time each; nothing without it
+// (and never for the untimed or checked calls).
+TEST(BenchmarkRunnerTest, PerIterationTimingRecordsEveryTimedCall) {
+  for (const bool per_iter : {false, true}) {
+    FakeCommunicator comm(0, 1);
+    comm.set_time_per_call(absl::Microseconds(25));
+    BenchmarkOptions options = SmallSweep();
+    options.per_iter_timing = per_iter;
+    std::vector<SizeMeasurement> rows;
+    ASSERT_TRUE(BenchmarkRunner(comm, options)
+                    .Run([&](const SizeMeasurement& m) {
+                      rows.push_back(m);
+                      return absl::OkStatus();
+                    })
+                    .ok());
+    ASSERT_EQ(rows.size(), 3u);
+    for (const SizeMeasurement& m : rows) {
+      if (per_iter) {
+        EXPECT_THAT(m.out_of_place.iteration_us, ElementsAre(25, 25, 25, 25));
+        EXPECT_THAT(m.in_place.iteration_us, ElementsAre(25, 25, 25, 25));
+      } else {
+        EXPECT_TRUE(m.out_of_place.iteration_us.empty());
+        EXPECT_TRUE(m.in_place.iteration_us.empty());
+      }
+    }
+    for (const auto& e : comm.events()) {
+      if (e.kind == "run") {
+        EXPECT_EQ(e.call.iteration_times, nullptr);
+      }
+    }
+  }
+}
+
 // The runner over real Gloo ranks: sizes and counts as nccl-tests prints
 // them, a measured time and no wrong element.
 void RunOverGloo(int world_size, Collective collective, DataType type, ReduceOp op) {
@@ -268,6 +301,7 @@ void RunOverGloo(int world_size, Collective collective, DataType type, ReduceOp 
   o.iterations = 3;
   o.warmup_iterations = 1;
   o.check_iterations = 2;
+  o.per_iter_timing = true;
   std::vector<std::vector<SizeMeasurement>> rows(world_size);
   const std::vector<absl::Status> results =
       testing::RunRanks(world_size, [&](Communicator& comm) -> absl::Status {
@@ -299,6 +333,12 @@ void RunOverGloo(int world_size, Collective collective, DataType type, ReduceOp 
       EXPECT_EQ(m.in_place.arrival_samples, 3) << what;
       EXPECT_GE(m.out_of_place.arrival_us, 0) << what;
       EXPECT_GE(m.in_place.arrival_us, 0) << what;
+      // -I: Gloo times each of the 3 timed calls.
+      ASSERT_EQ(m.out_of_place.iteration_us.size(), 3u) << what;
+      ASSERT_EQ(m.in_place.iteration_us.size(), 3u) << what;
+      if (m.count > 0) {
+        EXPECT_GT(m.out_of_place.iteration_us[0], 0) << what;
+      }
     }
   }
 }

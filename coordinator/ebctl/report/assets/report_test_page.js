@@ -66,12 +66,19 @@
     if (!results.length) {
       note(bw, 'No results: the test recorded no size.');
     } else {
-      var sets = [
-        line('busbw out-of-place', sizePoints(results, 'out_of_place', 'bus_bw'), 0),
-        line('busbw in-place', sizePoints(results, 'in_place', 'bus_bw'), 1),
-        line('algbw out-of-place', sizePoints(results, 'out_of_place', 'alg_bw'), 0, true),
-        line('algbw in-place', sizePoints(results, 'in_place', 'alg_bw'), 1, true),
-      ];
+      var groups = byCollective(results);
+      var sets = groups.length > 1
+        // Several collectives: one busbw line per collective and variant.
+        ? [].concat.apply([], groups.map(function (g, i) {
+            return [line(g.name + ' busbw out-of-place', sizePoints(g.rows, 'out_of_place', 'bus_bw'), i),
+                    line(g.name + ' busbw in-place', sizePoints(g.rows, 'in_place', 'bus_bw'), i, true)];
+          }))
+        : [
+            line('busbw out-of-place', sizePoints(results, 'out_of_place', 'bus_bw'), 0),
+            line('busbw in-place', sizePoints(results, 'in_place', 'bus_bw'), 1),
+            line('algbw out-of-place', sizePoints(results, 'out_of_place', 'alg_bw'), 0, true),
+            line('algbw in-place', sizePoints(results, 'in_place', 'alg_bw'), 1, true),
+          ];
       var threshold = num(config.min_busbw_gbps);
       if (threshold > 0) {
         var xs = sets[0].data.map(function (p) { return p.x; });
@@ -99,7 +106,7 @@
     renderRails(main, r);
     renderFailures(main, r);
     renderRawTable(main, r, results);
-    otherFields(main, r, ['schema', 'schema_version', 'version', 'test_id', 'state', 'transport', 'collective',
+    otherFields(main, r, ['schema', 'schema_version', 'version', 'ebnccl_version', 'nccl_version', 'collectives', 'test_id', 'state', 'transport', 'collective',
       'start_time', 'end_time', 'config', 'devices', 'results', 'out_of_bounds', 'average_bus_bandwidth',
       'slowest_rank', 'arrivals', 'rails', 'failures', 'errors', 'summary', 'started_by', 'exit_code'],
       'Other fields of the report (newer than this page)');
@@ -210,9 +217,29 @@
     s.appendChild(list);
   }
 
+  // The rows grouped by collective, in run order ([{name, rows}]; one group
+  // for a test of one collective).
+  function byCollective(results) {
+    var groups = [];
+    results.forEach(function (x) {
+      var name = str(obj(x).collective);
+      if (!groups.length || groups[groups.length - 1].name !== name) groups.push({ name: name, rows: [] });
+      groups[groups.length - 1].rows.push(x);
+    });
+    return groups;
+  }
+
   function renderRawTable(main, r, results) {
     var s = section(main, 'Results', 'results');
     if (!results.length) { note(s, 'No rows.'); return; }
+    var groups = byCollective(results);
+    groups.forEach(function (g) {
+      if (groups.length > 1) s.appendChild(el('h3', { text: g.name }));
+      renderRowsTable(s, g.rows);
+    });
+  }
+
+  function renderRowsTable(s, results) {
     var rows = results.map(function (x) {
       x = obj(x);
       var o = obj(x.out_of_place), p = obj(x.in_place);
