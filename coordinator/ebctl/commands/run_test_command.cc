@@ -10,6 +10,7 @@
 #include "common/spec/names.h"
 #include "coordinator/ebctl/commands/interrupt_watcher.h"
 #include "coordinator/ebctl/exit_codes.h"
+#include "coordinator/ebctl/output/json_lines.h"
 #include "coordinator/ebctl/output/report_json.h"
 #include "coordinator/ebctl/output/report_table.h"
 
@@ -66,7 +67,7 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
                        accepted.test_id().c_str(), accepted.ranks_size(),
                        spec::DisplayName(accepted.transport()));
         }
-        if (!options.json) std::cout << TableHeader(accepted) << std::flush;
+        if (!options.json && !json_lines) std::cout << TableHeader(accepted) << std::flush;
         break;
       case v1::RunTestEvent::kStateChanged:
         if (progress && StateWord(event.state_changed())[0] != '\0') {
@@ -74,7 +75,9 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
         }
         break;
       case v1::RunTestEvent::kSizeResult:
-        if (!options.json)
+        if (json_lines) {
+          std::cout << ToJsonLine(RowJsonLine(event.size_result(), accepted)) << std::flush;
+        } else if (!options.json)
           std::cout << TableRow(event.size_result(), accepted.spec()) << std::flush;
         break;
       case v1::RunTestEvent::kFinished:
@@ -91,7 +94,9 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
     return RpcFailed(connected ? "the test stream broke" : "the coordinator refused the test",
                      status, connected);
   }
-  if (options.json) {
+  if (json_lines) {
+    std::cout << ToJsonLine(FinishedJsonLine(finished)) << std::flush;
+  } else if (options.json) {
     std::cout << ReportToJson(finished).dump(2) << std::endl;
   } else {
     std::cout << TableFooter(finished) << std::flush;
