@@ -48,6 +48,20 @@ constexpr v1::TestState kVerdicts[] = {v1::TEST_STATE_PASSED, v1::TEST_STATE_FAI
                                        v1::TEST_STATE_TIMED_OUT, v1::TEST_STATE_CANCELLED,
                                        v1::TEST_STATE_INTERRUPTED};
 
+// The test's nodes: its spec's list, or, for a test over "every idle node"
+// (an empty list), the nodes of its rank map.
+std::vector<std::string> TestNodes(const v1::TestReport& report) {
+  std::vector<std::string> nodes(report.spec().node_names().begin(),
+                                 report.spec().node_names().end());
+  if (!nodes.empty()) return nodes;
+  for (const v1::RankAssignment& rank : report.ranks()) {
+    if (std::find(nodes.begin(), nodes.end(), rank.node_name()) == nodes.end()) {
+      nodes.push_back(rank.node_name());
+    }
+  }
+  return nodes;
+}
+
 }  // namespace
 
 const char* SizeClassLabel(const v1::TestReport& report) {
@@ -131,7 +145,7 @@ void CoordinatorMetrics::OnTestFinished(const v1::TestReport& report) {
       static_cast<double>(report.end_time_unix_ms() > 0 ? report.end_time_unix_ms()
                                                         : absl::ToUnixMillis(clock_.Now())) /
       1000.0;
-  for (const std::string& node : report.spec().node_names()) {
+  for (const std::string& node : TestNodes(report)) {
     for (v1::TestState state : kVerdicts) {
       last_verdict_.Set({node, collective, size_class, VerdictLabel(state)},
                         state == report.state() ? 1 : 0);

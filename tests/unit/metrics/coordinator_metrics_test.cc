@@ -299,6 +299,27 @@ TEST_F(CoordinatorMetricsTest, SizeClassesKeepLatencyTestsApartFromBandwidthTest
             3);
 }
 
+// A test over "every idle node" names no nodes in its spec: its rank map
+// does.
+TEST_F(CoordinatorMetricsTest, NodesComeFromTheRankMapWhenTheSpecListsNone) {
+  v1::TestReport report;
+  report.set_test_id("t-all");
+  report.set_state(v1::TEST_STATE_PASSED);
+  report.mutable_spec()->set_collective(v1::COLLECTIVE_ALL_REDUCE);
+  report.add_results()->set_size_bytes(1024);
+  report.set_avg_busbw_gbps(1);
+  for (const char* node : {"host0", "host0", "host1"}) report.add_ranks()->set_node_name(node);
+  metrics_.OnTestFinished(report);
+  const PromText text = Scrape();
+  for (const char* node : {"host0", "host1"}) {
+    EXPECT_EQ(text.Value("ebnccl_test_busbw_bytes_per_second",
+                         {{"node", node}, {"collective", "all_reduce"}, {"size_class", "small"}}),
+              1e9)
+        << node;
+  }
+  EXPECT_EQ(text.Series("ebnccl_test_busbw_bytes_per_second").size(), 2u);
+}
+
 TEST_F(CoordinatorMetricsTest, InterruptedTestsOfAnEarlierProcessAreNotRunning) {
   v1::TestReport old;
   old.set_test_id("t-old");
