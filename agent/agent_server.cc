@@ -21,6 +21,7 @@
 #include "agent/host/nvidia_driver.h"
 #include "agent/host/pci_topology.h"
 #include "agent/host/system_nvml.h"
+#include "common/metrics/standard_metrics.h"
 #include "common/process/posix_process_launcher.h"
 #include "common/rpc/channel.h"
 #include "spdlog/spdlog.h"
@@ -136,6 +137,7 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
     metrics_options.refresh = common::RefreshOnExecutor(self->loop_, [self] {
       self->metrics_.Update(*self->supervisor_, self->session_->connected());
     });
+    common::AddStandardMetrics(self->metrics_registry_, "agent");
     auto metrics_server =
         common::MetricsHttpServer::Start(self->metrics_registry_, std::move(metrics_options));
     if (!metrics_server.ok()) return metrics_server.status();

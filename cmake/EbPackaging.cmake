@@ -15,9 +15,18 @@
 #   <prefix>/share/doc/ebnccl/examples/*.toml  every deploy/config/*.toml
 #   /etc/ebnccl/*.toml                         the same files as conffiles (prefix
 #                                              /usr or /; <prefix>/etc/ebnccl otherwise)
+#   <prefix>/share/doc/ebnccl/{copyright,changelog.gz}   deploy/debian/{copyright,changelog}
+#   <prefix>/share/doc/ebnccl/examples/ebnccl-alerts.yml deploy/prometheus (Prometheus rules)
+#   <prefix>/share/man/man1/*.1.gz             generated from --help by help2man at install
+#                                              time (deploy/scripts/make-man-pages.sh)
+#   <prefix>/share/bash-completion/completions/ebctl     deploy/bash-completion/ebctl
+#   <prefix>/share/lintian/overrides/ebnccl    deploy/debian/lintian-overrides
 # The maintainer scripts deploy/debian/{postinst,prerm,postrm} create the
-# `ebnccl` system user and /var/lib/ebnccl, reload systemd, and never enable
-# or start a service; a purge removes the user and /var/lib/ebnccl.
+# `ebnccl` system user and /var/lib/ebnccl and register the units the way
+# debhelper's dh_installsystemd --no-enable --no-start does
+# (deb-systemd-helper, deb-systemd-invoke); they never enable or start a
+# service. A purge removes /var/lib/ebnccl and keeps the system user.
+# tests/deploy/deb_lintian_test.sh runs lintian on the package.
 #
 # CUDA and NCCL are not Debian packages: the package does not depend on
 # them. GPU nodes need the NVIDIA driver, the CUDA runtime and NCCL installed
@@ -27,8 +36,16 @@
 
 include(GNUInstallDirs)
 
-set(EB_PACKAGE_MAINTAINER "ebnccl maintainers <ebnccl@localhost>" CACHE STRING
-  "Maintainer field of the Debian package")
+# The address the project's commits carry; deploy/debian/changelog names the
+# same one (lintian checks that they match).
+set(_eb_maintainer "ebnccl maintainers <maintainers@users.noreply.a-seed-0396e685.example>")
+set(EB_PACKAGE_MAINTAINER "${_eb_maintainer}" CACHE STRING "Maintainer field of the Debian package")
+# Trees configured before had the old default, which lintian refuses
+# (bogus-mail-host): replace it there, keep any other value an operator set.
+if(EB_PACKAGE_MAINTAINER STREQUAL "ebnccl maintainers <ebnccl@localhost>")
+  set(EB_PACKAGE_MAINTAINER "${_eb_maintainer}" CACHE STRING
+    "Maintainer field of the Debian package" FORCE)
+endif()
 option(EB_INSTALL_STRIP_DEBUG
   "Strip DWARF debug info from installed binaries (keeps the symbol table for stack traces)" ON)
 
@@ -99,6 +116,50 @@ file(GLOB _eb_docs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/*.md)
 file(GLOB _eb_rollout CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/deploy/ROLLOUT.md)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${_eb_docs} ${_eb_rollout}
   DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/ebnccl)
+
+# Debian's per-package documents: the copyright file, and the changelog,
+# compressed as policy 12.7 wants (gzip -9n at install time: no name or time
+# stamp). The changelog's first version must be this project's version.
+file(STRINGS ${PROJECT_SOURCE_DIR}/deploy/debian/changelog _eb_changelog_head LIMIT_COUNT 1)
+if(NOT _eb_changelog_head MATCHES "^ebnccl \\(${PROJECT_VERSION}\\) ")
+  message(FATAL_ERROR "deploy/debian/changelog starts with '${_eb_changelog_head}', not version "
+                      "${PROJECT_VERSION}: add an entry for it")
+endif()
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/debian/copyright
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/ebnccl)
+install(CODE "set(_eb_changelog \"${PROJECT_SOURCE_DIR}/deploy/debian/changelog\")")
+install(CODE [[
+  set(_eb_docdir "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/share/doc/ebnccl")
+  file(MAKE_DIRECTORY "${_eb_docdir}")
+  message(STATUS "Installing: ${_eb_docdir}/changelog.gz")
+  execute_process(COMMAND gzip -9n -c "${_eb_changelog}" OUTPUT_FILE "${_eb_docdir}/changelog.gz"
+                  COMMAND_ERROR_IS_FATAL ANY)
+]])
+
+# Man pages from the installed binaries' --help (help2man). Without help2man
+# the install goes on without them (and lintian says binary-without-manpage).
+install(CODE "set(_eb_man_script \"${PROJECT_SOURCE_DIR}/deploy/scripts/make-man-pages.sh\")")
+install(CODE "set(_eb_bindir \"${CMAKE_INSTALL_BINDIR}\")")
+install(CODE [[
+  find_program(_eb_help2man help2man)
+  set(_eb_mandir "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/share/man/man1")
+  if(_eb_help2man)
+    message(STATUS "Installing: ${_eb_mandir}/*.1.gz (help2man)")
+    execute_process(COMMAND "${_eb_man_script}" "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/${_eb_bindir}"
+                            "${_eb_mandir}" COMMAND_ERROR_IS_FATAL ANY)
+  else()
+    message(WARNING "help2man not found: no man pages installed")
+  endif()
+]])
+
+# Deliberate departures from lintian's defaults, each with its reason.
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/debian/lintian-overrides
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides RENAME ebnccl)
+
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/bash-completion/ebctl
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/prometheus/ebnccl-alerts.yml
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/ebnccl/examples)
 
 # The fleet's certificates in one command (docs/SECURITY.md).
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/scripts/ebnccl-certs.sh

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "common/metrics/standard_metrics.h"
 #include "common/rpc/tls.h"
 #include "coordinator/config_file.h"
 #include "coordinator/history/in_memory_audit_history.h"
@@ -171,6 +172,7 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
     // Gauges read executor-owned state: refresh them on the loop per scrape.
     metrics_options.refresh = common::RefreshOnExecutor(
         self->loop_, [self] { self->metrics_->Update(*self->registry_, *self->tests_); });
+    common::AddStandardMetrics(self->metrics_registry_, "coordinator");
     auto metrics_server =
         common::MetricsHttpServer::Start(self->metrics_registry_, std::move(metrics_options));
     if (!metrics_server.ok()) return metrics_server.status();

@@ -38,6 +38,7 @@
 #include "coordinator/ebctl/commands/tests_command.h"
 #include "coordinator/ebctl/commands/validate_command.h"
 #include "coordinator/ebctl/commands/validations_command.h"
+#include "coordinator/ebctl/commands/version_command.h"
 #include "coordinator/ebctl/exit_codes.h"
 #include "coordinator/ebctl/input/cli_checks.h"
 
@@ -201,6 +202,7 @@ int main(int argc, char** argv) {
   eb::ebctl::ValidateCommand validate;
   eb::ebctl::ValidationsCommand validations;
   eb::ebctl::ReportCommand report;
+  eb::ebctl::VersionCommand version;
   CLI::App* nodes_cmd = app.add_subcommand("nodes", "List the agents and their inventory");
   nodes_cmd->add_flag("--gpus", nodes.gpus,
                       "Also list every GPU: bus id, NUMA node and the HCA closest to it");
@@ -209,10 +211,21 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--format", format, "Output: table or json")
       ->check(CLI::IsMember({"table", "json"}));
   run_cmd->add_flag("--json", options.json, "Same as --format json");
+  run_cmd->add_flag("--json-lines", run_test.json_lines,
+                    "Stream one JSON object per result row, then the report, one per line");
   CLI::App* tests_cmd =
       app.add_subcommand("tests", "List recent tests, newest first")->alias("jobs");
   tests_cmd->add_option("--limit", tests.limit, "At most this many")
       ->check(WholeNumber(1, eb::spec::kMaxListedTests));
+  tests_cmd->add_option("--node", tests.nodes,
+                        "Only tests on one of these nodes (comma-separated)");
+  tests_cmd->add_option("--state", tests.states,
+                        "Only tests in one of these states (comma-separated: running, passed, "
+                        "failed, timed_out, cancelled, interrupted, ...)");
+  tests_cmd->add_option(
+      "--since", tests.since,
+      "Only tests started since then: a duration back (30m, 2h, 7d) or an RFC 3339 "
+      "time");
   CLI::App* show_cmd = app.add_subcommand("show", "Print one test's or validation's report");
   show_cmd->add_option("id", show.test_id, "Test id (t-...) or validation id (v-...)")->required();
   show_cmd->add_flag("--follow", show.follow, "v-...: follow the validation until it ends");
@@ -255,9 +268,14 @@ int main(int argc, char** argv) {
       "audit", "The coordinator's audit log: who ran, cancelled or registered what (admin)");
   audit_cmd->add_option("--limit", audit.limit, "At most this many entries, newest first")
       ->check(WholeNumber(1, eb::spec::kMaxListedTests));
+  CLI::App* version_cmd =
+      app.add_subcommand("version", "Print ebctl's version and the coordinator's");
+  // --json and --format after the subcommand as well as before it.
   for (CLI::App* sub : {nodes_cmd, tests_cmd, show_cmd, cancel_cmd, logs_cmd, validate_cmd,
-                        validations_cmd, audit_cmd}) {
+                        validations_cmd, audit_cmd, version_cmd}) {
     sub->add_flag("--json", options.json, "Print JSON");
+    sub->add_option("--format", format, "Output: table or json")
+        ->check(CLI::IsMember({"table", "json"}));
   }
 
   // CLI11 answers "A subcommand is required" to `ebctl nodez`: name the word.
@@ -268,7 +286,9 @@ int main(int argc, char** argv) {
       for (const std::string& alias : sub->get_aliases()) commands.push_back(alias);
     }
     for (const CLI::Option* option : app.get_options()) {
-      if (option->get_type_size() == 0) continue;  // a flag
+      // A flag expects no value (its type size is 1 all the same, so
+      // `ebctl --json logs t-1` once took "logs" for the value of --json).
+      if (option->get_expected_max() == 0) continue;
       for (const std::string& name : option->get_lnames())
         options_with_value.push_back("--" + name);
       for (const std::string& name : option->get_snames()) options_with_value.push_back("-" + name);
@@ -287,6 +307,10 @@ int main(int argc, char** argv) {
   run_test.flags.average_given = run_cmd->count("--average") > 0;
   validate.flags.test.nodes_given = validate_cmd->count("--nodes") > 0;
   if (format == "json") options.json = true;
+  if (run_test.json_lines && options.json) {
+    std::fprintf(stderr, "ebctl: run-test: --json-lines and --json are two outputs: choose one\n");
+    return eb::ebctl::kExitUsage;
+  }
   options.connect_timeout = absl::Seconds(connect_timeout_s);
 
   eb::ebctl::Command* command = nullptr;
@@ -299,6 +323,7 @@ int main(int argc, char** argv) {
   if (validate_cmd->parsed()) command = &validate;
   if (validations_cmd->parsed()) command = &validations;
   if (audit_cmd->parsed()) command = &audit;
+  if (version_cmd->parsed()) command = &version;
   if (report_cmd->parsed()) {
     if (report.id.empty() == report.node.empty()) {
       std::fprintf(stderr, "ebctl: report: give a test or validation id, or --node NAME\n");

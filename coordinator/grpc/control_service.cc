@@ -8,6 +8,7 @@
 #include "common/rpc/stream_outbox.h"
 #include "common/spec/limits.h"
 #include "common/status/grpc_status.h"
+#include "common/version/version.h"
 #include "coordinator/grpc/validation_stream.h"
 #include "spdlog/spdlog.h"
 
@@ -129,6 +130,7 @@ grpc::ServerUnaryReactor* ControlService::ListNodes(grpc::CallbackServerContext*
     return RefuseUnary(context, *refused);
   }
   reply->set_insecure(insecure_);
+  reply->set_coordinator_version(kVersion);
   return PostUnary(context, executor_, [this, reply] {
     const std::map<std::string, NodeVerdictRecord> verdicts = validations_.LastVerdicts();
     for (const NodeRecord* node : registry_.All()) {

@@ -12,6 +12,12 @@ packages=(
   libabsl-dev libspdlog-dev libgloo-dev libgtest-dev libgmock-dev
   nlohmann-json3-dev libcli11-dev
   libtomlplusplus-dev libcpp-httplib-dev libsystemd-dev libsqlite3-dev systemd
+  # The metrics registry (docs/DESIGN.md, "Metrics"), and promtool (Debian's
+  # `prometheus`) for tests/deploy/metrics_promtool_test.sh
+  prometheus-cpp-dev prometheus
+  # The Debian package: lintian checks it (tests/deploy/deb_lintian_test.sh),
+  # help2man writes the man pages from --help (deploy/scripts/make-man-pages.sh)
+  lintian help2man
   iproute2 procps python3
   # tests/deploy/kubernetes_manifests_check.py: the Kubernetes API models
   python3-kubernetes python3-yaml

@@ -2,9 +2,11 @@
 # The Debian package installs and uninstalls cleanly: builds ebnccl_*.deb
 # with cpack from a built tree, installs it with apt (nothing to download:
 # the runtime libraries are here when the tree was built here), checks
-# binaries, units, conffiles, docs and the ebnccl user, reinstalls over a
-# local config edit, then removes and purges it and checks nothing is left.
-# Whatever happens, the package is purged again on exit.
+# binaries, units, conffiles, docs, man pages, bash completion and the
+# ebnccl user, reinstalls over a local config edit, then removes and purges
+# it and checks nothing is left but the system user (kept on purge, as Debian
+# keeps system users). Whatever happens, the package is purged again on exit,
+# and the user this test caused to be created is deleted.
 #
 #   tests/deploy/deb_package_test.sh BUILD_DIR [SOURCE_DIR]
 #
@@ -53,6 +55,10 @@ cleanup() {
     echo "cleanup: purging ebnccl"
     apt-get purge -y -q ebnccl >"$work/cleanup.log" 2>&1 || dpkg --purge ebnccl || true
   fi
+  # The package keeps its system user on purge; the test made it, the test
+  # removes it (it did not exist before: checked above).
+  if getent passwd ebnccl >/dev/null; then userdel ebnccl 2>/dev/null || true; fi
+  if getent group ebnccl >/dev/null; then groupdel ebnccl 2>/dev/null || true; fi
   rm -rf "$work"
   exit "$status"
 }
@@ -129,6 +135,14 @@ for config in "${configs[@]}"; do
 done
 pass "${#configs[@]} config(s) in /etc/ebnccl as conffiles and in the examples"
 [[ -f /usr/share/doc/ebnccl/README.md ]] || fail "/usr/share/doc/ebnccl/README.md missing"
+for b in "${binaries[@]}"; do
+  man -w "$b" 2>/dev/null | grep -q "/usr/share/man/man1/$b.1.gz" ||
+    [[ -f /usr/share/man/man1/$b.1.gz ]] || fail "no man page for $b"
+done
+bash -c 'source /usr/share/bash-completion/completions/ebctl
+  COMP_WORDS=(/usr/bin/ebctl run-test --json-l); COMP_CWORD=2; _ebctl
+  [[ "${COMPREPLY[*]}" == "--json-lines" ]]' || fail "ebctl's bash completion"
+pass "man pages of the ${#binaries[@]} binaries, ebctl's bash completion"
 
 getent passwd ebnccl >/dev/null || fail "user ebnccl missing"
 [[ $(id -gn ebnccl) == ebnccl ]] || fail "user ebnccl's group is $(id -gn ebnccl)"
@@ -218,7 +232,16 @@ state=$(package_state)
 for path in /etc/ebnccl /var/lib/ebnccl /usr/share/doc/ebnccl; do
   [[ ! -e $path ]] || fail "$path left after purge"
 done
-! getent passwd ebnccl >/dev/null || fail "user ebnccl left after purge"
-! getent group ebnccl >/dev/null || fail "group ebnccl left after purge"
-pass "apt-get purge (binaries, units, configuration, /var/lib/ebnccl, user and group gone)"
+# Debian keeps system users on purge: files elsewhere may still be theirs,
+# and the account may be shared.
+getent passwd ebnccl >/dev/null || fail "purge deleted the system user ebnccl"
+pass "apt-get purge (binaries, units, configuration, /var/lib/ebnccl gone; system user kept)"
+
+# --- A shared system user: install and purge over an ebnccl user that exists ---------
+# (left by the purge above, as on a host where another tool uses the account)
+run "$work/install2.log" apt-get install "${apt_opts[@]}" "$deb"
+[[ $(package_state) == installed ]] || fail "reinstall over an existing ebnccl user"
+run "$work/purge2.log" apt-get purge "${apt_opts[@]}" ebnccl
+getent passwd ebnccl >/dev/null || fail "the second purge deleted the shared user"
+pass "install and purge over an existing ebnccl user"
 echo "PASS"

@@ -228,8 +228,11 @@ TEST_F(SystemdIntegrationTest, ReadyWatchdogMetricsAndStopping) {
   text = Scrape(coordinator_metrics);
   EXPECT_EQ(text.Value("ebnccl_tests_total", {{"verdict", "passed"}}), 1);
   EXPECT_EQ(text.Value("ebnccl_tests_running"), 0);
-  const PromLabels busbw_labels = {{"node", "sd-node"}, {"collective", "all_reduce"}};
+  // 16 KiB at most: the small size class.
+  const PromLabels busbw_labels = {
+      {"node", "sd-node"}, {"collective", "all_reduce"}, {"size_class", "small"}};
   EXPECT_GT(text.Value("ebnccl_test_busbw_bytes_per_second", busbw_labels).value_or(0), 0);
+  EXPECT_GT(text.Value("ebnccl_test_last_timestamp_seconds", busbw_labels).value_or(0), 0);
   text = Scrape(agent_metrics);
   EXPECT_EQ(text.Value("ebnccl_agent_worker_spawns_total"), 2);
   EXPECT_EQ(text.Value("ebnccl_agent_worker_failures_total", {{"kind", "worker_exited"}}), 0);

@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 
 namespace eb::testing {
 
@@ -118,7 +119,7 @@ class Parser {
       family.help = UnescapeHelp(rest);
     } else {
       if (!typed_.insert(name).second) return Error(absl::StrCat("second TYPE for ", name));
-      if (rest != "counter" && rest != "gauge" && rest != "untyped") {
+      if (rest != "counter" && rest != "gauge" && rest != "histogram" && rest != "untyped") {
         return Error(absl::StrCat("unsupported type '", rest, "' for ", name));
       }
       if (rest == "counter" && !absl::EndsWith(name, "_total")) {
@@ -133,14 +134,24 @@ class Parser {
     PromSample sample;
     absl::string_view s = line;
     if (!ConsumeName(s, true, &sample.name)) return Error("a sample line must start with a name");
-    if (!typed_.contains(sample.name)) {
+    // A histogram's samples are <name>_bucket, <name>_sum and <name>_count.
+    std::string family = sample.name;
+    for (absl::string_view suffix : {"_bucket", "_sum", "_count"}) {
+      absl::string_view base = sample.name;
+      if (!typed_.contains(family) && absl::ConsumeSuffix(&base, suffix) &&
+          result_.families.contains(std::string(base)) &&
+          result_.families.at(std::string(base)).type == "histogram") {
+        family = std::string(base);
+      }
+    }
+    if (!typed_.contains(family)) {
       return Error(absl::StrCat("sample of ", sample.name, " before its TYPE line"));
     }
-    if (sample.name != current_ && sampled_.contains(sample.name)) {
-      return Error(absl::StrCat("the samples of ", sample.name, " are not contiguous"));
+    if (family != current_ && sampled_.contains(family)) {
+      return Error(absl::StrCat("the samples of ", family, " are not contiguous"));
     }
-    current_ = sample.name;
-    sampled_.insert(sample.name);
+    current_ = family;
+    sampled_.insert(family);
     if (!s.empty() && s[0] == '{') {
       s.remove_prefix(1);
       absl::Status status = ParseLabels(s, &sample.labels);

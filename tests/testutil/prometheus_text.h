@@ -5,7 +5,8 @@
 // or that our renderer must never produce (a sample before its TYPE, a
 // family split in two, a duplicate series, a bad escape, a counter whose
 // name lacks "_total"), so a passing parse means the endpoint is well-formed.
-// Only the types we export (counter, gauge) and untyped are accepted.
+// Only the types we export (counter, gauge, histogram: its _bucket, _sum and
+// _count samples belong to its family) and untyped are accepted.
 
 #include <map>
 #include <optional>

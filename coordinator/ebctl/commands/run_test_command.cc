@@ -16,6 +16,7 @@
 #include "common/spec/names.h"
 #include "coordinator/ebctl/commands/interrupt_watcher.h"
 #include "coordinator/ebctl/exit_codes.h"
+#include "coordinator/ebctl/output/json_lines.h"
 #include "coordinator/ebctl/output/report_json.h"
 #include "coordinator/ebctl/output/report_table.h"
 
@@ -131,7 +132,7 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
                        accepted.test_id().c_str(), accepted.ranks_size(),
                        spec::DisplayName(accepted.transport()));
         }
-        if (!options.json) {
+        if (!options.json && !json_lines) {
           table = TablePrinter(accepted.spec());
           std::cout << TableHeader(accepted) << std::flush;
         }
@@ -142,7 +143,11 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
         }
         break;
       case v1::RunTestEvent::kSizeResult:
-        if (!options.json) std::cout << table.Row(event.size_result()) << std::flush;
+        if (json_lines) {
+          std::cout << ToJsonLine(RowJsonLine(event.size_result(), accepted)) << std::flush;
+        } else if (!options.json) {
+          std::cout << table.Row(event.size_result()) << std::flush;
+        }
         break;
       case v1::RunTestEvent::kFinished:
         finished = event.finished();
@@ -158,7 +163,9 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
     return RpcFailed(connected ? "the test stream broke" : "the coordinator refused the test",
                      status, connected);
   }
-  if (options.json) {
+  if (json_lines) {
+    std::cout << ToJsonLine(FinishedJsonLine(finished)) << std::flush;
+  } else if (options.json) {
     std::cout << ReportToJson(finished).dump(2) << std::endl;
   } else {
     std::cout << table.Finish(finished) << std::flush;
@@ -171,7 +178,9 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
       const int code = ExitCodeForReport(finished);
       return code != kExitOk ? code : kExitInternal;
     }
-    if (!options.json) std::cout << "# Wrote JSON output to " << json_file.name << std::endl;
+    if (!options.json && !json_lines) {
+      std::cout << "# Wrote JSON output to " << json_file.name << std::endl;
+    }
   }
   return ExitCodeForReport(finished);
 }

@@ -11,6 +11,9 @@ namespace eb::ebctl {
 class RunTestCommand final : public Command {
  public:
   RunTestFlags flags;
+  // --json-lines: one JSON object per result row as it arrives, then the
+  // report (output/json_lines.h), instead of the table or --json.
+  bool json_lines = false;
 
  protected:
   int Execute(ebnccl::v1::Control::Stub& stub, const GlobalOptions& options) override;

@@ -30,12 +30,28 @@ TEST(TestListTableTest, HeaderThenOneLinePerTestInReplyOrder) {
   running->mutable_spec()->add_node_names("gpu-01");
   EXPECT_THAT(
       Lines(TestListTable(reply)),
-      ElementsAre("TEST                        START                 COLLECTIVE      STATE       "
-                  "RANKS  NODES                     SUMMARY",
-                  "t-20261129-154501-3f2a      2026-11-29T15:45:01.123Z  all_reduce      failed  "
-                  "        2  host1,host2               rank 1 on host2 was killed by signal 9",
-                  "t-20261129-160000-0001      1970-01-01T00:00:00.000Z  broadcast       running "
-                  "        0  gpu-01                    "));
+      ElementsAre(
+          "TEST                        START                     COLLECTIVE      STATE       "
+          "RANKS  NODES                     SUMMARY",
+          "t-20261129-154501-3f2a      2026-11-29T15:45:01.123Z  all_reduce      failed      "
+          "    2  host1,host2               rank 1 on host2 was killed by signal 9",
+          "t-20261129-160000-0001      1970-01-01T00:00:00.000Z  broadcast       running     "
+          "    0  gpu-01                    "));
+}
+
+// Every column of a row starts where its header word starts: the START
+// column holds the whole 24-character timestamp (it was 20 wide).
+TEST(TestListTableTest, ColumnsStartUnderTheirHeaders) {
+  v1::ListTestsReply reply;
+  *reply.add_tests() = testing::TwoRankReport();
+  const std::vector<std::string> lines = Lines(TestListTable(reply));
+  ASSERT_EQ(lines.size(), 2u);
+  for (const char* header : {"START", "COLLECTIVE", "STATE", "NODES", "SUMMARY"}) {
+    const size_t column = lines[0].find(header);
+    ASSERT_NE(column, std::string::npos) << header;
+    EXPECT_NE(lines[1][column], ' ') << header << " in: " << lines[1];
+    EXPECT_EQ(lines[1][column - 1], ' ') << header << " in: " << lines[1];
+  }
 }
 
 TEST(TestListTableTest, NoTestsIsJustTheHeader) {

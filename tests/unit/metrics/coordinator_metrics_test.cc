@@ -1,8 +1,8 @@
 // CoordinatorMetrics against a real NodeRegistry and TestManager on a
 // FakeClock and a ManualExecutor: node states and heartbeat ages follow the
 // registry, running tests and verdicts follow the manager, and the last
-// bandwidth of a real sweep lands on each of its nodes. The scrape text is
-// checked through the strict parser.
+// verdict, time and bandwidth of a real sweep land on each of its nodes under
+// its size class. The scrape text is checked through the strict parser.
 
 #include "coordinator/metrics/coordinator_metrics.h"
 
@@ -157,11 +157,14 @@ TEST_F(CoordinatorMetricsTest, EmptyCoordinatorExportsZeros) {
                           Pair(PromLabels{{"verdict", "passed"}}, 0),
                           Pair(PromLabels{{"verdict", "timed_out"}}, 0)));
   EXPECT_EQ(text.Value("ebnccl_tests_running"), 0);
-  EXPECT_THAT(text.Series("ebnccl_node_heartbeat_age_seconds"), IsEmpty());
-  EXPECT_THAT(text.Series("ebnccl_test_busbw_bytes_per_second"), IsEmpty());
+  // Families without series are left out of the scrape (prometheus-cpp).
   for (const char* family :
-       {"ebnccl_nodes", "ebnccl_tests_total", "ebnccl_tests_running",
-        "ebnccl_node_heartbeat_age_seconds", "ebnccl_test_busbw_bytes_per_second"}) {
+       {"ebnccl_node_heartbeat_age_seconds", "ebnccl_test_busbw_bytes_per_second",
+        "ebnccl_test_last_verdict", "ebnccl_test_last_timestamp_seconds",
+        "ebnccl_test_duration_seconds"}) {
+    EXPECT_THAT(text.Series(family), IsEmpty()) << family;
+  }
+  for (const char* family : {"ebnccl_nodes", "ebnccl_tests_total", "ebnccl_tests_running"}) {
     EXPECT_TRUE(text.families.contains(family)) << family;
   }
   EXPECT_EQ(text.families.at("ebnccl_tests_total").type, "counter");
@@ -207,23 +210,34 @@ TEST_F(CoordinatorMetricsTest, PassedSweepCountsAndRecordsBandwidthPerNode) {
   EXPECT_EQ(text.Value("ebnccl_tests_running"), 0);
   EXPECT_EQ(text.Value("ebnccl_nodes", {{"state", "idle"}}), 2);
   for (const char* node : {"host0", "host1"}) {
-    EXPECT_THAT(text.Value("ebnccl_test_busbw_bytes_per_second",
-                           {{"node", node}, {"collective", "all_reduce"}})
-                    .value_or(-1),
+    // 2 KiB at most: the small class.
+    const PromLabels key = {{"node", node}, {"collective", "all_reduce"}, {"size_class", "small"}};
+    EXPECT_THAT(text.Value("ebnccl_test_busbw_bytes_per_second", key).value_or(-1),
                 DoubleNear(report.avg_busbw_gbps() * 1e9, 1e-3))
         << node;
+    EXPECT_EQ(text.Value("ebnccl_test_last_timestamp_seconds", key),
+              static_cast<double>(report.end_time_unix_ms()) / 1000.0);
+    PromLabels passed = key;
+    passed["verdict"] = "passed";
+    EXPECT_EQ(text.Value("ebnccl_test_last_verdict", passed), 1);
+    PromLabels failed = key;
+    failed["verdict"] = "failed";
+    EXPECT_EQ(text.Value("ebnccl_test_last_verdict", failed), 0);
   }
+  EXPECT_EQ(text.Value("ebnccl_test_duration_seconds_count", {{"collective", "all_reduce"}}), 1);
 }
 
-TEST_F(CoordinatorMetricsTest, TestWithoutResultsKeepsTheLastBandwidth) {
+TEST_F(CoordinatorMetricsTest, TestWithoutResultsClearsTheBandwidthAndSetsItsVerdict) {
   AddNode("host0");
   AddNode("host1");
   const std::string passed = Start({"host0", "host1"});
   RunToCompletion(passed);
   Finished(passed);
-  const double busbw = manager_.GetTest(passed)->avg_busbw_gbps();
+  const PromLabels key = {{"node", "host0"}, {"collective", "all_reduce"}, {"size_class", "small"}};
+  ASSERT_TRUE(Scrape().Value("ebnccl_test_busbw_bytes_per_second", key).has_value());
 
   const std::string cancelled = Start({"host0", "host1"});
+  clock_.Advance(absl::Seconds(3));
   ASSERT_TRUE(manager_.CancelTest(cancelled, "operator").ok());
   for (const char* node : {"host0", "host1"}) manager_.OnWorkersStopped(node, cancelled);
   executor_.RunUntilIdle();
@@ -233,10 +247,77 @@ TEST_F(CoordinatorMetricsTest, TestWithoutResultsKeepsTheLastBandwidth) {
   const PromText text = Scrape();
   EXPECT_EQ(text.Value("ebnccl_tests_total", {{"verdict", "passed"}}), 1);
   EXPECT_EQ(text.Value("ebnccl_tests_total", {{"verdict", "cancelled"}}), 1);
-  EXPECT_THAT(text.Value("ebnccl_test_busbw_bytes_per_second",
-                         {{"node", "host0"}, {"collective", "all_reduce"}})
-                  .value_or(-1),
-              DoubleNear(busbw * 1e9, 1e-3));
+  // The healthy figure of the earlier test does not stand for this one.
+  EXPECT_FALSE(text.Value("ebnccl_test_busbw_bytes_per_second", key).has_value());
+  PromLabels verdict = key;
+  verdict["verdict"] = "cancelled";
+  EXPECT_EQ(text.Value("ebnccl_test_last_verdict", verdict), 1);
+  verdict["verdict"] = "passed";
+  EXPECT_EQ(text.Value("ebnccl_test_last_verdict", verdict), 0);
+  EXPECT_EQ(text.Value("ebnccl_test_last_timestamp_seconds", key),
+            static_cast<double>(manager_.GetTest(cancelled)->end_time_unix_ms()) / 1000.0);
+  EXPECT_EQ(text.Value("ebnccl_test_duration_seconds_count", {{"collective", "all_reduce"}}), 2);
+}
+
+// The issue-14 case: an 8-byte test after an 8 GB one must not set the
+// node's bandwidth to a latency figure where the alert looks.
+TEST_F(CoordinatorMetricsTest, SizeClassesKeepLatencyTestsApartFromBandwidthTests) {
+  auto report = [](const std::string& id, int64_t size, double busbw_gbps, v1::TestState state) {
+    v1::TestReport r;
+    r.set_test_id(id);
+    r.set_state(state);
+    r.mutable_spec()->set_collective(v1::COLLECTIVE_ALL_TO_ALL);
+    r.mutable_spec()->set_max_bytes(size);
+    r.mutable_spec()->add_node_names("host0");
+    r.add_results()->set_size_bytes(size);
+    r.set_avg_busbw_gbps(busbw_gbps);
+    r.set_start_time_unix_ms(1'000'000);
+    r.set_end_time_unix_ms(1'090'000);
+    return r;
+  };
+  metrics_.OnTestFinished(report("t-big", int64_t{8} << 30, 180, v1::TEST_STATE_PASSED));
+  metrics_.OnTestFinished(report("t-tiny", 8, 0.000002, v1::TEST_STATE_PASSED));
+  metrics_.OnTestFinished(report("t-mid", 4 << 20, 40, v1::TEST_STATE_FAILED));
+  const PromText text = Scrape();
+  auto busbw = [&](const char* size_class) {
+    return text
+        .Value("ebnccl_test_busbw_bytes_per_second",
+               {{"node", "host0"}, {"collective", "alltoall"}, {"size_class", size_class}})
+        .value_or(-1);
+  };
+  EXPECT_EQ(busbw("large"), 180e9);
+  EXPECT_THAT(busbw("small"), DoubleNear(2000, 1e-6));
+  EXPECT_EQ(busbw("medium"), 40e9);
+  EXPECT_EQ(text.Value("ebnccl_test_last_verdict", {{"node", "host0"},
+                                                    {"collective", "alltoall"},
+                                                    {"size_class", "medium"},
+                                                    {"verdict", "failed"}}),
+            1);
+  EXPECT_EQ(text.Value("ebnccl_test_duration_seconds_sum", {{"collective", "alltoall"}}), 270);
+  EXPECT_EQ(text.Value("ebnccl_test_duration_seconds_bucket",
+                       {{"collective", "alltoall"}, {"le", "120"}}),
+            3);
+}
+
+// A test over "every idle node" names no nodes in its spec: its rank map
+// does.
+TEST_F(CoordinatorMetricsTest, NodesComeFromTheRankMapWhenTheSpecListsNone) {
+  v1::TestReport report;
+  report.set_test_id("t-all");
+  report.set_state(v1::TEST_STATE_PASSED);
+  report.mutable_spec()->set_collective(v1::COLLECTIVE_ALL_REDUCE);
+  report.add_results()->set_size_bytes(1024);
+  report.set_avg_busbw_gbps(1);
+  for (const char* node : {"host0", "host0", "host1"}) report.add_ranks()->set_node_name(node);
+  metrics_.OnTestFinished(report);
+  const PromText text = Scrape();
+  for (const char* node : {"host0", "host1"}) {
+    EXPECT_EQ(text.Value("ebnccl_test_busbw_bytes_per_second",
+                         {{"node", node}, {"collective", "all_reduce"}, {"size_class", "small"}}),
+              1e9)
+        << node;
+  }
+  EXPECT_EQ(text.Series("ebnccl_test_busbw_bytes_per_second").size(), 2u);
 }
 
 TEST_F(CoordinatorMetricsTest, InterruptedTestsOfAnEarlierProcessAreNotRunning) {
@@ -270,6 +351,15 @@ TEST(CoordinatorMetricLabelsTest, VerdictAndStateLabels) {
   EXPECT_STREQ(VerdictLabel(v1::TEST_STATE_TIMED_OUT), "timed_out");
   EXPECT_EQ(VerdictLabel(v1::TEST_STATE_STOPPING), nullptr);
   EXPECT_STREQ(NodeStateLabel(v1::NODE_STATE_LOST), "lost");
+  v1::TestReport report;
+  report.mutable_spec()->set_max_bytes(int64_t{1} << 30);
+  EXPECT_STREQ(SizeClassLabel(report), "large");  // asked for, nothing measured
+  report.add_results()->set_size_bytes((int64_t{1} << 20) - 1);
+  EXPECT_STREQ(SizeClassLabel(report), "small");  // measured wins
+  report.add_results()->set_size_bytes(int64_t{1} << 20);
+  EXPECT_STREQ(SizeClassLabel(report), "medium");
+  report.add_results()->set_size_bytes(int64_t{256} << 20);
+  EXPECT_STREQ(SizeClassLabel(report), "large");
   EXPECT_EQ(NodeStateLabel(v1::NODE_STATE_UNSPECIFIED), nullptr);
 }
 

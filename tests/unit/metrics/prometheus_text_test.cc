@@ -48,7 +48,14 @@ TEST(PrometheusTextTest, RejectsMalformedText) {
   EXPECT_THAT(ErrorOf("# TYPE a gauge\na 1"), HasSubstr("newline"));
   EXPECT_THAT(ErrorOf("a 1\n"), HasSubstr("before its TYPE"));
   EXPECT_THAT(ErrorOf("# TYPE a gauge\n# TYPE a gauge\n"), HasSubstr("second TYPE"));
-  EXPECT_THAT(ErrorOf("# TYPE a histogram\n"), HasSubstr("unsupported type"));
+  EXPECT_THAT(ErrorOf("# TYPE a summary\n"), HasSubstr("unsupported type"));
+  // A histogram's _bucket, _sum and _count belong to it and stay together;
+  // the suffixes mean nothing for a gauge.
+  EXPECT_THAT(ErrorOf("# TYPE h histogram\nh_count 1\nh_sum 2\nh_bucket{le=\"+Inf\"} 1\n"),
+              ::testing::IsEmpty());
+  EXPECT_THAT(ErrorOf("# TYPE h histogram\n# TYPE g gauge\nh_count 1\ng 1\nh_sum 2\n"),
+              HasSubstr("not contiguous"));
+  EXPECT_THAT(ErrorOf("# TYPE g gauge\ng_count 1\n"), HasSubstr("before its TYPE"));
   EXPECT_THAT(ErrorOf("# TYPE a counter\n"), HasSubstr("_total"));
   EXPECT_THAT(ErrorOf("# TYPE a gauge\n# TYPE b gauge\na 1\nb 1\na 2\n"),
               HasSubstr("not contiguous"));
