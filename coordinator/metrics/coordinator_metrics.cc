@@ -155,8 +155,8 @@ void CoordinatorMetrics::OnTestFinished(const v1::TestReport& report) {
   std::vector<Measured> measured;
   if (report.collective_summaries_size() > 1) {
     for (const v1::CollectiveSummary& footer : report.collective_summaries()) {
-      measured.push_back({spec::DisplayName(footer.collective()), footer.sizes() > 0,
-                          footer.avg_busbw_gbps()});
+      measured.push_back(
+          {spec::DisplayName(footer.collective()), footer.sizes() > 0, footer.avg_busbw_gbps()});
     }
   } else {
     measured.push_back({collective, report.results_size() > 0, report.avg_busbw_gbps()});
