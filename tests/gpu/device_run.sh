@@ -98,7 +98,8 @@ start_cluster() {
 # background; once the coordinator logs the test RUNNING (and 1 s more), SIG
 # to rank RANK's worker. Sets run (CMD's pid, to wait for), victim (the
 # worker's pid) and signal_time (just before the signal). Redirections of
-# the call apply to CMD.
+# the call apply to CMD. before_signal=FUNCTION (set for the call) runs
+# FUNCTION just before the signal.
 start_then_signal() {
   local sig=$1 rank=$2 before
   shift 2
@@ -110,6 +111,7 @@ start_then_signal() {
     sleep 0.1
   done
   sleep 1
+  if [[ -n ${before_signal:-} ]]; then "$before_signal"; fi
   victim=$(pgrep -f "eb-worker.*--rank=$rank" | head -1)
   signal_time=$(date +%s.%N)
   kill -"$sig" "$victim"
@@ -360,29 +362,17 @@ for phase in "$@"; do
   ras)
     start_cluster "nodeA:0:--host-id=hostA --worker-env=NCCL_HOSTID=hostA --nccl-ras-port-base=28100" \
                   "nodeB:0:--host-id=hostB --worker-env=NCCL_HOSTID=hostB --nccl-ras-port-base=28200" || continue
-    # start_then_signal with, just before the signal, RAS asked by hand.
-    start_then_signal_ras() {
-      local before
-      before=$(grep -c "state TEST_STATE_RUNNING" "$work/coordinator.log" || true)
-      "$@" &
-      run=$!
-      for _ in $(seq 300); do
-        (( $(grep -c "state TEST_STATE_RUNNING" "$work/coordinator.log") > before )) && break
-        sleep 0.1
-      done
-      sleep 2
-      # What NCCL's RAS says on the test's own port (NCCL_RAS_ADDR from the
-      # agent) while every rank is alive: the reference for the report.
+    # What NCCL's RAS says on the test's own port (NCCL_RAS_ADDR from the
+    # agent) while every rank is alive: the reference for the report.
+    ask_ras_by_hand() {
+      sleep 1
       { echo "== $sig: before the signal, 127.0.0.1:28100"; grep -ao "NCCL_RAS_ADDR=[^ ]*" \
           /proc/"$(pgrep -f 'eb-worker.*--rank=0' | head -1)"/environ; \
         timeout 15 bash -c 'exec 3<>/dev/tcp/127.0.0.1/28100; printf "VERBOSE STATUS\n" >&3; cat <&3'; } \
         >>"$out/ras_raw.txt" 2>&1
-      victim=$(pgrep -f "eb-worker.*--rank=1" | head -1)
-      signal_time=$(date +%s.%N)
-      kill -"$sig" "$victim"
     }
     for sig in STOP KILL; do
-      start_then_signal_ras ebctl run-test --nodes nodeA,nodeB --transport nccl \
+      before_signal=ask_ras_by_hand start_then_signal "$sig" 1 ebctl run-test --nodes nodeA,nodeB --transport nccl \
         --collective all_reduce -b 256M -e 256M -i 1 -n 100000 -w 0 -c 0 --step-timeout 20s \
         --nccl-env NCCL_NVLS_ENABLE=0 --json >"$out/ras_$sig.json" 2>"$out/ras_$sig.err"
       wait $run
