@@ -18,7 +18,8 @@ json RowJsonLine(const v1::SizeResult& row, const v1::TestReport& accepted) {
       {"nodes", TestNodeNames(accepted)},
       {"ranks", accepted.ranks_size()},
   };
-  // The row's own fields beside the identity (none of their names clash).
+  // The row's own fields beside the identity; the row's `collective` replaces
+  // the test's first one (with several collectives, each row names its own).
   line.update(SizeResultToJson(row, accepted.spec()));
   return line;
 }
