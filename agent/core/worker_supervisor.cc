@@ -124,10 +124,9 @@ void WorkerSupervisor::Launch(const v1::LaunchTest& launch) {
       test.ras_port = 0;
     }
     const int rank = worker.assignment.rank();
-    auto child =
-        launcher_.Spawn(std::move(spec), [this, test_id, rank](const common::ExitInfo& exit) {
-          executor_.Post([this, test_id, rank, exit] { OnExit(test_id, rank, exit); });
-        });
+    auto child = launcher_.Spawn(spec, [this, test_id, rank](const common::ExitInfo& exit) {
+      executor_.Post([this, test_id, rank, exit] { OnExit(test_id, rank, exit); });
+    });
     if (!child.ok()) {
       ReportFailure(
           test_id, worker, v1::WORKER_EVENT_KIND_EXITED, v1::FAILURE_KIND_LAUNCH_FAILED,
