@@ -3,12 +3,13 @@
 # unit (with the style checks), tidy (clang-tidy over the pure cores),
 # integration (real processes on loopback) and
 # netns (several hosts in network namespaces; skipped unless root), the chaos
-# battery; then the unit and integration tests again under AddressSanitizer +
-# UBSan and under ThreadSanitizer (tests/sanitize/run.sh), and a short run of
-# every libFuzzer target (from its committed corpus, in the ASan+UBSan tree).
-# .ci/run calls this.
-#   EB_SANITIZERS="address,undefined thread"   the default: both runs
-#   EB_SANITIZERS="address,undefined"          ASan + UBSan only
+# battery; then the unit and integration tests again under ThreadSanitizer
+# (tests/sanitize/run.sh), and a short run of every libFuzzer target (from its
+# committed corpus, ASan + UBSan). .ci/run calls this.
+#   EB_SANITIZERS="thread"                     the default
+#   EB_SANITIZERS="address,undefined thread"   and the unit and integration
+#                                              tests under ASan + UBSan (the
+#                                              fuzz targets then run in that tree)
 #   EB_SANITIZERS=""                           neither (fuzzing still runs)
 #   EB_FUZZ_SECONDS=20                         per fuzz target (default); 0 skips fuzzing
 # The instrumented trees are built one after the other, at idle priority
@@ -19,7 +20,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-sanitizers=${EB_SANITIZERS-address,undefined thread}
+sanitizers=${EB_SANITIZERS-thread}
 export EB_FUZZ_SECONDS=${EB_FUZZ_SECONDS:-20}
 fuzz=false
 if [[ "$EB_FUZZ_SECONDS" != 0 ]] && command -v clang++-14 >/dev/null; then fuzz=true; fi
