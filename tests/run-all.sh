@@ -6,7 +6,9 @@
 # battery; then the unit and integration tests again under ThreadSanitizer
 # (tests/sanitize/run.sh), and a short run of every libFuzzer target (from its
 # committed corpus, ASan + UBSan). .ci/run calls this.
-#   EB_SANITIZERS="thread"                     the default
+#   EB_SANITIZERS="thread"                     the default, over the tests of
+#                                              EB_TSAN_LABELS (default unit; 'unit|integration'
+#                                              adds the real daemons: see docs/DESIGN.md)
 #   EB_SANITIZERS="address,undefined thread"   and the unit and integration
 #                                              tests under ASan + UBSan (the
 #                                              fuzz targets then run in that tree)
@@ -21,6 +23,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 sanitizers=${EB_SANITIZERS-thread}
+tsan_labels=${EB_TSAN_LABELS-unit}
 export EB_FUZZ_SECONDS=${EB_FUZZ_SECONDS:-20}
 fuzz=false
 if [[ "$EB_FUZZ_SECONDS" != 0 ]] && command -v clang++-14 >/dev/null; then fuzz=true; fi
@@ -74,8 +77,10 @@ wait_for_tree() {
 for args in "${plan[@]}"; do
   echo "run-all: waiting for the instrumented tree ($args)"
   wait_for_tree "$args"
+  labels=()
+  if [[ "$args" == thread ]]; then labels=(-L "$tsan_labels"); fi
   # shellcheck disable=SC2086 # one line holds an option and the sanitizer
-  tests/sanitize/run.sh --test-only $args
+  tests/sanitize/run.sh --test-only $args "${labels[@]}"
 done
 if [[ -n "$builder" ]]; then wait "$builder" || true; fi
 builder=""
