@@ -29,4 +29,7 @@ function(eb_generate_protos)
   target_link_libraries(${ARG_TARGET}_messages PUBLIC protobuf::libprotobuf)
   add_library(${ARG_TARGET} STATIC ${service_srcs})
   target_link_libraries(${ARG_TARGET} PUBLIC ${ARG_TARGET}_messages gRPC::grpc++)
+  # protoc gives every .pb.cc file-static tables of the same names
+  # (schemas, file_default_instances): they cannot share a unity file.
+  set_target_properties(${ARG_TARGET}_messages ${ARG_TARGET} PROPERTIES UNITY_BUILD OFF)
 endfunction()

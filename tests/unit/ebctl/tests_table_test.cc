@@ -14,7 +14,7 @@ namespace {
 namespace v1 = ebnccl::v1;
 using ::testing::ElementsAre;
 
-std::vector<std::string> Lines(const std::string& text) {
+std::vector<std::string> TestsTableLines(const std::string& text) {
   return absl::StrSplit(text, '\n', absl::SkipEmpty());
 }
 
@@ -29,7 +29,7 @@ TEST(TestListTableTest, HeaderThenOneLinePerTestInReplyOrder) {
   running->mutable_spec()->set_collective(v1::COLLECTIVE_BROADCAST);
   running->mutable_spec()->add_node_names("gpu-01");
   EXPECT_THAT(
-      Lines(TestListTable(reply)),
+      TestsTableLines(TestListTable(reply)),
       ElementsAre(
           "TEST                        START                     COLLECTIVE      STATE       "
           "RANKS  NODES                     SUMMARY",
@@ -44,7 +44,7 @@ TEST(TestListTableTest, HeaderThenOneLinePerTestInReplyOrder) {
 TEST(TestListTableTest, ColumnsStartUnderTheirHeaders) {
   v1::ListTestsReply reply;
   *reply.add_tests() = testing::TwoRankReport();
-  const std::vector<std::string> lines = Lines(TestListTable(reply));
+  const std::vector<std::string> lines = TestsTableLines(TestListTable(reply));
   ASSERT_EQ(lines.size(), 2u);
   for (const char* header : {"START", "COLLECTIVE", "STATE", "NODES", "SUMMARY"}) {
     const size_t column = lines[0].find(header);
@@ -55,7 +55,7 @@ TEST(TestListTableTest, ColumnsStartUnderTheirHeaders) {
 }
 
 TEST(TestListTableTest, NoTestsIsJustTheHeader) {
-  EXPECT_THAT(Lines(TestListTable({})), ElementsAre(::testing::StartsWith("TEST  ")));
+  EXPECT_THAT(TestsTableLines(TestListTable({})), ElementsAre(::testing::StartsWith("TEST  ")));
 }
 
 }  // namespace

@@ -60,7 +60,7 @@ TEST(RoundRobinTest, EveryPairMeetsExactlyOnceInDisjointRounds) {
   }
 }
 
-PairNode Node(PairStatus status, bool reliable, bool wants) {
+PairNode PlannerNode(PairStatus status, bool reliable, bool wants) {
   PairNode p;
   p.status = status;
   p.reliable = reliable;
@@ -71,9 +71,12 @@ PairNode Node(PairStatus status, bool reliable, bool wants) {
 TEST(PlanAdaptiveRoundTest, EverySuspectGetsADistinctTrustedPartnerItHasNotMet) {
   PairAssessment a;
   a.any_capable = true;
-  a.nodes = {Node(PairStatus::kSuspect, false, true), Node(PairStatus::kSuspect, false, true),
-             Node(PairStatus::kHealthy, true, false), Node(PairStatus::kHealthy, true, false),
-             Node(PairStatus::kHealthy, true, false), Node(PairStatus::kUntested, false, true)};
+  a.nodes = {PlannerNode(PairStatus::kSuspect, false, true),
+             PlannerNode(PairStatus::kSuspect, false, true),
+             PlannerNode(PairStatus::kHealthy, true, false),
+             PlannerNode(PairStatus::kHealthy, true, false),
+             PlannerNode(PairStatus::kHealthy, true, false),
+             PlannerNode(PairStatus::kUntested, false, true)};
   const std::set<NodePair> met = {{0, 1}, {0, 2}, {2, 3}, {1, 4}};
   const std::vector<std::string> names = {"a", "b", "c", "d", "e", "f"};
   std::vector<int> uses(6, 0);
@@ -90,8 +93,9 @@ TEST(PlanAdaptiveRoundTest, EverySuspectGetsADistinctTrustedPartnerItHasNotMet) 
 TEST(PlanAdaptiveRoundTest, PathCandidatesAreRetestedTogetherFirst) {
   PairAssessment a;
   a.any_capable = true;
-  a.nodes = {Node(PairStatus::kHealthy, false, false), Node(PairStatus::kHealthy, false, false),
-             Node(PairStatus::kHealthy, true, false)};
+  a.nodes = {PlannerNode(PairStatus::kHealthy, false, false),
+             PlannerNode(PairStatus::kHealthy, false, false),
+             PlannerNode(PairStatus::kHealthy, true, false)};
   PathCandidate c;
   c.a = 0;
   c.b = 1;
@@ -105,8 +109,9 @@ TEST(PlanAdaptiveRoundTest, PathCandidatesAreRetestedTogetherFirst) {
 
 TEST(PlanAdaptiveRoundTest, WithoutATrustedNodeNewCombinationsAreTried) {
   PairAssessment a;  // N = 3 after a slow first pair: nobody did well yet
-  a.nodes = {Node(PairStatus::kUnresolved, false, true), Node(PairStatus::kUnresolved, false, true),
-             Node(PairStatus::kUntested, false, true)};
+  a.nodes = {PlannerNode(PairStatus::kUnresolved, false, true),
+             PlannerNode(PairStatus::kUnresolved, false, true),
+             PlannerNode(PairStatus::kUntested, false, true)};
   std::vector<int> uses(3, 0);
   AdaptivePlan plan = PlanAdaptiveRound(a, {{0, 1}}, {"a", "b", "c"}, uses);
   EXPECT_TRUE(plan.without_trusted);
@@ -121,7 +126,8 @@ TEST(PlanAdaptiveRoundTest, WithoutATrustedNodeNewCombinationsAreTried) {
 TEST(PlanAdaptiveRoundTest, ANodeThatMetEveryTrustedNodeIsReportedUnmet) {
   PairAssessment a;
   a.any_capable = true;
-  a.nodes = {Node(PairStatus::kSuspect, false, true), Node(PairStatus::kHealthy, true, false)};
+  a.nodes = {PlannerNode(PairStatus::kSuspect, false, true),
+             PlannerNode(PairStatus::kHealthy, true, false)};
   std::vector<int> uses(2, 0);
   const AdaptivePlan plan = PlanAdaptiveRound(a, {{0, 1}}, {"a", "b"}, uses);
   EXPECT_TRUE(plan.pairs.empty());
