@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/rpc/channel.h"
 #include "common/rpc/tls.h"
@@ -200,6 +201,13 @@ int Run(const Options& options) {
     }
   }
 
+  // The coordinator's memory with every agent registered and no test run:
+  // the level it must return to after each round (issue 15, item 3).
+  if (const std::optional<ProcSample> idle = coordinator()) {
+    out["coordinator_rss_idle_mb"] = static_cast<double>(idle->rss_kb) / 1024.0;
+    std::printf("coordinator RSS before the tests %.1f MB\n", idle->rss_kb / 1024.0);
+  }
+
   // 3. K tests at once over disjoint nodes, `rounds` times.
   auto control = v1::Control::NewStub(grpc::CreateCustomChannel(
       options.coordinator, Credentials(options, options.tls_dir + "/clients/" + options.tls_client),
@@ -299,6 +307,15 @@ int Run(const Options& options) {
 }  // namespace eb::bench
 
 int main(int argc, char** argv) {
+  // Debian's Abseil is built without NDEBUG, so mutex deadlock detection
+  // is on: every lock and unlock walks a process-wide lock graph
+  // (GraphCycles: ~5% of the coordinator's CPU with a thousand agents,
+  // issue 15). Lock order is checked by the tests (thread annotations,
+  // TSan), not on every lock in production.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // Line-buffered even into a file: scale_benchmark.sh --ebctl-nodes waits
+  // for the "registered" line while the agents idle.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   eb::bench::Options options;
   CLI::App app{"eb-load-generator: simulated agents and workers against a real eb-coordinator"};
   app.add_option("--coordinator", options.coordinator, "host:port of the coordinator");
