@@ -49,6 +49,7 @@ struct Options {
   int slow_agents = 0;
   int64_t slow_ms = 1000;
   double idle_s = 0;
+  int64_t pause_ms = 0;
   double register_timeout_s = 120;
   std::string name_prefix = "sim";
   // mTLS: the fleet CA, and the directory of ebnccl-certs.sh's output
@@ -259,6 +260,16 @@ int Run(const Options& options) {
       r["coordinator_rss_mb"] = static_cast<double>(b->rss_kb) / 1024.0;
     }
     r["generator_cpu_s"] = self_b - self_a;
+    if (options.pause_ms > 0) {
+      // The coordinator gives memory back once its tests are over
+      // (malloc_trim, 100 ms later): its RSS after a pause.
+      absl::SleepFor(absl::Milliseconds(options.pause_ms));
+      if (const std::optional<ProcSample> settled = coordinator()) {
+        r["coordinator_rss_after_pause_mb"] = static_cast<double>(settled->rss_kb) / 1024.0;
+        std::printf("round %d: coordinator RSS %.1f MB after a %ld ms pause\n", round,
+                    settled->rss_kb / 1024.0, static_cast<long>(options.pause_ms));
+      }
+    }
     std::printf(
         "round %d: %d/%d tests passed; RunTest->all JOINED %.3f s, ->verdict %.3f s; "
         "coordinator %.3f CPU-s, RSS %.1f MB; generator %.3f CPU-s; %ld rendezvous calls\n",
@@ -340,6 +351,8 @@ int main(int argc, char** argv) {
   app.add_option("--slow-ms", options.slow_ms, "delay of a slow agent");
   app.add_option("--idle-s", options.idle_s,
                  "seconds of heartbeats alone after registration (coordinator idle CPU)");
+  app.add_option("--pause-ms", options.pause_ms,
+                 "pause after each round, then sample the coordinator's RSS again");
   app.add_option("--register-timeout-s", options.register_timeout_s,
                  "give up waiting for registration after this long");
   app.add_option("--name-prefix", options.name_prefix, "node names are PREFIX00000, ...");
