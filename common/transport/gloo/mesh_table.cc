@@ -19,7 +19,7 @@ constexpr int kSeqAt = 28;
 
 void PutBigEndian(std::string& out, int at, uint64_t value, int bytes) {
   for (int i = bytes - 1; i >= 0; --i) {
-    out[static_cast<size_t>(at + i)] = static_cast<char>(value & 0xff);
+    out[static_cast<size_t>(at) + static_cast<size_t>(i)] = static_cast<char>(value & 0xff);
     value >>= 8;
   }
 }
@@ -27,7 +27,8 @@ void PutBigEndian(std::string& out, int at, uint64_t value, int bytes) {
 uint64_t GetBigEndian(absl::string_view in, int at, int bytes) {
   uint64_t value = 0;
   for (int i = 0; i < bytes; ++i) {
-    value = (value << 8) | static_cast<unsigned char>(in[static_cast<size_t>(at + i)]);
+    value = (value << 8) |
+            static_cast<unsigned char>(in[static_cast<size_t>(at) + static_cast<size_t>(i)]);
   }
   return value;
 }
