@@ -79,6 +79,8 @@ class CoordinatorServer {
   std::unique_ptr<common::MetricsHttpServer> metrics_server_;
   std::unique_ptr<common::WatchdogPinger> watchdog_;
   bool shut_down_ = false;
+  // A malloc_trim is scheduled (see set_on_finished); event loop only.
+  bool trim_pending_ = false;
 };
 
 }  // namespace eb::coordinator

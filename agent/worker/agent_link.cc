@@ -1,5 +1,6 @@
 #include "agent/worker/agent_link.h"
 
+#include "absl/strings/str_cat.h"
 #include "common/rpc/channel.h"
 #include "common/status/grpc_status.h"
 
@@ -75,6 +76,18 @@ absl::Status AgentLink::Set(const std::string& key, const std::string& value) {
 
 absl::StatusOr<std::vector<std::string>> AgentLink::Wait(const std::vector<std::string>& keys,
                                                          absl::Duration timeout) {
+  return WaitFor(keys, nullptr, timeout);
+}
+
+absl::StatusOr<std::vector<std::string>> AgentLink::WaitSlice(const std::vector<std::string>& keys,
+                                                              transport::ValueSlice slice,
+                                                              absl::Duration timeout) {
+  return WaitFor(keys, &slice, timeout);
+}
+
+absl::StatusOr<std::vector<std::string>> AgentLink::WaitFor(const std::vector<std::string>& keys,
+                                                            const transport::ValueSlice* slice,
+                                                            absl::Duration timeout) {
   grpc::ClientContext context;
   common::SetTimeout(context, timeout + kWaitMargin);
   v1::WorkerRendezvousWaitRequest request;
@@ -82,9 +95,17 @@ absl::StatusOr<std::vector<std::string>> AgentLink::Wait(const std::vector<std::
   request.mutable_request()->set_test_id(test_id_);
   for (const std::string& key : keys) request.mutable_request()->add_keys(key);
   request.mutable_request()->set_timeout_ms(absl::ToInt64Milliseconds(timeout));
+  if (slice != nullptr) {
+    request.mutable_request()->mutable_slice()->set_offset(slice->offset);
+    request.mutable_request()->mutable_slice()->set_length(slice->length);
+  }
   v1::RendezvousWaitReply reply;
   absl::Status status = common::FromGrpcStatus(stub_->RendezvousWait(&context, request, &reply));
   if (!status.ok()) return status;
+  if (reply.values_size() != static_cast<int>(keys.size())) {
+    return absl::InternalError(absl::StrCat("rendezvous wait: ", reply.values_size(),
+                                            " values for ", keys.size(), " keys"));
+  }
   return std::vector<std::string>(reply.values().begin(), reply.values().end());
 }
 

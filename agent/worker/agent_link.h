@@ -35,8 +35,16 @@ class AgentLink final : public transport::RendezvousStore {
   absl::Status Set(const std::string& key, const std::string& value) override;
   absl::StatusOr<std::vector<std::string>> Wait(const std::vector<std::string>& keys,
                                                 absl::Duration timeout) override;
+  // The coordinator cuts the values (RendezvousWaitRequest.slice).
+  absl::StatusOr<std::vector<std::string>> WaitSlice(const std::vector<std::string>& keys,
+                                                     transport::ValueSlice slice,
+                                                     absl::Duration timeout) override;
 
  private:
+  absl::StatusOr<std::vector<std::string>> WaitFor(const std::vector<std::string>& keys,
+                                                   const transport::ValueSlice* slice,
+                                                   absl::Duration timeout);
+
   std::unique_ptr<ebnccl::v1::WorkerControl::Stub> stub_;
   const std::string test_id_;
   const int rank_;

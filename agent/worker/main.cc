@@ -10,6 +10,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "absl/synchronization/mutex.h"
 #include "agent/core/worker_token.h"
 #include "agent/worker/nccl_version.h"
 #include "agent/worker/worker_runtime.h"
@@ -39,6 +40,12 @@ int PrintNcclVersion() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Debian's Abseil is built without NDEBUG, so mutex deadlock detection
+  // is on: every lock and unlock walks a process-wide lock graph
+  // (GraphCycles: ~5% of the coordinator's CPU with a thousand agents,
+  // issue 15). Lock order is checked by the tests (thread annotations,
+  // TSan), not on every lock in production.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   // NCCL writes its warnings with stdio to stdout, which is the rank's log
   // file, so fully buffered: a stop leaves with std::_Exit (below), which
   // drops what is still buffered, and the report lost the very lines that

@@ -31,6 +31,11 @@ absl::StatusOr<std::unique_ptr<RpcServer>> RpcServer::Start(const RpcServerOptio
   // GOAWAY "too_many_pings" (STYLE.md pitfalls).
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
+  // No bandwidth-delay probes: with them every message read from an agent's
+  // session may start a PING (and its ACK, and a timer), which doubled the
+  // packets of a thousand agents' heartbeats (issue 15). The coordinator's
+  // messages are small; the default windows suffice.
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_BDP_PROBE, 0);
   // gRPC sets SO_REUSEPORT by default: a second coordinator on the same
   // port would start, and the kernel would split agents and ebctl calls
   // between the two. A port in use must be a start-up error.

@@ -27,12 +27,19 @@ inline constexpr int kMaxRanksPerTest = 32768;
 inline constexpr int kMaxNodeNamesInRequest = kMaxNodesPerTest;
 
 // Rendezvous store (coordinator/core/rendezvous_kv.h). A Gloo full-mesh
-// value holds one address per peer (~150 bytes each): 1 MiB is ~7000 peers.
+// value holds one address per rank (36 bytes each, gloo_mesh.h): 1 MiB is
+// ~29,000 ranks; the bytes per test bound a Gloo test to ~2,700 ranks (N^2
+// entries of 36 bytes).
 inline constexpr int64_t kMaxRendezvousValueBytes = int64_t{1} << 20;
 inline constexpr int kMaxRendezvousKeysPerTest = 2 * kMaxRanksPerTest + 64;
 inline constexpr int64_t kMaxRendezvousBytesPerTest = int64_t{256} << 20;
 // Keys one RendezvousWait may ask for.
 inline constexpr int kMaxRendezvousWaitKeys = kMaxRanksPerTest;
+// A sliced RendezvousWait (RendezvousWaitRequest.slice: each rank of a Gloo
+// full mesh reads its own entry of every peer's address table): bytes per
+// slice, and slices x keys in one reply (well below kMaxRpcMessageBytes).
+inline constexpr int64_t kMaxRendezvousSliceBytes = 4096;
+inline constexpr int64_t kMaxRendezvousReplyBytes = int64_t{8} << 20;
 
 // Log reads (FetchLog / GetLog): one page at most, so that one answer always
 // fits in a gRPC message; `ebctl logs` reads larger logs page by page.

@@ -26,13 +26,23 @@ class PrefixedStore final : public RendezvousStore {
 
   absl::StatusOr<std::vector<std::string>> Wait(const std::vector<std::string>& keys,
                                                 absl::Duration timeout) override {
-    std::vector<std::string> prefixed;
-    prefixed.reserve(keys.size());
-    for (const std::string& key : keys) prefixed.push_back(prefix_ + key);
-    return inner_.Wait(prefixed, timeout);
+    return inner_.Wait(Prefixed(keys), timeout);
+  }
+
+  absl::StatusOr<std::vector<std::string>> WaitSlice(const std::vector<std::string>& keys,
+                                                     ValueSlice slice,
+                                                     absl::Duration timeout) override {
+    return inner_.WaitSlice(Prefixed(keys), slice, timeout);
   }
 
  private:
+  std::vector<std::string> Prefixed(const std::vector<std::string>& keys) const {
+    std::vector<std::string> prefixed;
+    prefixed.reserve(keys.size());
+    for (const std::string& key : keys) prefixed.push_back(prefix_ + key);
+    return prefixed;
+  }
+
   RendezvousStore& inner_;
   const std::string prefix_;
 };

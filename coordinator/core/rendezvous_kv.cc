@@ -77,12 +77,63 @@ absl::Status RendezvousKv::Set(const std::string& test_id, const std::string& ke
   return absl::OkStatus();
 }
 
+namespace {
+
+absl::Status CheckSlice(const RendezvousKv::Slice& slice, size_t keys) {
+  if (slice.offset < 0 || slice.offset >= spec::kMaxRendezvousValueBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "slice.offset: ", slice.offset, ", must be 0 to ", spec::kMaxRendezvousValueBytes - 1));
+  }
+  if (slice.length < 1 || slice.length > spec::kMaxRendezvousSliceBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "slice.length: ", slice.length, ", must be 1 to ", spec::kMaxRendezvousSliceBytes));
+  }
+  if (static_cast<int64_t>(keys) * slice.length > spec::kMaxRendezvousReplyBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("slice.length: ", keys, " keys x ", slice.length,
+                                                   " bytes exceed a reply's ",
+                                                   spec::kMaxRendezvousReplyBytes, " bytes"));
+  }
+  return absl::OkStatus();
+}
+
+// The values of `keys` (all present), each cut to `slice` when set.
+absl::StatusOr<std::vector<std::string>> ReadValues(
+    const std::map<std::string, std::string>& values, const std::vector<std::string>& keys,
+    const std::optional<RendezvousKv::Slice>& slice) {
+  std::vector<std::string> reply;
+  reply.reserve(keys.size());
+  for (const std::string& key : keys) {
+    const std::string& value = values.at(key);
+    if (!slice) {
+      reply.push_back(value);
+      continue;
+    }
+    const int64_t end = slice->offset + slice->length;
+    if (static_cast<int64_t>(value.size()) < end) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("rendezvous value of key ", spec::Quote(key), " has ", value.size(),
+                       " bytes; the slice [", slice->offset, ", ", end, ") is past its end"));
+    }
+    reply.push_back(
+        value.substr(static_cast<size_t>(slice->offset), static_cast<size_t>(slice->length)));
+  }
+  return reply;
+}
+
+}  // namespace
+
 void RendezvousKv::Wait(const std::string& test_id, std::vector<std::string> keys,
-                        absl::Duration timeout, WaitCallback done) {
+                        absl::Duration timeout, WaitCallback done, std::optional<Slice> slice) {
   if (keys.empty() || keys.size() > static_cast<size_t>(spec::kMaxRendezvousWaitKeys)) {
     done(absl::InvalidArgumentError(absl::StrCat("keys: ", keys.size(), " keys, 1 to ",
                                                  spec::kMaxRendezvousWaitKeys, " allowed")));
     return;
+  }
+  if (slice) {
+    if (absl::Status checked = CheckSlice(*slice, keys.size()); !checked.ok()) {
+      done(checked);
+      return;
+    }
   }
   for (const std::string& key : keys) {
     if (absl::Status checked = spec::CheckRendezvousKey(key, "keys"); !checked.ok()) {
@@ -103,7 +154,7 @@ void RendezvousKv::Wait(const std::string& test_id, std::vector<std::string> key
   }
   Namespace& ns = it->second;
   const uint64_t id = next_waiter_id_++;
-  Waiter waiter{id, std::move(keys), std::move(done), 0, 0};
+  Waiter waiter{id, std::move(keys), std::move(done), slice, 0, 0};
   // Each distinct absent key once (keys may repeat).
   std::vector<const std::string*> absent;
   for (const std::string& key : waiter.keys) {
@@ -140,10 +191,10 @@ void RendezvousKv::Complete(Namespace& ns, std::vector<uint64_t> ids) {
   }
   // The values are read before any callback runs: a callback may set or
   // close (it runs on the executor).
-  std::vector<std::vector<std::string>> replies(ready.size());
-  for (size_t i = 0; i < ready.size(); ++i) {
-    replies[i].reserve(ready[i].keys.size());
-    for (const std::string& key : ready[i].keys) replies[i].push_back(ns.values.at(key));
+  std::vector<absl::StatusOr<std::vector<std::string>>> replies;
+  replies.reserve(ready.size());
+  for (const Waiter& waiter : ready) {
+    replies.push_back(ReadValues(ns.values, waiter.keys, waiter.slice));
   }
   for (size_t i = 0; i < ready.size(); ++i) {
     executor_.Cancel(ready[i].timer);

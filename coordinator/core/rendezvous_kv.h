@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,14 @@ class RendezvousKv {
   // exist. Runs on the executor, exactly once.
   using WaitCallback = std::function<void(absl::StatusOr<std::vector<std::string>>)>;
 
+  // A wait's values cut to bytes [offset, offset + length) each
+  // (RendezvousWaitRequest.slice): a Gloo rank reads its own entry of every
+  // peer's address table in one call instead of one call per peer.
+  struct Slice {
+    int64_t offset = 0;
+    int64_t length = 0;
+  };
+
   explicit RendezvousKv(common::Executor& executor);
   ~RendezvousKv();
 
@@ -44,10 +53,15 @@ class RendezvousKv {
   // the test (SECURITY_FINDINGS case 13; docs/SECURITY.md, "Limits").
   absl::Status Set(const std::string& test_id, const std::string& key, std::string value);
   // Completes `done` as described above. Keys may repeat. INVALID_ARGUMENT
-  // for no key, more than kMaxRendezvousWaitKeys or a bad key;
-  // RESOURCE_EXHAUSTED beyond kMaxWaitersPerTest pending waits in the test.
+  // for no key, more than kMaxRendezvousWaitKeys or a bad key, or a bad
+  // `slice` (offset < 0 or >= kMaxRendezvousValueBytes, length outside 1 to
+  // kMaxRendezvousSliceBytes, keys x length over kMaxRendezvousReplyBytes;
+  // the message names slice.offset or slice.length); RESOURCE_EXHAUSTED
+  // beyond kMaxWaitersPerTest pending waits in the test. With `slice`, each
+  // value is cut to it, and a value shorter than its end completes the wait
+  // with FAILED_PRECONDITION naming the key.
   void Wait(const std::string& test_id, std::vector<std::string> keys, absl::Duration timeout,
-            WaitCallback done);
+            WaitCallback done, std::optional<Slice> slice = std::nullopt);
 
   // Number of pending waiters (for tests).
   size_t pending_waiters() const;
@@ -57,6 +71,7 @@ class RendezvousKv {
     uint64_t id;
     std::vector<std::string> keys;
     WaitCallback done;
+    std::optional<Slice> slice;
     common::TimerId timer;
     // Distinct keys still absent.
     int missing = 0;

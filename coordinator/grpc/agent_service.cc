@@ -1,6 +1,7 @@
 #include "coordinator/grpc/agent_service.h"
 
 #include <memory>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -223,13 +224,19 @@ grpc::ServerUnaryReactor* AgentServiceImpl::RendezvousWait(grpc::CallbackServerC
       return;
     }
     std::vector<std::string> keys(request->keys().begin(), request->keys().end());
-    rendezvous_.Wait(request->test_id(), std::move(keys), absl::Milliseconds(request->timeout_ms()),
-                     [reactor, reply](absl::StatusOr<std::vector<std::string>> values) {
-                       if (values.ok()) {
-                         for (std::string& value : *values) reply->add_values(std::move(value));
-                       }
-                       reactor->Finish(common::ToGrpcStatus(values.status()));
-                     });
+    std::optional<RendezvousKv::Slice> slice;
+    if (request->has_slice()) {
+      slice = RendezvousKv::Slice{request->slice().offset(), request->slice().length()};
+    }
+    rendezvous_.Wait(
+        request->test_id(), std::move(keys), absl::Milliseconds(request->timeout_ms()),
+        [reactor, reply](absl::StatusOr<std::vector<std::string>> values) {
+          if (values.ok()) {
+            for (std::string& value : *values) reply->add_values(std::move(value));
+          }
+          reactor->Finish(common::ToGrpcStatus(values.status()));
+        },
+        slice);
   });
   return reactor;
 }

@@ -10,8 +10,17 @@
 #
 #   tests/bench/scale_benchmark.sh [--agents "16 64 256 1024 2048"] [--ranks 8]
 #       [--transport nccl|gloo] [--concurrent-tests K] [--rounds R]
-#       [--tls both|on|off] [--out DIR] [-- extra eb-load-generator options]
+#       [--tls both|on|off] [--ebctl-nodes K] [--history-limit L] [--out DIR]
+#       [-- extra eb-load-generator options]
 #
+# --ebctl-nodes K times `ebctl nodes --json` K times while the generator's
+# agents are registered and idle (give the generator -- --idle-s S, S long
+# enough for the K listings); --rounds R with --out DIR keeps each round's
+# coordinator RSS in DIR/run-*.json (rounds[].coordinator_rss_mb, and
+# coordinator_rss_idle_mb before the first test). The coordinator keeps its
+# history in memory (--history-path ''), the last 1,000 reports unless
+# --history-limit L says otherwise: for the RSS over many rounds, L=1 leaves
+# out the reports that it keeps by design.
 # Build first: ninja -C build eb-coordinator eb_load_generator. BIN_DIR picks
 # other binaries (for a before/after comparison). --tls both runs every N in
 # plaintext and over mutual TLS (certificates from
@@ -20,7 +29,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${BIN_DIR:-$repo/build/bin}
 agents_list="16 64 256 1024"
-ranks=8 transport=nccl tests=1 rounds=1 tls=off out="" extra=()
+ranks=8 transport=nccl tests=1 rounds=1 tls=off out="" ebctl_nodes=0 history_limit=1000 extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --agents) agents_list=$2; shift 2 ;;
@@ -30,8 +39,10 @@ while [[ $# -gt 0 ]]; do
     --rounds) rounds=$2; shift 2 ;;
     --tls) tls=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --ebctl-nodes) ebctl_nodes=$2; shift 2 ;;
+    --history-limit) history_limit=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
-    *) sed -n '2,18p' "$0"; exit 2 ;;
+    *) sed -n '2,28p' "$0"; exit 2 ;;
   esac
 done
 work=$(mktemp -d /tmp/ebnccl-scale-bench-XXXXXX)
@@ -71,7 +82,7 @@ for mode in "${modes[@]}"; do
       gtls=(--tls --tls-dir "$certs")
     fi
     "$bin/eb-coordinator" --config /dev/null --listen "127.0.0.1:$port" --history-path '' \
-      --log-level warn "${ctls[@]}" >"$work/coordinator-$mode-$n.log" 2>&1 &
+      --history-limit "$history_limit" --log-level warn "${ctls[@]}" >"$work/coordinator-$mode-$n.log" 2>&1 &
     coordinator_pid=$!
     for _ in $(seq 50); do
       (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
@@ -83,7 +94,23 @@ for mode in "${modes[@]}"; do
     "$bin/eb-load-generator" --coordinator "127.0.0.1:$port" --coordinator-pid "$coordinator_pid" \
       --agents "$n" --ranks-per-agent "$ranks" --transport "$transport" \
       --concurrent-tests "$tests" --rounds "$rounds" --json "$json" "${gtls[@]}" "${extra[@]}" \
-      >"$work/generator-$mode-$n.log" 2>&1 || rc=$?
+      >"$work/generator-$mode-$n.log" 2>&1 &
+    generator_pid=$!
+    if (( ebctl_nodes > 0 )); then
+      ectl=()
+      [[ $mode == on ]] && ectl=(--tls-ca "$certs/ca.pem" --tls-cert "$certs/clients/bench.pem" --tls-key "$certs/clients/bench.key")
+      until grep -q '^registered' "$work/generator-$mode-$n.log" 2>/dev/null; do
+        kill -0 "$generator_pid" 2>/dev/null || break
+        sleep 0.2
+      done
+      for ((k = 0; k < ebctl_nodes; k++)); do
+        t0=$(date +%s.%N)
+        "$bin/ebctl" --coordinator "127.0.0.1:$port" "${ectl[@]}" nodes --json >"$work/nodes.json"
+        t1=$(date +%s.%N)
+        echo "ebctl nodes --json ($(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["nodes"]) if isinstance(d, dict) else len(d))' "$work/nodes.json") nodes, $(stat -c %s "$work/nodes.json") bytes): $(python3 -c "print('%.1f' % (1000 * ($t1 - $t0)))") ms, load $(cut -d' ' -f1 /proc/loadavg)"
+      done
+    fi
+    wait "$generator_pid" || rc=$?
     kill -TERM "$coordinator_pid" 2>/dev/null || true
     wait "$coordinator_pid" 2>/dev/null || true
     coordinator_pid=""

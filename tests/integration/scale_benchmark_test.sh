@@ -3,7 +3,9 @@
 # the coordinator at scale (issue 15; docs/BENCHMARKS.md, "Coordinator at
 # scale"). A real eb-coordinator and eb-load-generator with 256 simulated
 # agents x 8 workers connecting at once and one test over all 2,048 ranks;
-# then 64 agents where 3 vanish mid-rendezvous. The limits are about 10x
+# then 64 agents where 3 vanish mid-rendezvous; then 256 Gloo ranks, whose
+# address exchange is one Set and one sliced Wait per rank (gloo's own
+# connectFullMesh made ~130,800 calls and took ~12 s). The limits are about 10x
 # the figures measured on a busy 2-core machine, so that noise passes and a
 # cost that grows with the square of the rank count (a scan of every rank
 # or node per event) fails.
@@ -73,4 +75,8 @@ check full 'g.get("coordinator_cpu_s", 0) <= 2.5' "the coordinator spends at mos
 run vanish --agents 64 --ranks-per-agent 8 --vanish 3 --init-timeout-ms 20000
 check vanish 'g["vanished_named_exactly"]' "3 agents vanish mid-rendezvous: the verdict names exactly them"
 check vanish '0 <= g["verdict_s"] <= 10' "and it comes well before the init deadline"
+run gloo --agents 32 --ranks-per-agent 8 --transport gloo
+check gloo 'g["passed"] == 1' "a 256-rank Gloo test passes"
+check gloo 'g["rendezvous_calls"] == 2 * 256' "the Gloo address exchange is 2 calls per rank, not 2 per peer"
+check gloo '0 <= g["joined_s"] <= 3' "RunTest -> all 256 Gloo ranks JOINED within 3 s"
 echo "scale_benchmark_test: all checks hold"

@@ -16,8 +16,9 @@
 #include "common/transport/cpu_pattern.h"
 #include "common/transport/gloo/gloo_collectives.h"
 #include "common/transport/gloo/gloo_errors.h"
-#include "common/transport/gloo/gloo_store_adapter.h"
+#include "common/transport/gloo/gloo_mesh.h"
 #include "common/transport/host_memory.h"
+#include "common/transport/prefixed_store.h"
 #include "gloo/rendezvous/context.h"
 #include "gloo/transport/tcp/attr.h"
 #include "gloo/transport/tcp/device.h"
@@ -253,27 +254,25 @@ absl::StatusOr<std::unique_ptr<Communicator>> CreateGlooCommunicator(const GlooO
         by_iface ? options.interface_name : options.hostname, "': ", status.message()));
   }
 
-  std::shared_ptr<gloo::rendezvous::Context> context;
-  GlooStoreAdapter adapter(store, options.key_prefix, options.connect_timeout,
-                           absl::Now() + options.connect_timeout);
+  std::shared_ptr<MeshContext> context;
+  PrefixedStore prefixed(store, options.key_prefix);
+  const absl::Time deadline = absl::Now() + options.connect_timeout;
   const std::string what =
       absl::StrCat("gloo rendezvous (rank ", options.rank, " of ", options.world_size, ")");
+  absl::Status mesh = absl::OkStatus();
   status = CallGloo(what, [&] {
-    context = std::make_shared<gloo::rendezvous::Context>(options.rank, options.world_size);
-    // Gloo uses the context timeout for its store waits and TCP connects.
+    context = std::make_shared<MeshContext>(options.rank, options.world_size);
+    // Gloo uses the context timeout for its TCP connects.
     context->setTimeout(ToMillis(options.connect_timeout));
-    context->connectFullMesh(adapter, device);
+    mesh = context->ConnectFullMesh(prefixed, device, deadline);
     // From here on it is only a default: every op passes op_timeout itself.
     context->setTimeout(ToMillis(options.op_timeout));
   });
-  if (!status.ok()) {
+  if (!status.ok()) return status;
+  if (!mesh.ok()) {
     // The store's own status keeps its code (DEADLINE_EXCEEDED, ABORTED,
-    // UNAVAILABLE), which the exception text would lose.
-    const absl::Status store_error = adapter.first_error();
-    if (!store_error.ok()) {
-      return absl::Status(store_error.code(), absl::StrCat(what, ": ", store_error.message()));
-    }
-    return status;
+    // UNAVAILABLE).
+    return absl::Status(mesh.code(), absl::StrCat(what, ": ", mesh.message()));
   }
   return std::unique_ptr<Communicator>(
       new GlooCommunicator(options, std::move(device), std::move(context)));

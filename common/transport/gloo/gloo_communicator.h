@@ -2,7 +2,7 @@
 
 // The Gloo backend of Communicator (STYLE.md rule 18): host buffers, TCP,
 // always built; what CI runs. Bootstraps through the per-test rendezvous KV
-// via GlooStoreAdapter.
+// with one Set and one WaitSlice per rank (gloo_mesh.h).
 
 #include <memory>
 #include <string>
@@ -37,11 +37,14 @@ struct GlooOptions {
 // connect_timeout. Returns:
 //   INVALID_ARGUMENT  bad options, or the interface/hostname cannot be
 //                     resolved to an address (the message names the field);
-//   DEADLINE_EXCEEDED a rank did not publish its address, or a connection
-//                     was not made, within connect_timeout (Gloo's message);
+//   DEADLINE_EXCEEDED a rank did not publish its address table (the store
+//                     names the missing keys), or a connection was not made,
+//                     within connect_timeout (Gloo's message);
 //   UNAVAILABLE       a peer refused or dropped the connection, or the store
 //                     could not be reached;
-//   ABORTED           the store reports that the test has ended.
+//   ABORTED           the store reports that the test has ended;
+//   INVALID_ARGUMENT  also for a peer's malformed address entry (names the
+//                     rank and field).
 // `store` is used only during this call. Thread-safe (each call builds its
 // own device; ranks-as-threads in one process work).
 //

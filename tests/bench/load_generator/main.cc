@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/rpc/channel.h"
 #include "common/rpc/tls.h"
@@ -48,6 +49,7 @@ struct Options {
   int slow_agents = 0;
   int64_t slow_ms = 1000;
   double idle_s = 0;
+  int64_t pause_ms = 0;
   double register_timeout_s = 120;
   std::string name_prefix = "sim";
   // mTLS: the fleet CA, and the directory of ebnccl-certs.sh's output
@@ -200,6 +202,13 @@ int Run(const Options& options) {
     }
   }
 
+  // The coordinator's memory with every agent registered and no test run:
+  // the level it must return to after each round (issue 15, item 3).
+  if (const std::optional<ProcSample> idle = coordinator()) {
+    out["coordinator_rss_idle_mb"] = static_cast<double>(idle->rss_kb) / 1024.0;
+    std::printf("coordinator RSS before the tests %.1f MB\n", idle->rss_kb / 1024.0);
+  }
+
   // 3. K tests at once over disjoint nodes, `rounds` times.
   auto control = v1::Control::NewStub(grpc::CreateCustomChannel(
       options.coordinator, Credentials(options, options.tls_dir + "/clients/" + options.tls_client),
@@ -251,6 +260,16 @@ int Run(const Options& options) {
       r["coordinator_rss_mb"] = static_cast<double>(b->rss_kb) / 1024.0;
     }
     r["generator_cpu_s"] = self_b - self_a;
+    if (options.pause_ms > 0) {
+      // The coordinator gives memory back once its tests are over
+      // (malloc_trim, 100 ms later): its RSS after a pause.
+      absl::SleepFor(absl::Milliseconds(options.pause_ms));
+      if (const std::optional<ProcSample> settled = coordinator()) {
+        r["coordinator_rss_after_pause_mb"] = static_cast<double>(settled->rss_kb) / 1024.0;
+        std::printf("round %d: coordinator RSS %.1f MB after a %ld ms pause\n", round,
+                    settled->rss_kb / 1024.0, static_cast<long>(options.pause_ms));
+      }
+    }
     std::printf(
         "round %d: %d/%d tests passed; RunTest->all JOINED %.3f s, ->verdict %.3f s; "
         "coordinator %.3f CPU-s, RSS %.1f MB; generator %.3f CPU-s; %ld rendezvous calls\n",
@@ -299,6 +318,15 @@ int Run(const Options& options) {
 }  // namespace eb::bench
 
 int main(int argc, char** argv) {
+  // Debian's Abseil is built without NDEBUG, so mutex deadlock detection
+  // is on: every lock and unlock walks a process-wide lock graph
+  // (GraphCycles: ~5% of the coordinator's CPU with a thousand agents,
+  // issue 15). Lock order is checked by the tests (thread annotations,
+  // TSan), not on every lock in production.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // Line-buffered even into a file: scale_benchmark.sh --ebctl-nodes waits
+  // for the "registered" line while the agents idle.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   eb::bench::Options options;
   CLI::App app{"eb-load-generator: simulated agents and workers against a real eb-coordinator"};
   app.add_option("--coordinator", options.coordinator, "host:port of the coordinator");
@@ -323,6 +351,8 @@ int main(int argc, char** argv) {
   app.add_option("--slow-ms", options.slow_ms, "delay of a slow agent");
   app.add_option("--idle-s", options.idle_s,
                  "seconds of heartbeats alone after registration (coordinator idle CPU)");
+  app.add_option("--pause-ms", options.pause_ms,
+                 "pause after each round, then sample the coordinator's RSS again");
   app.add_option("--register-timeout-s", options.register_timeout_s,
                  "give up waiting for registration after this long");
   app.add_option("--name-prefix", options.name_prefix, "node names are PREFIX00000, ...");

@@ -12,10 +12,10 @@ namespace v1 = ebnccl::v1;
 
 namespace {
 
-// What the real worker stores: gloo's tcp pair address is a sockaddr_storage
-// and a sequence number per peer (connectFullMesh stores all of a rank's
-// pairs in one value).
-constexpr int kGlooAddressBytes = 136;
+// What the real worker stores (common/transport/gloo/mesh_table.h): one table
+// per rank under gloo/mesh/<rank>, a 36-byte entry per rank.
+constexpr int kGlooMeshEntryBytes = 36;
+constexpr char kGlooMeshKeyPrefix[] = "gloo/mesh/";
 // ncclUniqueId.
 constexpr int kNcclUniqueIdBytes = 128;
 constexpr char kNcclUniqueIdKey[] = "nccl/unique_id";
@@ -305,60 +305,55 @@ void SimAgent::RendezvousGloo(const std::string& test_id, std::shared_ptr<RankSt
     ++outstanding_;
   }
   counters_.rendezvous_calls.fetch_add(1);
-  if (state->reads_left == 0 && state->next_peer == 0) {
-    // First: this rank's addresses, one per peer, under its rank number.
-    state->reads_left = -1;
+  if (!state->table_set) {
+    // First: this rank's address table, one entry per rank, under one key.
     auto* call = new UnaryCall<v1::RendezvousSetRequest, v1::RendezvousSetReply>;
     call->request.set_test_id(test_id);
-    call->request.set_key(absl::StrCat(state->rank));
+    call->request.set_key(absl::StrCat(kGlooMeshKeyPrefix, state->rank));
     call->request.set_value(
-        std::string(static_cast<size_t>(kGlooAddressBytes) * state->world, 'a'));
+        std::string(static_cast<size_t>(kGlooMeshEntryBytes) * state->world, '\x04'));
     common::SetTimeout(call->context, absl::Milliseconds(timeout_ms) + absl::Seconds(5));
     stub_->async()->RendezvousSet(&call->context, &call->request, &call->reply,
                                   [this, call, test_id, state, timeout_ms](grpc::Status status) {
                                     delete call;
                                     if (!status.ok()) {
                                       RankFailed(test_id, state->rank, status);
+                                    } else if (state->world == 1) {
+                                      Joined(test_id, state->rank);
                                     } else {
-                                      state->next_peer = state->rank == 0 ? 1 : 0;
-                                      state->reads_left = 2;
-                                      if (state->next_peer >= state->world) {
-                                        Joined(test_id, state->rank);
-                                      } else {
-                                        RendezvousGloo(test_id, state, timeout_ms);
-                                      }
+                                      state->table_set = true;
+                                      RendezvousGloo(test_id, state, timeout_ms);
                                     }
                                     CallDone();
                                   });
     return;
   }
-  // Then for each peer in turn: wait for its key, then get it (two calls,
-  // as GlooStoreAdapter's wait and get).
+  // Then one wait for every peer's table, cut to this rank's entry.
   auto* call = new UnaryCall<v1::RendezvousWaitRequest, v1::RendezvousWaitReply>;
   call->request.set_test_id(test_id);
-  call->request.add_keys(absl::StrCat(state->next_peer));
+  for (int peer = 0; peer < state->world; ++peer) {
+    if (peer != state->rank) call->request.add_keys(absl::StrCat(kGlooMeshKeyPrefix, peer));
+  }
+  call->request.mutable_slice()->set_offset(int64_t{state->rank} * kGlooMeshEntryBytes);
+  call->request.mutable_slice()->set_length(kGlooMeshEntryBytes);
   call->request.set_timeout_ms(timeout_ms);
   common::SetTimeout(call->context, absl::Milliseconds(timeout_ms) + absl::Seconds(5));
-  stub_->async()->RendezvousWait(&call->context, &call->request, &call->reply,
-                                 [this, call, test_id, state, timeout_ms](grpc::Status status) {
-                                   delete call;
-                                   if (!status.ok()) {
-                                     RankFailed(test_id, state->rank, status);
-                                     CallDone();
-                                     return;
-                                   }
-                                   if (--state->reads_left == 0) {
-                                     state->reads_left = 2;
-                                     ++state->next_peer;
-                                     if (state->next_peer == state->rank) ++state->next_peer;
-                                   }
-                                   if (state->next_peer >= state->world) {
-                                     Joined(test_id, state->rank);
-                                   } else {
-                                     RendezvousGloo(test_id, state, timeout_ms);
-                                   }
-                                   CallDone();
-                                 });
+  stub_->async()->RendezvousWait(
+      &call->context, &call->request, &call->reply,
+      [this, call, test_id, state](grpc::Status status) {
+        bool ok = status.ok() && call->reply.values_size() == state->world - 1;
+        for (int i = 0; ok && i < call->reply.values_size(); ++i) {
+          ok = call->reply.values(i).size() == static_cast<size_t>(kGlooMeshEntryBytes);
+        }
+        delete call;
+        if (ok) {
+          Joined(test_id, state->rank);
+        } else {
+          RankFailed(test_id, state->rank,
+                     status.ok() ? grpc::Status(grpc::StatusCode::INTERNAL, "bad slices") : status);
+        }
+        CallDone();
+      });
 }
 
 void SimAgent::Joined(const std::string& test_id, int rank) {

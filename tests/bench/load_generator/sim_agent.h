@@ -5,8 +5,8 @@
 // the Session stream (RegisterAgent with an inventory, heartbeats, worker
 // events, WorkersStopped), and the rendezvous calls the agent relays for
 // its workers (NCCL: rank 0 sets the unique id, the others wait for it;
-// Gloo: every rank sets its addresses and reads every peer's, two calls per
-// peer as gloo's connectFullMesh does through GlooStoreAdapter). The workers
+// Gloo: every rank sets its address table and reads its own entry of every
+// peer's in one sliced wait, as common/transport/gloo/gloo_mesh.cc does). The workers
 // finish their sweep at once (no data moves): what is measured is the
 // coordinator.
 //
@@ -78,8 +78,7 @@ class SimAgent {
   struct RankState {
     int rank = 0;
     int world = 1;
-    int next_peer = 0;   // Gloo: the next peer whose address to read
-    int reads_left = 0;  // Gloo: 2 calls per peer (wait, get)
+    bool table_set = false;  // Gloo: its address table is stored
   };
   struct TestState {
     ebnccl::v1::LaunchTest launch;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "common/spec/limits.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/fake_clock.h"
@@ -260,6 +261,56 @@ TEST_F(RendezvousKvTest, ExpiredWaiterIsForgottenByItsKeys) {
   ASSERT_EQ(fresh.calls, 1);
   EXPECT_THAT(*fresh.result, IsOk());
   EXPECT_EQ(kv_.pending_waiters(), 0u);
+}
+
+// A Gloo rank reads its own entry of every peer's table in one wait
+// (RendezvousWaitRequest.slice); the cut happens here, on the coordinator.
+TEST_F(RendezvousKvTest, SliceCutsEachValueWhenTheLastKeyArrives) {
+  ASSERT_THAT(kv_.Set("t-1", "mesh/0", "aaBBcc"), IsOk());
+  WaitResult wait;
+  kv_.Wait("t-1", {"mesh/0", "mesh/2"}, kTimeout, wait.Callback(), RendezvousKv::Slice{2, 2});
+  EXPECT_FALSE(wait.done());
+  ASSERT_THAT(kv_.Set("t-1", "mesh/2", "xxYYzz"), IsOk());
+  ASSERT_TRUE(wait.done());
+  ASSERT_THAT(*wait.result, IsOk());
+  EXPECT_THAT(**wait.result, ElementsAre("BB", "YY"));
+  EXPECT_EQ(kv_.pending_waiters(), 0u);
+}
+
+TEST_F(RendezvousKvTest, SliceBeyondAValueFailsNamingItsKey) {
+  ASSERT_THAT(kv_.Set("t-1", "mesh/0", "abcdef"), IsOk());
+  ASSERT_THAT(kv_.Set("t-1", "mesh/1", "abc"), IsOk());
+  WaitResult wait;
+  kv_.Wait("t-1", {"mesh/0", "mesh/1"}, kTimeout, wait.Callback(), RendezvousKv::Slice{2, 2});
+  ASSERT_TRUE(wait.done());
+  EXPECT_THAT(*wait.result, StatusIs(absl::StatusCode::kFailedPrecondition,
+                                     AllOf(HasSubstr("mesh/1"), HasSubstr("3 bytes"))));
+}
+
+TEST_F(RendezvousKvTest, BadSlicesAreRefusedNamingTheField) {
+  struct Case {
+    RendezvousKv::Slice slice;
+    int keys;
+    const char* field;
+  };
+  const Case cases[] = {
+      {{-1, 4}, 1, "slice.offset"},
+      {{spec::kMaxRendezvousValueBytes, 4}, 1, "slice.offset"},
+      {{0, 0}, 1, "slice.length"},
+      {{0, spec::kMaxRendezvousSliceBytes + 1}, 1, "slice.length"},
+      {{0, spec::kMaxRendezvousSliceBytes}, 2049, "slice.length"},  // 8 MiB + 4 KiB reply
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> keys;
+    for (int i = 0; i < c.keys; ++i) keys.push_back("k" + std::to_string(i));
+    WaitResult wait;
+    kv_.Wait("t-1", keys, kTimeout, wait.Callback(), c.slice);
+    ASSERT_TRUE(wait.done());
+    EXPECT_THAT(*wait.result, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(c.field)))
+        << c.slice.offset << " " << c.slice.length << " x " << c.keys;
+  }
+  EXPECT_EQ(kv_.pending_waiters(), 0u);
+  EXPECT_EQ(executor_.pending_timers(), 0u);
 }
 
 }  // namespace
