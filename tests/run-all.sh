@@ -3,27 +3,26 @@
 # unit (with the style checks), tidy (clang-tidy over the pure cores),
 # integration (real processes on loopback) and
 # netns (several hosts in network namespaces; skipped unless root), the chaos
-# battery; then the unit and integration tests again under ThreadSanitizer
-# (tests/sanitize/run.sh), and a short run of every libFuzzer target (from its
-# committed corpus, ASan + UBSan). .ci/run calls this.
-#   EB_SANITIZERS="thread"                     the default, over the tests of
-#                                              EB_TSAN_LABELS (default unit; 'unit|integration'
-#                                              adds the real daemons: see docs/DESIGN.md)
-#   EB_SANITIZERS="address,undefined thread"   and the unit and integration
-#                                              tests under ASan + UBSan (the
-#                                              fuzz targets then run in that tree)
+# battery; then the unit and integration tests again under AddressSanitizer +
+# UndefinedBehaviorSanitizer and under ThreadSanitizer (tests/sanitize/run.sh),
+# and a short run of every libFuzzer target (from its committed corpus, in the
+# ASan + UBSan tree). .ci/run calls this.
+#   EB_SANITIZERS="address,undefined thread"   the default
+#   EB_TSAN_LABELS='unit|integration'          what the TSan tree runs (default)
+#   EB_SANITIZERS="thread"                     TSan only (the fuzz targets then
+#                                              get a tree of their own: only them)
 #   EB_SANITIZERS=""                           neither (fuzzing still runs)
 #   EB_FUZZ_SECONDS=20                         per fuzz target (default); 0 skips fuzzing
-# The instrumented trees are built one after the other, at idle priority
-# (nice 19), while the plain tree's tests run: the tests keep the CPU whenever
-# they want it and the builds take what is left. Each tree's tests start as
-# soon as it is built, while the next one builds (docs/DESIGN.md, "Sanitizers
-# and static checks").
+# The instrumented trees are unity builds, built one after the other, at idle
+# priority (nice 19), while the plain tree's tests run: the tests keep the CPU
+# whenever they want it and the builds take what is left. Each tree's tests
+# start as soon as it is built, while the next one builds (docs/DESIGN.md,
+# "Sanitizers and static checks", and "Build time").
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-sanitizers=${EB_SANITIZERS-thread}
-tsan_labels=${EB_TSAN_LABELS-unit}
+sanitizers=${EB_SANITIZERS-address,undefined thread}
+tsan_labels=${EB_TSAN_LABELS-unit|integration}
 export EB_FUZZ_SECONDS=${EB_FUZZ_SECONDS:-20}
 fuzz=false
 if [[ "$EB_FUZZ_SECONDS" != 0 ]] && command -v clang++-14 >/dev/null; then fuzz=true; fi
