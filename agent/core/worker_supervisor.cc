@@ -287,6 +287,7 @@ void WorkerSupervisor::SignalStop(Test& test) {
   }
   for (Worker& worker : test.workers) {
     if (!worker.spawned || worker.exited) continue;
+    worker.sent_sigterm = true;
     (void)launcher_.SignalGroup(worker.child, SIGTERM);
     // A stopped (SIGSTOP) process only acts on SIGTERM once continued.
     (void)launcher_.SignalGroup(worker.child, SIGCONT);
@@ -308,7 +309,17 @@ void WorkerSupervisor::OnKillDeadline(const std::string& test_id) {
 }
 
 void WorkerSupervisor::KillWorker(Worker& worker) {
-  if (worker.spawned && !worker.exited) (void)launcher_.SignalGroup(worker.child, SIGKILL);
+  if (!worker.spawned || worker.exited) return;
+  worker.sent_sigkill = true;
+  (void)launcher_.SignalGroup(worker.child, SIGKILL);
+}
+
+bool WorkerSupervisor::DiedOfItsOwnDuringStop(const Worker& worker, const common::ExitInfo& exit) {
+  if (exit.signal == SIGKILL) return !worker.sent_sigkill;
+  // An exit with a code is how a worker obeys SIGTERM, or how it ends after
+  // its peer failed: both follow from the stop or from what caused it.
+  if (exit.signal == 0) return false;
+  return !worker.sent_sigterm;
 }
 
 void WorkerSupervisor::OnExit(const std::string& test_id, int rank, const common::ExitInfo& exit) {
@@ -320,7 +331,8 @@ void WorkerSupervisor::OnExit(const std::string& test_id, int rank, const common
     worker.exited = true;
     spdlog::info("test={} rank={} node={}: pid {} {}", test_id, rank, config_.node_name, exit.pid,
                  exit.Describe());
-    if (!test.stopping && !worker.finished && !worker.reported) {
+    const bool unexpected = !test.stopping || DiedOfItsOwnDuringStop(worker, exit);
+    if (unexpected && !worker.finished && !worker.reported) {
       ReportFailure(
           test_id, worker, v1::WORKER_EVENT_KIND_EXITED, v1::FAILURE_KIND_WORKER_EXITED,
           absl::StrCat("worker process ", exit.pid, " ", exit.Describe(), " before finishing"),

@@ -116,6 +116,10 @@ class WorkerSupervisor {
     bool exited = false;
     // Found hung while RAS is queried: SIGKILLed once the query is over.
     bool kill_after_ras = false;
+    // Which stop signals this agent sent it: an exit by any other signal
+    // during a stop was not caused by the stop (DiedOfItsOwnDuringStop).
+    bool sent_sigterm = false;
+    bool sent_sigkill = false;
     absl::Time last_heartbeat;
   };
   struct Test {
@@ -152,6 +156,12 @@ class WorkerSupervisor {
   // The part of the stop after the RAS query: SIGTERM (and SIGKILL for the
   // hung), then the grace timer.
   void SignalStop(Test& test);
+  // True when `exit`, seen while the worker's test is stopping, is not the
+  // stop's doing: a SIGKILL this agent never sent (the OOM killer, an
+  // operator), or a death by signal before the agent signalled anything.
+  // The stop that such an exit races with was usually caused by it (a peer
+  // saw the connection reset first), so it must still be reported.
+  static bool DiedOfItsOwnDuringStop(const Worker& worker, const common::ExitInfo& exit);
   // The RAS query ended (`exchange`) or its backstop fired (nullopt).
   void OnRasDone(const std::string& test_id, std::optional<NcclRasExchange> exchange);
   // RAS is worth asking: an NCCL test with a RAS port, and a registered

@@ -144,7 +144,8 @@ TEST_F(BoundedInputsTest, Case7ASixMegabyteLogIsReadInPagesAndTheNodeStays) {
   EXPECT_EQ(all.exit_code, 0) << all.err.substr(0, 2000);
   EXPECT_EQ(static_cast<int64_t>(all.out.size()), size);
   // The node was never lost.
-  for (const auto& node : Nodes()["nodes"]) {
+  const nlohmann::json listed = Nodes();  // A temporary's ["nodes"] would dangle.
+  for (const auto& node : listed["nodes"]) {
     EXPECT_NE(node.value("state", ""), "lost") << node.dump();
   }
   CliResult again = cluster_.Ebctl(

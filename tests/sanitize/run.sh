@@ -39,16 +39,9 @@ name=${sanitizer//,/-}
 build=build-$name
 fuzz_seconds=${EB_FUZZ_SECONDS:-30}
 
-# The whole tree, not only the tests, is a unity build (CMake batches of 16
-# files): these trees exist to run the tests under a sanitizer, and parsing
-# gRPC's, protobuf's and gtest's headers once per batch instead of once per
-# file makes them 3 to 5 times cheaper to compile (docs/DESIGN.md, "Build
-# time"). The plain tree, which is the product, compiles its own code file
-# by file.
 options=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DEB_WERROR=ON -DEB_WITH_NCCL=OFF
   -DEB_SANITIZE="$sanitizer" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1"
-  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1"
-  -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16)
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1")
 fuzz=OFF
 if command -v clang++-14 >/dev/null; then
   options+=(-DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14)

@@ -446,4 +446,58 @@ TEST_F(WorkerSupervisorTest, ABadSweepIsRefusedBeforeAnythingStarts) {
   refuse(launch, "size #4 (262144) is larger than max_bytes 65536");
 }
 
+// --- Exits that race with a stop ------------------------------------------------
+
+// A worker SIGKILLed from outside (the OOM killer, an operator) breaks its
+// peers' connections; a peer on another node may report the reset first, and
+// the coordinator's stop can reach this agent before the exit does. The exit
+// is still the cause, so it is still reported (it was lost under load).
+TEST_F(WorkerSupervisorTest, SigkillThisAgentNeverSentIsReportedEvenDuringAStop) {
+  LaunchTwo();
+  ASSERT_TRUE(Register(2).ok());
+  ASSERT_TRUE(Register(3).ok());
+  supervisor_->Stop(kTest, "rank 0 on node-b: connection reset by peer");
+  ASSERT_THAT(sink_.Failures(), IsEmpty());
+
+  Exit(rank3_, FakeProcessLauncher::Signaled(SIGKILL));
+  const auto failures = sink_.Failures();
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].kind(), v1::WORKER_EVENT_KIND_EXITED);
+  EXPECT_EQ(failures[0].rank(), 3);
+  EXPECT_EQ(failures[0].failure().kind(), v1::FAILURE_KIND_WORKER_EXITED);
+  EXPECT_EQ(failures[0].failure().signal(), SIGKILL);
+  EXPECT_THAT(failures[0].failure().message(), HasSubstr("before finishing"));
+
+  // The peer obeys the stop's SIGTERM: not a failure; one WorkersStopped.
+  Exit(rank2_, FakeProcessLauncher::Signaled(SIGTERM));
+  EXPECT_EQ(sink_.Failures().size(), 1u);
+  EXPECT_THAT(sink_.Stopped(), ElementsAre(kTest));
+}
+
+TEST_F(WorkerSupervisorTest, ExitsTheStopCausedAreNotFailures) {
+  LaunchTwo();
+  ASSERT_TRUE(Register(2).ok());
+  ASSERT_TRUE(Register(3).ok());
+  supervisor_->Stop(kTest, "cancelled");
+  // Rank 2 ends with a code on SIGTERM; rank 3 ignores it and gets the
+  // SIGKILL of the grace deadline.
+  Exit(rank2_, FakeProcessLauncher::Code(1));
+  executor_.AdvanceTime(kGrace * 2);
+  EXPECT_THAT(SignalsTo(rank3_), ElementsAre(SIGTERM, SIGCONT, SIGKILL));
+  Exit(rank3_, FakeProcessLauncher::Signaled(SIGKILL));
+  EXPECT_THAT(sink_.Failures(), IsEmpty());
+  EXPECT_THAT(sink_.Stopped(), ElementsAre(kTest));
+}
+
+TEST_F(WorkerSupervisorTest, CrashAfterTheStopsSigtermIsNotBlamed) {
+  LaunchTwo();
+  ASSERT_TRUE(Register(2).ok());
+  ASSERT_TRUE(Register(3).ok());
+  supervisor_->Stop(kTest, "rank 0 on node-b: connection reset by peer");
+  // A SIGSEGV after the agent's SIGTERM may be the stop's doing (a crash on
+  // the way out): logged, not blamed. Here rank 2 gets it after SIGTERM.
+  Exit(rank2_, FakeProcessLauncher::Signaled(SIGSEGV));
+  EXPECT_THAT(sink_.Failures(), IsEmpty());
+}
+
 }  // namespace eb::agent::supervisor_test
