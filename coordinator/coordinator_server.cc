@@ -18,6 +18,7 @@
 #include "coordinator/history/sqlite_audit_history.h"
 #include "coordinator/history/sqlite_history.h"
 #include "coordinator/history/sqlite_validation_history.h"
+#include "coordinator/history/write_behind_history.h"
 #include "spdlog/spdlog.h"
 
 namespace eb::coordinator {
@@ -47,7 +48,9 @@ absl::StatusOr<std::unique_ptr<TestHistory>> OpenHistory(const CoordinatorConfig
     absl::StatusOr<std::unique_ptr<SqliteTestHistory>> opened =
         SqliteTestHistory::Open(config.history_path, options);
     if (!opened.ok()) return opened.status();
-    history = *std::move(opened);
+    // Saves leave the event loop at once; a writer thread records them
+    // (write_behind_history.h: 512 verdicts at once held the loop ~0.8 s).
+    history = std::make_unique<WriteBehindTestHistory>(*std::move(opened));
   }
   // Whatever is recorded as unfinished belonged to a previous coordinator
   // process: no agent still runs it for us.

@@ -2,6 +2,7 @@
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
+#include "agent/core/event_batching.h"
 #include "agent/core/launch_check.h"
 #include "common/rpc/backoff.h"
 #include "common/status/grpc_status.h"
@@ -12,11 +13,13 @@ namespace v1 = ebnccl::v1;
 
 CoordinatorSession::CoordinatorSession(std::shared_ptr<grpc::Channel> channel, Callbacks callbacks,
                                        absl::Duration reconnect_initial,
-                                       absl::Duration reconnect_max)
+                                       absl::Duration reconnect_max,
+                                       absl::Duration worker_event_linger)
     : stub_(v1::AgentService::NewStub(std::move(channel))),
       callbacks_(std::move(callbacks)),
       reconnect_initial_(reconnect_initial),
-      reconnect_max_(reconnect_max) {}
+      reconnect_max_(reconnect_max),
+      worker_event_linger_(worker_event_linger) {}
 
 CoordinatorSession::~CoordinatorSession() { Stop(); }
 
@@ -157,8 +160,17 @@ void CoordinatorSession::WriterLoop(
           },
           this));
       if (outbox_.empty()) return;
-      message = std::move(outbox_.front());
-      outbox_.pop_front();
+      if (worker_event_linger_ > absl::ZeroDuration() && outbox_.front().has_worker_event()) {
+        // The node's other ranks are usually a moment behind: let their
+        // events of the same phase join this one (event_batching.h).
+        mu_.AwaitWithTimeout(absl::Condition(
+                                 +[](CoordinatorSession* self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(
+                                      self->mu_) { return !self->connected_ || self->stopping_; },
+                                 this),
+                             worker_event_linger_);
+        if (outbox_.empty()) return;
+      }
+      message = TakeNextMessage(outbox_);
     }
     if (!stream->Write(message)) return;
   }

@@ -28,6 +28,10 @@ namespace eb::agent {
 
 class CoordinatorSession final : public CoordinatorSink {
  public:
+  // Long enough for a node's ranks finishing the same phase to queue their
+  // events together, short beside anything a test measures or waits for.
+  static constexpr absl::Duration kDefaultWorkerEventLinger = absl::Milliseconds(2);
+
   struct Callbacks {
     // Builds the registration message (called before every connection, so
     // the inventory is fresh).
@@ -40,8 +44,12 @@ class CoordinatorSession final : public CoordinatorSink {
     std::function<void(const absl::Status& status)> on_disconnected;
   };
 
+  // `worker_event_linger`: how long the writer holds a worker event so that
+  // the other ranks' events of the same moment join it in one batch
+  // (event_batching.h); zero sends whatever is queued at once.
   CoordinatorSession(std::shared_ptr<grpc::Channel> channel, Callbacks callbacks,
-                     absl::Duration reconnect_initial, absl::Duration reconnect_max);
+                     absl::Duration reconnect_initial, absl::Duration reconnect_max,
+                     absl::Duration worker_event_linger = kDefaultWorkerEventLinger);
   ~CoordinatorSession() override;
 
   // Starts the connect loop on its own thread.
@@ -69,6 +77,7 @@ class CoordinatorSession final : public CoordinatorSink {
   Callbacks callbacks_;
   const absl::Duration reconnect_initial_;
   const absl::Duration reconnect_max_;
+  const absl::Duration worker_event_linger_;
   std::thread thread_;
 
   mutable absl::Mutex mu_;

@@ -1,5 +1,9 @@
 #include "agent/grpc/worker_control_service.h"
 
+#include <memory>
+#include <string>
+
+#include "absl/time/clock.h"
 #include "common/rpc/channel.h"
 #include "common/status/grpc_status.h"
 
@@ -106,11 +110,40 @@ grpc::ServerUnaryReactor* WorkerControlService::RendezvousSet(
 grpc::ServerUnaryReactor* WorkerControlService::RendezvousWait(
     grpc::CallbackServerContext* context, const v1::WorkerRendezvousWaitRequest* request,
     v1::RendezvousWaitReply* reply) {
-  return RelayToCoordinator<v1::WorkerRendezvousWaitRequest, v1::RendezvousWaitRequest>(
-      context, executor_, supervisor_, request, reply,
-      absl::Milliseconds(request->request().timeout_ms()) + kRelayMargin,
-      [this](auto* ctx, auto* req, auto* rep, auto done) {
-        coordinator_->async()->RendezvousWait(ctx, req, rep, std::move(done));
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  executor_.Post([this, reactor, request, reply] {
+    absl::Status allowed =
+        supervisor_.CheckToken(request->worker_token(), request->request().test_id());
+    if (!allowed.ok()) {
+      reactor->Finish(common::ToGrpcStatus(allowed));
+      return;
+    }
+    // The whole request is the key: only waits for the same keys, slice and
+    // timeout of the same test share a call.
+    const std::string key = request->request().SerializeAsString();
+    const absl::Time deadline = absl::Now() + absl::Milliseconds(request->request().timeout_ms());
+    const auto joined = waits_.Join(key, deadline, PendingWait{reactor, reply});
+    if (joined.start) StartSharedWait(joined.call, request->request());
+  });
+  return reactor;
+}
+
+void WorkerControlService::StartSharedWait(uint64_t id, const v1::RendezvousWaitRequest& request) {
+  auto* call = new RelayedCall<v1::RendezvousWaitRequest, v1::RendezvousWaitReply>();
+  call->request = request;
+  common::SetTimeout(call->context, absl::Milliseconds(request.timeout_ms()) + kRelayMargin);
+  coordinator_->async()->RendezvousWait(
+      &call->context, &call->request, &call->reply, [this, call, id](const grpc::Status& status) {
+        auto answer = std::make_shared<const v1::RendezvousWaitReply>(std::move(call->reply));
+        delete call;
+        // gRPC's thread: answer the waiters on the executor, which owns
+        // waits_.
+        executor_.Post([this, id, status, answer] {
+          for (const PendingWait& waiter : waits_.Finish(id)) {
+            *waiter.reply = *answer;
+            waiter.reactor->Finish(status);
+          }
+        });
       });
 }
 

@@ -4,10 +4,12 @@
 // Registration, heartbeats and events are handled by the WorkerSupervisor on
 // the agent's executor; rendezvous calls are checked against the worker's
 // token and relayed to the coordinator asynchronously (no thread waits on a
-// long-poll).
+// long-poll); identical waits of several workers share one relayed call
+// (agent/core/coalesced_waits.h).
 
 #include <memory>
 
+#include "agent/core/coalesced_waits.h"
 #include "agent/core/worker_supervisor.h"
 #include "common/exec/executor.h"
 #include "ebnccl/v1/agent.grpc.pb.h"
@@ -39,9 +41,19 @@ class WorkerControlService final : public ebnccl::v1::WorkerControl::CallbackSer
                                            ebnccl::v1::RendezvousWaitReply* reply) override;
 
  private:
+  // One worker's RendezvousWait, answered when the shared call ends.
+  struct PendingWait {
+    grpc::ServerUnaryReactor* reactor;
+    ebnccl::v1::RendezvousWaitReply* reply;
+  };
+  // Starts the relayed call `call` of `waits_` for `request` (executor
+  // thread).
+  void StartSharedWait(uint64_t call, const ebnccl::v1::RendezvousWaitRequest& request);
+
   common::Executor& executor_;
   WorkerSupervisor& supervisor_;
   std::unique_ptr<ebnccl::v1::AgentService::Stub> coordinator_;
+  CoalescedWaits<PendingWait> waits_;  // executor thread only
 };
 
 }  // namespace eb::agent

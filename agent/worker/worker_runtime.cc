@@ -235,8 +235,11 @@ absl::StatusOr<Membership> RailMembership(const v1::RegisterWorkerReply& registr
                                           const std::string& test_id) {
   const v1::RankAssignment& a = registration.assignment();
   const v1::TestSpec& spec = registration.spec();
-  const int nodes = spec.node_names_size();
+  // The node count is the world over the ranks per node: the coordinator
+  // sends the spec without its node list (one list per node made launching
+  // N nodes cost N^2 names, issue 15).
   const int per_node = spec.workers_per_node();
+  const int nodes = per_node > 0 ? a.world_size() / per_node : 0;
   if (nodes < 1 || per_node < 1 || nodes * per_node != a.world_size() || a.node_index() < 0 ||
       a.node_index() >= nodes || a.local_rank() < 0 || a.local_rank() >= per_node) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -6,7 +6,8 @@
 
 namespace eb::common {
 
-EventLoop::EventLoop(const char* name, Clock& clock) : clock_(clock) {
+EventLoop::EventLoop(const char* name, Clock& clock)
+    : clock_(clock), real_clock_(&clock == &RealClock::Get()) {
   thread_ = std::thread([this] { Run(); });
   pthread_setname_np(thread_.native_handle(), name);
 }
@@ -53,15 +54,16 @@ void EventLoop::Run() {
     std::function<void()> task;
     {
       absl::MutexLock lock(&mu_);
-      // Wake for a task, for stop, or when the earliest timer is due. The
-      // wait is capped so that a clock that is not absl::Now() still makes
-      // progress.
+      // Wake for a task, for stop, or when the earliest timer is due. With a
+      // clock that is not absl::Now() the wait is capped so that the loop
+      // still makes progress; with the real clock an idle loop sleeps until
+      // its next timer (an idle agent woke 10 times a second, issue 15).
       while (true) {
         if (!tasks_.empty()) break;
         if (stopping_) return;
         const absl::Time now = clock_.Now();
         if (!timers_.empty() && timers_.begin()->first.first <= now) break;
-        absl::Duration wait = absl::Milliseconds(100);
+        absl::Duration wait = real_clock_ ? absl::InfiniteDuration() : absl::Milliseconds(100);
         if (!timers_.empty()) wait = std::min(wait, timers_.begin()->first.first - now);
         // A timer posted meanwhile that is due before `wake_at_` ends the
         // wait too; the cap keeps a non-wall clock making progress.

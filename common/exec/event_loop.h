@@ -39,6 +39,9 @@ class EventLoop final : public Executor {
   void Run();
 
   Clock& clock_;
+  // With the real clock an idle loop sleeps until its next timer or task;
+  // with any other clock its waits are capped (see Run).
+  const bool real_clock_;
   mutable absl::Mutex mu_;
   std::deque<std::function<void()>> tasks_ ABSL_GUARDED_BY(mu_);
   // Ordered by (deadline, id); the id keeps equal deadlines in post order.

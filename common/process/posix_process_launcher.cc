@@ -88,17 +88,19 @@ class TrackedPids {
   // own a pid not in pids_ yet, so nothing is reaped then. waitid reports
   // one zombie per call, and a tracked zombie hides the ones behind it: we
   // stop there and retry after its pidfd path has reaped it.
-  void ReapOrphans() {
+  // Returns false when this process has no child at all (ECHILD): then
+  // no orphan can appear before the next spawn.
+  bool ReapOrphans() {
     while (true) {
       siginfo_t peek{};
-      if (waitid(P_ALL, 0, &peek, WEXITED | WNOHANG | WNOWAIT) != 0) return;  // ECHILD: none.
-      if (peek.si_pid == 0) return;  // Children exist but none has exited.
+      if (waitid(P_ALL, 0, &peek, WEXITED | WNOHANG | WNOWAIT) != 0) return errno != ECHILD;
+      if (peek.si_pid == 0) return true;  // Children exist but none has exited.
       absl::MutexLock lock(&mu_);
-      if (spawns_in_flight_ > 0 || pids_.contains(peek.si_pid)) return;
+      if (spawns_in_flight_ > 0 || pids_.contains(peek.si_pid)) return true;
       // The peeked zombie still holds its pid, so the pid cannot have been
       // reused since the peek.
       siginfo_t info{};
-      if (waitid(P_PID, static_cast<id_t>(peek.si_pid), &info, WEXITED | WNOHANG) != 0) return;
+      if (waitid(P_PID, static_cast<id_t>(peek.si_pid), &info, WEXITED | WNOHANG) != 0) return true;
       spdlog::debug("reaped orphan pid {} (status {})", peek.si_pid, info.si_status);
     }
   }
@@ -216,8 +218,7 @@ PosixProcessLauncher::~PosixProcessLauncher() {
   }
   const uint64_t one = 1;
   if (write(wake_fd_, &one, sizeof(one)) < 0) {
-    // Cannot fail with a valid eventfd short of overflow; the 200 ms poll
-    // timeout still ends the loop.
+    // Cannot fail with a valid eventfd short of overflow.
   }
   reaper_.join();
   absl::MutexLock lock(&mu_);
@@ -308,6 +309,11 @@ absl::StatusOr<ChildHandle> PosixProcessLauncher::Spawn(const ProcessSpec& spec,
     return absl::InternalError(
         absl::StrCat("epoll_ctl for ", spec.executable, " pid ", pid, ": ", ErrnoText(err)));
   }
+  // A reaper asleep for want of children polls for orphans again from now.
+  const uint64_t one = 1;
+  if (write(wake_fd_, &one, sizeof(one)) < 0) {
+    // Cannot fail with a valid eventfd short of overflow.
+  }
   spdlog::debug("spawned {} pid {} (child {})", spec.executable, pid, id);
   return ChildHandle{id, pid};
 }
@@ -341,8 +347,13 @@ absl::Status PosixProcessLauncher::SignalGroup(const ChildHandle& child, int sig
 
 void PosixProcessLauncher::ReaperLoop() {
   epoll_event events[kMaxEvents];
+  // Orphans (re-parented to us as a subreaper) have no pidfd here, so they
+  // are polled for, but only while this process has children at all: an
+  // idle agent sleeps until the next spawn's wake-up (issue 15: it woke 5
+  // times a second).
+  int timeout_ms = kOrphanPollMs;
   while (true) {
-    const int n = epoll_wait(epoll_fd_, events, kMaxEvents, kOrphanPollMs);
+    const int n = epoll_wait(epoll_fd_, events, kMaxEvents, timeout_ms);
     if (n < 0) {
       if (errno == EINTR) continue;
       spdlog::critical("reaper epoll_wait: {}", ErrnoText(errno));
@@ -362,7 +373,7 @@ void PosixProcessLauncher::ReaperLoop() {
       absl::MutexLock lock(&mu_);
       if (stopping_) return;
     }
-    TrackedPids::Get().ReapOrphans();
+    timeout_ms = TrackedPids::Get().ReapOrphans() ? kOrphanPollMs : -1;
   }
 }
 

@@ -41,6 +41,13 @@ inline constexpr int kMaxRendezvousWaitKeys = kMaxRanksPerTest;
 inline constexpr int64_t kMaxRendezvousSliceBytes = 4096;
 inline constexpr int64_t kMaxRendezvousReplyBytes = int64_t{8} << 20;
 
+// Worker events in one session message (WorkerEventBatch): the agent
+// coalesces its workers' events up to this many, and up to
+// kMaxWorkerEventBatchBytes of them, per message; the coordinator ends a
+// session that sends more.
+inline constexpr int kMaxWorkerEventsPerBatch = 1024;
+inline constexpr int64_t kMaxWorkerEventBatchBytes = int64_t{4} << 20;
+
 // Log reads (FetchLog / GetLog): one page at most, so that one answer always
 // fits in a gRPC message; `ebctl logs` reads larger logs page by page.
 inline constexpr int64_t kMaxLogPageBytes = int64_t{1} << 20;

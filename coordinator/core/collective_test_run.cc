@@ -123,25 +123,32 @@ void TestRun::Start() {
   *accepted.mutable_accepted() = report_;
   host_.Publish(id(), accepted);
 
+  // What every node's launch shares, built once. The spec goes without its
+  // node list: agents and workers never need it (a worker derives the node
+  // count from its assignment), and N launches of N names each made a
+  // 1,024-node test cost ~1 million name copies (issue 15).
+  v1::LaunchTest common;
+  common.set_test_id(id());
+  *common.mutable_spec() = report_.spec();
+  common.mutable_spec()->clear_node_names();
+  common.set_register_timeout_ms(absl::ToInt64Milliseconds(timeouts_.launch));
+  // The workers' own deadlines are backstops: the coordinator's deadlines
+  // fire first so that the verdict names the ranks that were missing.
+  common.set_init_timeout_ms(
+      absl::ToInt64Milliseconds(timeouts_.launch + timeouts_.init + absl::Seconds(2)));
+  common.set_op_timeout_ms(absl::ToInt64Milliseconds(timeouts_.step + absl::Seconds(2)));
+  // The one list every worker runs: workers never compute a sweep.
+  // One collective's sizes: every collective of the spec runs this list.
+  for (const PlannedSize& size : sweep_) {
+    if (size.collective != sweep_.front().collective) break;
+    common.add_sizes_bytes(size.sweep_bytes);
+  }
   for (const std::string& node : nodes_) {
     v1::CoordinatorMessage message;
     v1::LaunchTest& launch = *message.mutable_launch();
-    launch.set_test_id(id());
-    *launch.mutable_spec() = report_.spec();
+    launch = common;
     for (const int rank : node_ranks_[node_index_.at(node)]) {
       *launch.add_ranks() = report_.ranks(rank);
-    }
-    launch.set_register_timeout_ms(absl::ToInt64Milliseconds(timeouts_.launch));
-    // The workers' own deadlines are backstops: the coordinator's deadlines
-    // fire first so that the verdict names the ranks that were missing.
-    launch.set_init_timeout_ms(
-        absl::ToInt64Milliseconds(timeouts_.launch + timeouts_.init + absl::Seconds(2)));
-    launch.set_op_timeout_ms(absl::ToInt64Milliseconds(timeouts_.step + absl::Seconds(2)));
-    // The one list every worker runs: workers never compute a sweep.
-    // One collective's sizes: every collective of the spec runs this list.
-    for (const PlannedSize& size : sweep_) {
-      if (size.collective != sweep_.front().collective) break;
-      launch.add_sizes_bytes(size.sweep_bytes);
     }
     host_.SendToNode(node, message);
   }

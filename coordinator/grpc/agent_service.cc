@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "common/rpc/stream_outbox.h"
 #include "common/status/grpc_status.h"
+#include "coordinator/core/session_messages.h"
 #include "spdlog/spdlog.h"
 
 namespace eb::coordinator {
@@ -143,22 +144,12 @@ void AgentServiceImpl::HandleMessage(uint64_t session_id, const v1::AgentMessage
         absl::FailedPreconditionError("the first message of a session must be register"));
     return;
   }
-  switch (message.message_case()) {
-    case v1::AgentMessage::kHeartbeat:
-      (void)registry_.Heartbeat(session_id);
-      break;
-    case v1::AgentMessage::kWorkerEvent:
-      tests_.OnWorkerEvent(node->name, message.worker_event());
-      break;
-    case v1::AgentMessage::kWorkersStopped:
-      tests_.OnWorkersStopped(node->name, message.workers_stopped());
-      break;
-    case v1::AgentMessage::kLogContent:
-      logs_.Complete(message.log_content());
-      break;
-    default:
-      spdlog::warn("node={}: unknown session message {}; ignored", node->name,
-                   static_cast<int>(message.message_case()));
+  const std::string node_name = node->name;
+  absl::Status handled =
+      HandleSessionMessage({registry_, tests_, logs_}, session_id, node_name, message);
+  if (!handled.ok()) {
+    spdlog::warn("node={}: ending its session: {}", node_name, handled.ToString());
+    channel->Close(handled);
   }
 }
 

@@ -7,6 +7,12 @@
 namespace eb::coordinator {
 namespace v1 = ebnccl::v1;
 
+absl::Status TestHistory::SaveAll(const std::vector<v1::TestReport>& reports) {
+  absl::Status first;
+  for (const v1::TestReport& report : reports) first.Update(Save(report));
+  return first;
+}
+
 bool IsTerminalState(v1::TestState state) {
   switch (state) {
     case v1::TEST_STATE_PASSED:

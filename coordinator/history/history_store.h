@@ -32,6 +32,11 @@ class TestHistory {
   // beyond it are dropped.
   virtual absl::Status Save(const ebnccl::v1::TestReport& report) = 0;
 
+  // Save of each report, in order; implementations may do it in one step
+  // (SQLite: one transaction). The first error is returned; by default the
+  // later reports are still tried.
+  virtual absl::Status SaveAll(const std::vector<ebnccl::v1::TestReport>& reports);
+
   // The full stored report. NOT_FOUND for an unknown test_id; DATA_LOSS
   // when the stored copy cannot be decoded.
   virtual absl::StatusOr<ebnccl::v1::TestReport> Get(const std::string& test_id) const = 0;

@@ -293,6 +293,21 @@ absl::Status SqliteTestHistory::Save(const v1::TestReport& report) {
   });
 }
 
+absl::Status SqliteTestHistory::SaveAll(const std::vector<v1::TestReport>& reports) {
+  for (const v1::TestReport& report : reports) {
+    if (report.test_id().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("test history ", path_, ": a report without a test_id cannot be saved"));
+    }
+  }
+  if (reports.empty()) return absl::OkStatus();
+  absl::MutexLock lock(&mu_);
+  return InTransaction([&]() -> absl::Status {
+    for (const v1::TestReport& report : reports) EB_RETURN_IF_ERROR(Upsert(report));
+    return Prune();
+  });
+}
+
 absl::StatusOr<v1::TestReport> SqliteTestHistory::Get(const std::string& test_id) const {
   absl::MutexLock lock(&mu_);
   SqliteStatement& get = statements_->get;

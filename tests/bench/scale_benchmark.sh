@@ -10,7 +10,8 @@
 #
 #   tests/bench/scale_benchmark.sh [--agents "16 64 256 1024 2048"] [--ranks 8]
 #       [--transport nccl|gloo] [--concurrent-tests K] [--rounds R]
-#       [--tls both|on|off] [--ebctl-nodes K] [--history-limit L] [--out DIR]
+#       [--tls both|on|off] [--ebctl-nodes K] [--history-limit L]
+#       [--history-path FILE] [--out DIR]
 #       [-- extra eb-load-generator options]
 #
 # --ebctl-nodes K times `ebctl nodes --json` K times while the generator's
@@ -20,7 +21,9 @@
 # coordinator_rss_idle_mb before the first test). The coordinator keeps its
 # history in memory (--history-path ''), the last 1,000 reports unless
 # --history-limit L says otherwise: for the RSS over many rounds, L=1 leaves
-# out the reports that it keeps by design.
+# out the reports that it keeps by design. --history-path FILE keeps it in
+# SQLite instead (a fresh file per run: FILE-<mode>-<N>), as a fleet's
+# coordinator does: the cost of recording every verdict.
 # Build first: ninja -C build eb-coordinator eb_load_generator. BIN_DIR picks
 # other binaries (for a before/after comparison). --tls both runs every N in
 # plaintext and over mutual TLS (certificates from
@@ -29,7 +32,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${BIN_DIR:-$repo/build/bin}
 agents_list="16 64 256 1024"
-ranks=8 transport=nccl tests=1 rounds=1 tls=off out="" ebctl_nodes=0 history_limit=1000 extra=()
+ranks=8 transport=nccl tests=1 rounds=1 tls=off out="" ebctl_nodes=0 history_limit=1000 history_path='' extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --agents) agents_list=$2; shift 2 ;;
@@ -41,8 +44,9 @@ while [[ $# -gt 0 ]]; do
     --out) out=$2; shift 2 ;;
     --ebctl-nodes) ebctl_nodes=$2; shift 2 ;;
     --history-limit) history_limit=$2; shift 2 ;;
+    --history-path) history_path=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
-    *) sed -n '2,28p' "$0"; exit 2 ;;
+    *) sed -n '2,30p' "$0"; exit 2 ;;
   esac
 done
 work=$(mktemp -d /tmp/ebnccl-scale-bench-XXXXXX)
@@ -81,7 +85,12 @@ for mode in "${modes[@]}"; do
       ctls=(--tls-ca "$certs/ca.pem" --tls-cert "$certs/coordinator.pem" --tls-key "$certs/coordinator.key")
       gtls=(--tls --tls-dir "$certs")
     fi
-    "$bin/eb-coordinator" --config /dev/null --listen "127.0.0.1:$port" --history-path '' \
+    history_file=""
+    if [[ -n $history_path ]]; then
+      history_file="$history_path-$mode-$n"
+      rm -f "$history_file" "$history_file-wal" "$history_file-shm"
+    fi
+    "$bin/eb-coordinator" --config /dev/null --listen "127.0.0.1:$port" --history-path "$history_file" \
       --history-limit "$history_limit" --log-level warn "${ctls[@]}" >"$work/coordinator-$mode-$n.log" 2>&1 &
     coordinator_pid=$!
     for _ in $(seq 50); do

@@ -8,7 +8,7 @@
 // exactly one final event.
 //
 // Dispatch() mirrors AgentServiceImpl::HandleMessage (coordinator/grpc),
-// the gRPC edge, which only routes each message to these cores.
+// the gRPC edge: registration, then HandleSessionMessage, which both call.
 
 #include <cstddef>
 #include <cstdint>
@@ -26,6 +26,7 @@
 #include "coordinator/core/log_requests.h"
 #include "coordinator/core/node_registry.h"
 #include "coordinator/core/rendezvous_kv.h"
+#include "coordinator/core/session_messages.h"
 #include "coordinator/history/in_memory_history.h"
 #include "ebnccl/v1/agent.pb.h"
 #include "ebnccl/v1/control.pb.h"
@@ -122,22 +123,10 @@ struct Coordinator {
       channel->Close(absl::FailedPreconditionError("the first message must be register"));
       return;
     }
-    switch (message.message_case()) {
-      case v1::AgentMessage::kHeartbeat:
-        (void)registry.Heartbeat(session);
-        break;
-      case v1::AgentMessage::kWorkerEvent:
-        manager.OnWorkerEvent(node->name, message.worker_event());
-        break;
-      case v1::AgentMessage::kWorkersStopped:
-        manager.OnWorkersStopped(node->name, message.workers_stopped());
-        break;
-      case v1::AgentMessage::kLogContent:
-        logs.Complete(message.log_content());
-        break;
-      default:
-        break;
-    }
+    const std::string node_name = node->name;
+    absl::Status handled = eb::coordinator::HandleSessionMessage({registry, manager, logs}, session,
+                                                                 node_name, message);
+    if (!handled.ok()) channel->Close(handled);
   }
 
   void StartTest(const v1::TestSpec& spec) {

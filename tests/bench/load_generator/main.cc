@@ -48,6 +48,7 @@ struct Options {
   int vanish = 0;
   int slow_agents = 0;
   int64_t slow_ms = 1000;
+  bool agent_batching = true;
   double idle_s = 0;
   int64_t pause_ms = 0;
   double register_timeout_s = 120;
@@ -144,6 +145,7 @@ int Run(const Options& options) {
     AgentBehaviour behaviour;
     behaviour.ranks_per_agent = options.ranks_per_agent;
     behaviour.vanish = vanishing.contains(i);
+    behaviour.batching = options.agent_batching;
     if (i >= options.agents - options.slow_agents) {
       behaviour.launch_delay = absl::Milliseconds(options.slow_ms);
     }
@@ -349,6 +351,9 @@ int main(int argc, char** argv) {
   app.add_option("--slow-agents", options.slow_agents,
                  "agents (the last ones) that act on LaunchTest --slow-ms late");
   app.add_option("--slow-ms", options.slow_ms, "delay of a slow agent");
+  app.add_option("--agent-batching", options.agent_batching,
+                 "as the agent: a phase's events in one batch, identical NCCL waits in one call "
+                 "(false: one message and one call per rank, the agent before issue 15)");
   app.add_option("--idle-s", options.idle_s,
                  "seconds of heartbeats alone after registration (coordinator idle CPU)");
   app.add_option("--pause-ms", options.pause_ms,

@@ -186,12 +186,28 @@ void SimAgent::Send(v1::AgentMessage message) {
   session_->Write(std::move(message));
 }
 
-void SimAgent::SendEvent(const std::string& test_id, int rank, v1::WorkerEventKind kind) {
+void SimAgent::SendEvents(const std::string& test_id, const std::vector<int>& ranks,
+                          v1::WorkerEventKind kind,
+                          const std::function<void(v1::WorkerEvent&)>& fill) {
+  // As the agent's session writer (agent/core/event_batching.h): the events
+  // of ranks that reach a phase together go as one batch; with batching off
+  // (--agent-batching=false, the agent before issue 15), one message each.
+  auto make = [&](int rank, v1::WorkerEvent& event) {
+    event.set_test_id(test_id);
+    event.set_rank(rank);
+    event.set_kind(kind);
+    if (fill) fill(event);
+  };
+  if (!behaviour_.batching || ranks.size() == 1) {
+    for (int rank : ranks) {
+      v1::AgentMessage message;
+      make(rank, *message.mutable_worker_event());
+      Send(std::move(message));
+    }
+    return;
+  }
   v1::AgentMessage message;
-  v1::WorkerEvent& event = *message.mutable_worker_event();
-  event.set_test_id(test_id);
-  event.set_rank(rank);
-  event.set_kind(kind);
+  for (int rank : ranks) make(rank, *message.mutable_worker_events()->add_events());
   Send(std::move(message));
 }
 
@@ -220,12 +236,10 @@ void SimAgent::Launch(const v1::LaunchTest& launch) {
   }
   // Each worker starts and registers with the agent, then reaches the
   // rendezvous (agent/worker/worker_runtime.cc).
-  for (const v1::RankAssignment& rank : launch.ranks()) {
-    SendEvent(test_id, rank.rank(), v1::WORKER_EVENT_KIND_REGISTERED);
-  }
-  for (const v1::RankAssignment& rank : launch.ranks()) {
-    SendEvent(test_id, rank.rank(), v1::WORKER_EVENT_KIND_JOINING);
-  }
+  std::vector<int> ranks;
+  for (const v1::RankAssignment& rank : launch.ranks()) ranks.push_back(rank.rank());
+  SendEvents(test_id, ranks, v1::WORKER_EVENT_KIND_REGISTERED);
+  SendEvents(test_id, ranks, v1::WORKER_EVENT_KIND_JOINING);
   if (behaviour_.vanish) {
     // The host goes away while its ranks wait at the rendezvous: the
     // session's connection breaks and nothing more comes from it.
@@ -237,16 +251,29 @@ void SimAgent::Launch(const v1::LaunchTest& launch) {
     return;
   }
   const int64_t timeout_ms = launch.init_timeout_ms();
-  for (const v1::RankAssignment& rank : launch.ranks()) {
-    if (launch.spec().transport() == v1::TRANSPORT_GLOO) {
+  if (launch.spec().transport() == v1::TRANSPORT_GLOO) {
+    for (const v1::RankAssignment& rank : launch.ranks()) {
       auto state = std::make_shared<RankState>();
       state->rank = rank.rank();
       state->world = rank.world_size();
       RendezvousGloo(test_id, state, timeout_ms);
+    }
+    return;
+  }
+  // NCCL: rank 0 sets the unique id; every other rank waits for it. The
+  // agent relays identical waits as one call (agent/core/coalesced_waits.h);
+  // without batching, one call per rank.
+  std::vector<int> waiting;
+  for (int rank : ranks) {
+    if (rank == 0) {
+      RendezvousNccl(test_id, {0}, timeout_ms);
+    } else if (behaviour_.batching) {
+      waiting.push_back(rank);
     } else {
-      RendezvousNccl(test_id, rank.rank(), timeout_ms);
+      RendezvousNccl(test_id, {rank}, timeout_ms);
     }
   }
+  if (!waiting.empty()) RendezvousNccl(test_id, waiting, timeout_ms);
 }
 
 void SimAgent::CallDone() {
@@ -254,25 +281,26 @@ void SimAgent::CallDone() {
   --outstanding_;
 }
 
-void SimAgent::RendezvousNccl(const std::string& test_id, int rank, int64_t timeout_ms) {
+void SimAgent::RendezvousNccl(const std::string& test_id, const std::vector<int>& ranks,
+                              int64_t timeout_ms) {
   {
     absl::MutexLock lock(&mu_);
     ++outstanding_;
   }
   counters_.rendezvous_calls.fetch_add(1);
-  if (rank == 0) {
+  if (ranks == std::vector<int>{0}) {
     auto* call = new UnaryCall<v1::RendezvousSetRequest, v1::RendezvousSetReply>;
     call->request.set_test_id(test_id);
     call->request.set_key(kNcclUniqueIdKey);
     call->request.set_value(std::string(kNcclUniqueIdBytes, '\x5a'));
     common::SetTimeout(call->context, absl::Milliseconds(timeout_ms) + absl::Seconds(5));
     stub_->async()->RendezvousSet(&call->context, &call->request, &call->reply,
-                                  [this, call, test_id, rank](grpc::Status status) {
+                                  [this, call, test_id, ranks](grpc::Status status) {
                                     delete call;
                                     if (status.ok()) {
-                                      Joined(test_id, rank);
+                                      Joined(test_id, ranks);
                                     } else {
-                                      RankFailed(test_id, rank, status);
+                                      RanksFailed(test_id, ranks, status);
                                     }
                                     CallDone();
                                   });
@@ -284,15 +312,15 @@ void SimAgent::RendezvousNccl(const std::string& test_id, int rank, int64_t time
   call->request.set_timeout_ms(timeout_ms);
   common::SetTimeout(call->context, absl::Milliseconds(timeout_ms) + absl::Seconds(5));
   stub_->async()->RendezvousWait(&call->context, &call->request, &call->reply,
-                                 [this, call, test_id, rank](grpc::Status status) {
+                                 [this, call, test_id, ranks](grpc::Status status) {
                                    const bool ok = status.ok() && call->reply.values_size() == 1 &&
                                                    call->reply.values(0).size() ==
                                                        static_cast<size_t>(kNcclUniqueIdBytes);
                                    delete call;
                                    if (ok) {
-                                     Joined(test_id, rank);
+                                     Joined(test_id, ranks);
                                    } else {
-                                     RankFailed(test_id, rank, status);
+                                     RanksFailed(test_id, ranks, status);
                                    }
                                    CallDone();
                                  });
@@ -317,9 +345,9 @@ void SimAgent::RendezvousGloo(const std::string& test_id, std::shared_ptr<RankSt
                                   [this, call, test_id, state, timeout_ms](grpc::Status status) {
                                     delete call;
                                     if (!status.ok()) {
-                                      RankFailed(test_id, state->rank, status);
+                                      RanksFailed(test_id, {state->rank}, status);
                                     } else if (state->world == 1) {
-                                      Joined(test_id, state->rank);
+                                      Joined(test_id, {state->rank});
                                     } else {
                                       state->table_set = true;
                                       RendezvousGloo(test_id, state, timeout_ms);
@@ -347,16 +375,17 @@ void SimAgent::RendezvousGloo(const std::string& test_id, std::shared_ptr<RankSt
         }
         delete call;
         if (ok) {
-          Joined(test_id, state->rank);
+          Joined(test_id, {state->rank});
         } else {
-          RankFailed(test_id, state->rank,
-                     status.ok() ? grpc::Status(grpc::StatusCode::INTERNAL, "bad slices") : status);
+          RanksFailed(
+              test_id, {state->rank},
+              status.ok() ? grpc::Status(grpc::StatusCode::INTERNAL, "bad slices") : status);
         }
         CallDone();
       });
 }
 
-void SimAgent::Joined(const std::string& test_id, int rank) {
+void SimAgent::Joined(const std::string& test_id, const std::vector<int>& ranks) {
   std::vector<int64_t> sizes;
   {
     absl::MutexLock lock(&mu_);
@@ -364,38 +393,31 @@ void SimAgent::Joined(const std::string& test_id, int rank) {
     if (it == tests_.end()) return;
     sizes.assign(it->second.launch.sizes_bytes().begin(), it->second.launch.sizes_bytes().end());
   }
-  SendEvent(test_id, rank, v1::WORKER_EVENT_KIND_JOINED);
+  SendEvents(test_id, ranks, v1::WORKER_EVENT_KIND_JOINED);
   for (const int64_t bytes : sizes) {
     // all_reduce of floats (the generator's tests): count = bytes / 4.
-    v1::AgentMessage message;
-    v1::WorkerEvent& event = *message.mutable_worker_event();
-    event.set_test_id(test_id);
-    event.set_rank(rank);
-    event.set_kind(v1::WORKER_EVENT_KIND_SIZE_DONE);
-    v1::RankSizeResult& result = *event.mutable_size_result();
-    result.set_count(bytes / 4);
-    result.set_size_bytes(bytes / 4 * 4);
-    result.mutable_out_of_place()->set_time_us(10.0);
-    result.mutable_in_place()->set_time_us(10.0);
-    Send(std::move(message));
+    SendEvents(test_id, ranks, v1::WORKER_EVENT_KIND_SIZE_DONE, [bytes](v1::WorkerEvent& event) {
+      v1::RankSizeResult& result = *event.mutable_size_result();
+      result.set_count(bytes / 4);
+      result.set_size_bytes(bytes / 4 * 4);
+      result.mutable_out_of_place()->set_time_us(10.0);
+      result.mutable_in_place()->set_time_us(10.0);
+    });
   }
-  SendEvent(test_id, rank, v1::WORKER_EVENT_KIND_FINISHED);
-  RankDone(test_id);
+  SendEvents(test_id, ranks, v1::WORKER_EVENT_KIND_FINISHED);
+  for (size_t i = 0; i < ranks.size(); ++i) RankDone(test_id);
 }
 
-void SimAgent::RankFailed(const std::string& test_id, int rank, const grpc::Status& status) {
-  v1::AgentMessage message;
-  v1::WorkerEvent& event = *message.mutable_worker_event();
-  event.set_test_id(test_id);
-  event.set_rank(rank);
-  event.set_kind(v1::WORKER_EVENT_KIND_FAILED);
-  event.mutable_failure()->set_kind(status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED
-                                        ? v1::FAILURE_KIND_TIMEOUT
-                                        : v1::FAILURE_KIND_INTERNAL);
-  event.mutable_failure()->set_message(
-      absl::StrCat("simulated rendezvous failed: ", status.error_message()));
-  Send(std::move(message));
-  RankDone(test_id);
+void SimAgent::RanksFailed(const std::string& test_id, const std::vector<int>& ranks,
+                           const grpc::Status& status) {
+  SendEvents(test_id, ranks, v1::WORKER_EVENT_KIND_FAILED, [&status](v1::WorkerEvent& event) {
+    event.mutable_failure()->set_kind(status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED
+                                          ? v1::FAILURE_KIND_TIMEOUT
+                                          : v1::FAILURE_KIND_INTERNAL);
+    event.mutable_failure()->set_message(
+        absl::StrCat("simulated rendezvous failed: ", status.error_message()));
+  });
+  for (size_t i = 0; i < ranks.size(); ++i) RankDone(test_id);
 }
 
 void SimAgent::RankDone(const std::string& test_id) {

@@ -6,7 +6,9 @@
 // events, WorkersStopped), and the rendezvous calls the agent relays for
 // its workers (NCCL: rank 0 sets the unique id, the others wait for it;
 // Gloo: every rank sets its address table and reads its own entry of every
-// peer's in one sliced wait, as common/transport/gloo/gloo_mesh.cc does). The workers
+// peer's in one sliced wait, as common/transport/gloo/gloo_mesh.cc does), with
+// the agent's coalescing (a phase's events of all its ranks in one batch, the
+// identical NCCL waits of its ranks in one call) unless told otherwise. The workers
 // finish their sweep at once (no data moves): what is measured is the
 // coordinator.
 //
@@ -16,10 +18,12 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -50,6 +54,10 @@ struct AgentBehaviour {
   bool vanish = false;
   // Waits between session attempts, as the agent's reconnect_initial.
   absl::Duration reconnect_delay = absl::Milliseconds(100);
+  // As the agent since issue 15: a phase's events of all ranks in one
+  // WorkerEventBatch, identical NCCL waits as one call. false: one message
+  // and one call per rank (the agent before).
+  bool batching = true;
 };
 
 class SimAgent {
@@ -89,13 +97,19 @@ class SimAgent {
   void StartSession();
   void Launch(const ebnccl::v1::LaunchTest& launch);
   void Send(ebnccl::v1::AgentMessage message);
-  void SendEvent(const std::string& test_id, int rank, ebnccl::v1::WorkerEventKind kind);
-  void RendezvousNccl(const std::string& test_id, int rank, int64_t timeout_ms);
+  // The event `kind` of each of `ranks` (filled by `fill` when given).
+  void SendEvents(const std::string& test_id, const std::vector<int>& ranks,
+                  ebnccl::v1::WorkerEventKind kind,
+                  const std::function<void(ebnccl::v1::WorkerEvent&)>& fill = nullptr);
+  // NCCL: {0} sets the unique id; other ranks wait for it in one call.
+  void RendezvousNccl(const std::string& test_id, const std::vector<int>& ranks,
+                      int64_t timeout_ms);
   void RendezvousGloo(const std::string& test_id, std::shared_ptr<RankState> state,
                       int64_t timeout_ms);
-  // The rank joined: it reports JOINED, its sizes and FINISHED.
-  void Joined(const std::string& test_id, int rank);
-  void RankFailed(const std::string& test_id, int rank, const grpc::Status& status);
+  // The ranks joined: they report JOINED, their sizes and FINISHED.
+  void Joined(const std::string& test_id, const std::vector<int>& ranks);
+  void RanksFailed(const std::string& test_id, const std::vector<int>& ranks,
+                   const grpc::Status& status);
   // One rank of the test is done (finished or failed); the last one sends
   // WorkersStopped.
   void RankDone(const std::string& test_id);

@@ -11,8 +11,10 @@
 #include "absl/time/time.h"
 #include "common/spec/limits.h"
 #include "coordinator/config.h"
+#include "coordinator/core/log_requests.h"
 #include "coordinator/core/node_registry.h"
 #include "coordinator/core/rendezvous_kv.h"
+#include "coordinator/core/session_messages.h"
 #include "coordinator/history/in_memory_history.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -310,7 +312,8 @@ TEST_F(TestManagerTest, GoodTestOccupiesItsNodesAndReleasesThemWhenDone) {
     EXPECT_EQ(launches[0].test_id(), "t-1");
     EXPECT_EQ(launches[0].spec().transport(), v1::TRANSPORT_GLOO);
     EXPECT_EQ(launches[0].spec().workers_per_node(), 2);
-    EXPECT_THAT(launches[0].spec().node_names(), ElementsAre("node-a", "node-b"));
+    // No node list in a launch (issue 15: N launches of N names).
+    EXPECT_THAT(launches[0].spec().node_names(), IsEmpty());
     ASSERT_EQ(launches[0].ranks_size(), 2);
     for (const auto& rank : launches[0].ranks()) {
       EXPECT_EQ(rank.node_name(), node);
@@ -598,6 +601,74 @@ TEST_F(TestManagerTest, EventsForUnknownTestsAreIgnored) {
   manager_.OnWorkersStopped("node-a", "t-other");
   EXPECT_EQ(StateOf("t-1"), v1::TEST_STATE_LAUNCHING);
   EXPECT_THAT(channels_["node-a"]->stops(), IsEmpty());
+}
+
+}  // namespace
+}  // namespace eb::coordinator
+
+namespace eb::coordinator {
+namespace {
+
+// Issue 15: an agent sends its ranks' events of one phase as one
+// WorkerEventBatch; the coordinator handles each as if it had come alone,
+// in order, and a whole test passes on batches.
+TEST_F(TestManagerTest, WorkerEventBatchesRunATestToItsVerdict) {
+  AddNode("node-a");
+  AddNode("node-b");
+  ASSERT_THAT(Start(Spec({"node-a", "node-b"})), IsOk());
+  LogRequests logs(executor_, absl::Seconds(10));
+  const SessionMessageTargets targets{registry_, manager_, logs};
+  const v1::TestReport report = manager_.GetTest("t-1").value();
+  // One batch per node and phase, as the agent's session writer sends them.
+  auto send_phase = [&](v1::WorkerEventKind kind, std::optional<int64_t> size = std::nullopt) {
+    for (const char* node : {"node-a", "node-b"}) {
+      v1::AgentMessage message;
+      for (const auto& rank : report.ranks()) {
+        if (rank.node_name() != node) continue;
+        v1::WorkerEvent& event = *message.mutable_worker_events()->add_events();
+        event.set_test_id("t-1");
+        event.set_rank(rank.rank());
+        event.set_kind(kind);
+        if (size) *event.mutable_size_result() = RankResult(*size, *size / 4, 100);
+      }
+      ASSERT_EQ(message.worker_events().events_size(), 2);
+      EXPECT_THAT(HandleSessionMessage(targets, sessions_[node], node, message), IsOk());
+    }
+  };
+  send_phase(v1::WORKER_EVENT_KIND_REGISTERED);
+  send_phase(v1::WORKER_EVENT_KIND_JOINED);
+  EXPECT_EQ(StateOf("t-1"), v1::TEST_STATE_RUNNING);
+  for (int64_t size : kSizes) send_phase(v1::WORKER_EVENT_KIND_SIZE_DONE, size);
+  send_phase(v1::WORKER_EVENT_KIND_FINISHED);
+  for (const char* node : {"node-a", "node-b"}) {
+    v1::AgentMessage stopped;
+    stopped.mutable_workers_stopped()->set_test_id("t-1");
+    EXPECT_THAT(HandleSessionMessage(targets, sessions_[node], node, stopped), IsOk());
+  }
+  executor_.RunUntilIdle();
+  EXPECT_EQ(StateOf("t-1"), v1::TEST_STATE_PASSED);
+  EXPECT_EQ(manager_.GetTest("t-1")->results_size(), 2);
+}
+
+// A batch over the bound ends the session before any of its events counts.
+TEST_F(TestManagerTest, AnOversizedWorkerEventBatchIsRefusedWhole) {
+  AddNode("node-a");
+  ASSERT_THAT(Start(Spec({"node-a"})), IsOk());
+  LogRequests logs(executor_, absl::Seconds(10));
+  v1::AgentMessage message;
+  for (int i = 0; i <= spec::kMaxWorkerEventsPerBatch; ++i) {
+    v1::WorkerEvent& event = *message.mutable_worker_events()->add_events();
+    event.set_test_id("t-1");
+    event.set_rank(i % 2);
+    event.set_kind(i < 2 ? v1::WORKER_EVENT_KIND_REGISTERED : v1::WORKER_EVENT_KIND_JOINED);
+  }
+  EXPECT_THAT(
+      HandleSessionMessage({registry_, manager_, logs}, sessions_["node-a"], "node-a", message),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               AllOf(StartsWith("worker_events.events: 1025 events"), HasSubstr("at most 1024"))));
+  // None was handled: had its first events counted, both ranks would have
+  // joined (RUNNING) or repeated themselves (FAILED).
+  EXPECT_EQ(StateOf("t-1"), v1::TEST_STATE_LAUNCHING);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "coordinator/history/in_memory_history.h"
 #include "coordinator/history/sqlite_history.h"
+#include "coordinator/history/write_behind_history.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
@@ -39,7 +40,20 @@ struct Backend {
   std::string name;
   // Makes a history keeping at most `max_tests` (0: all) in `dir`.
   std::function<std::unique_ptr<TestHistory>(const TempDir& dir, int max_tests)> make;
+  // Waits until the saves so far are stored (the write-behind history
+  // applies retention when it writes); nothing for the others.
+  std::function<void(TestHistory&)> settle = [](TestHistory&) {};
 };
+
+std::unique_ptr<SqliteTestHistory> OpenSqlite(const TempDir& dir, int max_tests) {
+  SqliteTestHistoryOptions options;
+  options.max_tests = max_tests;
+  auto history =
+      SqliteTestHistory::Open(dir.File(absl::StrCat("history-", max_tests, ".db")), options);
+  EXPECT_TRUE(history.ok()) << history.status();
+  if (!history.ok()) return nullptr;
+  return *std::move(history);
+}
 
 // For gtest's messages (instead of a dump of the struct's bytes).
 void PrintTo(const Backend& backend, std::ostream* os) { *os << backend.name; }
@@ -210,27 +224,28 @@ TEST_P(TestHistoryContractTest, RetentionDropsOldestFinishedTestsOnly) {
   Save(MakeReport("t-3", 3000, v1::TEST_STATE_PASSED));
   Save(MakeReport("t-4", 4000, v1::TEST_STATE_FAILED));
   Save(MakeReport("t-5", 5000, v1::TEST_STATE_PASSED));
+  GetParam().settle(*history_);
   EXPECT_THAT(ListedIds(0), ElementsAre("t-5", "t-4", "t-3", "t-1"));
   EXPECT_EQ(history_->Get("t-2").status().code(), absl::StatusCode::kNotFound);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Backends, TestHistoryContractTest,
-    ::testing::Values(Backend{"InMemory",
-                              [](const TempDir&, int max_tests) -> std::unique_ptr<TestHistory> {
-                                return std::make_unique<InMemoryTestHistory>(max_tests);
-                              }},
-                      Backend{
-                          "Sqlite",
-                          [](const TempDir& dir, int max_tests) -> std::unique_ptr<TestHistory> {
-                            SqliteTestHistoryOptions options;
-                            options.max_tests = max_tests;
-                            auto history = SqliteTestHistory::Open(
-                                dir.File(absl::StrCat("history-", max_tests, ".db")), options);
-                            EXPECT_TRUE(history.ok()) << history.status();
-                            if (!history.ok()) return nullptr;
-                            return *std::move(history);
-                          }}),
+    ::testing::Values(
+        Backend{"InMemory",
+                [](const TempDir&, int max_tests) -> std::unique_ptr<TestHistory> {
+                  return std::make_unique<InMemoryTestHistory>(max_tests);
+                }},
+        Backend{"Sqlite",
+                [](const TempDir& dir, int max_tests) -> std::unique_ptr<TestHistory> {
+                  return OpenSqlite(dir, max_tests);
+                }},
+        Backend{
+            "WriteBehindSqlite",
+            [](const TempDir& dir, int max_tests) -> std::unique_ptr<TestHistory> {
+              return std::make_unique<WriteBehindTestHistory>(OpenSqlite(dir, max_tests));
+            },
+            [](TestHistory& history) { static_cast<WriteBehindTestHistory&>(history).Flush(); }}),
     [](const ::testing::TestParamInfo<Backend>& param_info) { return param_info.param.name; });
 
 TEST(MarkReportInterruptedTest, LeavesTerminalReportsAlone) {
