@@ -127,6 +127,9 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   common::RpcServerOptions options;
   options.listen_address = socket_target;
   options.services = {agent->worker_service_.get()};
+  // Only its own workers talk to this socket: no health or reflection
+  // service (and no threads polling for them while the agent is idle).
+  options.introspection = false;
   auto server = common::RpcServer::Start(options);
   if (!server.ok()) return server.status();
   agent->worker_server_ = *std::move(server);

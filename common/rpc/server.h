@@ -27,6 +27,11 @@ struct RpcServerOptions {
   // Mutual TLS (client certificates required and verified) when it names
   // files; plaintext otherwise. Check the files first (CheckTlsFiles).
   TlsFiles tls;
+  // gRPC's standard health and reflection services (grpc_health_probe,
+  // grpcurl). The agent's worker socket goes without: they are synchronous
+  // services, whose polling threads woke an idle agent ~6 times a second
+  // (issue 15). Per process: once a server has them, later ones may too.
+  bool introspection = true;
 };
 
 class RpcServer {

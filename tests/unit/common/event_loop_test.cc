@@ -5,11 +5,17 @@
 
 #include "common/exec/event_loop.h"
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
@@ -265,6 +271,41 @@ TEST(EventLoopTest, StopOfAnIdleLoopIsPrompt) {
   const absl::Time start = absl::Now();
   loop.Stop();
   EXPECT_LT(absl::Now() - start, absl::Milliseconds(100));
+}
+
+// Voluntary context switches of thread `tid` of this process so far.
+int64_t VoluntarySwitches(pid_t tid) {
+  std::ifstream status(absl::StrCat("/proc/self/task/", tid, "/status"));
+  std::string line;
+  while (std::getline(status, line)) {
+    if (absl::StartsWith(line, "voluntary_ctxt_switches:")) {
+      return std::stoll(line.substr(line.find(':') + 1));
+    }
+  }
+  return -1;
+}
+
+// Issue 15: with the real clock and nothing to do, the loop sleeps until a
+// task comes (an idle agent's loop used to wake every 100 ms). Over 350 ms
+// it would have woken 3 times; it may not wake at all.
+TEST(EventLoopTest, AnIdleLoopDoesNotWake) {
+  EventLoop loop("eb-test-idle");
+  std::atomic<pid_t> tid{0};
+  absl::Notification ran;
+  loop.Post([&] {
+    tid = static_cast<pid_t>(syscall(SYS_gettid));
+    ran.Notify();
+  });
+  ASSERT_TRUE(ran.WaitForNotificationWithTimeout(kSafety));
+  absl::SleepFor(absl::Milliseconds(20));  // let it go back to its wait
+  const int64_t before = VoluntarySwitches(tid);
+  ASSERT_GE(before, 0);
+  absl::SleepFor(absl::Milliseconds(350));
+  EXPECT_EQ(VoluntarySwitches(tid), before);
+  // And it still wakes for a task.
+  absl::Notification again;
+  loop.Post([&] { again.Notify(); });
+  EXPECT_TRUE(again.WaitForNotificationWithTimeout(kSafety));
 }
 
 }  // namespace

@@ -6,10 +6,14 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/time/clock.h"
 #include "common/process/posix_process_launcher.h"
 #include "gtest/gtest.h"
 #include "tests/unit/process/process_test_util.h"
@@ -106,6 +110,45 @@ TEST_F(SubreaperTest, GrandchildWithParentDeathSignalDiesWithItsParent) {
   ASSERT_GT(grandchild, 0) << ReadFile(log);
   // SIGKILLed by PR_SET_PDEATHSIG when its parent exited, then reaped here.
   EXPECT_TRUE(PollUntil([&] { return ProcessGone(grandchild); }));
+}
+
+}  // namespace
+}  // namespace eb::testing
+
+namespace eb::testing {
+namespace {
+
+// Voluntary context switches of every thread of this process named `name`.
+int64_t SwitchesOfThreadsNamed(const std::string& name) {
+  int64_t total = 0;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    if (ReadFile(task.path() / "comm") != name + "\n") continue;
+    std::ifstream status(task.path() / "status");
+    std::string line;
+    while (std::getline(status, line)) {
+      if (line.rfind("voluntary_ctxt_switches:", 0) == 0) {
+        total += std::stoll(line.substr(line.find(':') + 1));
+      }
+    }
+  }
+  return total;
+}
+
+// Issue 15: the reaper polls for orphans only while this process has
+// children; once the last one is reaped it sleeps until the next spawn (it
+// woke 5 times a second in an idle agent). A spawn wakes it again, and
+// orphans are still reaped (the tests above).
+TEST_F(SubreaperTest, AReaperWithoutChildrenSleeps) {
+  const ChildHandle child = Start({"exit", "0"});
+  ASSERT_TRUE(exits_.WaitFor(child.pid).has_value());
+  absl::SleepFor(absl::Milliseconds(250));  // its last poll, then the long sleep
+  const int64_t before = SwitchesOfThreadsNamed("eb-reaper");
+  absl::SleepFor(absl::Milliseconds(450));  // two polls' worth
+  EXPECT_EQ(SwitchesOfThreadsNamed("eb-reaper"), before);
+  const ChildHandle next = Start({"exit", "3"});
+  const auto exit = exits_.WaitFor(next.pid);
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_EQ(exit->exit_code, 3);
 }
 
 }  // namespace
