@@ -243,6 +243,7 @@ TEST(GlooMeshTest, EveryRankMakesOneSetAndOneSlicedWait) {
   std::vector<std::unique_ptr<Communicator>> comms(kRanks);
   std::vector<absl::Status> results(kRanks);
   std::vector<std::thread> threads;
+  threads.reserve(kRanks);
   for (int rank = 0; rank < kRanks; ++rank) {
     threads.emplace_back([&, rank] {
       auto comm = CreateGlooCommunicator(LoopbackOptions(rank, kRanks), store);
