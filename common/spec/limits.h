@@ -27,9 +27,9 @@ inline constexpr int kMaxRanksPerTest = 32768;
 inline constexpr int kMaxNodeNamesInRequest = kMaxNodesPerTest;
 
 // Rendezvous store (coordinator/core/rendezvous_kv.h). A Gloo full-mesh
-// value holds one address per rank (36 bytes each, gloo_mesh.h): 1 MiB is
-// ~29,000 ranks; the bytes per test bound a Gloo test to ~2,700 ranks (N^2
-// entries of 36 bytes).
+// value holds one entry per rank (48 bytes each, both lanes, mesh_table.h):
+// 1 MiB is ~21,800 ranks; the bytes per test bound a Gloo test to ~2,300
+// ranks (N^2 entries of 48 bytes).
 inline constexpr int64_t kMaxRendezvousValueBytes = int64_t{1} << 20;
 inline constexpr int kMaxRendezvousKeysPerTest = 2 * kMaxRanksPerTest + 64;
 inline constexpr int64_t kMaxRendezvousBytesPerTest = int64_t{256} << 20;

@@ -194,19 +194,33 @@ absl::Status RingReduceScatter(gloo::Context& ctx, const T* send, T* recv, size_
   return absl::OkStatus();
 }
 
-// Ring shift: send to r+1, receive from r-1.
-absl::Status RingShift(gloo::Context& ctx, const void* send, void* recv, size_t bytes,
+// Ring shift: send to r+1, receive from r-1. The message from rank r goes
+// on lane r % 2, so with 2 ranks each process writes on one lane and reads
+// on the other: one Gloo loop thread that only writes and one that only
+// reads, on two sockets, as two iperf3 streams (one each way) have. On one
+// lane a single loop thread did both directions' copies under one pair
+// mutex. Splitting every message in halves over both lanes was measured too
+// (docs/BENCHMARKS.md, "The CPU data plane against iperf3"): no better over
+// a veth pair and about a third slower over loopback, with twice the
+// messages and each loop thread still serving both directions.
+// With an odd world size the wrap-around message (n-1 -> 0) shares lane 0
+// with 0 -> 1; any n is correct, 2 is the case this speeds up.
+absl::Status RingShift(const GlooLanes& lanes, const void* send, void* recv, size_t bytes,
                        Clock::time_point deadline) {
-  const int n = ctx.size;
+  const int n = lanes.mesh->size;
+  const int r = lanes.mesh->rank;
   if (n == 1) {
     if (recv != send) std::memmove(recv, send, bytes);
     return absl::OkStatus();
   }
-  auto send_buf = ctx.createUnboundBuffer(const_cast<void*>(send), bytes);
-  auto recv_buf = ctx.createUnboundBuffer(recv, bytes);
+  const int prev = (r - 1 + n) % n;
+  gloo::Context& send_lane = r % 2 == 0 ? *lanes.mesh : *lanes.ring;
+  gloo::Context& recv_lane = prev % 2 == 0 ? *lanes.mesh : *lanes.ring;
+  auto send_buf = send_lane.createUnboundBuffer(const_cast<void*>(send), bytes);
+  auto recv_buf = recv_lane.createUnboundBuffer(recv, bytes);
   const uint64_t slot = gloo::Slot::build(kSendRecvSlotPrefix, 0);
-  recv_buf->recv((ctx.rank - 1 + n) % n, slot);
-  send_buf->send((ctx.rank + 1) % n, slot);
+  recv_buf->recv(prev, slot);
+  send_buf->send((r + 1) % n, slot);
   if (!recv_buf->waitRecv(Remaining(deadline)) || !send_buf->waitSend(Remaining(deadline))) {
     return absl::InternalError("sendrecv: a gloo wait was interrupted");
   }
@@ -215,9 +229,9 @@ absl::Status RingShift(gloo::Context& ctx, const void* send, void* recv, size_t 
 
 // One call on typed buffers. `send` is the (possibly staged) input.
 template <typename T>
-absl::Status RunTyped(const std::shared_ptr<gloo::Context>& ctx, const CollectiveCall& call,
-                      const Placement& p, const T* send_in, T* work, milliseconds timeout,
-                      Clock::time_point deadline) {
+absl::Status RunTyped(const GlooLanes& lanes, const CollectiveCall& call, const Placement& p,
+                      const T* send_in, T* work, milliseconds timeout, Clock::time_point deadline) {
+  const std::shared_ptr<gloo::Context>& ctx = lanes.mesh;
   const int n = ctx->size;
   const size_t count = call.count;
   T* send = const_cast<T*>(send_in);  // Gloo's setters take T*; they only read it
@@ -274,7 +288,7 @@ absl::Status RunTyped(const std::shared_ptr<gloo::Context>& ctx, const Collectiv
       return absl::OkStatus();
     }
     case Collective::kSendRecv:
-      return RingShift(*ctx, send, recv, count * sizeof(T), deadline);
+      return RingShift(lanes, send, recv, count * sizeof(T), deadline);
   }
   return absl::InternalError("unknown collective");
 }
@@ -313,9 +327,10 @@ size_t GlooScratchBytes(const CollectiveCall& call, int rank, int world_size) {
   return p.stage_bytes + p.work_bytes;
 }
 
-absl::Status RunGlooCollective(const std::shared_ptr<gloo::Context>& context,
-                               const CollectiveCall& call, milliseconds timeout, uint8_t* scratch) {
+absl::Status RunGlooCollective(const GlooLanes& lanes, const CollectiveCall& call,
+                               milliseconds timeout, uint8_t* scratch) {
   if (call.count == 0) return absl::OkStatus();
+  const std::shared_ptr<gloo::Context>& context = lanes.mesh;
   const Placement p = PlaceCall(call, context->rank, context->size);
   const void* send = call.send;
   if (p.stage_bytes > 0) {
@@ -328,8 +343,8 @@ absl::Status RunGlooCollective(const std::shared_ptr<gloo::Context>& context,
   return DispatchHostType(call.type, kWho, [&]<typename T>() {
     absl::Status result;
     absl::Status thrown = CallGloo(what, [&] {
-      result = RunTyped<T>(context, call, p, static_cast<const T*>(send),
-                           reinterpret_cast<T*>(work), timeout, deadline);
+      result = RunTyped<T>(lanes, call, p, static_cast<const T*>(send), reinterpret_cast<T*>(work),
+                           timeout, deadline);
     });
     return thrown.ok() ? result : thrown;
   });

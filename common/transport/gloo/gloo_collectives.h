@@ -56,15 +56,23 @@ absl::Status CheckGlooCall(const CollectiveCall& call, int world_size);
 // The scratch bytes RunGlooCollective needs for `call` on `rank`.
 size_t GlooScratchBytes(const CollectiveCall& call, int rank, int world_size);
 
+// The two lanes of a communicator (gloo_mesh.h): contexts of the same rank
+// and size. Lane 0 (`mesh`) connects every pair of ranks and carries every
+// collective; lane 1 (`ring`) connects only ring neighbours, on a device
+// (loop thread) of its own, and carries part of sendrecv.
+struct GlooLanes {
+  std::shared_ptr<gloo::Context> mesh;
+  std::shared_ptr<gloo::Context> ring;
+};
+
 // Runs one collective call (the caller has checked it with CheckGlooCall).
 // `scratch` holds at least GlooScratchBytes bytes. count == 0 returns at
 // once. Every wait is bounded by `timeout` (Gloo options' setTimeout; our
 // own ring steps share one deadline). Errors as CallGloo: DEADLINE_EXCEEDED
 // on a timeout, UNAVAILABLE when a peer is gone, INTERNAL on a broken Gloo
 // precondition. After an error the context's connections are unusable.
-absl::Status RunGlooCollective(const std::shared_ptr<gloo::Context>& context,
-                               const CollectiveCall& call, std::chrono::milliseconds timeout,
-                               uint8_t* scratch);
+absl::Status RunGlooCollective(const GlooLanes& lanes, const CollectiveCall& call,
+                               std::chrono::milliseconds timeout, uint8_t* scratch);
 
 // gloo::barrier bounded by `timeout`. Errors as RunGlooCollective.
 absl::Status RunGlooBarrier(const std::shared_ptr<gloo::Context>& context,

@@ -43,13 +43,12 @@ class HostBuffer final : public Buffer {
 
 class GlooCommunicator final : public Communicator {
  public:
-  GlooCommunicator(const GlooOptions& options, std::shared_ptr<gloo::transport::Device> device,
-                   std::shared_ptr<gloo::rendezvous::Context> context)
+  GlooCommunicator(const GlooOptions& options, std::shared_ptr<MeshContext> mesh,
+                   std::shared_ptr<MeshContext> ring)
       : rank_(options.rank),
         world_size_(options.world_size),
         op_timeout_(ToMillis(options.op_timeout)),
-        device_(std::move(device)),
-        context_(std::move(context)) {}
+        lanes_{std::move(mesh), std::move(ring)} {}
 
   int Rank() const override { return rank_; }
   int WorldSize() const override { return world_size_; }
@@ -86,7 +85,7 @@ class GlooCommunicator final : public Communicator {
         if (abort_requested_.load(std::memory_order_relaxed)) return absl::OkStatus();
         RecordArrival(call);
         const auto call_start = std::chrono::steady_clock::now();
-        EB_RETURN_IF_ERROR(RunGlooCollective(context_, AtIteration(call, i), op_timeout_, scratch));
+        EB_RETURN_IF_ERROR(RunGlooCollective(lanes_, AtIteration(call, i), op_timeout_, scratch));
         if (call.iteration_times != nullptr) {
           call.iteration_times->push_back(
               absl::FromChrono(std::chrono::steady_clock::now() - call_start));
@@ -99,7 +98,7 @@ class GlooCommunicator final : public Communicator {
   }
 
   absl::Status Barrier() override {
-    return Guarded([&] { return RunGlooBarrier(context_, op_timeout_); });
+    return Guarded([&] { return RunGlooBarrier(lanes_.mesh, op_timeout_); });
   }
 
   void Abort(absl::string_view reason) override {
@@ -165,22 +164,23 @@ class GlooCommunicator final : public Communicator {
     return status;
   }
 
-  // Resets every TCP connection (SO_LINGER 0), so that peers blocked in a
-  // collective see the reset at once. Called at most once, never while an
-  // op is in flight (Gloo's pairs are not safe to close under a running
-  // collective on another thread).
+  // Resets every TCP connection of both lanes (SO_LINGER 0), so that peers
+  // blocked in a collective see the reset at once, whichever lane they wait
+  // on. Called at most once, never while an op is in flight (Gloo's pairs
+  // are not safe to close under a running collective on another thread).
   void CloseConnections() {
-    absl::Status status = CallGloo("gloo close connections", [&] { context_->closeConnections(); });
+    absl::Status status = CallGloo("gloo close connections", [&] {
+      lanes_.mesh->closeConnections();
+      lanes_.ring->closeConnections();
+    });
     if (!status.ok()) spdlog::warn("gloo communicator rank={}: {}", rank_, status.ToString());
   }
 
   const int rank_;
   const int world_size_;
   const std::chrono::milliseconds op_timeout_;
-  // The context refers to the device; declared after it so that it is
-  // destroyed first.
-  const std::shared_ptr<gloo::transport::Device> device_;
-  const std::shared_ptr<gloo::rendezvous::Context> context_;
+  // Each lane's context holds its device and its connected pairs.
+  const GlooLanes lanes_;
   GlooScratch scratch_;  // benchmark thread only
 
   std::atomic<bool> abort_requested_{false};  // mirrors aborted_ for the hot loop
@@ -242,9 +242,12 @@ absl::StatusOr<std::unique_ptr<Communicator>> CreateGlooCommunicator(const GlooO
   } else {
     attr.hostname = options.hostname;
   }
-  std::shared_ptr<gloo::transport::Device> device;
-  absl::Status status =
-      CallGloo("gloo tcp device", [&] { device = gloo::transport::tcp::CreateDevice(attr); });
+  // Two devices: each has its own loop thread, which does all the socket
+  // I/O of its pairs (gloo_mesh.h). Both bind the same address.
+  std::shared_ptr<gloo::transport::Device> devices[2];
+  absl::Status status = CallGloo("gloo tcp device", [&] {
+    for (auto& device : devices) device = gloo::transport::tcp::CreateDevice(attr);
+  });
   if (!status.ok()) {
     // Device creation only resolves the interface or host name to an
     // address, so a failure means the configured name is wrong.
@@ -254,28 +257,32 @@ absl::StatusOr<std::unique_ptr<Communicator>> CreateGlooCommunicator(const GlooO
         by_iface ? options.interface_name : options.hostname, "': ", status.message()));
   }
 
-  std::shared_ptr<MeshContext> context;
+  std::shared_ptr<MeshContext> mesh;
+  std::shared_ptr<MeshContext> ring;
   PrefixedStore prefixed(store, options.key_prefix);
   const absl::Time deadline = absl::Now() + options.connect_timeout;
   const std::string what =
       absl::StrCat("gloo rendezvous (rank ", options.rank, " of ", options.world_size, ")");
-  absl::Status mesh = absl::OkStatus();
+  absl::Status lanes = absl::OkStatus();
   status = CallGloo(what, [&] {
-    context = std::make_shared<MeshContext>(options.rank, options.world_size);
+    mesh = std::make_shared<MeshContext>(options.rank, options.world_size);
+    ring = std::make_shared<MeshContext>(options.rank, options.world_size);
     // Gloo uses the context timeout for its TCP connects.
-    context->setTimeout(ToMillis(options.connect_timeout));
-    mesh = context->ConnectFullMesh(prefixed, device, deadline);
+    mesh->setTimeout(ToMillis(options.connect_timeout));
+    ring->setTimeout(ToMillis(options.connect_timeout));
+    lanes = ConnectLanes(prefixed, *mesh, devices[0], *ring, devices[1], deadline);
     // From here on it is only a default: every op passes op_timeout itself.
-    context->setTimeout(ToMillis(options.op_timeout));
+    mesh->setTimeout(ToMillis(options.op_timeout));
+    ring->setTimeout(ToMillis(options.op_timeout));
   });
   if (!status.ok()) return status;
-  if (!mesh.ok()) {
+  if (!lanes.ok()) {
     // The store's own status keeps its code (DEADLINE_EXCEEDED, ABORTED,
     // UNAVAILABLE).
-    return absl::Status(mesh.code(), absl::StrCat(what, ": ", mesh.message()));
+    return absl::Status(lanes.code(), absl::StrCat(what, ": ", lanes.message()));
   }
   return std::unique_ptr<Communicator>(
-      new GlooCommunicator(options, std::move(device), std::move(context)));
+      new GlooCommunicator(options, std::move(mesh), std::move(ring)));
 }
 
 }  // namespace eb::transport

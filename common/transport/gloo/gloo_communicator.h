@@ -32,9 +32,9 @@ struct GlooOptions {
   std::string key_prefix = "gloo/";
 };
 
-// Creates the TCP device, joins the full mesh of `options.world_size` ranks
-// through `store` and returns the communicator. Blocks up to
-// connect_timeout. Returns:
+// Creates the two TCP devices (lanes, gloo_mesh.h), joins the full mesh of
+// `options.world_size` ranks and the ring lane through `store` and returns
+// the communicator. Blocks up to connect_timeout. Returns:
 //   INVALID_ARGUMENT  bad options, or the interface/hostname cannot be
 //                     resolved to an address (the message names the field);
 //   DEADLINE_EXCEEDED a rank did not publish its address table (the store
@@ -46,7 +46,7 @@ struct GlooOptions {
 //   INVALID_ARGUMENT  also for a peer's malformed address entry (names the
 //                     rank and field).
 // `store` is used only during this call. Thread-safe (each call builds its
-// own device; ranks-as-threads in one process work).
+// own devices; ranks-as-threads in one process work).
 //
 // Side effect: sets SIGPIPE to SIG_IGN process-wide if it still has its
 // default action, because Gloo's TCP writes would otherwise kill the

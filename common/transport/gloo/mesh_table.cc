@@ -16,6 +16,9 @@ constexpr int kAddressAt = 4;
 constexpr int kFlowInfoAt = 20;
 constexpr int kScopeIdAt = 24;
 constexpr int kSeqAt = 28;
+constexpr int kRingPortAt = 36;
+constexpr int kRingPaddingAt = 38;
+constexpr int kRingSeqAt = 40;
 
 void PutBigEndian(std::string& out, int at, uint64_t value, int bytes) {
   for (int i = bytes - 1; i >= 0; --i) {
@@ -33,17 +36,61 @@ uint64_t GetBigEndian(absl::string_view in, int at, int bytes) {
   return value;
 }
 
-absl::StatusOr<std::string> EncodeEntry(const MeshAddress& peer, int index) {
+// The port (network order) of an AF_INET or AF_INET6 address; 0 for another
+// family.
+uint16_t PortOf(const sockaddr_storage& address) {
+  if (address.ss_family == AF_INET) {
+    return reinterpret_cast<const sockaddr_in*>(&address)->sin_port;
+  }
+  if (address.ss_family == AF_INET6) {
+    return reinterpret_cast<const sockaddr_in6*>(&address)->sin6_port;
+  }
+  return 0;
+}
+
+// True when `a` and `b` are the same host address (family, address, IPv6
+// flow info and scope), whatever their ports. Field by field: the padding of
+// a sockaddr_storage is not ours to compare.
+bool SameHost(const sockaddr_storage& a, const sockaddr_storage& b) {
+  if (a.ss_family != b.ss_family) return false;
+  if (a.ss_family == AF_INET) {
+    const auto* x = reinterpret_cast<const sockaddr_in*>(&a);
+    const auto* y = reinterpret_cast<const sockaddr_in*>(&b);
+    return x->sin_addr.s_addr == y->sin_addr.s_addr;
+  }
+  if (a.ss_family == AF_INET6) {
+    const auto* x = reinterpret_cast<const sockaddr_in6*>(&a);
+    const auto* y = reinterpret_cast<const sockaddr_in6*>(&b);
+    return std::memcmp(&x->sin6_addr, &y->sin6_addr, sizeof(in6_addr)) == 0 &&
+           x->sin6_flowinfo == y->sin6_flowinfo && x->sin6_scope_id == y->sin6_scope_id;
+  }
+  return false;
+}
+
+absl::Status EncodeRing(const MeshEntry& peer, int index, std::string& entry) {
+  if (!peer.ring.has_value()) return absl::OkStatus();
+  const uint16_t port = PortOf(peer.ring->address);
+  if (!SameHost(peer.mesh.address, peer.ring->address) || port == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("peers[", index, "].ring: not the lane-0 address with a port of its own"));
+  }
+  std::memcpy(&entry[kRingPortAt], &port, 2);
+  PutBigEndian(entry, kRingSeqAt, static_cast<uint64_t>(peer.ring->seq), 8);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> EncodeEntry(const MeshEntry& peer, int index) {
   std::string entry(kMeshEntryBytes, '\0');
-  if (peer.address.ss_family == AF_INET) {
+  const sockaddr_storage& address = peer.mesh.address;
+  if (address.ss_family == AF_INET) {
     sockaddr_in in{};
-    std::memcpy(&in, &peer.address, sizeof(in));
+    std::memcpy(&in, &address, sizeof(in));
     entry[kFamilyAt] = 4;
     std::memcpy(&entry[kPortAt], &in.sin_port, 2);
     std::memcpy(&entry[kAddressAt], &in.sin_addr, 4);
-  } else if (peer.address.ss_family == AF_INET6) {
+  } else if (address.ss_family == AF_INET6) {
     sockaddr_in6 in6{};
-    std::memcpy(&in6, &peer.address, sizeof(in6));
+    std::memcpy(&in6, &address, sizeof(in6));
     entry[kFamilyAt] = 6;
     std::memcpy(&entry[kPortAt], &in6.sin6_port, 2);
     std::memcpy(&entry[kAddressAt], &in6.sin6_addr, 16);
@@ -51,14 +98,50 @@ absl::StatusOr<std::string> EncodeEntry(const MeshAddress& peer, int index) {
     PutBigEndian(entry, kScopeIdAt, in6.sin6_scope_id, 4);
   } else {
     return absl::InvalidArgumentError(absl::StrCat("peers[", index, "].address: family ",
-                                                   peer.address.ss_family,
+                                                   address.ss_family,
                                                    " is neither AF_INET nor AF_INET6"));
   }
-  PutBigEndian(entry, kSeqAt, static_cast<uint64_t>(peer.seq), 8);
+  PutBigEndian(entry, kSeqAt, static_cast<uint64_t>(peer.mesh.seq), 8);
+  if (absl::Status ring = EncodeRing(peer, index, entry); !ring.ok()) return ring;
   return entry;
 }
 
+// Lane 1 of a decoded entry: lane 0's address with the lane-1 port.
+absl::StatusOr<std::optional<MeshAddress>> DecodeRing(absl::string_view entry,
+                                                      const MeshAddress& mesh, bool neighbour,
+                                                      const std::string& where) {
+  if (entry[kRingPaddingAt] != '\0' || entry[kRingPaddingAt + 1] != '\0') {
+    return absl::InvalidArgumentError(absl::StrCat(where, "padding: byte 38 or 39 is not zero"));
+  }
+  uint16_t port = 0;
+  std::memcpy(&port, &entry[kRingPortAt], 2);
+  const int64_t seq = static_cast<int64_t>(GetBigEndian(entry, kRingSeqAt, 8));
+  if (!neighbour) {
+    if (port != 0 || seq != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, "ring: a lane-1 address from a rank that is not a ring neighbour"));
+    }
+    return std::optional<MeshAddress>();
+  }
+  if (port == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(where, "ring port: 0 from a ring neighbour"));
+  }
+  MeshAddress ring = mesh;
+  ring.seq = seq;
+  if (ring.address.ss_family == AF_INET) {
+    reinterpret_cast<sockaddr_in*>(&ring.address)->sin_port = port;
+  } else {
+    reinterpret_cast<sockaddr_in6*>(&ring.address)->sin6_port = port;
+  }
+  return std::optional<MeshAddress>(ring);
+}
+
 }  // namespace
+
+bool IsRingNeighbour(int rank, int peer, int size) {
+  if (size < 2 || peer == rank) return false;
+  return peer == (rank + 1) % size || peer == (rank - 1 + size) % size;
+}
 
 std::string MeshTableKey(int rank) { return absl::StrCat("mesh/", rank); }
 
@@ -66,26 +149,30 @@ ValueSlice MeshEntrySlice(int rank) {
   return ValueSlice{int64_t{rank} * kMeshEntryBytes, kMeshEntryBytes};
 }
 
-absl::StatusOr<std::string> EncodeMeshTable(int rank, const std::vector<MeshAddress>& peers) {
-  if (rank < 0 || static_cast<size_t>(rank) >= peers.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("rank: ", rank, " is outside [0, ", peers.size(), ")"));
+absl::StatusOr<std::string> EncodeMeshTable(int rank, const std::vector<MeshEntry>& peers) {
+  const int size = static_cast<int>(peers.size());
+  if (rank < 0 || rank >= size) {
+    return absl::InvalidArgumentError(absl::StrCat("rank: ", rank, " is outside [0, ", size, ")"));
   }
   std::string table;
   table.reserve(peers.size() * kMeshEntryBytes);
-  for (size_t j = 0; j < peers.size(); ++j) {
-    if (static_cast<int>(j) == rank) {
+  for (int j = 0; j < size; ++j) {
+    if (j == rank) {
       table.append(kMeshEntryBytes, '\0');
       continue;
     }
-    absl::StatusOr<std::string> entry = EncodeEntry(peers[j], static_cast<int>(j));
+    absl::StatusOr<std::string> entry = EncodeEntry(peers[static_cast<size_t>(j)], j);
     if (!entry.ok()) return entry.status();
+    if (peers[static_cast<size_t>(j)].ring.has_value() != IsRingNeighbour(rank, j, size)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("peers[", j, "].ring: a lane-1 address exactly for the ring neighbours"));
+    }
     table += *entry;
   }
   return table;
 }
 
-absl::StatusOr<MeshAddress> DecodeMeshEntry(absl::string_view entry, int peer) {
+absl::StatusOr<MeshEntry> DecodeMeshEntry(absl::string_view entry, int rank, int peer, int size) {
   const std::string where = absl::StrCat("rendezvous address of rank ", peer, ": ");
   if (entry.size() != static_cast<size_t>(kMeshEntryBytes)) {
     return absl::InvalidArgumentError(
@@ -94,7 +181,7 @@ absl::StatusOr<MeshAddress> DecodeMeshEntry(absl::string_view entry, int peer) {
   if (entry[1] != '\0') {
     return absl::InvalidArgumentError(absl::StrCat(where, "padding: byte 1 is not zero"));
   }
-  MeshAddress out;
+  MeshEntry out;
   const int family = static_cast<unsigned char>(entry[kFamilyAt]);
   if (family == 4) {
     if (entry.substr(kAddressAt + 4, kSeqAt - kAddressAt - 4).find_first_not_of('\0') !=
@@ -105,7 +192,7 @@ absl::StatusOr<MeshAddress> DecodeMeshEntry(absl::string_view entry, int peer) {
     in.sin_family = AF_INET;
     std::memcpy(&in.sin_port, &entry[kPortAt], 2);
     std::memcpy(&in.sin_addr, &entry[kAddressAt], 4);
-    std::memcpy(&out.address, &in, sizeof(in));
+    std::memcpy(&out.mesh.address, &in, sizeof(in));
   } else if (family == 6) {
     sockaddr_in6 in6{};
     in6.sin6_family = AF_INET6;
@@ -113,12 +200,16 @@ absl::StatusOr<MeshAddress> DecodeMeshEntry(absl::string_view entry, int peer) {
     std::memcpy(&in6.sin6_addr, &entry[kAddressAt], 16);
     std::memcpy(&in6.sin6_flowinfo, &entry[kFlowInfoAt], 4);
     in6.sin6_scope_id = static_cast<uint32_t>(GetBigEndian(entry, kScopeIdAt, 4));
-    std::memcpy(&out.address, &in6, sizeof(in6));
+    std::memcpy(&out.mesh.address, &in6, sizeof(in6));
   } else {
     return absl::InvalidArgumentError(
         absl::StrCat(where, "family: ", family, ", expected 4 (IPv4) or 6 (IPv6)"));
   }
-  out.seq = static_cast<int64_t>(GetBigEndian(entry, kSeqAt, 8));
+  out.mesh.seq = static_cast<int64_t>(GetBigEndian(entry, kSeqAt, 8));
+  absl::StatusOr<std::optional<MeshAddress>> ring =
+      DecodeRing(entry, out.mesh, IsRingNeighbour(rank, peer, size), where);
+  if (!ring.ok()) return ring.status();
+  out.ring = *ring;
   return out;
 }
 

@@ -13,8 +13,8 @@ namespace v1 = ebnccl::v1;
 namespace {
 
 // What the real worker stores (common/transport/gloo/mesh_table.h): one table
-// per rank under gloo/mesh/<rank>, a 36-byte entry per rank.
-constexpr int kGlooMeshEntryBytes = 36;
+// per rank under gloo/mesh/<rank>, a 48-byte entry per rank (both lanes).
+constexpr int kGlooMeshEntryBytes = 48;
 constexpr char kGlooMeshKeyPrefix[] = "gloo/mesh/";
 // ncclUniqueId.
 constexpr int kNcclUniqueIdBytes = 128;

@@ -8,9 +8,12 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "common/transport/gloo/gloo_communicator.h"
+#include "common/transport/types.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/in_memory_rendezvous_store.h"
@@ -165,6 +168,80 @@ TEST(GlooFailureTest, AbortDuringAnOpReportsAborted) {
   EXPECT_EQ(results[0].code(), absl::StatusCode::kAborted) << results[0];
   EXPECT_THAT(std::string(results[0].message()), HasSubstr("cancelled by the coordinator"));
 }
+
+struct GoneCase {
+  int ranks;
+  int victim;
+};
+
+class GlooPeerGoneTest : public ::testing::TestWithParam<GoneCase> {};
+
+// A rank whose connections reset (as when its process dies) while the
+// others are inside a sendrecv: each of them fails well within the op
+// timeout, whichever lane it waits on. With 2 ranks, rank 0 receives on
+// lane 1 and rank 1 on lane 0 (RingShift), so the two cases check that
+// Abort resets both lanes; with 3, rank 2 waits on rank 1, which fails
+// first and must reset its own lanes in turn.
+//
+// The victim goes between two of its calls: Gloo (2022-05-18) does not
+// fail a wait on a message whose bytes are already half read or written
+// when the pair dies (Pair::signalException skips the ops in rx_/tx_), so a
+// death in the middle of a message is bounded by the op timeout and by the
+// agent, which stops the test's other workers (fault_injection_test).
+TEST_P(GlooPeerGoneTest, SendRecvFailsFastOnEveryLane) {
+  const GoneCase c = GetParam();
+  const absl::Duration op_timeout = absl::Seconds(10);
+  constexpr size_t kCount = size_t{1} << 20;  // 4 MiB of int32
+  absl::Mutex mu;
+  absl::Time gone_at = absl::InfiniteFuture();
+  std::vector<absl::Time> failed_at(c.ranks, absl::InfinitePast());
+  const std::vector<absl::Status> results = testing::RunRanks(
+      c.ranks,
+      [&](Communicator& comm) -> absl::Status {
+        auto send = comm.Allocate(kCount * sizeof(int32_t));
+        auto recv = comm.Allocate(kCount * sizeof(int32_t));
+        if (!send.ok()) return send.status();
+        if (!recv.ok()) return recv.status();
+        CollectiveCall call;
+        call.collective = Collective::kSendRecv;
+        call.type = DataType::kInt32;
+        call.count = kCount;
+        call.send = (*send)->data();
+        call.recv = (*recv)->data();
+        if (comm.Rank() == c.victim) {
+          if (absl::Status s = comm.Run(call, 3).status(); !s.ok()) return s;
+          // The others are now waiting inside their fourth call.
+          absl::SleepFor(absl::Milliseconds(300));
+          {
+            absl::MutexLock lock(&mu);
+            gone_at = absl::Now();
+          }
+          comm.Abort("rank gone");
+          return absl::OkStatus();
+        }
+        absl::Status status = comm.Run(call, 1000).status();
+        absl::MutexLock lock(&mu);
+        failed_at[comm.Rank()] = absl::Now();
+        return status;
+      },
+      [&](GlooOptions& o) { o.op_timeout = op_timeout; });
+  for (int rank = 0; rank < c.ranks; ++rank) {
+    if (rank == c.victim) {
+      EXPECT_TRUE(results[rank].ok()) << results[rank];
+      continue;
+    }
+    EXPECT_EQ(results[rank].code(), absl::StatusCode::kUnavailable)
+        << "rank " << rank << ": " << results[rank];
+    EXPECT_LT(failed_at[rank] - gone_at, absl::Seconds(3)) << "rank " << rank;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, GlooPeerGoneTest,
+                         ::testing::Values(GoneCase{2, 0}, GoneCase{2, 1}, GoneCase{3, 1}),
+                         [](const ::testing::TestParamInfo<GoneCase>& param) {
+                           return absl::StrCat("n", param.param.ranks, "_rank", param.param.victim,
+                                               "_gone");
+                         });
 
 }  // namespace
 }  // namespace eb::transport

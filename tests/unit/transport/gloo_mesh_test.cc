@@ -1,7 +1,8 @@
 // The full-mesh exchange of issue 15: the address table's encoding, and
 // that a Gloo rank makes exactly one Set and one WaitSlice on the store
 // (gloo's own connectFullMesh made two calls per peer), with the peers'
-// bad entries refused naming the rank and field.
+// bad entries refused naming the rank and field; and the ring lane of
+// issue 16 (lane 1), which travels in the same table.
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -9,10 +10,12 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/time/clock.h"
 #include "common/transport/gloo/gloo_communicator.h"
 #include "common/transport/gloo/mesh_table.h"
 #include "common/transport/prefixed_store.h"
@@ -52,58 +55,159 @@ MeshAddress V6(const char* ip, uint16_t port, uint32_t scope, int64_t seq) {
   return out;
 }
 
+// Lane 1 of `mesh`: the same host, another port.
+MeshAddress RingOf(MeshAddress mesh, uint16_t port, int64_t seq = -1) {
+  if (mesh.address.ss_family == AF_INET) {
+    reinterpret_cast<sockaddr_in*>(&mesh.address)->sin_port = htons(port);
+  } else {
+    reinterpret_cast<sockaddr_in6*>(&mesh.address)->sin6_port = htons(port);
+  }
+  mesh.seq = seq;
+  return mesh;
+}
+
+absl::string_view EntryOf(const std::string& table, int rank) {
+  const ValueSlice slice = MeshEntrySlice(rank);
+  return absl::string_view(table).substr(static_cast<size_t>(slice.offset),
+                                         static_cast<size_t>(slice.length));
+}
+
+uint16_t PortOf(const MeshAddress& a) {
+  return ntohs(reinterpret_cast<const sockaddr_in*>(&a.address)->sin_port);
+}
+
+TEST(MeshTableTest, RingNeighboursAreTheRanksNextToIt) {
+  EXPECT_FALSE(IsRingNeighbour(0, 0, 1));
+  EXPECT_TRUE(IsRingNeighbour(0, 1, 2));
+  EXPECT_TRUE(IsRingNeighbour(1, 0, 2));
+  EXPECT_TRUE(IsRingNeighbour(0, 2, 3));
+  EXPECT_TRUE(IsRingNeighbour(2, 0, 3));
+  EXPECT_TRUE(IsRingNeighbour(1, 2, 4));
+  EXPECT_FALSE(IsRingNeighbour(1, 3, 4));
+  EXPECT_FALSE(IsRingNeighbour(2, 2, 4));
+  EXPECT_TRUE(IsRingNeighbour(0, 3, 4));
+}
+
 TEST(MeshTableTest, EachRanksEntryRoundTrips) {
-  const std::vector<MeshAddress> peers = {V4("10.1.2.3", 40001), MeshAddress{},
-                                          V6("fe80::1", 40003, 7, 12345)};
+  // Rank 1 of 4: ranks 0 and 2 are its ring neighbours, rank 3 is not.
+  const MeshAddress v6 = V6("fe80::1", 40003, 7, 12345);
+  const std::vector<MeshEntry> peers = {
+      {V4("10.1.2.3", 40001), RingOf(V4("10.1.2.3", 40001), 41001)},
+      {},
+      {v6, RingOf(v6, 41003, 99)},
+      {V4("10.1.2.3", 40004), std::nullopt}};
   absl::StatusOr<std::string> table = EncodeMeshTable(1, peers);
   ASSERT_TRUE(table.ok()) << table.status();
-  ASSERT_EQ(table->size(), 3u * kMeshEntryBytes);
-  EXPECT_EQ(table->substr(kMeshEntryBytes, kMeshEntryBytes), std::string(kMeshEntryBytes, '\0'));
+  ASSERT_EQ(table->size(), 4u * kMeshEntryBytes);
+  EXPECT_EQ(EntryOf(*table, 1), std::string(kMeshEntryBytes, '\0'));
 
-  const ValueSlice slice0 = MeshEntrySlice(0);
-  absl::StatusOr<MeshAddress> first =
-      DecodeMeshEntry(absl::string_view(*table).substr(slice0.offset, slice0.length), /*peer=*/1);
+  absl::StatusOr<MeshEntry> first = DecodeMeshEntry(EntryOf(*table, 0), 0, /*peer=*/1, 4);
   ASSERT_TRUE(first.ok()) << first.status();
-  const auto* in = reinterpret_cast<const sockaddr_in*>(&first->address);
+  const auto* in = reinterpret_cast<const sockaddr_in*>(&first->mesh.address);
   EXPECT_EQ(in->sin_family, AF_INET);
   EXPECT_EQ(ntohs(in->sin_port), 40001);
   char ip[INET6_ADDRSTRLEN] = {};
   inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
   EXPECT_STREQ(ip, "10.1.2.3");
-  EXPECT_EQ(first->seq, -1);
+  EXPECT_EQ(first->mesh.seq, -1);
+  ASSERT_TRUE(first->ring.has_value());
+  EXPECT_EQ(PortOf(*first->ring), 41001);
+  const auto* ring_in = reinterpret_cast<const sockaddr_in*>(&first->ring->address);
+  EXPECT_EQ(ring_in->sin_addr.s_addr, in->sin_addr.s_addr);
+  EXPECT_EQ(first->ring->seq, -1);
 
-  const ValueSlice slice2 = MeshEntrySlice(2);
-  absl::StatusOr<MeshAddress> third =
-      DecodeMeshEntry(absl::string_view(*table).substr(slice2.offset, slice2.length), /*peer=*/1);
+  absl::StatusOr<MeshEntry> third = DecodeMeshEntry(EntryOf(*table, 2), 2, /*peer=*/1, 4);
   ASSERT_TRUE(third.ok()) << third.status();
-  const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&third->address);
+  const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&third->mesh.address);
   EXPECT_EQ(in6->sin6_family, AF_INET6);
   EXPECT_EQ(ntohs(in6->sin6_port), 40003);
   EXPECT_EQ(in6->sin6_scope_id, 7u);
   inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
   EXPECT_STREQ(ip, "fe80::1");
-  EXPECT_EQ(third->seq, 12345);
+  EXPECT_EQ(third->mesh.seq, 12345);
+  ASSERT_TRUE(third->ring.has_value());
+  const auto* ring6 = reinterpret_cast<const sockaddr_in6*>(&third->ring->address);
+  EXPECT_EQ(ntohs(ring6->sin6_port), 41003);
+  EXPECT_EQ(ring6->sin6_scope_id, 7u);
+  EXPECT_EQ(third->ring->seq, 99);
+
+  absl::StatusOr<MeshEntry> fourth = DecodeMeshEntry(EntryOf(*table, 3), 3, /*peer=*/1, 4);
+  ASSERT_TRUE(fourth.ok()) << fourth.status();
+  EXPECT_EQ(PortOf(fourth->mesh), 40004);
+  EXPECT_FALSE(fourth->ring.has_value());
 }
 
 TEST(MeshTableTest, BadInputNamesTheField) {
-  MeshAddress unix_socket;
-  unix_socket.address.ss_family = AF_UNIX;
-  EXPECT_THAT(std::string(EncodeMeshTable(0, {MeshAddress{}, unix_socket}).status().message()),
+  MeshEntry unix_socket;
+  unix_socket.mesh.address.ss_family = AF_UNIX;
+  EXPECT_THAT(std::string(EncodeMeshTable(0, {{}, unix_socket}).status().message()),
               HasSubstr("peers[1].address"));
-  EXPECT_EQ(EncodeMeshTable(2, {MeshAddress{}, unix_socket}).status().code(),
+  EXPECT_EQ(EncodeMeshTable(2, {MeshEntry{}, unix_socket}).status().code(),
             absl::StatusCode::kInvalidArgument);
 
   std::string entry(kMeshEntryBytes, '\0');
-  EXPECT_THAT(std::string(DecodeMeshEntry(entry, 5).status().message()),
+  EXPECT_THAT(std::string(DecodeMeshEntry(entry, 0, 5, 8).status().message()),
               AllOf(HasSubstr("rank 5"), HasSubstr("family: 0")));
-  EXPECT_THAT(std::string(DecodeMeshEntry(entry.substr(1), 5).status().message()),
-              HasSubstr("entry: 35 bytes"));
+  EXPECT_THAT(std::string(DecodeMeshEntry(entry.substr(1), 0, 5, 8).status().message()),
+              HasSubstr("entry: 47 bytes"));
   entry[0] = 4;
   entry[1] = 1;
-  EXPECT_THAT(std::string(DecodeMeshEntry(entry, 5).status().message()), HasSubstr("padding"));
+  EXPECT_THAT(std::string(DecodeMeshEntry(entry, 0, 5, 8).status().message()),
+              HasSubstr("padding"));
   entry[1] = 0;
   entry[20] = 1;  // IPv6 flow info in an IPv4 entry
-  EXPECT_THAT(std::string(DecodeMeshEntry(entry, 5).status().message()), HasSubstr("padding"));
+  EXPECT_THAT(std::string(DecodeMeshEntry(entry, 0, 5, 8).status().message()),
+              HasSubstr("padding"));
+}
+
+// Lane 1 is checked on both sides: a table carries it exactly for the ring
+// neighbours, on lane 0's host; a peer's entry is refused naming the rank
+// and field when it lacks it, carries one it should not, or sets padding.
+TEST(MeshTableTest, BadRingLaneNamesTheField) {
+  const MeshAddress a = V4("10.0.0.1", 40000);
+  const MeshEntry with_ring{a, RingOf(a, 40100)};
+  const MeshEntry without_ring{a, std::nullopt};
+  // Rank 0 of 3: both others are neighbours; of 4, rank 2 is not.
+  EXPECT_TRUE(EncodeMeshTable(0, {{}, with_ring, with_ring}).ok());
+  EXPECT_THAT(std::string(EncodeMeshTable(0, {{}, without_ring, with_ring}).status().message()),
+              HasSubstr("peers[1].ring"));
+  EXPECT_THAT(
+      std::string(EncodeMeshTable(0, {{}, with_ring, with_ring, with_ring}).status().message()),
+      HasSubstr("peers[2].ring"));
+  const MeshEntry other_host{a, RingOf(V4("10.0.0.2", 1), 40100)};
+  EXPECT_THAT(std::string(EncodeMeshTable(0, {{}, other_host}).status().message()),
+              AllOf(HasSubstr("peers[1].ring"), HasSubstr("lane-0 address")));
+  const MeshEntry no_port{a, RingOf(a, 0)};
+  EXPECT_THAT(std::string(EncodeMeshTable(0, {{}, no_port}).status().message()),
+              HasSubstr("peers[1].ring"));
+
+  // Rank 5 of 8 publishes rank 4's entry (a neighbour) and rank 7's (not).
+  absl::StatusOr<std::string> table = EncodeMeshTable(5, {without_ring,
+                                                          without_ring,
+                                                          without_ring,
+                                                          without_ring,
+                                                          with_ring,
+                                                          {},
+                                                          with_ring,
+                                                          without_ring});
+  ASSERT_TRUE(table.ok()) << table.status();
+  std::string neighbour(EntryOf(*table, 4));
+  std::string other(EntryOf(*table, 7));
+  ASSERT_TRUE(DecodeMeshEntry(neighbour, 4, 5, 8).ok());
+  ASSERT_TRUE(DecodeMeshEntry(other, 7, 5, 8).ok());
+  // The neighbour's entry read by a rank that is not its neighbour, and the
+  // other way round.
+  EXPECT_THAT(std::string(DecodeMeshEntry(neighbour, 7, 5, 8).status().message()),
+              AllOf(HasSubstr("rank 5"), HasSubstr("ring: a lane-1 address")));
+  EXPECT_THAT(std::string(DecodeMeshEntry(other, 4, 5, 8).status().message()),
+              AllOf(HasSubstr("rank 5"), HasSubstr("ring port: 0")));
+  std::string seq_only = other;
+  seq_only[47] = 1;  // a lane-1 sequence number without a port
+  EXPECT_THAT(std::string(DecodeMeshEntry(seq_only, 7, 5, 8).status().message()),
+              HasSubstr("ring: a lane-1 address"));
+  neighbour[38] = 1;
+  EXPECT_THAT(std::string(DecodeMeshEntry(neighbour, 4, 5, 8).status().message()),
+              AllOf(HasSubstr("rank 5"), HasSubstr("padding")));
 }
 
 // Counts what a rank asks of the store.
@@ -139,6 +243,7 @@ TEST(GlooMeshTest, EveryRankMakesOneSetAndOneSlicedWait) {
   std::vector<std::unique_ptr<Communicator>> comms(kRanks);
   std::vector<absl::Status> results(kRanks);
   std::vector<std::thread> threads;
+  threads.reserve(kRanks);
   for (int rank = 0; rank < kRanks; ++rank) {
     threads.emplace_back([&, rank] {
       auto comm = CreateGlooCommunicator(LoopbackOptions(rank, kRanks), store);
@@ -174,6 +279,27 @@ TEST(GlooMeshTest, PeersBadEntryIsInvalidArgumentNamingTheRank) {
   EXPECT_THAT(std::string(comm.status().message()),
               AllOf(HasSubstr("gloo rendezvous (rank 0 of 2)"), HasSubstr("rank 1"),
                     HasSubstr("family: 9")));
+}
+
+TEST(GlooMeshTest, PeersEntryWithoutItsRingLaneIsInvalidArgument) {
+  InMemoryRendezvousStore store;
+  const MeshAddress lane0 = V4("127.0.0.1", 40000);
+  const MeshEntry lane0_only{lane0, std::nullopt};
+  const MeshEntry both{lane0, RingOf(lane0, 40001)};
+  // Rank 1's table with, for rank 0, an entry that is right only for a rank
+  // that is not its ring neighbour (entry 2 of rank 0 of 4).
+  absl::StatusOr<std::string> of4 = EncodeMeshTable(0, {{}, both, lane0_only, both});
+  ASSERT_TRUE(of4.ok()) << of4.status();
+  std::string table(2 * kMeshEntryBytes, '\0');
+  table.replace(0, kMeshEntryBytes, std::string(EntryOf(*of4, 2)));
+  ASSERT_TRUE(store.Set("gloo/mesh/1", table).ok());
+  const absl::Time start = absl::Now();
+  auto comm = CreateGlooCommunicator(LoopbackOptions(0, 2), store);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(2)) << "refused before any connect";
+  EXPECT_EQ(comm.status().code(), absl::StatusCode::kInvalidArgument) << comm.status();
+  EXPECT_THAT(std::string(comm.status().message()),
+              AllOf(HasSubstr("gloo rendezvous (rank 0 of 2)"), HasSubstr("rank 1"),
+                    HasSubstr("ring port")));
 }
 
 TEST(GlooMeshTest, PeersShortTableIsFailedPreconditionNamingItsKey) {
