@@ -263,12 +263,7 @@ std::vector<v1::TestReport> TestManager::ListTests(int limit) const {
   for (const auto& [id, running] : running_) {
     if (!listed.contains(id)) result.push_back(WithoutResults(running.run->report()));
   }
-  std::stable_sort(result.begin(), result.end(), [](const auto& a, const auto& b) {
-    if (a.start_time_unix_ms() != b.start_time_unix_ms()) {
-      return a.start_time_unix_ms() > b.start_time_unix_ms();
-    }
-    return a.test_id() > b.test_id();
-  });
+  std::stable_sort(result.begin(), result.end(), ListedBefore);
   if (limit > 0 && static_cast<int>(result.size()) > limit) result.resize(limit);
   return result;
 }

@@ -13,6 +13,13 @@ absl::Status TestHistory::SaveAll(const std::vector<v1::TestReport>& reports) {
   return first;
 }
 
+bool ListedBefore(const v1::TestReport& a, const v1::TestReport& b) {
+  if (a.start_time_unix_ms() != b.start_time_unix_ms()) {
+    return a.start_time_unix_ms() > b.start_time_unix_ms();
+  }
+  return a.test_id() > b.test_id();
+}
+
 bool IsTerminalState(v1::TestState state) {
   switch (state) {
     case v1::TEST_STATE_PASSED:

@@ -53,6 +53,10 @@ class TestHistory {
   virtual absl::StatusOr<int> MarkInterrupted(const std::string& reason, int64_t now_ms) = 0;
 };
 
+// The order of every listing of tests (TestHistory::List, `ebctl tests`):
+// newest start first, then test_id descending.
+bool ListedBefore(const ebnccl::v1::TestReport& a, const ebnccl::v1::TestReport& b);
+
 // PASSED, FAILED, TIMED_OUT, CANCELLED and INTERRUPTED: the test is over.
 bool IsTerminalState(ebnccl::v1::TestState state);
 

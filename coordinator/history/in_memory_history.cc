@@ -53,12 +53,8 @@ std::vector<std::string> InMemoryTestHistory::OrderedIds() const {
   reports.reserve(reports_.size());
   for (const auto& [id, report] : reports_) reports.push_back(&report);
   // The same order as SqliteTestHistory's index: start time, then id.
-  std::sort(reports.begin(), reports.end(), [](const v1::TestReport* a, const v1::TestReport* b) {
-    if (a->start_time_unix_ms() != b->start_time_unix_ms()) {
-      return a->start_time_unix_ms() > b->start_time_unix_ms();
-    }
-    return a->test_id() > b->test_id();
-  });
+  std::sort(reports.begin(), reports.end(),
+            [](const v1::TestReport* a, const v1::TestReport* b) { return ListedBefore(*a, *b); });
   std::vector<std::string> ids;
   ids.reserve(reports.size());
   for (const v1::TestReport* report : reports) ids.push_back(report->test_id());

@@ -66,13 +66,7 @@ absl::StatusOr<std::vector<v1::TestReport>> WriteBehindTestHistory::List(int lim
   std::vector<v1::TestReport> listed;
   listed.reserve(merged.size());
   for (auto& [id, report] : merged) listed.push_back(std::move(report));
-  // The order of every TestHistory: newest start first, then test_id.
-  std::stable_sort(listed.begin(), listed.end(), [](const auto& a, const auto& b) {
-    if (a.start_time_unix_ms() != b.start_time_unix_ms()) {
-      return a.start_time_unix_ms() > b.start_time_unix_ms();
-    }
-    return a.test_id() > b.test_id();
-  });
+  std::stable_sort(listed.begin(), listed.end(), ListedBefore);
   if (limit > 0 && static_cast<int>(listed.size()) > limit) listed.resize(limit);
   return listed;
 }

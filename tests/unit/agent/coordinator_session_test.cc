@@ -16,6 +16,7 @@
 #include "common/rpc/channel.h"
 #include "common/rpc/server.h"
 #include "gtest/gtest.h"
+#include "tests/unit/agent/worker_event_test_util.h"
 
 namespace eb::agent {
 namespace {
@@ -190,14 +191,7 @@ v1::AgentMessage Event(int rank) {
   return message;
 }
 
-std::vector<int> Ranks(const v1::AgentMessage& message) {
-  std::vector<int> ranks;
-  if (message.has_worker_event()) ranks.push_back(message.worker_event().rank());
-  for (const v1::WorkerEvent& event : message.worker_events().events()) {
-    ranks.push_back(event.rank());
-  }
-  return ranks;
-}
+using test::Ranks;
 
 // The ranks of a node that reach a phase together cost the coordinator one
 // message: events queued within the linger go as one batch, in order, and a

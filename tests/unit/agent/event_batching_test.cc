@@ -10,6 +10,7 @@
 
 #include "common/spec/limits.h"
 #include "gtest/gtest.h"
+#include "tests/unit/agent/worker_event_test_util.h"
 
 namespace eb::agent {
 namespace {
@@ -32,14 +33,7 @@ v1::AgentMessage Heartbeat() {
   return message;
 }
 
-std::vector<int> Ranks(const v1::AgentMessage& message) {
-  std::vector<int> ranks;
-  if (message.has_worker_event()) ranks.push_back(message.worker_event().rank());
-  for (const v1::WorkerEvent& event : message.worker_events().events()) {
-    ranks.push_back(event.rank());
-  }
-  return ranks;
-}
+using test::Ranks;
 
 TEST(EventBatchingTest, ARunOfEventsIsOneBatchAndOtherMessagesKeepTheirPlace) {
   std::deque<v1::AgentMessage> outbox = {Event(0), Event(1), Event(2), Heartbeat(), Event(3)};
