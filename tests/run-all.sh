@@ -26,13 +26,23 @@ tsan_labels=${EB_TSAN_LABELS-unit|integration}
 export EB_FUZZ_SECONDS=${EB_FUZZ_SECONDS:-20}
 fuzz=false
 if [[ "$EB_FUZZ_SECONDS" != 0 ]] && command -v clang++-14 >/dev/null; then fuzz=true; fi
+started=$SECONDS
+# A line per stage with the time since the start: where CI's minutes go.
+stage() { printf 'run-all: [%2d:%02d] %s\n' $(((SECONDS - started) / 60)) $(((SECONDS - started) % 60)) "$*"; }
+stage "installing the dependencies"
 deploy/scripts/install-deps.sh
+# The unit tests are built and run in the ASan+UBSan tree (and those that
+# start threads in the TSan tree too): the plain tree then builds none of
+# them (EB_UNIT_TESTS, tests/CMakeLists.txt), 40 % of its compile time.
+unit_tests=all
+if [[ " $sanitizers " == *" address,undefined "* ]]; then unit_tests=none; fi
 # The plain tree with line tables only (-g1) instead of full debug info:
 # the same code (GCC's -g never changes what is generated), a faster
 # compile and link. The package, and the README's run command on a fresh
 # clone, keep -g.
+stage "building the plain tree (unit tests: $unit_tests)"
 deploy/scripts/build.sh -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
-  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DEB_UNIT_TESTS="$unit_tests"
 
 # What the instrumented trees build, one `tests/sanitize/run.sh` argument list per line.
 plan=()
@@ -62,8 +72,10 @@ if ((${#plan[@]} > 0)); then
   builder=$!
 fi
 
+stage "plain tree: unit (style, deploy), integration, netns and tidy tests"
 (cd build && ctest --output-on-failure -j"$(nproc)" -L 'unit|integration|netns|tidy' "$@")
 # The chaos battery: a short seeded run of random faults (docs/RELIABILITY.md).
+stage "plain tree: the chaos battery"
 (cd build && ctest --output-on-failure -L chaos "$@")
 
 # Waits until the builder has built the tree of `args`; fails if it stopped first.
@@ -79,8 +91,9 @@ wait_for_tree() {
   done
 }
 for args in "${plan[@]}"; do
-  echo "run-all: waiting for the instrumented tree ($args)"
+  stage "waiting for the instrumented tree ($args)"
   wait_for_tree "$args"
+  stage "testing in the instrumented tree ($args)"
   labels=()
   if [[ "$args" == thread ]]; then labels=(-L "$tsan_labels"); fi
   # shellcheck disable=SC2086 # one line holds an option and the sanitizer
@@ -88,3 +101,4 @@ for args in "${plan[@]}"; do
 done
 if [[ -n "$builder" ]]; then wait "$builder" || true; fi
 builder=""
+stage "done"
