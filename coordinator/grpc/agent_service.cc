@@ -56,11 +56,16 @@ class SessionReactor final : public SessionBase {
       outbox_->Finish(grpc::Status::OK);
       return;
     }
-    AgentServiceImpl& service = service_;
-    service_.executor().Post(
-        [&service, id = session_id_, message = incoming_, channel = channel_, caller = caller_] {
-          service.HandleMessage(id, message, channel, *caller);
-        });
+    if (incoming_.has_heartbeat()) {
+      // Handled with the other sessions' heartbeats, a little later.
+      service_.AddHeartbeat(session_id_, {incoming_, channel_, caller_});
+    } else {
+      AgentServiceImpl& service = service_;
+      service_.executor().Post(
+          [&service, id = session_id_, message = incoming_, channel = channel_, caller = caller_] {
+            service.HandleMessage(id, message, channel, *caller);
+          });
+    }
     StartRead(&incoming_);
   }
 
@@ -93,7 +98,18 @@ AgentServiceImpl::AgentServiceImpl(common::Executor& executor, NodeRegistry& reg
       logs_(logs),
       config_(config),
       authz_(authz),
-      audit_(audit) {}
+      audit_(audit),
+      heartbeats_(executor, config.heartbeat_period / 20,
+                  [this](std::vector<std::pair<uint64_t, PendingHeartbeat>> batch) {
+                    for (const auto& [session_id, heartbeat] : batch) {
+                      HandleMessage(session_id, heartbeat.message, heartbeat.channel,
+                                    *heartbeat.caller);
+                    }
+                  }) {}
+
+void AgentServiceImpl::AddHeartbeat(uint64_t session_id, PendingHeartbeat heartbeat) {
+  heartbeats_.Add(session_id, std::move(heartbeat));
+}
 
 SessionBase* AgentServiceImpl::Session(grpc::CallbackServerContext* context) {
   Caller caller;

@@ -6,8 +6,12 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
 
 #include "common/exec/executor.h"
+#include "common/exec/latest_per_key_batch.h"
 #include "coordinator/config.h"
 #include "coordinator/core/collective_test_manager.h"
 #include "coordinator/core/log_requests.h"
@@ -43,6 +47,19 @@ class AgentServiceImpl final : public ebnccl::v1::AgentService::CallbackService 
                      const std::shared_ptr<AgentChannel>& channel, const Caller& caller);
   void HandleClosed(uint64_t session_id);
 
+  // A heartbeat of a session, handled (as HandleMessage) with the others
+  // that arrive within 1/20 of the heartbeat period: one turn of the
+  // executor for all of them instead of one each (1,024 agents send ~500 a
+  // second). The delay is at most 5 % of the period the agents keep, so it
+  // cannot make a node miss its heartbeats; a session's heartbeats carry
+  // nothing that other messages depend on. Thread-safe.
+  struct PendingHeartbeat {
+    ebnccl::v1::AgentMessage message;
+    std::shared_ptr<AgentChannel> channel;
+    std::shared_ptr<const Caller> caller;
+  };
+  void AddHeartbeat(uint64_t session_id, PendingHeartbeat heartbeat);
+
   common::Executor& executor() { return executor_; }
 
  private:
@@ -58,6 +75,7 @@ class AgentServiceImpl final : public ebnccl::v1::AgentService::CallbackService 
   const CoordinatorConfig config_;
   const Authorizer& authz_;
   AuditLog& audit_;
+  common::LatestPerKeyBatch<uint64_t, PendingHeartbeat> heartbeats_;
   std::atomic<uint64_t> next_session_id_{1};
 };
 
