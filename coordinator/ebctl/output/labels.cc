@@ -50,6 +50,21 @@ int32_t RootLabel(const v1::TestSpec& spec) {
   return spec.root_rank();
 }
 
+std::vector<v1::Collective> ReportCollectives(const v1::TestSpec& spec) {
+  std::vector<v1::Collective> collectives;
+  for (int c : spec.collectives()) collectives.push_back(static_cast<v1::Collective>(c));
+  if (collectives.empty()) collectives.push_back(spec.collective());
+  return collectives;
+}
+
+std::string CollectivesLabel(const v1::TestSpec& spec) {
+  std::string label;
+  for (v1::Collective c : ReportCollectives(spec)) {
+    absl::StrAppend(&label, label.empty() ? "" : ",", spec::DisplayName(c));
+  }
+  return label;
+}
+
 std::vector<std::string> TestNodeNames(const v1::TestReport& report) {
   std::vector<std::string> names;
   for (const v1::RankAssignment& rank : report.ranks()) {

@@ -30,6 +30,12 @@ std::string RedopLabel(const ebnccl::v1::TestSpec& spec);
 // (broadcast, reduce), -1 otherwise.
 int32_t RootLabel(const ebnccl::v1::TestSpec& spec);
 
+// The collectives of a test in run order (TestSpec.collectives, or the one
+// collective).
+std::vector<ebnccl::v1::Collective> ReportCollectives(const ebnccl::v1::TestSpec& spec);
+// The same as the user types them: "all_reduce,broadcast".
+std::string CollectivesLabel(const ebnccl::v1::TestSpec& spec);
+
 // Node names of the test in node order: from the rank map when there is one,
 // else from the spec (empty spec list = "every idle node" = empty result).
 std::vector<std::string> TestNodeNames(const ebnccl::v1::TestReport& report);

@@ -37,15 +37,6 @@ json VariantToJson(const v1::VariantResult& variant, bool report_errors) {
   };
 }
 
-// The collectives of the report in run order (TestSpec.collectives, or the
-// one collective).
-std::vector<v1::Collective> ReportCollectives(const v1::TestSpec& spec) {
-  std::vector<v1::Collective> collectives;
-  for (int c : spec.collectives()) collectives.push_back(static_cast<v1::Collective>(c));
-  if (collectives.empty()) collectives.push_back(spec.collective());
-  return collectives;
-}
-
 json DevicesToJson(const v1::TestReport& report);
 
 json ConfigToJson(const v1::TestReport& report) {

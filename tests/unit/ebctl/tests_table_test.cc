@@ -54,6 +54,30 @@ TEST(TestListTableTest, ColumnsStartUnderTheirHeaders) {
   }
 }
 
+// A test of several collectives lists them all, in run order, and the
+// column widens so that every row's columns still start under their headers.
+TEST(TestListTableTest, ATestOfSeveralCollectivesListsThemAll) {
+  v1::ListTestsReply reply;
+  *reply.add_tests() = testing::TwoRankReport();
+  v1::TestReport& several = *reply.add_tests();
+  several = testing::TwoRankReport();
+  several.mutable_spec()->add_collectives(v1::COLLECTIVE_ALL_REDUCE);
+  several.mutable_spec()->add_collectives(v1::COLLECTIVE_BROADCAST);
+  several.mutable_spec()->add_collectives(v1::COLLECTIVE_REDUCE_SCATTER);
+  const std::vector<std::string> lines = TestsTableLines(TestListTable(reply));
+  ASSERT_EQ(lines.size(), 3u);
+  const size_t column = lines[0].find("COLLECTIVE");
+  EXPECT_EQ(lines[1].substr(column, 11), "all_reduce ");
+  EXPECT_EQ(lines[2].substr(column, 37), "all_reduce,broadcast,reduce_scatter  ");
+  for (const char* header : {"STATE", "NODES", "SUMMARY"}) {
+    const size_t at = lines[0].find(header);
+    for (size_t row = 1; row < lines.size(); ++row) {
+      EXPECT_NE(lines[row][at], ' ') << header << " in: " << lines[row];
+      EXPECT_EQ(lines[row][at - 1], ' ') << header << " in: " << lines[row];
+    }
+  }
+}
+
 TEST(TestListTableTest, NoTestsIsJustTheHeader) {
   EXPECT_THAT(TestsTableLines(TestListTable({})), ElementsAre(::testing::StartsWith("TEST  ")));
 }
