@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Configures and builds ebnccl into build/ (binaries in build/bin).
 #   deploy/scripts/build.sh [extra cmake -D options...]
+#   EB_BUILD_TARGETS="eb-coordinator ebctl"  build only these (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 jobs=$(nproc)
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEB_WERROR=ON "$@" >/dev/null
-ninja -C build -j"$jobs"
+# EB_UNIT_TESTS=all unless the caller says otherwise (tests/run-all.sh builds
+# none here when the sanitizer trees run them): a tree configured by CI once
+# must not keep building without its unit tests.
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEB_WERROR=ON -DEB_UNIT_TESTS=all "$@" >/dev/null
+read -r -a targets <<<"${EB_BUILD_TARGETS:-}"
+ninja -C build -j"$jobs" "${targets[@]}"
