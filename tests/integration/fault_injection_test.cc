@@ -131,7 +131,11 @@ TEST_F(FaultInjectionTest, RankThatNeverJoinsTimesOutNamingIt) {
 TEST_F(FaultInjectionTest, WorkerThatNeverRegistersTimesOut) {
   StartCluster({"--worker-env=EB_WORKER_FAULT=hang_before_register:rank=2"});
   std::vector<std::string> args = kQuickTest;
-  args.insert(args.end(), {"--launch-timeout", "2s"});
+  // 2 s for the healthy ranks to start and register, as many times longer
+  // as instrumented workers are slower (ASan under load took more than 2 s
+  // for two healthy ranks, and they were named too).
+  args.insert(args.end(),
+              {"--launch-timeout", absl::StrCat(2 * LocalCluster::TestSlowdown(), "s")});
   CliResult result = cluster_.Ebctl(args);
   EXPECT_EQ(result.exit_code, 4) << result.err;
   nlohmann::json report = Parse(result);
