@@ -1,0 +1,46 @@
+#pragma once
+
+// Ring all_reduce on RingLinks: reduce-scatter then all-gather, each chunk
+// cut into segments so that the reduction of one segment (on the caller's
+// thread) overlaps the transfer of the next (on the links' sender and
+// receiver threads), and so that a segment goes on to the next rank as
+// soon as it is reduced. Bandwidth-optimal like NCCL's ring: every rank
+// sends and receives 2(n-1)/n of the buffer.
+//
+// Rank r, n ranks, the buffer cut into n chunks (element boundaries; the
+// first count % n chunks one element longer). Reduce-scatter step s
+// (0..n-2): send chunk r-s (the input at s = 0, then what was reduced the
+// step before) to r+1; receive chunk r-s-1 from r-1 into scratch and
+// reduce it with this rank's input into the output. After n-1 steps chunk
+// r+1 is reduced over all ranks. All-gather step s: send chunk r+1-s, and
+// receive chunk r-s straight into the output.
+
+#include <cstddef>
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "common/transport/tcp_link/ring_links.h"
+
+namespace eb::transport {
+
+// out[i] = a[i] op b[i] for `count` elements; `out` may alias `a` or `b`.
+using RingReduceFn = void (*)(void* out, const void* a, const void* b, size_t count);
+
+// Segment size of the pipeline. Fewer, larger messages cost fewer thread
+// wake-ups; smaller ones start the overlap sooner (docs/BENCHMARKS.md §10,
+// round 3).
+inline constexpr size_t kRingSegmentBytes = size_t{1} << 20;
+
+// Scratch bytes RingAllReduce needs for `count` elements of `element_bytes`
+// on `world_size` ranks (one chunk, rounded up to whole segments).
+size_t RingAllReduceScratchBytes(size_t count, size_t element_bytes, int world_size);
+
+// All-reduces `count` elements of `element_bytes` from `send` into `recv`
+// with `reduce`, over `links` (its rank and world size). `send` == `recv`
+// (in place) is allowed; a partial overlap is not (the caller stages it).
+// `scratch` holds RingAllReduceScratchBytes. Errors as RingLinks::Shift.
+absl::Status RingAllReduce(RingLinks& links, const void* send, void* recv, size_t count,
+                           size_t element_bytes, RingReduceFn reduce, void* scratch,
+                           LinkClock::time_point deadline);
+
+}  // namespace eb::transport
