@@ -8,9 +8,9 @@
 #include "common/transport/gloo/gloo_errors.h"
 #include "common/transport/host_type_dispatch.h"
 #include "common/transport/pattern.h"
+#include "common/transport/tcp_link/ring_all_reduce.h"
 #include "common/transport/types.h"
 #include "gloo/allgather.h"
-#include "gloo/allreduce.h"
 #include "gloo/alltoall.h"
 #include "gloo/barrier.h"
 #include "gloo/broadcast.h"
@@ -31,14 +31,6 @@ constexpr absl::string_view kWho = "the gloo transport";
 // protocol from ever matching a receive of another. (0xE2 was sendrecv's
 // while it ran on Gloo.)
 constexpr uint8_t kReduceScatterSlotPrefix = 0xE1;
-
-// Largest message of Gloo's ring all_reduce (Gloo's default is 1 MiB).
-// Measured on 2 cores over loopback (docs/BENCHMARKS.md, "The CPU data plane
-// against iperf3"): 1 MiB segments reach 1.0 GB/s busbw at 64-256 MiB, 4 MiB
-// 1.3-1.6 GB/s, 16 MiB 1.0-1.3 GB/s: fewer, larger messages cut the per-segment
-// wake-ups of both ranks' loop threads, and 4 MiB still leaves several segments
-// to overlap the reduction of one with the transfer of the next.
-constexpr size_t kAllReduceSegmentBytes = size_t{4} << 20;
 
 // Gloo's element-wise reduction signature: out[i] = a[i] op b[i].
 using ReduceFn = void (*)(void*, const void*, const void*, size_t);
@@ -145,6 +137,9 @@ Placement PlaceCall(const CollectiveCall& call, int rank, int n) {
   if (call.collective == Collective::kReduceScatter && n > 1) {
     p.work_bytes = 2 * call.count * elt;  // accumulator + incoming chunk
   }
+  if (call.collective == Collective::kAllReduce && n > 1) {
+    p.work_bytes = RingAllReduceScratchBytes(call.count, elt, n);  // incoming segments
+  }
   return p;
 }
 
@@ -221,16 +216,17 @@ absl::Status RunTyped(const GlooLanes& lanes, const CollectiveCall& call, const 
   T* send = const_cast<T*>(send_in);  // Gloo's setters take T*; they only read it
   T* recv = static_cast<T*>(call.recv);
   switch (call.collective) {
-    case Collective::kAllReduce: {
-      gloo::AllreduceOptions opts(ctx);
-      opts.setMaxSegmentSize(kAllReduceSegmentBytes);
-      if (!p.in_place) opts.setInput(send, count);
-      opts.setOutput(recv, count);
-      opts.setReduceFunction(ReduceFor<T>(call.op));
-      opts.setTimeout(timeout);
-      gloo::allreduce(opts);
-      return absl::OkStatus();
-    }
+    case Collective::kAllReduce:
+      // Our ring on the ring links, not Gloo's ring all_reduce (with 4 MiB
+      // segments, its best): measured faster over loopback and a veth pair
+      // (docs/BENCHMARKS.md §10, round 3). In place, `send` is the output
+      // itself (Placement), which the ring allows.
+      if (n == 1) {
+        if (recv != send) std::memmove(recv, send, count * sizeof(T));
+        return absl::OkStatus();
+      }
+      return RingAllReduce(*lanes.ring, send, recv, count, sizeof(T), ReduceFor<T>(call.op), work,
+                           deadline);
     case Collective::kAllGather: {
       gloo::AllgatherOptions opts(ctx);
       if (!p.in_place) opts.setInput(send, count);

@@ -2,13 +2,16 @@
 
 // The collectives of the Gloo backend on host buffers, with nccl-tests
 // semantics (pointers exactly as nccl-tests passes them, see
-// CollectiveCall). Gloo's own algorithms are used where they exist; ring
-// reduce-scatter is implemented here on Gloo unbound buffers, and the
-// sendrecv ring shift on our own ring links (tcp_link/ring_links.h). Used by GlooCommunicator from
+// CollectiveCall). Gloo's own algorithms are used for all_gather,
+// broadcast, reduce, alltoall and barrier; ring reduce-scatter is
+// implemented here on Gloo unbound buffers; all_reduce and the sendrecv
+// ring shift run on our own ring links (tcp_link/ring_links.h,
+// ring_all_reduce.h). Used by GlooCommunicator from
 // its one benchmark thread.
 //
 // In-place behaviour (checked against the Gloo 2022-05-18 sources):
-//   all_reduce  send == recv: Gloo's in-place form (output only).
+//   all_reduce  send == recv: our ring reads this rank's input chunk only
+//               before the all-gather overwrites it (ring_all_reduce.h).
 //   all_gather  send == recv + rank*count: Gloo's in-place form (output
 //               only; Gloo expects this rank's chunk already in place).
 //   reduce_scatter  recv == send + rank*count: our ring reads this rank's
@@ -59,9 +62,9 @@ absl::Status CheckGlooCall(const CollectiveCall& call, int world_size);
 size_t GlooScratchBytes(const CollectiveCall& call, int rank, int world_size);
 
 // The two lanes of a communicator (gloo_mesh.h). Lane 0 (`mesh`), Gloo's
-// full mesh, carries every collective but sendrecv; lane 1 (`ring`), our
-// own ring links to the next and from the previous rank, carries sendrecv's
-// ring shift (null with 1 rank).
+// full mesh, carries every collective but sendrecv and all_reduce; lane 1
+// (`ring`), our own ring links to the next and from the previous rank,
+// carries those two (null with 1 rank).
 struct GlooLanes {
   std::shared_ptr<gloo::Context> mesh;
   RingLinks* ring = nullptr;

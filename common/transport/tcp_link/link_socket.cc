@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "common/status/status_macros.h"
 
 namespace eb::transport {
 namespace {
@@ -78,9 +79,19 @@ LinkSocket& LinkSocket::operator=(LinkSocket&& other) noexcept {
   if (this != &other) {
     Close();
     fd_ = other.fd_;
+    recv_low_water_ = other.recv_low_water_;
     other.fd_ = -1;
   }
   return *this;
+}
+
+absl::Status LinkSocket::SetRecvLowWater(int bytes) {
+  if (bytes == recv_low_water_) return absl::OkStatus();
+  if (::setsockopt(fd_, SOL_SOCKET, SO_RCVLOWAT, &bytes, sizeof(bytes)) != 0) {
+    return ErrnoError("ring link socket", "setsockopt(SO_RCVLOWAT)", errno);
+  }
+  recv_low_water_ = bytes;
+  return absl::OkStatus();
 }
 
 void LinkSocket::Shutdown() const {
@@ -240,13 +251,19 @@ absl::Status SendAll(const LinkSocket& socket, iovec* iov, int count,
   return absl::OkStatus();
 }
 
-absl::Status RecvAll(const LinkSocket& socket, void* data, size_t bytes,
-                     LinkClock::time_point deadline, const std::atomic<bool>& stop,
-                     absl::string_view who) {
+absl::Status RecvAll(LinkSocket& socket, void* data, size_t bytes, LinkClock::time_point deadline,
+                     const std::atomic<bool>& stop, absl::string_view who) {
   auto* out = static_cast<char*>(data);
   size_t done = 0;
   while (done < bytes) {
     if (stop.load(std::memory_order_acquire)) return IoFailure(who, "recv", 0, done, bytes, stop);
+    // Without a low-water mark the kernel wakes this thread for every
+    // segment that arrives, and those wake-ups, not the copies, were what
+    // two directions on 2 cores ran out of. Never more than the rest: the
+    // tail of a message must wake us without waiting for the next one.
+    const auto low_water =
+        static_cast<int>(std::min<size_t>(bytes - done, static_cast<size_t>(kRecvLowWaterBytes)));
+    if (low_water > 0) EB_RETURN_IF_ERROR(socket.SetRecvLowWater(low_water));
     // MSG_WAITALL: one call for the whole rest unless the slice ends first.
     const ssize_t got = ::recv(socket.fd(), out + done, bytes - done, MSG_WAITALL);
     if (got == 0) return IoFailure(who, "recv", 0, done, bytes, stop);

@@ -14,6 +14,12 @@
 // reduce it with this rank's input into the output. After n-1 steps chunk
 // r+1 is reduced over all ranks. All-gather step s: send chunk r+1-s, and
 // receive chunk r-s straight into the output.
+//
+// In place is safe without a copy: the input chunk r is read only by the
+// first step's send, and written only by the all-gather's first receive,
+// whose data (chunk r reduced over all ranks) cannot exist before the
+// next rank has received that send in full; every other chunk is read by
+// the reduction of a segment before its result is written there.
 
 #include <cstddef>
 #include <cstdint>
@@ -26,9 +32,10 @@ namespace eb::transport {
 // out[i] = a[i] op b[i] for `count` elements; `out` may alias `a` or `b`.
 using RingReduceFn = void (*)(void* out, const void* a, const void* b, size_t count);
 
-// Segment size of the pipeline. Fewer, larger messages cost fewer thread
-// wake-ups; smaller ones start the overlap sooner (docs/BENCHMARKS.md §10,
-// round 3).
+// Segment size of the pipeline: smaller segments start the overlap of the
+// reduction with the transfer sooner, larger ones cost fewer messages. A
+// 1 MiB segment is also one receive wake-up (kRecvLowWaterBytes). Measured
+// in docs/BENCHMARKS.md §10, round 3.
 inline constexpr size_t kRingSegmentBytes = size_t{1} << 20;
 
 // Scratch bytes RingAllReduce needs for `count` elements of `element_bytes`

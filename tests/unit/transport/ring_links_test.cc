@@ -92,6 +92,36 @@ INSTANTIATE_TEST_SUITE_P(Ranks, RingLinksShiftTest, ::testing::Values(2, 3, 4),
                            return absl::StrCat("n", param.param);
                          });
 
+// The receive low-water mark (kRecvLowWaterBytes) never exceeds what is
+// left of a message: a small message, or the tail of a large one, wakes
+// the receiver at once. Were it left waiting for the 100 ms socket timeout
+// instead, 100 exchanges would take 10 s or more.
+TEST(RingLinksTest, SmallMessagesAndTailsDoNotWaitForTheTimeout) {
+  std::vector<std::unique_ptr<RingLinks>> links = Ring(2);
+  ASSERT_EQ(links.size(), 2u);
+  constexpr int kRounds = 100;
+  // 24 bytes, and one that leaves a short tail after a whole low-water mark.
+  constexpr size_t kSizes[] = {24, kRecvLowWaterBytes + 5};
+  std::vector<LinkClock::duration> took(2);
+  std::vector<absl::Status> results(2);
+  OnRanks(2, [&](int rank) {
+    std::string send(kSizes[1], 's');
+    std::string recv(kSizes[1], '\0');
+    const auto start = LinkClock::now();
+    for (int round = 0; round < kRounds; ++round) {
+      const size_t size = kSizes[round % 2];
+      results[static_cast<size_t>(rank)] =
+          links[static_cast<size_t>(rank)]->Shift(send.data(), recv.data(), size, In(seconds(30)));
+      if (!results[static_cast<size_t>(rank)].ok()) return;
+    }
+    took[static_cast<size_t>(rank)] = LinkClock::now() - start;
+  });
+  for (int rank = 0; rank < 2; ++rank) {
+    ASSERT_TRUE(results[static_cast<size_t>(rank)].ok()) << results[static_cast<size_t>(rank)];
+    EXPECT_LT(took[static_cast<size_t>(rank)], seconds(5)) << "rank " << rank;
+  }
+}
+
 TEST(RingLinksTest, PipelinedMessagesArriveInOrder) {
   // Several messages posted before any is waited for (what a pipelined
   // algorithm does), waited for in another order than posted.
