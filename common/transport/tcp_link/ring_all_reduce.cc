@@ -37,8 +37,8 @@ struct Layout {
   }
 };
 
-Layout LayoutOf(size_t count, size_t element_bytes, int n) {
-  Layout layout{count, n, std::max<size_t>(1, kRingSegmentBytes / element_bytes), 1};
+Layout LayoutOf(size_t count, size_t element_bytes, int n, size_t segment_bytes) {
+  Layout layout{count, n, std::max<size_t>(1, segment_bytes / element_bytes), 1};
   const size_t longest = (count + static_cast<size_t>(n) - 1) / static_cast<size_t>(n);
   layout.segments = std::max<size_t>(1, (longest + layout.segment - 1) / layout.segment);
   return layout;
@@ -48,21 +48,22 @@ int Mod(int a, int n) { return ((a % n) + n) % n; }
 
 }  // namespace
 
-size_t RingAllReduceScratchBytes(size_t count, size_t element_bytes, int world_size) {
+size_t RingAllReduceScratchBytes(size_t count, size_t element_bytes, int world_size,
+                                 size_t segment_bytes) {
   if (world_size < 2) return 0;
-  const Layout layout = LayoutOf(count, element_bytes, world_size);
+  const Layout layout = LayoutOf(count, element_bytes, world_size, segment_bytes);
   return layout.segments * layout.segment * element_bytes;
 }
 
 absl::Status RingAllReduce(RingLinks& links, const void* send, void* recv, size_t count,
                            size_t element_bytes, RingReduceFn reduce, void* scratch,
-                           LinkClock::time_point deadline) {
+                           LinkClock::time_point deadline, size_t segment_bytes) {
   const int n = links.world_size();
   const int r = links.rank();
   const auto* in = static_cast<const char*>(send);
   auto* out = static_cast<char*>(recv);
   auto* temp = static_cast<char*>(scratch);
-  const Layout L = LayoutOf(count, element_bytes, n);
+  const Layout L = LayoutOf(count, element_bytes, n, segment_bytes);
   const size_t e = element_bytes;
   const size_t segments = L.segments;
   // The receive pending for each segment slot, and the last send posted

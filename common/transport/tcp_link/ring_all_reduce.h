@@ -33,21 +33,28 @@ namespace eb::transport {
 using RingReduceFn = void (*)(void* out, const void* a, const void* b, size_t count);
 
 // Segment size of the pipeline: smaller segments start the overlap of the
-// reduction with the transfer sooner, larger ones cost fewer messages. A
-// 1 MiB segment is also one receive wake-up (kRecvLowWaterBytes). Measured
-// in docs/BENCHMARKS.md §10, round 3.
-inline constexpr size_t kRingSegmentBytes = size_t{1} << 20;
+// reduction with the transfer sooner, larger ones cost fewer messages and
+// thread wake-ups. 2-rank all_reduce busbw at 64-256 MiB on the shared
+// 2-core machine (docs/BENCHMARKS.md §10, round 3): 1 MiB 0.9-1.2 GB/s over
+// a veth pair and 1.1-2.0 over loopback, 4 MiB 1.2-1.4 / 1.3-1.6, 8 MiB
+// 1.5-1.9 / 2.1-2.7, 16 MiB 1.3-1.6 / 1.8-2.5.
+inline constexpr size_t kRingSegmentBytes = size_t{8} << 20;
 
 // Scratch bytes RingAllReduce needs for `count` elements of `element_bytes`
-// on `world_size` ranks (one chunk, rounded up to whole segments).
-size_t RingAllReduceScratchBytes(size_t count, size_t element_bytes, int world_size);
+// on `world_size` ranks (one chunk, rounded up to whole segments of
+// `segment_bytes`).
+size_t RingAllReduceScratchBytes(size_t count, size_t element_bytes, int world_size,
+                                 size_t segment_bytes = kRingSegmentBytes);
 
 // All-reduces `count` elements of `element_bytes` from `send` into `recv`
 // with `reduce`, over `links` (its rank and world size). `send` == `recv`
 // (in place) is allowed; a partial overlap is not (the caller stages it).
-// `scratch` holds RingAllReduceScratchBytes. Errors as RingLinks::Shift.
+// `scratch` holds RingAllReduceScratchBytes (same `segment_bytes`, which
+// tests make small to cut many segments out of a small buffer). Errors as
+// RingLinks::Shift.
 absl::Status RingAllReduce(RingLinks& links, const void* send, void* recv, size_t count,
                            size_t element_bytes, RingReduceFn reduce, void* scratch,
-                           LinkClock::time_point deadline);
+                           LinkClock::time_point deadline,
+                           size_t segment_bytes = kRingSegmentBytes);
 
 }  // namespace eb::transport

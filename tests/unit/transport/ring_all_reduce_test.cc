@@ -39,11 +39,19 @@ class RingAllReduceTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(RingAllReduceTest, SumsExactly) {
   const int n = GetParam();
-  const size_t segment = kRingSegmentBytes / sizeof(uint32_t);
+  // Small segments, so that a small buffer has many (the pipeline's
+  // bookkeeping is the same at any size).
+  constexpr size_t kSegmentBytes = 4096;
+  const size_t segment = kSegmentBytes / sizeof(uint32_t);
   // 1 element (chunks of 0 for all but one rank), n - 1, n + 1, a prime,
-  // and more than one segment per chunk with a short last one.
-  const size_t counts[] = {1, static_cast<size_t>(n - 1), static_cast<size_t>(n + 1), 1009,
-                           segment * static_cast<size_t>(n) * 2 + 13};
+  // more than one segment per chunk with a short last one, and tens of
+  // segments per chunk.
+  const size_t counts[] = {1,
+                           static_cast<size_t>(n - 1),
+                           static_cast<size_t>(n + 1),
+                           1009,
+                           segment * static_cast<size_t>(n) * 2 + 13,
+                           100003};
   std::vector<std::unique_ptr<RingLinks>> links = Ring(n);
   ASSERT_EQ(links.size(), static_cast<size_t>(n));
   std::vector<std::string> failures(static_cast<size_t>(n));
@@ -57,7 +65,8 @@ TEST_P(RingAllReduceTest, SumsExactly) {
         std::vector<uint32_t> recv(count + 16, 0xdeadbeef);
         for (size_t i = 0; i < count; ++i) send[i] = Input(rank, i, round);
         if (in_place) std::memcpy(recv.data(), send.data(), count * sizeof(uint32_t));
-        std::vector<char> scratch(RingAllReduceScratchBytes(count, sizeof(uint32_t), n));
+        std::vector<char> scratch(
+            RingAllReduceScratchBytes(count, sizeof(uint32_t), n, kSegmentBytes));
         const absl::Status status =
             RingAllReduce(*links[static_cast<size_t>(rank)], in_place ? recv.data() : send.data(),
                           recv.data(), count, sizeof(uint32_t), &SumUint32, scratch.data(),
@@ -97,7 +106,7 @@ INSTANTIATE_TEST_SUITE_P(Ranks, RingAllReduceTest, ::testing::Values(2, 3, 4),
 TEST(RingAllReduceFailureTest, AnAbortedNeighbourFailsTheOp) {
   std::vector<std::unique_ptr<RingLinks>> links = Ring(3);
   ASSERT_EQ(links.size(), 3u);
-  const size_t count = kRingSegmentBytes;
+  const size_t count = size_t{1} << 20;
   std::vector<absl::Status> results(3);
   OnRanks(3, [&](int rank) {
     if (rank == 2) {
