@@ -70,12 +70,29 @@ absl::Status RingAllReduce(RingLinks& links, const void* send, void* recv, size_
   // (the sender runs in order, so waiting for it waits for all).
   std::vector<uint64_t> pending(segments);
   uint64_t last_send = 0;
+  // The reduce-scatter send of step s, segment k: the all-gather's receive
+  // into the same chunk waits for it (below).
+  std::vector<uint64_t> scattered(static_cast<size_t>(n - 1) * segments);
   auto send_segment = [&](const char* base, int chunk, size_t k) {
     last_send = links.PostSend(base + L.SegmentStart(chunk, k) * e, L.SegmentLength(chunk, k) * e,
                                deadline);
+    return last_send;
   };
   auto recv_segment = [&](char* dst, int chunk, size_t k) {
     pending[k] = links.PostRecv(dst, L.SegmentLength(chunk, k) * e, deadline);
+  };
+  // All-gather step s receives chunk r-s, which reduce-scatter step s sent
+  // (from the input, in place the same memory, at s = 0). The data that
+  // arrives cannot exist before that send has been read in full by the
+  // next rank, so this wait returns at once; it makes the order local
+  // (and visible to ThreadSanitizer, which cannot see it through the
+  // sockets) instead of resting on the ring's causality.
+  auto gather_into = [&](int step, size_t k) -> absl::Status {
+    EB_RETURN_IF_ERROR(
+        links.WaitSend(scattered[static_cast<size_t>(step) * segments + k], deadline));
+    const int chunk = Mod(r - step, n);
+    recv_segment(out + L.SegmentStart(chunk, k) * e, chunk, k);
+    return absl::OkStatus();
   };
 
   // Reduce-scatter. Messages are posted in (step, segment) order on both
@@ -83,7 +100,7 @@ absl::Status RingAllReduce(RingLinks& links, const void* send, void* recv, size_
   for (size_t k = 0; k < segments; ++k) {
     recv_segment(temp + k * L.segment * e, Mod(r - 1, n), k);
   }
-  for (size_t k = 0; k < segments; ++k) send_segment(in, r, k);
+  for (size_t k = 0; k < segments; ++k) scattered[k] = send_segment(in, r, k);
   for (int step = 0; step < n - 1; ++step) {
     const int chunk = Mod(r - step - 1, n);
     for (size_t k = 0; k < segments; ++k) {
@@ -93,11 +110,12 @@ absl::Status RingAllReduce(RingLinks& links, const void* send, void* recv, size_
       reduce(out + at, in + at, slot, L.SegmentLength(chunk, k));
       // The reduced segment goes on at once: to the next reduce-scatter
       // step, or, fully reduced after the last, to the all-gather.
-      send_segment(out, chunk, k);
+      const uint64_t sent = send_segment(out, chunk, k);
       if (step < n - 2) {
+        scattered[static_cast<size_t>(step + 1) * segments + k] = sent;
         recv_segment(slot, Mod(r - step - 2, n), k);
       } else {
-        recv_segment(out + L.SegmentStart(r, k) * e, r, k);
+        EB_RETURN_IF_ERROR(gather_into(0, k));
       }
     }
   }
@@ -108,8 +126,7 @@ absl::Status RingAllReduce(RingLinks& links, const void* send, void* recv, size_
       EB_RETURN_IF_ERROR(links.WaitRecv(pending[k], deadline));
       if (step < n - 2) {
         send_segment(out, chunk, k);
-        const int next_chunk = Mod(r - step - 1, n);
-        recv_segment(out + L.SegmentStart(next_chunk, k) * e, next_chunk, k);
+        EB_RETURN_IF_ERROR(gather_into(step + 1, k));
       }
     }
   }

@@ -17,9 +17,10 @@
 //
 // In place is safe without a copy: the input chunk r is read only by the
 // first step's send, and written only by the all-gather's first receive,
-// whose data (chunk r reduced over all ranks) cannot exist before the
-// next rank has received that send in full; every other chunk is read by
-// the reduction of a segment before its result is written there.
+// which is posted only once that send is done; every other chunk is read
+// by the reduction of a segment before its result is written there, and
+// the all-gather receives into a chunk only after its reduce-scatter send
+// from there is done.
 
 #include <cstddef>
 #include <cstdint>

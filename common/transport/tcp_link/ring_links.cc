@@ -73,16 +73,33 @@ class LinkWorker {
     return posted_;
   }
 
+  // Returns once message `ticket` is done (OK), or once the worker has
+  // stopped and is out of its last call (its error): a caller that frees
+  // its buffers after an error never races the thread still writing into
+  // or reading from them.
   absl::Status Wait(uint64_t ticket, LinkClock::time_point deadline) {
     absl::MutexLock lock(&mu_);
-    auto finished = [this, ticket]()
-                        ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return done_ >= ticket || stopping_; };
+    auto finished = [this, ticket]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return done_ >= ticket || (stopping_ && !busy_);
+    };
     if (!mu_.AwaitWithDeadline(absl::Condition(&finished), ToAbsl(deadline + kWaitGrace))) {
-      return absl::DeadlineExceededError(
-          absl::StrCat(who_, ": message ", ticket - 1, " did not finish by the deadline"));
+      // The thread checks the deadline itself at least every kLinkSlice,
+      // so this only guards against a bug there: stop it, and still wait
+      // until it is out of the buffer (shutdown(2) wakes its call).
+      StopLocked(absl::DeadlineExceededError(absl::StrCat(who_, ": message ", ticket - 1,
+                                                          " did not finish by the deadline")),
+                 /*reset=*/true);
+      mu_.Await(absl::Condition(&finished));
     }
     if (done_ >= ticket) return absl::OkStatus();
     return error_;
+  }
+
+  // After a Stop: blocks until the thread is out of its current call.
+  void AwaitIdle() {
+    absl::MutexLock lock(&mu_);
+    auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ && !busy_; };
+    mu_.Await(absl::Condition(&idle));
   }
 
   // Any thread: records `why` unless an error came first and stops the
@@ -93,6 +110,11 @@ class LinkWorker {
   // True for the call that stopped it.
   bool Stop(const absl::Status& why, bool reset) {
     absl::MutexLock lock(&mu_);
+    return StopLocked(why, reset);
+  }
+
+ private:
+  bool StopLocked(const absl::Status& why, bool reset) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (error_.ok()) error_ = why;
     if (stopping_) return false;
     stopping_ = true;
@@ -102,7 +124,6 @@ class LinkWorker {
     return true;
   }
 
- private:
   struct Job {
     char* data;
     size_t bytes;
@@ -267,15 +288,23 @@ uint64_t RingLinks::PostRecv(void* data, size_t bytes, LinkClock::time_point dea
 absl::Status RingLinks::WaitSend(uint64_t ticket, LinkClock::time_point deadline) {
   if (!sender_) return absl::FailedPreconditionError("ring links: not connected");
   absl::Status status = sender_->Wait(ticket, deadline);
-  if (!status.ok()) Fail(status);
+  if (!status.ok()) FailAndQuiesce(status);
   return status;
 }
 
 absl::Status RingLinks::WaitRecv(uint64_t ticket, LinkClock::time_point deadline) {
   if (!receiver_) return absl::FailedPreconditionError("ring links: not connected");
   absl::Status status = receiver_->Wait(ticket, deadline);
-  if (!status.ok()) Fail(status);
+  if (!status.ok()) FailAndQuiesce(status);
   return status;
+}
+
+void RingLinks::FailAndQuiesce(const absl::Status& error) {
+  Fail(error);
+  // The other direction may still be inside a call on a posted buffer,
+  // which the caller frees once we return.
+  sender_->AwaitIdle();
+  receiver_->AwaitIdle();
 }
 
 absl::Status RingLinks::Shift(const void* send, void* recv, size_t bytes,

@@ -110,7 +110,9 @@ class RingLinks {
   // `deadline`; the returned ticket is waited for with WaitSend/WaitRecv,
   // in any order. The buffer must stay valid and untouched (send) or
   // unread (recv) until its ticket is waited for. Waits return OK once
-  // that message is done, else the links' first error (codes as Shift).
+  // that message is done, else the links' first error (codes as Shift);
+  // after an error neither thread touches any posted buffer any more, so
+  // the caller may free them all.
   uint64_t PostSend(const void* data, size_t bytes, LinkClock::time_point deadline);
   uint64_t PostRecv(void* data, size_t bytes, LinkClock::time_point deadline);
   absl::Status WaitSend(uint64_t ticket, LinkClock::time_point deadline);
@@ -125,6 +127,9 @@ class RingLinks {
   RingLinks(int rank, int world_size, LinkSocket listener, uint16_t port, uint64_t token);
   // Makes `error` the links' error and stops both directions.
   void Fail(const absl::Status& error);
+  // Fail, then waits until neither thread is inside a send or receive, so
+  // that no posted buffer is touched any more.
+  void FailAndQuiesce(const absl::Status& error);
 
   const int rank_;
   const int world_size_;
