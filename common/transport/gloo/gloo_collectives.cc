@@ -8,9 +8,9 @@
 #include "common/transport/gloo/gloo_errors.h"
 #include "common/transport/host_type_dispatch.h"
 #include "common/transport/pattern.h"
+#include "common/transport/tcp_link/ring_all_reduce.h"
 #include "common/transport/types.h"
 #include "gloo/allgather.h"
-#include "gloo/allreduce.h"
 #include "gloo/alltoall.h"
 #include "gloo/barrier.h"
 #include "gloo/broadcast.h"
@@ -26,19 +26,11 @@ using std::chrono::milliseconds;
 
 constexpr absl::string_view kWho = "the gloo transport";
 
-// Slot prefixes of our own unbound-buffer protocols. Gloo's collectives use
-// 0x01..0x08 (gloo/types.h); distinct prefixes keep a message of one
-// protocol from ever matching a receive of another.
+// Slot prefix of our own unbound-buffer protocol. Gloo's collectives use
+// 0x01..0x08 (gloo/types.h); a distinct prefix keeps a message of one
+// protocol from ever matching a receive of another. (0xE2 was sendrecv's
+// while it ran on Gloo.)
 constexpr uint8_t kReduceScatterSlotPrefix = 0xE1;
-constexpr uint8_t kSendRecvSlotPrefix = 0xE2;
-
-// Largest message of Gloo's ring all_reduce (Gloo's default is 1 MiB).
-// Measured on 2 cores over loopback (docs/BENCHMARKS.md, "The CPU data plane
-// against iperf3"): 1 MiB segments reach 1.0 GB/s busbw at 64-256 MiB, 4 MiB
-// 1.3-1.6 GB/s, 16 MiB 1.0-1.3 GB/s: fewer, larger messages cut the per-segment
-// wake-ups of both ranks' loop threads, and 4 MiB still leaves several segments
-// to overlap the reduction of one with the transfer of the next.
-constexpr size_t kAllReduceSegmentBytes = size_t{4} << 20;
 
 // Gloo's element-wise reduction signature: out[i] = a[i] op b[i].
 using ReduceFn = void (*)(void*, const void*, const void*, size_t);
@@ -145,6 +137,9 @@ Placement PlaceCall(const CollectiveCall& call, int rank, int n) {
   if (call.collective == Collective::kReduceScatter && n > 1) {
     p.work_bytes = 2 * call.count * elt;  // accumulator + incoming chunk
   }
+  if (call.collective == Collective::kAllReduce && n > 1) {
+    p.work_bytes = RingAllReduceScratchBytes(call.count, elt, n);  // incoming segments
+  }
   return p;
 }
 
@@ -194,37 +189,21 @@ absl::Status RingReduceScatter(gloo::Context& ctx, const T* send, T* recv, size_
   return absl::OkStatus();
 }
 
-// Ring shift: send to r+1, receive from r-1. The message from rank r goes
-// on lane r % 2, so with 2 ranks each process writes on one lane and reads
-// on the other: one Gloo loop thread that only writes and one that only
-// reads, on two sockets, as two iperf3 streams (one each way) have. On one
-// lane a single loop thread did both directions' copies under one pair
-// mutex. Splitting every message in halves over both lanes was measured too
-// (docs/BENCHMARKS.md, "The CPU data plane against iperf3"): no better over
-// a veth pair and about a third slower over loopback, with twice the
-// messages and each loop thread still serving both directions.
-// With an odd world size the wrap-around message (n-1 -> 0) shares lane 0
-// with 0 -> 1; any n is correct, 2 is the case this speeds up.
+// Ring shift: send to r+1, receive from r-1, on our own ring links: a
+// blocking sender thread and a blocking receiver thread per process, each
+// with a connection of its own (tcp_link/ring_links.h). Two Gloo lanes,
+// each direction on the loop thread of its own Gloo device, reached
+// 0.44-0.52x of one iperf3 stream on a quiet 2-core machine, where
+// blocking streams moved ~1.5x as much (docs/BENCHMARKS.md §10). The
+// caller stages an in-place call (PlaceCall), so `send` and `recv` never
+// overlap.
 absl::Status RingShift(const GlooLanes& lanes, const void* send, void* recv, size_t bytes,
                        Clock::time_point deadline) {
-  const int n = lanes.mesh->size;
-  const int r = lanes.mesh->rank;
-  if (n == 1) {
+  if (lanes.mesh->size == 1) {
     if (recv != send) std::memmove(recv, send, bytes);
     return absl::OkStatus();
   }
-  const int prev = (r - 1 + n) % n;
-  gloo::Context& send_lane = r % 2 == 0 ? *lanes.mesh : *lanes.ring;
-  gloo::Context& recv_lane = prev % 2 == 0 ? *lanes.mesh : *lanes.ring;
-  auto send_buf = send_lane.createUnboundBuffer(const_cast<void*>(send), bytes);
-  auto recv_buf = recv_lane.createUnboundBuffer(recv, bytes);
-  const uint64_t slot = gloo::Slot::build(kSendRecvSlotPrefix, 0);
-  recv_buf->recv(prev, slot);
-  send_buf->send((r + 1) % n, slot);
-  if (!recv_buf->waitRecv(Remaining(deadline)) || !send_buf->waitSend(Remaining(deadline))) {
-    return absl::InternalError("sendrecv: a gloo wait was interrupted");
-  }
-  return absl::OkStatus();
+  return lanes.ring->Shift(send, recv, bytes, deadline);
 }
 
 // One call on typed buffers. `send` is the (possibly staged) input.
@@ -237,16 +216,17 @@ absl::Status RunTyped(const GlooLanes& lanes, const CollectiveCall& call, const 
   T* send = const_cast<T*>(send_in);  // Gloo's setters take T*; they only read it
   T* recv = static_cast<T*>(call.recv);
   switch (call.collective) {
-    case Collective::kAllReduce: {
-      gloo::AllreduceOptions opts(ctx);
-      opts.setMaxSegmentSize(kAllReduceSegmentBytes);
-      if (!p.in_place) opts.setInput(send, count);
-      opts.setOutput(recv, count);
-      opts.setReduceFunction(ReduceFor<T>(call.op));
-      opts.setTimeout(timeout);
-      gloo::allreduce(opts);
-      return absl::OkStatus();
-    }
+    case Collective::kAllReduce:
+      // Our ring on the ring links, not Gloo's ring all_reduce (with 4 MiB
+      // segments, its best): measured faster over loopback and a veth pair
+      // (docs/BENCHMARKS.md §10, round 3). In place, `send` is the output
+      // itself (Placement), which the ring allows.
+      if (n == 1) {
+        if (recv != send) std::memmove(recv, send, count * sizeof(T));
+        return absl::OkStatus();
+      }
+      return RingAllReduce(*lanes.ring, send, recv, count, sizeof(T), ReduceFor<T>(call.op), work,
+                           deadline);
     case Collective::kAllGather: {
       gloo::AllgatherOptions opts(ctx);
       if (!p.in_place) opts.setInput(send, count);

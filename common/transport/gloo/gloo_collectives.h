@@ -2,12 +2,16 @@
 
 // The collectives of the Gloo backend on host buffers, with nccl-tests
 // semantics (pointers exactly as nccl-tests passes them, see
-// CollectiveCall). Gloo's own algorithms are used where they exist; ring
-// reduce-scatter and the sendrecv ring shift are implemented here on Gloo
-// unbound buffers. Used by GlooCommunicator from its one benchmark thread.
+// CollectiveCall). Gloo's own algorithms are used for all_gather,
+// broadcast, reduce, alltoall and barrier; ring reduce-scatter is
+// implemented here on Gloo unbound buffers; all_reduce and the sendrecv
+// ring shift run on our own ring links (tcp_link/ring_links.h,
+// ring_all_reduce.h). Used by GlooCommunicator from
+// its one benchmark thread.
 //
 // In-place behaviour (checked against the Gloo 2022-05-18 sources):
-//   all_reduce  send == recv: Gloo's in-place form (output only).
+//   all_reduce  send == recv: our ring reads this rank's input chunk only
+//               before the all-gather overwrites it (ring_all_reduce.h).
 //   all_gather  send == recv + rank*count: Gloo's in-place form (output
 //               only; Gloo expects this rank's chunk already in place).
 //   reduce_scatter  recv == send + rank*count: our ring reads this rank's
@@ -31,6 +35,7 @@
 #include "absl/status/statusor.h"
 #include "common/transport/communicator.h"
 #include "common/transport/host_memory.h"
+#include "common/transport/tcp_link/ring_links.h"
 #include "gloo/context.h"
 
 namespace eb::transport {
@@ -56,13 +61,13 @@ absl::Status CheckGlooCall(const CollectiveCall& call, int world_size);
 // The scratch bytes RunGlooCollective needs for `call` on `rank`.
 size_t GlooScratchBytes(const CollectiveCall& call, int rank, int world_size);
 
-// The two lanes of a communicator (gloo_mesh.h): contexts of the same rank
-// and size. Lane 0 (`mesh`) connects every pair of ranks and carries every
-// collective; lane 1 (`ring`) connects only ring neighbours, on a device
-// (loop thread) of its own, and carries part of sendrecv.
+// The two lanes of a communicator (gloo_mesh.h). Lane 0 (`mesh`), Gloo's
+// full mesh, carries every collective but sendrecv and all_reduce; lane 1
+// (`ring`), our own ring links to the next and from the previous rank,
+// carries those two (null with 1 rank).
 struct GlooLanes {
   std::shared_ptr<gloo::Context> mesh;
-  std::shared_ptr<gloo::Context> ring;
+  RingLinks* ring = nullptr;
 };
 
 // Runs one collective call (the caller has checked it with CheckGlooCall).
@@ -70,7 +75,9 @@ struct GlooLanes {
 // once. Every wait is bounded by `timeout` (Gloo options' setTimeout; our
 // own ring steps share one deadline). Errors as CallGloo: DEADLINE_EXCEEDED
 // on a timeout, UNAVAILABLE when a peer is gone, INTERNAL on a broken Gloo
-// precondition. After an error the context's connections are unusable.
+// precondition; sendrecv's as RingLinks::Shift (INVALID_ARGUMENT for a
+// peer's header that disagrees, ABORTED after RingLinks::Abort). After an
+// error the connections are unusable.
 absl::Status RunGlooCollective(const GlooLanes& lanes, const CollectiveCall& call,
                                std::chrono::milliseconds timeout, uint8_t* scratch);
 

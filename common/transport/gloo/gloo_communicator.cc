@@ -44,11 +44,12 @@ class HostBuffer final : public Buffer {
 class GlooCommunicator final : public Communicator {
  public:
   GlooCommunicator(const GlooOptions& options, std::shared_ptr<MeshContext> mesh,
-                   std::shared_ptr<MeshContext> ring)
+                   std::unique_ptr<RingLinks> ring)
       : rank_(options.rank),
         world_size_(options.world_size),
         op_timeout_(ToMillis(options.op_timeout)),
-        lanes_{std::move(mesh), std::move(ring)} {}
+        ring_(std::move(ring)),
+        lanes_{std::move(mesh), ring_.get()} {}
 
   int Rank() const override { return rank_; }
   int WorldSize() const override { return world_size_; }
@@ -115,6 +116,9 @@ class GlooCommunicator final : public Communicator {
       if (close_now) closed_ = true;
     }
     spdlog::warn("gloo communicator rank={} aborted: {}", rank_, std::string(reason));
+    // Unlike Gloo's pairs, the ring links may be aborted under a running
+    // op: a sendrecv blocked on them returns at once.
+    if (ring_) ring_->Abort(reason);
     if (close_now) CloseConnections();
   }
 
@@ -169,17 +173,18 @@ class GlooCommunicator final : public Communicator {
   // on. Called at most once, never while an op is in flight (Gloo's pairs
   // are not safe to close under a running collective on another thread).
   void CloseConnections() {
-    absl::Status status = CallGloo("gloo close connections", [&] {
-      lanes_.mesh->closeConnections();
-      lanes_.ring->closeConnections();
-    });
+    if (ring_) ring_->Abort("the communicator failed or was aborted");
+    absl::Status status =
+        CallGloo("gloo close connections", [&] { lanes_.mesh->closeConnections(); });
     if (!status.ok()) spdlog::warn("gloo communicator rank={}: {}", rank_, status.ToString());
   }
 
   const int rank_;
   const int world_size_;
   const std::chrono::milliseconds op_timeout_;
-  // Each lane's context holds its device and its connected pairs.
+  // Lane 1, declared before lanes_, which points at it.
+  const std::unique_ptr<RingLinks> ring_;
+  // Lane 0's context holds its device and its connected pairs.
   const GlooLanes lanes_;
   GlooScratch scratch_;  // benchmark thread only
 
@@ -242,12 +247,10 @@ absl::StatusOr<std::unique_ptr<Communicator>> CreateGlooCommunicator(const GlooO
   } else {
     attr.hostname = options.hostname;
   }
-  // Two devices: each has its own loop thread, which does all the socket
-  // I/O of its pairs (gloo_mesh.h). Both bind the same address.
-  std::shared_ptr<gloo::transport::Device> devices[2];
-  absl::Status status = CallGloo("gloo tcp device", [&] {
-    for (auto& device : devices) device = gloo::transport::tcp::CreateDevice(attr);
-  });
+  // Lane 0's device; the ring links (lane 1) bind the same address.
+  std::shared_ptr<gloo::transport::Device> device;
+  absl::Status status =
+      CallGloo("gloo tcp device", [&] { device = gloo::transport::tcp::CreateDevice(attr); });
   if (!status.ok()) {
     // Device creation only resolves the interface or host name to an
     // address, so a failure means the configured name is wrong.
@@ -258,7 +261,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> CreateGlooCommunicator(const GlooO
   }
 
   std::shared_ptr<MeshContext> mesh;
-  std::shared_ptr<MeshContext> ring;
+  std::unique_ptr<RingLinks> ring;
   PrefixedStore prefixed(store, options.key_prefix);
   const absl::Time deadline = absl::Now() + options.connect_timeout;
   const std::string what =
@@ -266,14 +269,11 @@ absl::StatusOr<std::unique_ptr<Communicator>> CreateGlooCommunicator(const GlooO
   absl::Status lanes = absl::OkStatus();
   status = CallGloo(what, [&] {
     mesh = std::make_shared<MeshContext>(options.rank, options.world_size);
-    ring = std::make_shared<MeshContext>(options.rank, options.world_size);
     // Gloo uses the context timeout for its TCP connects.
     mesh->setTimeout(ToMillis(options.connect_timeout));
-    ring->setTimeout(ToMillis(options.connect_timeout));
-    lanes = ConnectLanes(prefixed, *mesh, devices[0], *ring, devices[1], deadline);
+    lanes = ConnectLanes(prefixed, *mesh, device, &ring, deadline);
     // From here on it is only a default: every op passes op_timeout itself.
     mesh->setTimeout(ToMillis(options.op_timeout));
-    ring->setTimeout(ToMillis(options.op_timeout));
   });
   if (!status.ok()) return status;
   if (!lanes.ok()) {

@@ -32,9 +32,9 @@ struct GlooOptions {
   std::string key_prefix = "gloo/";
 };
 
-// Creates the two TCP devices (lanes, gloo_mesh.h), joins the full mesh of
-// `options.world_size` ranks and the ring lane through `store` and returns
-// the communicator. Blocks up to connect_timeout. Returns:
+// Creates the Gloo TCP device, joins its full mesh of `options.world_size`
+// ranks and connects the ring links (the two lanes, gloo_mesh.h) through
+// `store`, and returns the communicator. Blocks up to connect_timeout. Returns:
 //   INVALID_ARGUMENT  bad options, or the interface/hostname cannot be
 //                     resolved to an address (the message names the field);
 //   DEADLINE_EXCEEDED a rank did not publish its address table (the store

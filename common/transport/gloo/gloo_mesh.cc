@@ -1,5 +1,7 @@
 #include "common/transport/gloo/gloo_mesh.h"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
 #include <optional>
 #include <utility>
@@ -27,6 +29,14 @@ gloo::transport::tcp::Address ToGloo(const MeshAddress& address) {
   return gloo::transport::tcp::Address(address.address, address.seq);
 }
 
+void SetPort(sockaddr_storage& address, uint16_t port) {
+  if (address.ss_family == AF_INET) {
+    reinterpret_cast<sockaddr_in*>(&address)->sin_port = htons(port);
+  } else {
+    reinterpret_cast<sockaddr_in6*>(&address)->sin6_port = htons(port);
+  }
+}
+
 }  // namespace
 
 void MeshContext::Bind(std::shared_ptr<gloo::transport::Device> device,
@@ -36,32 +46,31 @@ void MeshContext::Bind(std::shared_ptr<gloo::transport::Device> device,
 }
 
 absl::Status ConnectLanes(RendezvousStore& store, MeshContext& mesh,
-                          const std::shared_ptr<gloo::transport::Device>& mesh_device,
-                          MeshContext& ring,
-                          const std::shared_ptr<gloo::transport::Device>& ring_device,
-                          absl::Time deadline) {
+                          const std::shared_ptr<gloo::transport::Device>& device,
+                          std::unique_ptr<RingLinks>* ring, absl::Time deadline) {
   const int rank = mesh.rank;
   const int size = mesh.size;
-  if (ring.rank != rank || ring.size != size) {
-    return absl::InternalError("the two lanes' contexts differ in rank or size");
-  }
-  std::shared_ptr<gloo::transport::Context> lane0 = mesh_device->createContext(rank, size);
-  std::shared_ptr<gloo::transport::Context> lane1 = ring_device->createContext(rank, size);
+  std::shared_ptr<gloo::transport::Context> lane0 = device->createContext(rank, size);
   lane0->setTimeout(mesh.getTimeout());
-  lane1->setTimeout(ring.getTimeout());
   std::vector<MeshEntry> mine(static_cast<size_t>(size));
   std::vector<std::string> keys;
   keys.reserve(static_cast<size_t>(size));
   for (int peer = 0; peer < size; ++peer) {
     if (peer == rank) continue;
-    MeshEntry& entry = mine[static_cast<size_t>(peer)];
-    EB_ASSIGN_OR_RETURN(entry.mesh, CreatePair(*lane0, peer));
-    if (IsRingNeighbour(rank, peer, size)) {
-      EB_ASSIGN_OR_RETURN(entry.ring, CreatePair(*lane1, peer));
-    }
+    EB_ASSIGN_OR_RETURN(mine[static_cast<size_t>(peer)].mesh, CreatePair(*lane0, peer));
     keys.push_back(MeshTableKey(peer));
   }
+  std::unique_ptr<RingLinks> links;
   if (!keys.empty()) {
+    // The ring links listen on the host address the device's pairs bind;
+    // the previous rank learns the port and token from its entry.
+    const int prev = (rank + size - 1) % size;
+    MeshEntry& for_prev = mine[static_cast<size_t>(prev)];
+    EB_ASSIGN_OR_RETURN(links, RingLinks::Listen(rank, size, for_prev.mesh.address));
+    RingLinkAddress listener{for_prev.mesh.address, links->token()};
+    SetPort(listener.address, links->port());
+    for_prev.ring = listener;
+
     EB_ASSIGN_OR_RETURN(std::string table, EncodeMeshTable(rank, mine));
     EB_RETURN_IF_ERROR(store.Set(MeshTableKey(rank), table));
     const absl::Duration left = deadline - absl::Now();
@@ -81,20 +90,21 @@ absl::Status ConnectLanes(RendezvousStore& store, MeshContext& mesh,
       EB_ASSIGN_OR_RETURN(peers[static_cast<size_t>(peer)],
                           DecodeMeshEntry(entries[next++], rank, peer, size));
     }
-    // Every rank connects lane 0 before lane 1, in rank order, as Gloo's
-    // connectFullMesh does: the listening side of a pair waits for the
-    // other's connect, which never waits on a lane-1 pair.
+    // Every rank connects lane 0 in rank order, as Gloo's connectFullMesh
+    // does, then its ring link: the listening side of a Gloo pair waits for
+    // the other's connect, which never waits on a ring link, and a ring
+    // link's connect completes in the peer's backlog without its accept.
     for (int peer = 0; peer < size; ++peer) {
       if (peer == rank) continue;
       lane0->getPair(peer)->connect(ToGloo(peers[static_cast<size_t>(peer)].mesh).bytes());
     }
-    for (int peer = 0; peer < size; ++peer) {
-      const std::optional<MeshAddress>& address = peers[static_cast<size_t>(peer)].ring;
-      if (address.has_value()) lane1->getPair(peer)->connect(ToGloo(*address).bytes());
-    }
+    const RingLinkAddress& to_next = *peers[static_cast<size_t>((rank + 1) % size)].ring;
+    const auto until = LinkClock::now() + absl::ToChronoNanoseconds(std::max(deadline - absl::Now(),
+                                                                             absl::ZeroDuration()));
+    EB_RETURN_IF_ERROR(links->Connect(to_next.address, to_next.token, until));
   }
-  mesh.Bind(mesh_device, std::move(lane0));
-  ring.Bind(ring_device, std::move(lane1));
+  mesh.Bind(device, std::move(lane0));
+  *ring = std::move(links);
   return absl::OkStatus();
 }
 

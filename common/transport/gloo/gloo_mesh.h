@@ -7,11 +7,12 @@
 // and their connect() are Gloo's; only the exchange differs: see
 // mesh_table.h for the table each rank publishes.
 //
-// The same exchange connects a second lane (issue 16): pairs to the two
-// ring neighbours only, on a second Gloo device. A Gloo device does all the
-// socket I/O of its pairs on its one loop thread, under one mutex per pair,
-// so one lane gives a process one thread for both directions of a ring
-// shift; two lanes give it two (gloo_collectives.cc says how they are used).
+// The same exchange connects a second lane (issue 16): our own ring links
+// (tcp_link/ring_links.h), a connection to the next rank and one from the
+// previous rank, each served by a thread of its own with blocking calls,
+// which carry sendrecv's ring shift. A Gloo device does all the socket I/O
+// of its pairs on its one loop thread, under one mutex per pair; that was
+// the measured limit of the CPU data plane (docs/BENCHMARKS.md §10).
 
 #include <memory>
 #include <string>
@@ -19,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "common/transport/rendezvous_store.h"
+#include "common/transport/tcp_link/ring_links.h"
 #include "gloo/rendezvous/context.h"
 #include "gloo/transport/context.h"
 #include "gloo/transport/device.h"
@@ -34,21 +36,20 @@ class MeshContext final : public gloo::rendezvous::Context {
             std::shared_ptr<gloo::transport::Context> transport);
 };
 
-// Connects both lanes of this rank (`mesh` and `ring`: contexts of the same
-// rank and size): lane 0, a TCP pair per peer on `mesh_device`, and lane 1,
-// a TCP pair per ring neighbour (mesh_table.h, IsRingNeighbour) on
-// `ring_device`. Publishes this rank's table under MeshTableKey(rank),
-// waits at most until `deadline` for every peer's entry for this rank, and
-// connects every pair (Gloo's connects use each context's timeout). Store
-// errors come back with their code (DEADLINE_EXCEEDED naming the missing
-// keys, ABORTED, UNAVAILABLE); a peer's malformed entry is INVALID_ARGUMENT
-// naming the rank and field, before any pair connects. Gloo's own failures
-// (connect timeouts, resets) are thrown as Gloo's exceptions: call it
-// inside CallGloo.
+// Connects both lanes of this rank: lane 0, a Gloo TCP pair per peer on
+// `device` (bound into `mesh`), and, with 2 ranks or more, lane 1, the ring
+// links to the next and from the previous rank, on the device's address
+// (returned in `ring`; null for 1 rank). Publishes this rank's table under
+// MeshTableKey(rank), waits at most until `deadline` for every peer's entry
+// for this rank, and connects every pair (Gloo's connects use the context's
+// timeout), then the ring links (before `deadline`). Store errors come
+// back with their code (DEADLINE_EXCEEDED naming the missing keys, ABORTED,
+// UNAVAILABLE); a peer's malformed entry is INVALID_ARGUMENT naming the
+// rank and field, before any pair connects; the ring links' errors as
+// RingLinks::Connect. Gloo's own failures (connect timeouts, resets) are
+// thrown as Gloo's exceptions: call it inside CallGloo.
 absl::Status ConnectLanes(RendezvousStore& store, MeshContext& mesh,
-                          const std::shared_ptr<gloo::transport::Device>& mesh_device,
-                          MeshContext& ring,
-                          const std::shared_ptr<gloo::transport::Device>& ring_device,
-                          absl::Time deadline);
+                          const std::shared_ptr<gloo::transport::Device>& device,
+                          std::unique_ptr<RingLinks>* ring, absl::Time deadline);
 
 }  // namespace eb::transport

@@ -18,7 +18,7 @@ constexpr int kScopeIdAt = 24;
 constexpr int kSeqAt = 28;
 constexpr int kRingPortAt = 36;
 constexpr int kRingPaddingAt = 38;
-constexpr int kRingSeqAt = 40;
+constexpr int kRingTokenAt = 40;
 
 void PutBigEndian(std::string& out, int at, uint64_t value, int bytes) {
   for (int i = bytes - 1; i >= 0; --i) {
@@ -74,8 +74,11 @@ absl::Status EncodeRing(const MeshEntry& peer, int index, std::string& entry) {
     return absl::InvalidArgumentError(
         absl::StrCat("peers[", index, "].ring: not the lane-0 address with a port of its own"));
   }
+  if (peer.ring->token == 0) {
+    return absl::InvalidArgumentError(absl::StrCat("peers[", index, "].ring.token: 0"));
+  }
   std::memcpy(&entry[kRingPortAt], &port, 2);
-  PutBigEndian(entry, kRingSeqAt, static_cast<uint64_t>(peer.ring->seq), 8);
+  PutBigEndian(entry, kRingTokenAt, peer.ring->token, 8);
   return absl::OkStatus();
 }
 
@@ -106,41 +109,47 @@ absl::StatusOr<std::string> EncodeEntry(const MeshEntry& peer, int index) {
   return entry;
 }
 
-// Lane 1 of a decoded entry: lane 0's address with the lane-1 port.
-absl::StatusOr<std::optional<MeshAddress>> DecodeRing(absl::string_view entry,
-                                                      const MeshAddress& mesh, bool neighbour,
-                                                      const std::string& where) {
+// Lane 1 of a decoded entry: lane 0's address with the ring link's port,
+// and its token. `next`: the entry's publisher is the reader's next rank,
+// the only one whose entry carries a ring link.
+absl::StatusOr<std::optional<RingLinkAddress>> DecodeRing(absl::string_view entry,
+                                                          const MeshAddress& mesh, bool next,
+                                                          const std::string& where) {
   if (entry[kRingPaddingAt] != '\0' || entry[kRingPaddingAt + 1] != '\0') {
     return absl::InvalidArgumentError(absl::StrCat(where, "padding: byte 38 or 39 is not zero"));
   }
   uint16_t port = 0;
   std::memcpy(&port, &entry[kRingPortAt], 2);
-  const int64_t seq = static_cast<int64_t>(GetBigEndian(entry, kRingSeqAt, 8));
-  if (!neighbour) {
-    if (port != 0 || seq != 0) {
+  const uint64_t token = GetBigEndian(entry, kRingTokenAt, 8);
+  if (!next) {
+    if (port != 0 || token != 0) {
       return absl::InvalidArgumentError(
-          absl::StrCat(where, "ring: a lane-1 address from a rank that is not a ring neighbour"));
+          absl::StrCat(where, "ring: a ring link address from a rank that is not the next one"));
     }
-    return std::optional<MeshAddress>();
+    return std::optional<RingLinkAddress>();
   }
   if (port == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(where, "ring port: 0 from a ring neighbour"));
+    return absl::InvalidArgumentError(absl::StrCat(where, "ring port: 0 from the next rank"));
   }
-  MeshAddress ring = mesh;
-  ring.seq = seq;
+  if (token == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(where, "ring token: 0 from the next rank"));
+  }
+  RingLinkAddress ring;
+  ring.address = mesh.address;
+  ring.token = token;
   if (ring.address.ss_family == AF_INET) {
     reinterpret_cast<sockaddr_in*>(&ring.address)->sin_port = port;
   } else {
     reinterpret_cast<sockaddr_in6*>(&ring.address)->sin6_port = port;
   }
-  return std::optional<MeshAddress>(ring);
+  return std::optional<RingLinkAddress>(ring);
 }
 
 }  // namespace
 
-bool IsRingNeighbour(int rank, int peer, int size) {
+bool IsRingNext(int rank, int peer, int size) {
   if (size < 2 || peer == rank) return false;
-  return peer == (rank + 1) % size || peer == (rank - 1 + size) % size;
+  return peer == (rank + 1) % size;
 }
 
 std::string MeshTableKey(int rank) { return absl::StrCat("mesh/", rank); }
@@ -163,9 +172,10 @@ absl::StatusOr<std::string> EncodeMeshTable(int rank, const std::vector<MeshEntr
     }
     absl::StatusOr<std::string> entry = EncodeEntry(peers[static_cast<size_t>(j)], j);
     if (!entry.ok()) return entry.status();
-    if (peers[static_cast<size_t>(j)].ring.has_value() != IsRingNeighbour(rank, j, size)) {
+    // Rank j's ring link connects to its next rank: this one, or none.
+    if (peers[static_cast<size_t>(j)].ring.has_value() != IsRingNext(j, rank, size)) {
       return absl::InvalidArgumentError(
-          absl::StrCat("peers[", j, "].ring: a lane-1 address exactly for the ring neighbours"));
+          absl::StrCat("peers[", j, "].ring: a ring link address exactly for the previous rank"));
     }
     table += *entry;
   }
@@ -206,8 +216,8 @@ absl::StatusOr<MeshEntry> DecodeMeshEntry(absl::string_view entry, int rank, int
         absl::StrCat(where, "family: ", family, ", expected 4 (IPv4) or 6 (IPv6)"));
   }
   out.mesh.seq = static_cast<int64_t>(GetBigEndian(entry, kSeqAt, 8));
-  absl::StatusOr<std::optional<MeshAddress>> ring =
-      DecodeRing(entry, out.mesh, IsRingNeighbour(rank, peer, size), where);
+  absl::StatusOr<std::optional<RingLinkAddress>> ring =
+      DecodeRing(entry, out.mesh, IsRingNext(rank, peer, size), where);
   if (!ring.ok()) return ring.status();
   out.ring = *ring;
   return out;

@@ -178,16 +178,14 @@ class GlooPeerGoneTest : public ::testing::TestWithParam<GoneCase> {};
 
 // A rank whose connections reset (as when its process dies) while the
 // others are inside a sendrecv: each of them fails well within the op
-// timeout, whichever lane it waits on. With 2 ranks, rank 0 receives on
-// lane 1 and rank 1 on lane 0 (RingShift), so the two cases check that
-// Abort resets both lanes; with 3, rank 2 waits on rank 1, which fails
-// first and must reset its own lanes in turn.
-//
-// The victim goes between two of its calls: Gloo (2022-05-18) does not
-// fail a wait on a message whose bytes are already half read or written
-// when the pair dies (Pair::signalException skips the ops in rx_/tx_), so a
-// death in the middle of a message is bounded by the op timeout and by the
-// agent, which stops the test's other workers (fault_injection_test).
+// timeout. sendrecv runs on the ring links (lane 1), which the victim's
+// Abort resets at once; with 3 ranks, rank 2 waits on rank 1, which fails
+// first and must reset its own links in turn. The others are in their
+// fourth call when the victim goes, their sends of a 4 MiB message to it
+// stuck half-way in socket buffers that it no longer reads: the ring links
+// fail a message in the middle as promptly as between messages (Gloo's
+// pairs did not: Pair::signalException in Gloo 2022-05-18 skips the ops in
+// rx_/tx_).
 TEST_P(GlooPeerGoneTest, SendRecvFailsFastOnEveryLane) {
   const GoneCase c = GetParam();
   const absl::Duration op_timeout = absl::Seconds(10);

@@ -1,8 +1,8 @@
 // The full-mesh exchange of issue 15: the address table's encoding, and
 // that a Gloo rank makes exactly one Set and one WaitSlice on the store
 // (gloo's own connectFullMesh made two calls per peer), with the peers'
-// bad entries refused naming the rank and field; and the ring lane of
-// issue 16 (lane 1), which travels in the same table.
+// bad entries refused naming the rank and field; and the ring links of
+// issue 16 (lane 1: port and token), which travel in the same table.
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -55,15 +55,14 @@ MeshAddress V6(const char* ip, uint16_t port, uint32_t scope, int64_t seq) {
   return out;
 }
 
-// Lane 1 of `mesh`: the same host, another port.
-MeshAddress RingOf(MeshAddress mesh, uint16_t port, int64_t seq = -1) {
+// Lane 1 of `mesh`: the same host, another port, and a token.
+RingLinkAddress RingOf(MeshAddress mesh, uint16_t port, uint64_t token = 0x1234) {
   if (mesh.address.ss_family == AF_INET) {
     reinterpret_cast<sockaddr_in*>(&mesh.address)->sin_port = htons(port);
   } else {
     reinterpret_cast<sockaddr_in6*>(&mesh.address)->sin6_port = htons(port);
   }
-  mesh.seq = seq;
-  return mesh;
+  return RingLinkAddress{mesh.address, token};
 }
 
 absl::string_view EntryOf(const std::string& table, int rank) {
@@ -72,29 +71,32 @@ absl::string_view EntryOf(const std::string& table, int rank) {
                                          static_cast<size_t>(slice.length));
 }
 
-uint16_t PortOf(const MeshAddress& a) {
-  return ntohs(reinterpret_cast<const sockaddr_in*>(&a.address)->sin_port);
+uint16_t PortOf(const sockaddr_storage& a) {
+  return ntohs(reinterpret_cast<const sockaddr_in*>(&a)->sin_port);
 }
 
-TEST(MeshTableTest, RingNeighboursAreTheRanksNextToIt) {
-  EXPECT_FALSE(IsRingNeighbour(0, 0, 1));
-  EXPECT_TRUE(IsRingNeighbour(0, 1, 2));
-  EXPECT_TRUE(IsRingNeighbour(1, 0, 2));
-  EXPECT_TRUE(IsRingNeighbour(0, 2, 3));
-  EXPECT_TRUE(IsRingNeighbour(2, 0, 3));
-  EXPECT_TRUE(IsRingNeighbour(1, 2, 4));
-  EXPECT_FALSE(IsRingNeighbour(1, 3, 4));
-  EXPECT_FALSE(IsRingNeighbour(2, 2, 4));
-  EXPECT_TRUE(IsRingNeighbour(0, 3, 4));
+TEST(MeshTableTest, RingNextIsTheRankAfterIt) {
+  EXPECT_FALSE(IsRingNext(0, 0, 1));
+  EXPECT_TRUE(IsRingNext(0, 1, 2));
+  EXPECT_TRUE(IsRingNext(1, 0, 2));
+  EXPECT_TRUE(IsRingNext(0, 1, 3));
+  EXPECT_FALSE(IsRingNext(0, 2, 3));
+  EXPECT_TRUE(IsRingNext(2, 0, 3));
+  EXPECT_TRUE(IsRingNext(1, 2, 4));
+  EXPECT_FALSE(IsRingNext(2, 1, 4));
+  EXPECT_FALSE(IsRingNext(1, 3, 4));
+  EXPECT_FALSE(IsRingNext(2, 2, 4));
+  EXPECT_TRUE(IsRingNext(3, 0, 4));
 }
 
 TEST(MeshTableTest, EachRanksEntryRoundTrips) {
-  // Rank 1 of 4: ranks 0 and 2 are its ring neighbours, rank 3 is not.
+  // Rank 1 of 4: rank 0's ring link connects to it, no other rank's does.
+  // With 2 ranks, each is the other's next.
   const MeshAddress v6 = V6("fe80::1", 40003, 7, 12345);
   const std::vector<MeshEntry> peers = {
-      {V4("10.1.2.3", 40001), RingOf(V4("10.1.2.3", 40001), 41001)},
+      {V4("10.1.2.3", 40001), RingOf(V4("10.1.2.3", 40001), 41001, 0xfedcba9876543210)},
       {},
-      {v6, RingOf(v6, 41003, 99)},
+      {v6, std::nullopt},
       {V4("10.1.2.3", 40004), std::nullopt}};
   absl::StatusOr<std::string> table = EncodeMeshTable(1, peers);
   ASSERT_TRUE(table.ok()) << table.status();
@@ -111,10 +113,10 @@ TEST(MeshTableTest, EachRanksEntryRoundTrips) {
   EXPECT_STREQ(ip, "10.1.2.3");
   EXPECT_EQ(first->mesh.seq, -1);
   ASSERT_TRUE(first->ring.has_value());
-  EXPECT_EQ(PortOf(*first->ring), 41001);
+  EXPECT_EQ(PortOf(first->ring->address), 41001);
   const auto* ring_in = reinterpret_cast<const sockaddr_in*>(&first->ring->address);
   EXPECT_EQ(ring_in->sin_addr.s_addr, in->sin_addr.s_addr);
-  EXPECT_EQ(first->ring->seq, -1);
+  EXPECT_EQ(first->ring->token, 0xfedcba9876543210u);
 
   absl::StatusOr<MeshEntry> third = DecodeMeshEntry(EntryOf(*table, 2), 2, /*peer=*/1, 4);
   ASSERT_TRUE(third.ok()) << third.status();
@@ -125,16 +127,23 @@ TEST(MeshTableTest, EachRanksEntryRoundTrips) {
   inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
   EXPECT_STREQ(ip, "fe80::1");
   EXPECT_EQ(third->mesh.seq, 12345);
-  ASSERT_TRUE(third->ring.has_value());
-  const auto* ring6 = reinterpret_cast<const sockaddr_in6*>(&third->ring->address);
-  EXPECT_EQ(ntohs(ring6->sin6_port), 41003);
-  EXPECT_EQ(ring6->sin6_scope_id, 7u);
-  EXPECT_EQ(third->ring->seq, 99);
+  EXPECT_FALSE(third->ring.has_value());
 
   absl::StatusOr<MeshEntry> fourth = DecodeMeshEntry(EntryOf(*table, 3), 3, /*peer=*/1, 4);
   ASSERT_TRUE(fourth.ok()) << fourth.status();
-  EXPECT_EQ(PortOf(fourth->mesh), 40004);
+  EXPECT_EQ(PortOf(fourth->mesh.address), 40004);
   EXPECT_FALSE(fourth->ring.has_value());
+
+  // An IPv6 ring link keeps lane 0's scope.
+  absl::StatusOr<std::string> of2 = EncodeMeshTable(0, {{}, {v6, RingOf(v6, 41002, 5)}});
+  ASSERT_TRUE(of2.ok()) << of2.status();
+  absl::StatusOr<MeshEntry> v6_ring = DecodeMeshEntry(EntryOf(*of2, 1), 1, /*peer=*/0, 2);
+  ASSERT_TRUE(v6_ring.ok()) << v6_ring.status();
+  ASSERT_TRUE(v6_ring->ring.has_value());
+  const auto* ring6 = reinterpret_cast<const sockaddr_in6*>(&v6_ring->ring->address);
+  EXPECT_EQ(ntohs(ring6->sin6_port), 41002);
+  EXPECT_EQ(ring6->sin6_scope_id, 7u);
+  EXPECT_EQ(v6_ring->ring->token, 5u);
 }
 
 TEST(MeshTableTest, BadInputNamesTheField) {
@@ -160,53 +169,59 @@ TEST(MeshTableTest, BadInputNamesTheField) {
               HasSubstr("padding"));
 }
 
-// Lane 1 is checked on both sides: a table carries it exactly for the ring
-// neighbours, on lane 0's host; a peer's entry is refused naming the rank
-// and field when it lacks it, carries one it should not, or sets padding.
-TEST(MeshTableTest, BadRingLaneNamesTheField) {
+// Lane 1 is checked on both sides: a table carries a ring link exactly for
+// the previous rank, on lane 0's host, with a token; a peer's entry is
+// refused naming the rank and field when it lacks one, carries one it
+// should not, or sets padding.
+TEST(MeshTableTest, BadRingLinkNamesTheField) {
   const MeshAddress a = V4("10.0.0.1", 40000);
   const MeshEntry with_ring{a, RingOf(a, 40100)};
   const MeshEntry without_ring{a, std::nullopt};
-  // Rank 0 of 3: both others are neighbours; of 4, rank 2 is not.
-  EXPECT_TRUE(EncodeMeshTable(0, {{}, with_ring, with_ring}).ok());
-  EXPECT_THAT(std::string(EncodeMeshTable(0, {{}, without_ring, with_ring}).status().message()),
+  // Rank 0 of 3: only rank 2 (its previous rank) connects to it.
+  EXPECT_TRUE(EncodeMeshTable(0, {{}, without_ring, with_ring}).ok());
+  EXPECT_THAT(std::string(EncodeMeshTable(0, {{}, without_ring, without_ring}).status().message()),
+              HasSubstr("peers[2].ring"));
+  EXPECT_THAT(std::string(EncodeMeshTable(0, {{}, with_ring, with_ring}).status().message()),
               HasSubstr("peers[1].ring"));
-  EXPECT_THAT(
-      std::string(EncodeMeshTable(0, {{}, with_ring, with_ring, with_ring}).status().message()),
-      HasSubstr("peers[2].ring"));
   const MeshEntry other_host{a, RingOf(V4("10.0.0.2", 1), 40100)};
   EXPECT_THAT(std::string(EncodeMeshTable(0, {{}, other_host}).status().message()),
               AllOf(HasSubstr("peers[1].ring"), HasSubstr("lane-0 address")));
   const MeshEntry no_port{a, RingOf(a, 0)};
   EXPECT_THAT(std::string(EncodeMeshTable(0, {{}, no_port}).status().message()),
               HasSubstr("peers[1].ring"));
+  const MeshEntry no_token{a, RingOf(a, 40100, 0)};
+  EXPECT_THAT(std::string(EncodeMeshTable(0, {{}, no_token}).status().message()),
+              HasSubstr("peers[1].ring.token"));
 
-  // Rank 5 of 8 publishes rank 4's entry (a neighbour) and rank 7's (not).
+  // Rank 5 of 8 publishes rank 4's entry (its previous rank) and rank 7's.
   absl::StatusOr<std::string> table = EncodeMeshTable(5, {without_ring,
                                                           without_ring,
                                                           without_ring,
                                                           without_ring,
                                                           with_ring,
                                                           {},
-                                                          with_ring,
+                                                          without_ring,
                                                           without_ring});
   ASSERT_TRUE(table.ok()) << table.status();
-  std::string neighbour(EntryOf(*table, 4));
+  std::string for_prev(EntryOf(*table, 4));
   std::string other(EntryOf(*table, 7));
-  ASSERT_TRUE(DecodeMeshEntry(neighbour, 4, 5, 8).ok());
+  ASSERT_TRUE(DecodeMeshEntry(for_prev, 4, 5, 8).ok());
   ASSERT_TRUE(DecodeMeshEntry(other, 7, 5, 8).ok());
-  // The neighbour's entry read by a rank that is not its neighbour, and the
-  // other way round.
-  EXPECT_THAT(std::string(DecodeMeshEntry(neighbour, 7, 5, 8).status().message()),
-              AllOf(HasSubstr("rank 5"), HasSubstr("ring: a lane-1 address")));
+  // The previous rank's entry read by another rank, and the other way round.
+  EXPECT_THAT(std::string(DecodeMeshEntry(for_prev, 7, 5, 8).status().message()),
+              AllOf(HasSubstr("rank 5"), HasSubstr("ring: a ring link address")));
   EXPECT_THAT(std::string(DecodeMeshEntry(other, 4, 5, 8).status().message()),
               AllOf(HasSubstr("rank 5"), HasSubstr("ring port: 0")));
-  std::string seq_only = other;
-  seq_only[47] = 1;  // a lane-1 sequence number without a port
-  EXPECT_THAT(std::string(DecodeMeshEntry(seq_only, 7, 5, 8).status().message()),
-              HasSubstr("ring: a lane-1 address"));
-  neighbour[38] = 1;
-  EXPECT_THAT(std::string(DecodeMeshEntry(neighbour, 4, 5, 8).status().message()),
+  std::string token_only = other;
+  token_only[47] = 1;  // a token without a port
+  EXPECT_THAT(std::string(DecodeMeshEntry(token_only, 7, 5, 8).status().message()),
+              HasSubstr("ring: a ring link address"));
+  std::string no_token_entry = for_prev;
+  for (int i = 40; i < 48; ++i) no_token_entry[static_cast<size_t>(i)] = '\0';
+  EXPECT_THAT(std::string(DecodeMeshEntry(no_token_entry, 4, 5, 8).status().message()),
+              AllOf(HasSubstr("rank 5"), HasSubstr("ring token: 0")));
+  for_prev[38] = 1;
+  EXPECT_THAT(std::string(DecodeMeshEntry(for_prev, 4, 5, 8).status().message()),
               AllOf(HasSubstr("rank 5"), HasSubstr("padding")));
 }
 
@@ -281,14 +296,14 @@ TEST(GlooMeshTest, PeersBadEntryIsInvalidArgumentNamingTheRank) {
                     HasSubstr("family: 9")));
 }
 
-TEST(GlooMeshTest, PeersEntryWithoutItsRingLaneIsInvalidArgument) {
+TEST(GlooMeshTest, PeersEntryWithoutItsRingLinkIsInvalidArgument) {
   InMemoryRendezvousStore store;
   const MeshAddress lane0 = V4("127.0.0.1", 40000);
   const MeshEntry lane0_only{lane0, std::nullopt};
   const MeshEntry both{lane0, RingOf(lane0, 40001)};
   // Rank 1's table with, for rank 0, an entry that is right only for a rank
-  // that is not its ring neighbour (entry 2 of rank 0 of 4).
-  absl::StatusOr<std::string> of4 = EncodeMeshTable(0, {{}, both, lane0_only, both});
+  // that does not connect to it (entry 2 of rank 0 of 4).
+  absl::StatusOr<std::string> of4 = EncodeMeshTable(0, {{}, lane0_only, lane0_only, both});
   ASSERT_TRUE(of4.ok()) << of4.status();
   std::string table(2 * kMeshEntryBytes, '\0');
   table.replace(0, kMeshEntryBytes, std::string(EntryOf(*of4, 2)));
