@@ -44,7 +44,7 @@ build=build-$name
 fuzz_seconds=${EB_FUZZ_SECONDS:-30}
 
 # ThreadSanitizer can only find a race where there are threads: its tree
-# builds the unit tests that start threads (THREADS in tests/unit; 13 of 74
+# builds the unit tests that start threads (THREADS in tests/unit; 15 of 71
 # executables) and leaves out the single-threaded rest, which the
 # address,undefined tree runs. EB_TSAN_UNIT_TESTS=all builds them all.
 unit_tests=all
