@@ -152,8 +152,13 @@ TEST(SplitRailsTest, ASlowedWorkerShowsUpOnItsRailOnly) {
     SCOPED_TRACE(absl::StrCat("rail ", rail));
     // Whether a healthy rail's busbw is within 10% of the median is up to
     // the load of a shared 2-core machine (8 workers and 4 rails at once);
-    // that none of its members held it up is not.
-    EXPECT_TRUE(rails[rail]["straggler"].is_null()) << rails[rail]["straggler"].dump();
+    // that none of its members held it up is not, in the plain build. Under
+    // a sanitizer (EB_TEST_SLOWDOWN > 1: every process 3-15 times slower,
+    // another test beside it) a healthy member was once late enough to be
+    // named: those runs check memory and races, the plain run the timing.
+    if (LocalCluster::TestSlowdown() == 1) {
+      EXPECT_TRUE(rails[rail]["straggler"].is_null()) << rails[rail]["straggler"].dump();
+    }
   }
   EXPECT_EQ(report["slowest_rank"]["rank"], 6);
 
