@@ -4,7 +4,6 @@
 
 #include <sys/stat.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -55,7 +54,8 @@ class TlsTest : public ::testing::Test {
     const std::string command =
         absl::StrCat(EB_SOURCE_DIR, "/deploy/scripts/ebnccl-certs.sh --dir '",
                      dir.empty() ? dir_ : dir, "' ", args, " >/dev/null");
-    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    const CliResult result = cluster_.Shell(command);
+    ASSERT_EQ(result.exit_code, 0) << command << "\n" << result.err;
   }
 
   common::TlsFiles Client(const std::string& name, const std::string& dir = "") const {
@@ -272,7 +272,7 @@ TEST_F(TlsTest, AgentWithACertificateForAnotherNameIsRefused) {
   std::string command = "timeout -s TERM 4";
   for (const std::string& arg : args) command += " '" + arg + "'";
   command += " >'" + log + "' 2>&1";
-  (void)std::system(command.c_str());
+  (void)cluster_.Shell(command);
   CliResult nodes = As("root", {"nodes", "--json"});
   EXPECT_EQ(json::parse(nodes.out, nullptr, false)["nodes"].size(), 0u) << nodes.out;
   const json audit = Audit();
@@ -286,9 +286,10 @@ TEST_F(TlsTest, RotatedCertificatesAreUsedByNewConnectionsWithoutRestart) {
   // The coordinator reads its files from a directory of its own; the
   // rotation replaces them (renames) while it runs.
   const std::string live = cluster_.work_dir() + "/live";
-  ASSERT_EQ(std::system(absl::StrCat("mkdir -p ", live, " && cp ", dir_, "/ca.pem ", dir_,
-                                     "/coordinator.pem ", dir_, "/coordinator.key ", live)
-                            .c_str()),
+  ASSERT_EQ(cluster_
+                .Shell(absl::StrCat("mkdir -p ", live, " && cp ", dir_, "/ca.pem ", dir_,
+                                    "/coordinator.pem ", dir_, "/coordinator.key ", live))
+                .exit_code,
             0);
   std::vector<std::string> flags = LocalCluster::FastCoordinatorFlags();
   for (const std::string& flag :
@@ -305,11 +306,12 @@ TEST_F(TlsTest, RotatedCertificatesAreUsedByNewConnectionsWithoutRestart) {
   EXPECT_EQ(As("root", {"nodes"}).exit_code, 0);
   EXPECT_EQ(As(Client("nina", next), {"nodes"}).exit_code, kExitUnreachable);
 
-  ASSERT_EQ(std::system(absl::StrCat("cd ", live, " && cp ", next, "/coordinator.key k.new && mv ",
-                                     "k.new coordinator.key && cp ", next,
-                                     "/coordinator.pem c.new && mv c.new coordinator.pem && cp ",
-                                     next, "/ca.pem a.new && mv a.new ca.pem")
-                            .c_str()),
+  ASSERT_EQ(cluster_
+                .Shell(absl::StrCat("cd ", live, " && cp ", next, "/coordinator.key k.new && ",
+                                    "mv k.new coordinator.key && cp ", next,
+                                    "/coordinator.pem c.new && mv c.new coordinator.pem && cp ",
+                                    next, "/ca.pem a.new && mv a.new ca.pem"))
+                .exit_code,
             0);
   // Within a few reload periods new connections use the new certificate
   // and trust only the new CA.
@@ -324,7 +326,7 @@ TEST_F(TlsTest, RotatedCertificatesAreUsedByNewConnectionsWithoutRestart) {
 
 TEST_F(TlsTest, KeyReadableByOthersIsRefusedAtStart) {
   const std::string key = cluster_.work_dir() + "/open.key";
-  ASSERT_EQ(std::system(absl::StrCat("cp ", dir_, "/coordinator.key ", key).c_str()), 0);
+  ASSERT_EQ(cluster_.Shell(absl::StrCat("cp ", dir_, "/coordinator.key ", key)).exit_code, 0);
   ASSERT_EQ(chmod(key.c_str(), 0644), 0);
   CliResult result = cluster_.Run(
       "eb-coordinator", {std::string(kNoConfigFile), "--listen=127.0.0.1:0", "--history-path", "",

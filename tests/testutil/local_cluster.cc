@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -137,9 +139,10 @@ LocalCluster::~LocalCluster() {
   WaitForNoWorkers("", absl::Seconds(10));
   launcher_.reset();
   if (!::testing::Test::HasFailure()) {
-    std::string command = "rm -rf " + ShellQuote(work_dir_);
-    if (std::system(command.c_str()) != 0)
-      std::fprintf(stderr, "could not remove %s\n", work_dir_.c_str());
+    std::error_code error;
+    std::filesystem::remove_all(work_dir_, error);
+    if (error)
+      std::fprintf(stderr, "could not remove %s: %s\n", work_dir_.c_str(), error.message().c_str());
   }
 }
 
@@ -306,16 +309,20 @@ int LocalCluster::StartEbctl(const std::vector<std::string>& args) {
 
 int LocalCluster::StartBinary(const std::string& binary, const std::vector<std::string>& args,
                               const std::vector<std::string>& extra_env) {
-  const int handle = next_cli_++;
-  Cli cli;
-  cli.out_path = absl::StrCat(work_dir_, "/", binary, "-", handle, ".out");
-  cli.err_path = absl::StrCat(work_dir_, "/", binary, "-", handle, ".err");
   std::vector<std::string> quoted = {ShellQuote(BinaryPath(binary))};
   for (const std::string& arg : args) quoted.push_back(ShellQuote(arg));
   // exec keeps the pid, so signals reach the binary itself.
+  return StartCommand(binary, absl::StrCat("exec ", absl::StrJoin(quoted, " ")), extra_env);
+}
+
+int LocalCluster::StartCommand(const std::string& label, const std::string& shell_command,
+                               const std::vector<std::string>& extra_env) {
+  const int handle = next_cli_++;
+  Cli cli;
+  cli.out_path = absl::StrCat(work_dir_, "/", label, "-", handle, ".out");
+  cli.err_path = absl::StrCat(work_dir_, "/", label, "-", handle, ".err");
   const std::string command =
-      absl::StrCat("exec ", absl::StrJoin(quoted, " "), " >", ShellQuote(cli.out_path), " 2>",
-                   ShellQuote(cli.err_path));
+      absl::StrCat(shell_command, " >", ShellQuote(cli.out_path), " 2>", ShellQuote(cli.err_path));
   std::vector<std::string> env;
   if (!extra_env.empty()) {
     // getenv finds the first of two equal names: drop the inherited one.
@@ -328,9 +335,8 @@ int LocalCluster::StartBinary(const std::string& binary, const std::vector<std::
     }
     env.insert(env.end(), extra_env.begin(), extra_env.end());
   }
-  auto process =
-      Spawn(absl::StrCat(binary, " #", handle), {"/bin/sh", "-c", command},
-            absl::StrCat(work_dir_, "/", binary, "-", handle, ".sh.log"), std::move(env));
+  auto process = Spawn(absl::StrCat(label, " #", handle), {"/bin/sh", "-c", command},
+                       absl::StrCat(work_dir_, "/", label, "-", handle, ".sh.log"), std::move(env));
   EXPECT_TRUE(process.ok()) << process.status();
   cli.process = *std::move(process);
   cli.started = absl::Now();
@@ -363,6 +369,11 @@ CliResult LocalCluster::Ebctl(const std::vector<std::string>& args, absl::Durati
 CliResult LocalCluster::Run(const std::string& binary, const std::vector<std::string>& args,
                             const std::vector<std::string>& extra_env, absl::Duration timeout) {
   return WaitEbctl(StartBinary(binary, args, extra_env), timeout);
+}
+
+CliResult LocalCluster::Shell(const std::string& command, absl::Duration timeout) {
+  // The group sends the output of every part of `command` to the files.
+  return WaitEbctl(StartCommand("sh", absl::StrCat("{ ", command, "\n}"), {}), timeout);
 }
 
 std::vector<pid_t> LocalCluster::WorkerPids(const std::string& test_id) const {
@@ -421,11 +432,29 @@ bool LocalCluster::WaitForNoWorkers(const std::string& test_id, absl::Duration t
   return true;
 }
 
+// In-process (no child): the launcher reaps children it does not track.
 void LocalCluster::DumpLogs() const {
-  std::string command = "for f in $(find " + ShellQuote(work_dir_) +
-                        " -name '*.log' -o -name '*.out' -o -name '*.err' | sort); do "
-                        "echo \"===== $f\"; tail -n 60 \"$f\"; done >&2";
-  if (std::system(command.c_str()) != 0) std::fprintf(stderr, "could not dump logs\n");
+  constexpr size_t kTailLines = 60;
+  std::vector<std::filesystem::path> logs;
+  std::error_code error;
+  for (auto it = std::filesystem::recursive_directory_iterator(work_dir_, error);
+       !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
+    const std::string extension = it->path().extension().string();
+    if (it->is_regular_file() &&
+        (extension == ".log" || extension == ".out" || extension == ".err"))
+      logs.push_back(it->path());
+  }
+  std::sort(logs.begin(), logs.end());
+  for (const std::filesystem::path& log : logs) {
+    std::ifstream file(log);
+    std::deque<std::string> tail;
+    for (std::string line; std::getline(file, line);) {
+      tail.push_back(std::move(line));
+      if (tail.size() > kTailLines) tail.pop_front();
+    }
+    std::fprintf(stderr, "===== %s\n", log.c_str());
+    for (const std::string& line : tail) std::fprintf(stderr, "%s\n", line.c_str());
+  }
 }
 
 }  // namespace eb::testing

@@ -80,6 +80,12 @@ class LocalCluster {
                 const std::vector<std::string>& extra_env = {},
                 absl::Duration timeout = absl::Seconds(60));
 
+  // Runs `command` with /bin/sh -c through the cluster's process launcher
+  // and waits for it. Tests use this, never std::system: the launcher reaps
+  // every child it does not track (subreaper orphans), so a system() child
+  // could be reaped under system()'s feet, which then returns -1.
+  CliResult Shell(const std::string& command, absl::Duration timeout = absl::Seconds(60));
+
   std::string coordinator_address() const;
   // The client certificate with which the cluster polls the coordinator
   // (StartAgent, WaitForIdleNodes) and runs ebctl (--tls-* flags), for a
@@ -116,6 +122,9 @@ class LocalCluster {
   // Starts `binary` with stdout and stderr to files; collect with WaitEbctl.
   int StartBinary(const std::string& binary, const std::vector<std::string>& args,
                   const std::vector<std::string>& extra_env);
+  // Starts `/bin/sh -c "<command> >out 2>err"`, the files named after `label`.
+  int StartCommand(const std::string& label, const std::string& command,
+                   const std::vector<std::string>& extra_env);
 
   std::unique_ptr<common::ProcessLauncher> launcher_;
   std::string work_dir_;

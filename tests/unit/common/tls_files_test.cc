@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -27,7 +28,10 @@ class TlsFilesTest : public ::testing::Test {
     Write("key.pem", "-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n", 0600);
     files_ = {dir_ + "/ca.pem", dir_ + "/cert.pem", dir_ + "/key.pem"};
   }
-  void TearDown() override { (void)std::system(("rm -rf '" + dir_ + "'").c_str()); }
+  void TearDown() override {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
   void Write(const std::string& name, const std::string& text, mode_t mode) {
     std::ofstream(dir_ + "/" + name) << text;
     ASSERT_EQ(chmod((dir_ + "/" + name).c_str(), mode), 0);
