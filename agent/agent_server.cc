@@ -54,11 +54,6 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
     return absl::FailedPreconditionError(
         absl::StrCat("--run-dir: cannot create '", config.run_dir, "': ", made.message()));
   }
-  const std::string socket_path = absl::StrCat(config.run_dir, "/agent.sock");
-  std::error_code error;
-  std::filesystem::remove(socket_path, error);
-  const std::string socket_target = absl::StrCat("unix:", socket_path);
-
   auto coordinator_channel = common::MakeChannel(config.coordinator_address, config.tls);
   AgentServer* self = agent.get();
   CoordinatorSession::Callbacks callbacks;
@@ -99,8 +94,15 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   agent->metered_sink_ =
       std::make_unique<MeteredCoordinatorSink>(*agent->session_, agent->metrics_);
 
-  SupervisorEnvironment environment{static_cast<int>(getpid()), socket_target, std::move(agent_env),
+  SupervisorEnvironment environment{static_cast<int>(getpid()), "", std::move(agent_env),
                                     RandomToken, CreateDirectories};
+  // The workers' socket is opened per test and closed once the node has been
+  // idle a while (agent/grpc/worker_endpoint.h).
+  environment.open_worker_endpoint = [self]() -> absl::StatusOr<std::string> {
+    if (self->shut_down_) return absl::UnavailableError("the agent is shutting down");
+    self->last_busy_ = absl::Now();
+    return self->endpoint_->Open();
+  };
   // The evidence of each test (issue 12): the configured ports before and
   // after, and what NCCL wrote in the ranks' logs.
   environment.read_ports = [config] {
@@ -122,17 +124,21 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   agent->supervisor_ = std::make_unique<WorkerSupervisor>(
       config, std::move(environment), common::RealClock::Get(), agent->loop_,
       *agent->metered_launcher_, *agent->metered_sink_);
-  agent->worker_service_ = std::make_unique<WorkerControlService>(agent->loop_, *agent->supervisor_,
-                                                                  coordinator_channel);
-  common::RpcServerOptions options;
-  options.listen_address = socket_target;
-  options.services = {agent->worker_service_.get()};
-  // Only its own workers talk to this socket: no health or reflection
-  // service (and no threads polling for them while the agent is idle).
-  options.introspection = false;
-  auto server = common::RpcServer::Start(options);
-  if (!server.ok()) return server.status();
-  agent->worker_server_ = *std::move(server);
+  agent->endpoint_ = std::make_unique<WorkerEndpoint>(
+      WorkerEndpoint::Options{config.run_dir, config.coordinator_address, config.tls}, agent->loop_,
+      *agent->supervisor_);
+  agent->endpoint_->RemoveStaleSockets();
+  // Opened once now, so that a socket that cannot be served is a start-up
+  // error; it closes after the idle linger like any other.
+  absl::Status opened;
+  absl::Notification open_tried;
+  agent->loop_.Post([self, &opened, &open_tried] {
+    self->last_busy_ = absl::Now();
+    opened = self->endpoint_->Open().status();
+    open_tried.Notify();
+  });
+  open_tried.WaitForNotification();
+  if (!opened.ok()) return opened;
   if (!config.metrics_listen.empty()) {
     common::MetricsHttpServerOptions metrics_options;
     metrics_options.listen_address = config.metrics_listen;
@@ -197,6 +203,15 @@ void AgentServer::SendHeartbeat(uint64_t generation) {
   heartbeat.set_sequence(++heartbeat_sequence_);
   for (const std::string& id : supervisor_->RunningTests()) heartbeat.add_running_test_ids(id);
   session_->SendToCoordinator(message);
+  // The worker endpoint closes once no worker has lived for the linger
+  // (config: longer than the gaps between a validation round's tests, so a
+  // round does not reopen it per test).
+  const absl::Time now = absl::Now();
+  if (supervisor_->LiveWorkers() > 0) {
+    last_busy_ = now;
+  } else if (endpoint_->is_open() && now - last_busy_ >= config_.worker_socket_linger) {
+    endpoint_->Close(kWorkerEndpointGrace);
+  }
   loop_.PostAfter(heartbeat_period_, [this, generation] { SendHeartbeat(generation); });
 }
 
@@ -266,9 +281,17 @@ void AgentServer::Shutdown() {
     if (live == 0) break;
     absl::SleepFor(absl::Milliseconds(50));
   }
-  loop_.Post([this] { shut_down_ = true; });
+  // No endpoint opens after this (the open hook checks shut_down_).
+  absl::Notification closing;
+  loop_.Post([this, &closing] {
+    shut_down_ = true;
+    endpoint_->Close(kWorkerEndpointGrace);
+    closing.Notify();
+  });
+  closing.WaitForNotification();
   session_->Stop();
-  if (worker_server_) worker_server_->Shutdown(absl::Seconds(1));
+  // With the loop running: calls in flight finish on it.
+  endpoint_->WaitClosed();
   loop_.Stop();
   launcher_.reset();
 }

@@ -2,7 +2,8 @@
 
 // Composition root of eb-agent: one executor owning the supervisor's state,
 // the process launcher (the only reaper), the coordinator session, and the
-// WorkerControl server on a Unix socket for this node's workers.
+// WorkerControl endpoint on a Unix socket for this node's workers (open while
+// it has workers, and a linger after).
 
 #include <memory>
 #include <string>
@@ -11,21 +12,24 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "agent/config.h"
 #include "agent/core/worker_supervisor.h"
 #include "agent/grpc/coordinator_session.h"
-#include "agent/grpc/worker_control_service.h"
+#include "agent/grpc/worker_endpoint.h"
 #include "agent/host/nccl_ras_client.h"
 #include "agent/metrics/agent_metrics.h"
 #include "common/exec/event_loop.h"
 #include "common/metrics/metrics_http_server.h"
 #include "common/metrics/metrics_registry.h"
 #include "common/process/process_launcher.h"
-#include "common/rpc/server.h"
 #include "common/systemd/systemd_notifier.h"
 #include "common/systemd/watchdog_pinger.h"
 
 namespace eb::agent {
+
+// What calls in flight get when the endpoint closes.
+inline constexpr absl::Duration kWorkerEndpointGrace = absl::Seconds(1);
 
 class AgentServer {
  public:
@@ -67,8 +71,9 @@ class AgentServer {
   // (their replies are posted onto loop_, which outlives both).
   std::unique_ptr<NcclRasClient> ras_client_;
   std::unique_ptr<WorkerSupervisor> supervisor_;
-  std::unique_ptr<WorkerControlService> worker_service_;
-  std::unique_ptr<common::RpcServer> worker_server_;
+  // After supervisor_: destroyed before it.
+  std::unique_ptr<WorkerEndpoint> endpoint_;
+  absl::Time last_busy_;  // executor state: the last time a worker lived
   std::unique_ptr<common::MetricsHttpServer> metrics_server_;
   std::unique_ptr<common::WatchdogPinger> watchdog_;
   // Executor state: a new generation per connection ends the old heartbeat

@@ -113,6 +113,9 @@ void AddWorkerSection(common::ConfigSchema& schema, AgentConfig& config) {
       .Flag("--worker-hang-timeout-ms");
   schema.Duration("worker.heartbeat_period", &config.worker_heartbeat_period)
       .Flag("--worker-heartbeat-ms");
+  // Zero: close at the first heartbeat without workers.
+  schema.Duration("worker.socket_linger", &config.worker_socket_linger, absl::ZeroDuration())
+      .Flag("--worker-socket-linger-ms");
   schema
       .AddStringTable(
           "worker.env",

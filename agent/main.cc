@@ -75,6 +75,7 @@ int main(int argc, char** argv) {
   int64_t grace_ms = absl::ToInt64Milliseconds(config.worker_grace);
   int64_t hang_ms = absl::ToInt64Milliseconds(config.worker_hang_timeout);
   int64_t worker_heartbeat_ms = absl::ToInt64Milliseconds(config.worker_heartbeat_period);
+  int64_t socket_linger_ms = absl::ToInt64Milliseconds(config.worker_socket_linger);
 
   CLI::App app{"eb-agent: the ebnccl node service (spawns one worker per GPU for each test)"};
   app.set_version_flag("--version", std::string(eb::kVersion));
@@ -138,6 +139,10 @@ int main(int argc, char** argv) {
   app.add_option("--worker-heartbeat-ms", worker_heartbeat_ms, "Worker heartbeat period")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app.add_option("--worker-socket-linger-ms", socket_linger_ms,
+                 "Keep the workers' socket open this long after the last worker is gone")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--metrics-listen", config.metrics_listen,
                  "Serve Prometheus metrics on HOST:PORT (/metrics; port 0 = any); empty = off");
   int64_t tls_reload_ms = absl::ToInt64Milliseconds(config.tls.reload_period);
@@ -172,6 +177,9 @@ int main(int argc, char** argv) {
   }
   if (given.contains("--worker-heartbeat-ms")) {
     config.worker_heartbeat_period = absl::Milliseconds(worker_heartbeat_ms);
+  }
+  if (given.contains("--worker-socket-linger-ms")) {
+    config.worker_socket_linger = absl::Milliseconds(socket_linger_ms);
   }
   if (given.contains("--ib-hca")) {
     auto hcas = eb::agent::ParseHcaList(ib_hca);

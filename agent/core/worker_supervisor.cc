@@ -46,12 +46,23 @@ void WorkerSupervisor::Launch(const v1::LaunchTest& launch) {
   // user (root): refuse it whole, before anything is created or started,
   // when it is not runnable or not safe (launch_check.h).
   if (absl::Status refused = CheckLaunch(launch, config_.worker_slots); !refused.ok()) {
-    RefuseLaunch(launch, refused);
+    RefuseLaunch(launch, refused, "are the coordinator and this agent the same ebnccl version?");
     return;
   }
   if (tests_.contains(test_id)) {
     spdlog::warn("test={} is already running on this node; duplicate launch ignored", test_id);
     return;
+  }
+  std::string agent_target = environment_.agent_target;
+  if (environment_.open_worker_endpoint) {
+    absl::StatusOr<std::string> opened = environment_.open_worker_endpoint();
+    if (!opened.ok()) {
+      RefuseLaunch(launch, opened.status(),
+                   absl::StrCat("the agent cannot serve its workers; is its --run-dir ",
+                                config_.run_dir, " usable?"));
+      return;
+    }
+    agent_target = *std::move(opened);
   }
   Test& test = tests_[test_id];
   test.launch = launch;
@@ -113,8 +124,8 @@ void WorkerSupervisor::Launch(const v1::LaunchTest& launch) {
                                  log_dir.message()));
       continue;
     }
-    WorkerLaunch worker_launch{&test.launch,           &worker.assignment,        worker.token,
-                               environment_.agent_pid, environment_.agent_target, worker.log_path,
+    WorkerLaunch worker_launch{&test.launch,           &worker.assignment, worker.token,
+                               environment_.agent_pid, agent_target,       worker.log_path,
                                environment_.agent_env};
     if (test.ras_port != 0) worker_launch.nccl_ras_address = NcclRasAddress(test.ras_port);
     common::ProcessSpec spec = BuildWorkerSpec(config_, worker_launch);
@@ -154,16 +165,16 @@ void WorkerSupervisor::Launch(const v1::LaunchTest& launch) {
   MaybeFinish(test_id);
 }
 
-void WorkerSupervisor::RefuseLaunch(const v1::LaunchTest& launch, const absl::Status& refused) {
+void WorkerSupervisor::RefuseLaunch(const v1::LaunchTest& launch, const absl::Status& refused,
+                                    absl::string_view hint) {
   // The error goes back as the first rank's EXITED event, then
   // WorkersStopped: the coordinator fails the test with this message at
   // once instead of waiting for a registration deadline. Only what this
   // node checked is echoed: the test id as sent (the coordinator matches
   // on it; gRPC bounds its size) and the first rank's numbers.
-  const std::string message =
-      absl::StrCat("the agent on node ", config_.node_name,
-                   " refused the launch, nothing was started: ", refused.ToString(),
-                   " (are the coordinator and this agent the same ebnccl version?)");
+  const std::string message = absl::StrCat(
+      "the agent on node ", config_.node_name,
+      " refused the launch, nothing was started: ", refused.ToString(), " (", hint, ")");
   spdlog::error("refused a launch from the coordinator: {}", refused.ToString());
   v1::AgentMessage out;
   v1::WorkerEvent& event = *out.mutable_worker_event();

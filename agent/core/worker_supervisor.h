@@ -18,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "agent/config.h"
 #include "agent/core/nccl_ras.h"
 #include "agent/core/port_counters.h"
@@ -39,7 +40,8 @@ class CoordinatorSink {
 
 struct SupervisorEnvironment {
   int agent_pid = 0;
-  // gRPC target of the WorkerControl service the workers dial.
+  // gRPC target of the WorkerControl service the workers dial, when
+  // open_worker_endpoint is unset.
   std::string agent_target;
   // The agent's environment (some of it is passed to workers).
   std::vector<std::string> agent_env;
@@ -66,6 +68,11 @@ struct SupervisorEnvironment {
   // (issue 12, part 5). Unset: RAS is never queried.
   std::function<void(int port, std::function<void(NcclRasExchange)> done)> query_ras;
   NcclRasLimits ras_limits;
+  // Opens the WorkerControl endpoint for a launch and returns its target
+  // (the agent serves workers only while it has some: agent/grpc/
+  // worker_endpoint.h). Called once per accepted launch, before anything is
+  // created; an error refuses the launch whole. Unset: agent_target.
+  std::function<absl::StatusOr<std::string>()> open_worker_endpoint;
 };
 
 class WorkerSupervisor {
@@ -168,7 +175,9 @@ class WorkerSupervisor {
   // worker that is alive and has not finished.
   bool ShouldQueryRas(const Test& test) const;
   // Reports a launch refused by CheckLaunch (nothing was created).
-  void RefuseLaunch(const ebnccl::v1::LaunchTest& launch, const absl::Status& refused);
+  // `hint` ends the message (what the operator should look at).
+  void RefuseLaunch(const ebnccl::v1::LaunchTest& launch, const absl::Status& refused,
+                    absl::string_view hint);
   void KillWorker(Worker& worker);
   void MaybeFinish(const std::string& test_id);
   // Port deltas, NCCL warnings of ranks that did not finish, NICs used.

@@ -68,43 +68,66 @@ grpc::ServerUnaryReactor* WorkerControlService::ReportWorkerEvent(
   return reactor;
 }
 
-// Checks the worker's token, then forwards `inner` to the coordinator with
-// `start_call(context, request, reply, done)` and finishes the worker's call
-// with the coordinator's answer.
-template <typename Outer, typename Inner, typename Reply, typename StartCall>
-grpc::ServerUnaryReactor* RelayToCoordinator(grpc::CallbackServerContext* context,
-                                             common::Executor& executor,
-                                             WorkerSupervisor& supervisor, const Outer* outer,
-                                             Reply* reply, absl::Duration timeout,
-                                             StartCall start_call) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  executor.Post([&supervisor, reactor, outer, reply, timeout, start_call] {
-    absl::Status allowed = supervisor.CheckToken(outer->worker_token(), outer->request().test_id());
-    if (!allowed.ok()) {
-      reactor->Finish(common::ToGrpcStatus(allowed));
-      return;
-    }
-    auto* call = new RelayedCall<Inner, Reply>();
-    call->request = outer->request();
-    common::SetTimeout(call->context, timeout);
-    start_call(&call->context, &call->request, &call->reply,
-               [call, reactor, reply](const grpc::Status& status) {
-                 *reply = std::move(call->reply);
-                 delete call;
-                 reactor->Finish(status);
-               });
-  });
-  return reactor;
+namespace {
+
+// The answer to a worker calling while the endpoint closes.
+grpc::Status EndpointClosing() {
+  return {grpc::StatusCode::UNAVAILABLE,
+          "the agent's worker endpoint is closing (no test is running on this node)"};
+}
+
+}  // namespace
+
+bool WorkerControlService::TrackRelay(grpc::ClientContext* context) {
+  absl::MutexLock lock(&relays_mu_);
+  if (relays_cancelled_) return false;
+  relays_.insert(context);
+  return true;
+}
+
+void WorkerControlService::UntrackRelay(grpc::ClientContext* context) {
+  absl::MutexLock lock(&relays_mu_);
+  relays_.erase(context);
+}
+
+void WorkerControlService::CancelRelays() {
+  absl::MutexLock lock(&relays_mu_);
+  relays_cancelled_ = true;
+  // Under the lock: a context is untracked (and may be freed) only under it.
+  for (grpc::ClientContext* context : relays_) context->TryCancel();
 }
 
 grpc::ServerUnaryReactor* WorkerControlService::RendezvousSet(
     grpc::CallbackServerContext* context, const v1::WorkerRendezvousSetRequest* request,
     v1::RendezvousSetReply* reply) {
-  return RelayToCoordinator<v1::WorkerRendezvousSetRequest, v1::RendezvousSetRequest>(
-      context, executor_, supervisor_, request, reply, absl::Seconds(30),
-      [this](auto* ctx, auto* req, auto* rep, auto done) {
-        coordinator_->async()->RendezvousSet(ctx, req, rep, std::move(done));
-      });
+  // Checks the worker's token, then forwards the inner request to the
+  // coordinator and finishes the worker's call with the coordinator's
+  // answer.
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  executor_.Post([this, reactor, request, reply] {
+    absl::Status allowed =
+        supervisor_.CheckToken(request->worker_token(), request->request().test_id());
+    if (!allowed.ok()) {
+      reactor->Finish(common::ToGrpcStatus(allowed));
+      return;
+    }
+    auto* call = new RelayedCall<v1::RendezvousSetRequest, v1::RendezvousSetReply>();
+    call->request = request->request();
+    common::SetTimeout(call->context, absl::Seconds(30));
+    if (!TrackRelay(&call->context)) {
+      delete call;
+      reactor->Finish(EndpointClosing());
+      return;
+    }
+    coordinator_->async()->RendezvousSet(&call->context, &call->request, &call->reply,
+                                         [this, call, reactor, reply](const grpc::Status& status) {
+                                           UntrackRelay(&call->context);
+                                           *reply = std::move(call->reply);
+                                           delete call;
+                                           reactor->Finish(status);
+                                         });
+  });
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* WorkerControlService::RendezvousWait(
@@ -132,8 +155,14 @@ void WorkerControlService::StartSharedWait(uint64_t id, const v1::RendezvousWait
   auto* call = new RelayedCall<v1::RendezvousWaitRequest, v1::RendezvousWaitReply>();
   call->request = request;
   common::SetTimeout(call->context, absl::Milliseconds(request.timeout_ms()) + kRelayMargin);
+  if (!TrackRelay(&call->context)) {
+    delete call;
+    for (const PendingWait& waiter : waits_.Finish(id)) waiter.reactor->Finish(EndpointClosing());
+    return;
+  }
   coordinator_->async()->RendezvousWait(
       &call->context, &call->request, &call->reply, [this, call, id](const grpc::Status& status) {
+        UntrackRelay(&call->context);
         auto answer = std::make_shared<const v1::RendezvousWaitReply>(std::move(call->reply));
         delete call;
         // gRPC's thread: answer the waiters on the executor, which owns

@@ -9,6 +9,9 @@
 
 #include <memory>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/synchronization/mutex.h"
 #include "agent/core/coalesced_waits.h"
 #include "agent/core/worker_supervisor.h"
 #include "common/exec/executor.h"
@@ -40,7 +43,16 @@ class WorkerControlService final : public ebnccl::v1::WorkerControl::CallbackSer
                                            const ebnccl::v1::WorkerRendezvousWaitRequest* request,
                                            ebnccl::v1::RendezvousWaitReply* reply) override;
 
+  // Cancels every call relayed to the coordinator and refuses (UNAVAILABLE)
+  // the ones not started yet, so that a server shutting down does not wait
+  // for a long-poll's timeout. Any thread; for good.
+  void CancelRelays();
+
  private:
+  // Registers a relayed call's context; false once CancelRelays ran.
+  bool TrackRelay(grpc::ClientContext* context);
+  void UntrackRelay(grpc::ClientContext* context);
+
   // One worker's RendezvousWait, answered when the shared call ends.
   struct PendingWait {
     grpc::ServerUnaryReactor* reactor;
@@ -54,6 +66,9 @@ class WorkerControlService final : public ebnccl::v1::WorkerControl::CallbackSer
   WorkerSupervisor& supervisor_;
   std::unique_ptr<ebnccl::v1::AgentService::Stub> coordinator_;
   CoalescedWaits<PendingWait> waits_;  // executor thread only
+  absl::Mutex relays_mu_;
+  absl::flat_hash_set<grpc::ClientContext*> relays_ ABSL_GUARDED_BY(relays_mu_);
+  bool relays_cancelled_ ABSL_GUARDED_BY(relays_mu_) = false;
 };
 
 }  // namespace eb::agent

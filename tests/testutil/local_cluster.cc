@@ -291,6 +291,11 @@ absl::Status LocalCluster::SignalAgent(const std::string& name, int signal) {
   return absl::OkStatus();
 }
 
+pid_t LocalCluster::AgentPid(const std::string& name) const {
+  auto it = agents_.find(name);
+  return it == agents_.end() ? -1 : it->second.child.pid;
+}
+
 absl::Status LocalCluster::SignalCoordinator(int signal) {
   if (!coordinator_) return absl::NotFoundError("no coordinator");
   if (kill(coordinator_->child.pid, signal) != 0) return absl::InternalError("kill failed");

@@ -61,6 +61,8 @@ class LocalCluster {
                           std::vector<std::string> extra_flags = FastAgentFlags());
   // Sends `signal` to the agent process (not its workers).
   absl::Status SignalAgent(const std::string& name, int signal);
+  // The agent process's pid, or -1 when there is no agent `name`.
+  pid_t AgentPid(const std::string& name) const;
   absl::Status SignalCoordinator(int signal);
   // Waits until the coordinator lists `count` idle nodes.
   absl::Status WaitForIdleNodes(int count, absl::Duration timeout = absl::Seconds(20));

@@ -136,6 +136,7 @@ class WorkerSupervisorTest : public ::testing::Test {
     environment.read_ports = read_ports_;
     environment.read_log = read_log_;
     environment.query_ras = query_ras_;
+    environment.open_worker_endpoint = open_worker_endpoint_;
     supervisor_ = std::make_unique<WorkerSupervisor>(config_, std::move(environment), clock_,
                                                      executor_, launcher_, sink_);
   }
@@ -243,6 +244,7 @@ class WorkerSupervisorTest : public ::testing::Test {
   std::function<std::vector<PortSnapshot>()> read_ports_;
   std::function<std::string(const std::string&, bool, size_t)> read_log_;
   std::function<void(int, std::function<void(NcclRasExchange)>)> query_ras_;
+  std::function<absl::StatusOr<std::string>()> open_worker_endpoint_;
   std::unique_ptr<WorkerSupervisor> supervisor_;
   common::ChildHandle rank2_;
   common::ChildHandle rank3_;

@@ -38,6 +38,49 @@ TEST_F(WorkerSupervisorTest, LaunchSpawnsOneWorkerPerRankWithItsSpec) {
   EXPECT_THAT(sink_.messages(), IsEmpty());
 }
 
+TEST_F(WorkerSupervisorTest, EachLaunchOpensTheWorkerEndpointAndItsWorkersDialIt) {
+  int opened = 0;
+  open_worker_endpoint_ = [&opened]() -> absl::StatusOr<std::string> {
+    return absl::StrCat("unix:/run/eb/agent-", ++opened, ".sock");
+  };
+  MakeSupervisor();
+  LaunchTwo();
+  EXPECT_EQ(opened, 1);
+  for (const common::ProcessSpec& spec : launcher_.specs()) {
+    EXPECT_EQ(ArgValue(spec, "agent"), "unix:/run/eb/agent-1.sock");
+  }
+  // A refused launch (a duplicate here) opens nothing.
+  supervisor_->Launch(MakeLaunch(kTest, {0, 1}));
+  executor_.RunUntilIdle();
+  EXPECT_EQ(opened, 1);
+  supervisor_->Launch(MakeLaunch("t-second", {2}));
+  executor_.RunUntilIdle();
+  EXPECT_EQ(opened, 2);
+  EXPECT_EQ(ArgValue(launcher_.specs().back(), "agent"), "unix:/run/eb/agent-2.sock");
+}
+
+TEST_F(WorkerSupervisorTest, AnEndpointThatCannotOpenRefusesTheLaunchAndStartsNothing) {
+  open_worker_endpoint_ = []() -> absl::StatusOr<std::string> {
+    return absl::UnavailableError("cannot listen on 'unix:/run/eb/agent-1.sock'");
+  };
+  MakeSupervisor();
+  supervisor_->Launch(MakeLaunch(kTest, {0, 1}));
+  executor_.RunUntilIdle();
+  EXPECT_THAT(launcher_.specs(), IsEmpty());
+  const auto failures = sink_.Failures();
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].failure().kind(), v1::FAILURE_KIND_LAUNCH_FAILED);
+  EXPECT_THAT(failures[0].failure().message(),
+              AllOf(HasSubstr("refused the launch, nothing was started"),
+                    HasSubstr("cannot listen on 'unix:/run/eb/agent-1.sock'"),
+                    HasSubstr("cannot serve its workers"), HasSubstr(run_dir_)));
+  EXPECT_THAT(sink_.Stopped(), ElementsAre(kTest));
+  EXPECT_THAT(supervisor_->RunningTests(), IsEmpty());
+  EXPECT_EQ(executor_.pending_timers(), 0u);
+  // No log directory was made for it.
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(LogPath(2)).parent_path()));
+}
+
 TEST_F(WorkerSupervisorTest, DuplicateLaunchOfARunningTestIsIgnored) {
   LaunchTwo();
   supervisor_->Launch(MakeLaunch(kTest, {0, 1}));

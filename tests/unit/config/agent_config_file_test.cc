@@ -68,6 +68,7 @@ TEST(AgentConfigFileTest, ExampleIsAnEightGpuRoceNode) {
   EXPECT_EQ(config.worker_grace, defaults.worker_grace);
   EXPECT_EQ(config.worker_hang_timeout, defaults.worker_hang_timeout);
   EXPECT_EQ(config.worker_heartbeat_period, defaults.worker_heartbeat_period);
+  EXPECT_EQ(config.worker_socket_linger, defaults.worker_socket_linger);
   EXPECT_EQ(config.reconnect_initial, defaults.reconnect_initial);
   EXPECT_EQ(config.reconnect_max, defaults.reconnect_max);
   EXPECT_THAT(config.worker_env,
@@ -220,6 +221,7 @@ reconnect_max = "1m"
 grace = "500ms"
 hang_timeout = "2m30s"
 heartbeat_period = 2000
+socket_linger = "0s"
 )",
                         &settings)
                   .ok());
@@ -228,6 +230,7 @@ heartbeat_period = 2000
   EXPECT_EQ(settings.config.worker_grace, absl::Milliseconds(500));
   EXPECT_EQ(settings.config.worker_hang_timeout, absl::Seconds(150));
   EXPECT_EQ(settings.config.worker_heartbeat_period, absl::Seconds(2));
+  EXPECT_EQ(settings.config.worker_socket_linger, absl::ZeroDuration());
 }
 
 TEST(AgentConfigFileTest, MissingFiles) {

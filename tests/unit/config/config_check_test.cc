@@ -384,6 +384,7 @@ TEST(FormatEffectiveConfigTest, ReadsBackToTheSameSettings) {
   config.worker_grace = absl::Milliseconds(1500);
   config.worker_hang_timeout = absl::Minutes(2);
   config.worker_heartbeat_period = absl::Milliseconds(250);
+  config.worker_socket_linger = absl::Seconds(90);
   config.reconnect_initial = absl::Milliseconds(50);
   config.reconnect_max = absl::Seconds(10);
   settings.log_level = "debug";
@@ -419,6 +420,7 @@ TEST(FormatEffectiveConfigTest, ReadsBackToTheSameSettings) {
   EXPECT_EQ(back.config.worker_grace, config.worker_grace);
   EXPECT_EQ(back.config.worker_hang_timeout, config.worker_hang_timeout);
   EXPECT_EQ(back.config.worker_heartbeat_period, config.worker_heartbeat_period);
+  EXPECT_EQ(back.config.worker_socket_linger, config.worker_socket_linger);
   EXPECT_EQ(back.config.reconnect_initial, config.reconnect_initial);
   EXPECT_EQ(back.config.reconnect_max, config.reconnect_max);
   EXPECT_EQ(back.log_level, settings.log_level);
