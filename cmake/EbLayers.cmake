@@ -16,10 +16,10 @@
 # that breaks a rule. What a file #includes is checked by
 # tests/style/layering_check.sh.
 
-set(EB_LAYER_GRPC gRPC::grpc++ gRPC::grpc gRPC::grpc++_reflection gRPC::gpr eb_proto eb_rpc
+set(EB_LAYER_GRPC gRPC::grpc++ gRPC::grpc gRPC::grpc++_reflection gRPC::gpr eb_proto eb_rpc eb_rpc_reflection
   eb_rpc_client eb_common eb_common_client)
 set(EB_LAYER_PROCESSES eb_process)
-set(EB_LAYER_IO SQLite::SQLite3 eb_history PkgConfig::EB_HTTPLIB PkgConfig::EB_LIBSYSTEMD
+set(EB_LAYER_IO SQLite::SQLite3 eb_history PkgConfig::EB_HTTPLIB
   eb_metrics eb_systemd eb_config tomlplusplus::tomlplusplus eb_net dl ${CMAKE_DL_LIBS})
 set(EB_LAYER_DAEMONS eb_base eb_net eb_common eb_spec eb_transport eb_transport_tcp_link
   eb_transport_gloo eb_transport_nccl eb_process eb_config eb_systemd eb_metrics eb_history eb_history_api

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "common/metrics/standard_metrics.h"
+#include "common/rpc/server_reflection.h"
 #include "common/rpc/tls.h"
 #include "coordinator/config_file.h"
 #include "coordinator/history/in_memory_audit_history.h"
@@ -176,6 +177,8 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   options.listen_address = config.listen_address;
   options.tls = config.tls;
   options.services = {coordinator->control_service_.get(), coordinator->agent_service_.get()};
+  // grpcurl can list and describe the coordinator's services.
+  common::EnableServerReflection();
   auto server = common::RpcServer::Start(options);
   if (!server.ok()) return server.status();
   coordinator->server_ = *std::move(server);

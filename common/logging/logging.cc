@@ -129,9 +129,11 @@ absl::Status InitLogging(const LoggingOptions& options) {
   }
   auto logger = std::make_shared<spdlog::logger>(options.component, sinks.begin(), sinks.end());
   logger->set_level(level);
-  logger->flush_on(spdlog::level::warn);
+  // Every line is flushed as it is written (a daemon writes few). Not
+  // spdlog::flush_every: its thread woke an idle daemon every second
+  // (issue 15), and a crash could lose the last second of the file.
+  logger->flush_on(spdlog::level::trace);
   spdlog::set_default_logger(logger);
-  spdlog::flush_every(std::chrono::seconds(1));
 
   if (!options.file.empty() && failure_log_fd < 0) {
     failure_log_fd = open(options.file.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);

@@ -17,6 +17,10 @@ grpc::ChannelArguments ClientChannelArguments(absl::Duration keepalive_time) {
   args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  // No bandwidth-delay probes, as on the server (common/rpc/server.cc): a
+  // probe may follow each message read, with its PING, ACK and timer; every
+  // message we exchange is small, and the default windows suffice.
+  args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
   // Reconnect quickly after the peer comes back; our own backoff sits above.
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);

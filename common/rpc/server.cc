@@ -4,7 +4,6 @@
 
 #include "common/rpc/tls.h"
 #include "common/spec/limits.h"
-#include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
@@ -13,7 +12,6 @@ namespace eb::common {
 
 absl::StatusOr<std::unique_ptr<RpcServer>> RpcServer::Start(const RpcServerOptions& options) {
   grpc::EnableDefaultHealthCheckService(options.introspection);
-  if (options.introspection) grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int selected_port = 0;
   builder.AddListeningPort(options.listen_address,

@@ -1,8 +1,9 @@
 #pragma once
 
 // A gRPC server with the settings every ebnccl daemon needs (STYLE.md
-// rule 10): keepalive on both ends, the standard health service, server
-// reflection, and port 0 resolved to the port the kernel picked.
+// rule 10): keepalive on both ends, the standard health service (server
+// reflection: server_reflection.h), and port 0 resolved to the port the
+// kernel picked.
 
 #include <memory>
 #include <string>
@@ -27,10 +28,12 @@ struct RpcServerOptions {
   // Mutual TLS (client certificates required and verified) when it names
   // files; plaintext otherwise. Check the files first (CheckTlsFiles).
   TlsFiles tls;
-  // gRPC's standard health and reflection services (grpc_health_probe,
-  // grpcurl). The agent's worker socket goes without: they are synchronous
-  // services, whose polling threads woke an idle agent ~6 times a second
-  // (issue 15). Per process: once a server has them, later ones may too.
+  // gRPC's standard health service (grpc_health_probe), and reflection
+  // (grpcurl) when the process called EnableServerReflection
+  // (common/rpc/server_reflection.h). The agent's worker socket goes
+  // without: they are synchronous services, whose polling threads woke an
+  // idle agent ~6 times a second (issue 15). Per process: once a server has
+  // them, later ones may too.
   bool introspection = true;
 };
 

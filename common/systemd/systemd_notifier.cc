@@ -1,11 +1,9 @@
 #include "common/systemd/systemd_notifier.h"
 
-#include <string.h>
-#include <systemd/sd-daemon.h>
-
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "common/systemd/notify_protocol.h"
 
 namespace eb::common {
 
@@ -23,13 +21,13 @@ bool SystemdNotifier::enabled() const {
 }
 
 absl::Status SystemdNotifier::Send(const std::string& state) {
-  // unset_environment = 0: the variable must survive for later pings.
-  const int result = sd_notify(0, state.c_str());
-  if (result >= 0) return absl::OkStatus();  // > 0 sent, 0 no manager
+  // Read on each call, and left set: later notifications need it.
   const char* socket = std::getenv("NOTIFY_SOCKET");
-  return absl::UnavailableError(absl::StrCat("sd_notify(\"", SanitizeStatus(state), "\") to '",
-                                             socket != nullptr ? socket : "",
-                                             "' failed: ", strerrordesc_np(-result)));
+  if (socket == nullptr || socket[0] == '\0') return absl::OkStatus();  // no service manager
+  const absl::Status sent = SendNotification(socket, state);
+  if (sent.ok()) return sent;
+  return absl::UnavailableError(
+      absl::StrCat("sd_notify(\"", SanitizeStatus(state), "\"): ", sent.message()));
 }
 
 absl::Status SystemdNotifier::NotifyReady(absl::string_view status) {

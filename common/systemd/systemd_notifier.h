@@ -8,8 +8,8 @@
 // Outside systemd (NOTIFY_SOCKET unset) every call is a no-op that returns
 // OK, so the daemons run unchanged from a shell or a test.
 //
-// The protocol is defined through the environment (NOTIFY_SOCKET), which
-// libsystemd reads on each call: this is the one place besides the workers'
+// The protocol is defined through the environment (NOTIFY_SOCKET), which is
+// read on each call (notify_protocol.h speaks it): this is the one place besides the workers'
 // NCCL/CUDA variables where a library depends on the environment (STYLE.md
 // rule 21), because that is systemd's contract. The variable is left set
 // (later calls need it); the agent's workers never see it, since the agent

@@ -1,25 +1,20 @@
 #include "common/systemd/watchdog_pinger.h"
 
 #include <pthread.h>
-#include <string.h>
-#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/systemd/notify_protocol.h"
 #include "spdlog/spdlog.h"
 
 namespace eb::common {
 
 absl::StatusOr<absl::Duration> SystemdWatchdogTimeout() {
-  uint64_t usec = 0;
-  const int result = sd_watchdog_enabled(0, &usec);
-  if (result < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("WATCHDOG_USEC/WATCHDOG_PID are malformed: ", strerrordesc_np(-result)));
-  }
-  if (result == 0) return absl::ZeroDuration();
-  return absl::Microseconds(static_cast<int64_t>(usec));
+  return ParseWatchdogTimeout(std::getenv("WATCHDOG_USEC"), std::getenv("WATCHDOG_PID"), getpid());
 }
 
 WatchdogPinger::WatchdogPinger(SystemdNotifier& notifier, Executor& executor,

@@ -11,7 +11,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libspdlog-dev libgloo-dev libgtest-dev libgmock-dev
   nlohmann-json3-dev libcli11-dev
-  libtomlplusplus-dev libcpp-httplib-dev libsystemd-dev libsqlite3-dev systemd
+  libtomlplusplus-dev libcpp-httplib-dev libsqlite3-dev systemd
   # The metrics registry (docs/DESIGN.md, "Metrics"), and promtool (Debian's
   # `prometheus`) for tests/deploy/metrics_promtool_test.sh
   prometheus-cpp-dev prometheus
