@@ -14,13 +14,13 @@
 #include "agent/core/inventory.h"
 #include "agent/core/launch_check.h"
 #include "agent/core/worker_spec.h"
+#include "agent/host/child_nvml.h"
 #include "agent/host/directories.h"
 #include "agent/host/host_facts.h"
 #include "agent/host/infiniband_sysfs.h"
 #include "agent/host/log_reader.h"
 #include "agent/host/nvidia_driver.h"
 #include "agent/host/pci_topology.h"
-#include "agent/host/system_nvml.h"
 #include "common/metrics/standard_metrics.h"
 #include "common/process/posix_process_launcher.h"
 #include "common/rpc/channel.h"
@@ -49,6 +49,10 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   agent->launcher_ = *std::move(launcher);
   agent->metered_launcher_ =
       std::make_unique<MeteredProcessLauncher>(*agent->launcher_, agent->metrics_);
+  // NVML is asked in a child (agent/host/child_nvml.h): it loads the CUDA
+  // driver, whose thread and memory would stay in the agent.
+  agent->gpu_details_ =
+      std::make_unique<ChildProcessNvml>(*agent->launcher_, SelfExecutable(), agent_env);
 
   if (absl::Status made = CreateDirectories(config.run_dir); !made.ok()) {
     return absl::FailedPreconditionError(
@@ -164,7 +168,7 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
 AgentServer::~AgentServer() { Shutdown(); }
 
 std::vector<v1::GpuInfo> AgentServer::CurrentGpus() {
-  DiscoveredGpus found = DiscoverGpusWithDetails(SystemNvml());
+  DiscoveredGpus found = DiscoverGpusWithDetails(*gpu_details_);
   {
     // Said once, not at every registration; again only when it changes.
     absl::MutexLock lock(&nvml_note_mu_);

@@ -14,6 +14,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "agent/config.h"
+#include "agent/core/nvml.h"
 #include "agent/core/worker_supervisor.h"
 #include "agent/grpc/coordinator_session.h"
 #include "agent/grpc/worker_endpoint.h"
@@ -65,6 +66,8 @@ class AgentServer {
   std::unique_ptr<common::ProcessLauncher> launcher_;
   // Count spawns and reported failures on their way (metrics).
   std::unique_ptr<MeteredProcessLauncher> metered_launcher_;
+  // NVML's GPU details, asked of a child process through launcher_.
+  std::unique_ptr<GpuDetailsSource> gpu_details_;
   std::unique_ptr<CoordinatorSession> session_;
   std::unique_ptr<MeteredCoordinatorSink> metered_sink_;
   // Before supervisor_: destroyed after it, joining the queries in flight

@@ -22,6 +22,7 @@
 #include "agent/core/fabric_config.h"
 #include "agent/core/inventory.h"
 #include "agent/effective_config.h"
+#include "agent/host/child_nvml.h"
 #include "agent/host/real_host_probe.h"
 #include "agent/startup.h"
 #include "common/config/given_flags.h"
@@ -66,6 +67,11 @@ int main(int argc, char** argv) {
   // issue 15). Lock order is checked by the tests (thread annotations,
   // TSan), not on every lock in production.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // The daemon's GPU-details probe (agent/host/child_nvml.h): checked first,
+  // it takes no other flag and starts nothing.
+  if (argc == 2 && strcmp(argv[1], eb::agent::kPrintGpuDetailsFlag) == 0) {
+    return eb::agent::PrintGpuDetails();
+  }
   eb::common::BlockShutdownSignals();
   eb::agent::AgentSettings settings;
   eb::agent::AgentConfig& config = settings.config;

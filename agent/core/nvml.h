@@ -4,9 +4,10 @@
 // uses, and the queries over a table of entry points. The table is filled
 // at run time by agent/host/system_nvml.h (dlopen("libnvidia-ml.so.1")), so
 // that the agent builds without nvml.h and runs on hosts without the
-// library, and by fakes in tests. NVML talks to the driver only: it does not
-// initialise CUDA, which the agent must never do (a CUDA-initialised parent
-// cannot spawn CUDA workers). Pure: loads nothing itself.
+// library, and by fakes in tests. NVML loads the CUDA driver (libcuda, seen
+// with driver 580), whose thread and memory stay in a process for good: the
+// daemon asks NVML in a child process (agent/host/child_nvml.h). Pure:
+// loads nothing itself.
 
 #include <cstdint>
 #include <string>

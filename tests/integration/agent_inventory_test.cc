@@ -41,6 +41,19 @@ TEST(AgentInventoryTest, WorkerPrintsTheNcclVersionItLoads) {
 #endif
 }
 
+// The daemon asks NVML in a child (agent/host/child_nvml.h): the agent's
+// own probe mode prints NVML's report, or why there is none, and exits 0.
+TEST(AgentInventoryTest, AgentPrintsNvmlsGpuDetailsForItsDaemon) {
+  LocalCluster cluster;
+  CliResult probe = cluster.Run("eb-agent", {"--print-gpu-details"});
+  EXPECT_EQ(probe.exit_code, 0) << probe.err;
+  // No GPU machine in CI: NVML is missing. With one, a line per GPU.
+  EXPECT_TRUE(
+      std::regex_search(probe.out, std::regex(R"(^(unavailable\t.*libnvidia-ml|gpu\t\d+\t))")))
+      << probe.out;
+  EXPECT_EQ(probe.out.back(), '\n');
+}
+
 TEST(AgentInventoryTest, CheckConfigShowsTheWorkersNcclVersion) {
   LocalCluster cluster;
   const std::string version = WorkerNcclVersion(cluster);
