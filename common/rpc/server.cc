@@ -11,6 +11,11 @@
 namespace eb::common {
 
 absl::StatusOr<std::unique_ptr<RpcServer>> RpcServer::Start(const RpcServerOptions& options) {
+  // gRPC cannot build a server without a method to serve, and says only
+  // that it cannot listen.
+  if (options.services.empty()) {
+    return absl::InvalidArgumentError("no service to serve on '" + options.listen_address + "'");
+  }
   grpc::EnableDefaultHealthCheckService(options.introspection);
   grpc::ServerBuilder builder;
   int selected_port = 0;

@@ -40,7 +40,7 @@ struct RpcServerOptions {
 class RpcServer {
  public:
   // Builds and starts the server. UNAVAILABLE when the address cannot be
-  // bound (the message names it).
+  // bound (the message names it); INVALID_ARGUMENT without a service.
   static absl::StatusOr<std::unique_ptr<RpcServer>> Start(const RpcServerOptions& options);
   ~RpcServer();
 
