@@ -66,7 +66,8 @@ class WorkerEndpoint {
   // Returns at once. Executor thread.
   void Close(absl::Duration grace);
   // Waits until every close started so far has ended. Not on the executor's
-  // thread.
+  // thread (calls in flight finish there), and only once the executor will
+  // call Open and Close no more (the agent's shutdown makes sure of that).
   void WaitClosed();
 
  private:
