@@ -294,6 +294,8 @@ for phase in "$@"; do
     stop_cluster
     ;;
   nodes2)
+    # Half the GPUs each: with one GPU nodeA would own none.
+    if ((gpus < 2)); then log "nodes2 skipped: needs 2 GPUs, this machine has $gpus"; continue; fi
     half=$((gpus / 2))
     start_cluster "nodeA:$(seq -s, 0 $((half - 1))):--worker-env=NCCL_HOSTID=ebnccl-nodeA" \
                   "nodeB:$(seq -s, $half $((gpus - 1))):--worker-env=NCCL_HOSTID=ebnccl-nodeB" || continue
