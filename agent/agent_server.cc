@@ -3,8 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
-#include <system_error>
+#include <functional>
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
@@ -15,6 +14,7 @@
 #include "agent/core/launch_check.h"
 #include "agent/core/worker_spec.h"
 #include "agent/host/child_nvml.h"
+#include "agent/host/child_probe.h"
 #include "agent/host/directories.h"
 #include "agent/host/host_facts.h"
 #include "agent/host/infiniband_sysfs.h"
@@ -30,6 +30,17 @@ namespace eb::agent {
 namespace v1 = ebnccl::v1;
 
 namespace {
+
+// Runs `work` on `loop` and waits until it has run (the caller is not the
+// loop's thread).
+void RunOnLoopAndWait(common::EventLoop& loop, const std::function<void()>& work) {
+  absl::Notification done;
+  loop.Post([&work, &done] {
+    work();
+    done.Notify();
+  });
+  done.WaitForNotification();
+}
 
 std::string RandomToken() {
   static absl::BitGen bitgen;
@@ -135,13 +146,10 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   // Opened once now, so that a socket that cannot be served is a start-up
   // error; it closes after the idle linger like any other.
   absl::Status opened;
-  absl::Notification open_tried;
-  agent->loop_.Post([self, &opened, &open_tried] {
+  RunOnLoopAndWait(agent->loop_, [self, &opened] {
     self->last_busy_ = absl::Now();
     opened = self->endpoint_->Open().status();
-    open_tried.Notify();
   });
-  open_tried.WaitForNotification();
   if (!opened.ok()) return opened;
   if (!config.metrics_listen.empty()) {
     common::MetricsHttpServerOptions metrics_options;
@@ -275,24 +283,16 @@ void AgentServer::Shutdown() {
   loop_.Post([this] { supervisor_->StopAll("the agent is shutting down"); });
   const absl::Time deadline = absl::Now() + config_.worker_grace + absl::Seconds(3);
   while (absl::Now() < deadline) {
-    absl::Notification checked;
     int live = 0;
-    loop_.Post([this, &checked, &live] {
-      live = supervisor_->LiveWorkers();
-      checked.Notify();
-    });
-    checked.WaitForNotification();
+    RunOnLoopAndWait(loop_, [this, &live] { live = supervisor_->LiveWorkers(); });
     if (live == 0) break;
     absl::SleepFor(absl::Milliseconds(50));
   }
   // No endpoint opens after this (the open hook checks shut_down_).
-  absl::Notification closing;
-  loop_.Post([this, &closing] {
+  RunOnLoopAndWait(loop_, [this] {
     shut_down_ = true;
     endpoint_->Close(kWorkerEndpointGrace);
-    closing.Notify();
   });
-  closing.WaitForNotification();
   session_->Stop();
   // With the loop running: calls in flight finish on it.
   endpoint_->WaitClosed();

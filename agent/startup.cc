@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "agent/core/env_policy.h"
 #include "agent/core/fabric_config.h"
 #include "agent/core/gpu_discovery.h"
 #include "agent/core/worker_spec.h"
+#include "agent/host/child_probe.h"
 #include "agent/host/infiniband_sysfs.h"
 #include "agent/host/nccl_probe.h"
 #include "agent/host/nvidia_driver.h"
@@ -33,9 +33,9 @@ std::string Hostname() {
 }
 
 std::string DefaultWorkerBinary() {
-  std::error_code error;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
-  return error ? "eb-worker" : (self.parent_path() / "eb-worker").string();
+  const std::string self = SelfExecutable();
+  return self.empty() ? "eb-worker"
+                      : (std::filesystem::path(self).parent_path() / "eb-worker").string();
 }
 
 std::string DefaultRunDir(const std::string& node_name) {

@@ -174,7 +174,8 @@ class WorkerSupervisor {
   // RAS is worth asking: an NCCL test with a RAS port, and a registered
   // worker that is alive and has not finished.
   bool ShouldQueryRas(const Test& test) const;
-  // Reports a launch refused by CheckLaunch (nothing was created).
+  // Reports a launch refused before anything was created (by CheckLaunch,
+  // or because the worker endpoint cannot open).
   // `hint` ends the message (what the operator should look at).
   void RefuseLaunch(const ebnccl::v1::LaunchTest& launch, const absl::Status& refused,
                     absl::string_view hint);

@@ -1,8 +1,6 @@
 #include "agent/host/child_nvml.h"
 
 #include <cstdio>
-#include <filesystem>
-#include <system_error>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -41,12 +39,6 @@ absl::StatusOr<NvmlReport> ChildProcessNvml::Query() {
         absl::StrCat(agent_binary_, " ", kPrintGpuDetailsFlag, ": ", report.status().message()));
   }
   return report;
-}
-
-std::string SelfExecutable() {
-  std::error_code error;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
-  return error ? std::string() : self.string();
 }
 
 }  // namespace eb::agent

@@ -42,8 +42,4 @@ class ChildProcessNvml final : public GpuDetailsSource {
   const absl::Duration timeout_;
 };
 
-// This process's own executable (/proc/self/exe), "" when it cannot be
-// read.
-std::string SelfExecutable();
-
 }  // namespace eb::agent

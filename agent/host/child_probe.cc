@@ -6,7 +6,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <memory>
+#include <system_error>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/ascii.h"
@@ -83,6 +85,12 @@ absl::StatusOr<std::string> RunChildProbe(common::ProcessLauncher& launcher,
         absl::StrCat(command, ": ", exited->info.Describe(), "; ", Tail(text)));
   }
   return text;
+}
+
+std::string SelfExecutable() {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? std::string() : self.string();
 }
 
 }  // namespace eb::agent

@@ -23,4 +23,8 @@ namespace eb::agent {
 absl::StatusOr<std::string> RunChildProbe(common::ProcessLauncher& launcher,
                                           common::ProcessSpec spec, absl::Duration timeout);
 
+// This process's own executable (/proc/self/exe), "" when it cannot be
+// read: the agent's own probe, and the eb-worker beside it.
+std::string SelfExecutable();
+
 }  // namespace eb::agent

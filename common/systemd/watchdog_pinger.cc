@@ -7,7 +7,6 @@
 
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "common/systemd/notify_protocol.h"
 #include "spdlog/spdlog.h"
 
