@@ -21,6 +21,7 @@
 #include "agent/host/log_reader.h"
 #include "agent/host/nvidia_driver.h"
 #include "agent/host/pci_topology.h"
+#include "common/memory/idle_pages.h"
 #include "common/metrics/standard_metrics.h"
 #include "common/process/posix_process_launcher.h"
 #include "common/rpc/channel.h"
@@ -87,8 +88,13 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
         BuildInventory(self->config_, gpus, ReadHostFacts(self->config_));
     return registration;
   };
-  callbacks.on_connected = [self](absl::Duration period) {
-    self->loop_.Post([self, period] { self->OnConnected(period); });
+  callbacks.on_connected = [self](absl::Duration) {
+    self->loop_.Post([self] { self->OnConnected(); });
+  };
+  // On the session's thread: the heartbeat does not wake the loop.
+  callbacks.fill_heartbeat = [self](v1::AgentHeartbeat* heartbeat) {
+    absl::MutexLock lock(&self->running_tests_mu_);
+    for (const std::string& id : self->running_tests_) heartbeat->add_running_test_ids(id);
   };
   callbacks.on_command = [self](const v1::CoordinatorMessage& command) {
     self->loop_.Post([self, command] { self->OnCommand(command); });
@@ -98,7 +104,6 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
                                                     self->config_.coordinator_address, " (",
                                                     status.message(), "); reconnecting"));
     self->loop_.Post([self, status] {
-      ++self->session_generation_;
       // Without the coordinator no test can complete or be reported: stop
       // the workers rather than leave them running unsupervised.
       self->supervisor_->StopAll(absl::StrCat("lost the coordinator: ", status.message()));
@@ -115,8 +120,14 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   // idle a while (agent/grpc/worker_endpoint.h).
   environment.open_worker_endpoint = [self]() -> absl::StatusOr<std::string> {
     if (self->shut_down_) return absl::UnavailableError("the agent is shutting down");
-    self->last_busy_ = absl::Now();
     return self->endpoint_->Open();
+  };
+  environment.running_tests_changed = [self](const std::vector<std::string>& running_test_ids) {
+    {
+      absl::MutexLock lock(&self->running_tests_mu_);
+      self->running_tests_ = running_test_ids;
+    }
+    if (running_test_ids.empty()) self->StartIdleLinger();
   };
   // The evidence of each test (issue 12): the configured ports before and
   // after, and what NCCL wrote in the ranks' logs.
@@ -147,8 +158,8 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   // error; it closes after the idle linger like any other.
   absl::Status opened;
   RunOnLoopAndWait(agent->loop_, [self, &opened] {
-    self->last_busy_ = absl::Now();
     opened = self->endpoint_->Open().status();
+    if (opened.ok()) self->StartIdleLinger();
   });
   if (!opened.ok()) return opened;
   if (!config.metrics_listen.empty()) {
@@ -193,7 +204,7 @@ std::vector<v1::GpuInfo> AgentServer::CurrentGpus() {
   return SelectGpus(found.gpus, config_.gpu_indices);
 }
 
-void AgentServer::OnConnected(absl::Duration heartbeat_period) {
+void AgentServer::OnConnected() {
   // READY=1 the first time (the unit is started once the agent can take
   // tests); a STATUS update after each reconnect.
   std::string status =
@@ -202,29 +213,39 @@ void AgentServer::OnConnected(absl::Duration heartbeat_period) {
   if (absl::Status notified = notifier_.NotifyReady(status); !notified.ok()) {
     spdlog::warn("systemd: {}", notified.ToString());
   }
-  heartbeat_period_ = heartbeat_period;
-  heartbeat_sequence_ = 0;
-  const uint64_t generation = ++session_generation_;
-  SendHeartbeat(generation);
 }
 
-void AgentServer::SendHeartbeat(uint64_t generation) {
-  if (generation != session_generation_ || shut_down_) return;
-  v1::AgentMessage message;
-  v1::AgentHeartbeat& heartbeat = *message.mutable_heartbeat();
-  heartbeat.set_sequence(++heartbeat_sequence_);
-  for (const std::string& id : supervisor_->RunningTests()) heartbeat.add_running_test_ids(id);
-  session_->SendToCoordinator(message);
-  // The worker endpoint closes once no worker has lived for the linger
+void AgentServer::StartIdleLinger() {
+  idle_since_ = absl::Now();
+  loop_.PostAfter(config_.worker_socket_linger, [this] { EndIdleLinger(); });
+}
+
+void AgentServer::EndIdleLinger() {
+  // A test that started in the meantime starts a new linger when it ends
   // (config: longer than the gaps between a validation round's tests, so a
-  // round does not reopen it per test).
-  const absl::Time now = absl::Now();
-  if (supervisor_->LiveWorkers() > 0) {
-    last_busy_ = now;
-  } else if (endpoint_->is_open() && now - last_busy_ >= config_.worker_socket_linger) {
-    endpoint_->Close(kWorkerEndpointGrace);
+  // round does not reopen the socket per test).
+  if (shut_down_ || !supervisor_->RunningTests().empty() || !endpoint_->is_open()) return;
+  const absl::Duration left = idle_since_ + config_.worker_socket_linger - absl::Now();
+  if (left > absl::ZeroDuration()) {
+    loop_.PostAfter(left, [this] { EndIdleLinger(); });
+    return;
   }
-  loop_.PostAfter(heartbeat_period_, [this, generation] { SendHeartbeat(generation); });
+  endpoint_->Close(kWorkerEndpointGrace);
+  // Closed within its grace; the node is idle until its next test.
+  loop_.PostAfter(kWorkerEndpointGrace + absl::Milliseconds(500), [this] { ReturnIdleMemory(); });
+}
+
+void AgentServer::ReturnIdleMemory() {
+  if (shut_down_ || !supervisor_->RunningTests().empty() || endpoint_->is_open()) return;
+  absl::StatusOr<common::ReturnedPages> returned = common::ReturnIdlePages();
+  if (!returned.ok()) {
+    spdlog::warn("idle: could not give back memory: {}", returned.status().ToString());
+    return;
+  }
+  spdlog::info(
+      "idle: gave back the pages that starting or the last test used (resident {:.1f} MB -> "
+      "{:.1f} MB; they stay in the page cache)",
+      returned->rss_before_kb / 1024.0, returned->rss_after_kb / 1024.0);
 }
 
 void AgentServer::OnCommand(const v1::CoordinatorMessage& command) {

@@ -51,8 +51,15 @@ class AgentServer {
 
  private:
   explicit AgentServer(const AgentConfig& config);
-  void OnConnected(absl::Duration heartbeat_period);
-  void SendHeartbeat(uint64_t session_generation);
+  void OnConnected();
+  // The node has no test: the worker endpoint closes after the linger
+  // (config.worker_socket_linger) unless a test comes first. Executor.
+  void StartIdleLinger();
+  void EndIdleLinger();
+  // Once the endpoint has closed: the heap's free pages and the clean file
+  // pages that starting or the tests touched go back to the kernel
+  // (common/memory/idle_pages.h). Executor.
+  void ReturnIdleMemory();
   void OnCommand(const ebnccl::v1::CoordinatorMessage& command);
   // The GPUs this agent owns, with NVML's details (memory); logs why they
   // are missing the first time (and when that changes). Any thread.
@@ -76,14 +83,13 @@ class AgentServer {
   std::unique_ptr<WorkerSupervisor> supervisor_;
   // After supervisor_: destroyed before it.
   std::unique_ptr<WorkerEndpoint> endpoint_;
-  absl::Time last_busy_;  // executor state: the last time a worker lived
+  absl::Time idle_since_;  // executor state: when the last test ended
   std::unique_ptr<common::MetricsHttpServer> metrics_server_;
   std::unique_ptr<common::WatchdogPinger> watchdog_;
-  // Executor state: a new generation per connection ends the old heartbeat
-  // chain.
-  uint64_t session_generation_ = 0;
-  int64_t heartbeat_sequence_ = 0;
-  absl::Duration heartbeat_period_ = absl::Seconds(2);
+  // The supervisor's running tests, for the heartbeats the session thread
+  // sends (running_tests_changed keeps it).
+  absl::Mutex running_tests_mu_;
+  std::vector<std::string> running_tests_ ABSL_GUARDED_BY(running_tests_mu_);
   bool shut_down_ = false;         // executor state
   bool shutdown_started_ = false;  // caller's thread
   absl::Mutex nvml_note_mu_;

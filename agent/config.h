@@ -75,8 +75,8 @@ struct AgentConfig {
   absl::Duration worker_heartbeat_period = absl::Seconds(1);
   // A registered worker silent for this long is killed as hung.
   absl::Duration worker_hang_timeout = absl::Seconds(30);
-  // How long the workers' socket stays open after the last worker is gone
-  // (agent/grpc/worker_endpoint.h); checked at each heartbeat.
+  // How long the workers' socket stays open after the last test ends
+  // (agent/grpc/worker_endpoint.h); a timer started when it ends.
   absl::Duration worker_socket_linger = absl::Seconds(30);
   // "host:port" of the Prometheus /metrics endpoint (port 0 = any); "" = none.
   std::string metrics_listen;

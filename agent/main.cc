@@ -146,7 +146,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   app.add_option("--worker-socket-linger-ms", socket_linger_ms,
-                 "Keep the workers' socket open this long after the last worker is gone")
+                 "Keep the workers' socket open this long after the last test ends")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   app.add_option("--metrics-listen", config.metrics_listen,

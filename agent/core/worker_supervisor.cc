@@ -65,6 +65,7 @@ void WorkerSupervisor::Launch(const v1::LaunchTest& launch) {
     agent_target = *std::move(opened);
   }
   Test& test = tests_[test_id];
+  if (environment_.running_tests_changed) environment_.running_tests_changed(RunningTests());
   test.launch = launch;
   if (environment_.read_ports) test.ports_before = environment_.read_ports();
   if (launch.spec().transport() == v1::TRANSPORT_NCCL && environment_.query_ras) {
@@ -576,6 +577,7 @@ void WorkerSupervisor::MaybeFinish(const std::string& test_id) {
     *message.mutable_workers_stopped()->mutable_evidence() = std::move(evidence);
   }
   tests_.erase(it);
+  if (environment_.running_tests_changed) environment_.running_tests_changed(RunningTests());
   sink_.SendToCoordinator(message);
 }
 

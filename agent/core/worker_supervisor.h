@@ -73,6 +73,10 @@ struct SupervisorEnvironment {
   // worker_endpoint.h). Called once per accepted launch, before anything is
   // created; an error refuses the launch whole. Unset: agent_target.
   std::function<absl::StatusOr<std::string>()> open_worker_endpoint;
+  // Told, on the executor, the ids of the tests this node runs each time a
+  // test is added or removed (the agent's heartbeats carry them, and an
+  // empty list starts its idle linger). Unset: nobody is told.
+  std::function<void(const std::vector<std::string>& running_test_ids)> running_tests_changed;
 };
 
 class WorkerSupervisor {

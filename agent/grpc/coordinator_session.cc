@@ -1,15 +1,37 @@
 #include "agent/grpc/coordinator_session.h"
 
+#include <algorithm>
+
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "agent/core/event_batching.h"
 #include "agent/core/launch_check.h"
 #include "common/rpc/backoff.h"
 #include "common/status/grpc_status.h"
+#include "grpc/support/time.h"
 #include "spdlog/spdlog.h"
 
 namespace eb::agent {
 namespace v1 = ebnccl::v1;
+
+namespace {
+
+template <typename Op>
+void* TagOf(Op op) {
+  return reinterpret_cast<void*>(static_cast<intptr_t>(op));
+}
+
+gpr_timespec GprDeadline(absl::Time deadline) {
+  if (deadline == absl::InfiniteFuture()) return gpr_inf_future(GPR_CLOCK_REALTIME);
+  const timespec at = absl::ToTimespec(deadline);
+  gpr_timespec result;
+  result.tv_sec = at.tv_sec;
+  result.tv_nsec = static_cast<int32_t>(at.tv_nsec);
+  result.clock_type = GPR_CLOCK_REALTIME;
+  return result;
+}
+
+}  // namespace
 
 CoordinatorSession::CoordinatorSession(std::shared_ptr<grpc::Channel> channel, Callbacks callbacks,
                                        absl::Duration reconnect_initial,
@@ -43,12 +65,27 @@ bool CoordinatorSession::connected() const {
 }
 
 void CoordinatorSession::SendToCoordinator(const v1::AgentMessage& message) {
-  absl::MutexLock lock(&mu_);
-  if (!connected_) {
-    spdlog::debug("not connected to the coordinator; dropped a message");
-    return;
+  uint64_t generation = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!connected_) {
+      spdlog::debug("not connected to the coordinator; dropped a message");
+      return;
+    }
+    outbox_.push_back(message);
+    if (wake_pending_) return;
+    wake_pending_ = true;
+    generation = generation_;
   }
-  outbox_.push_back(message);
+  // Set outside mu_: the alarm's event wakes the session thread at once, and
+  // its first step is to take mu_.
+  absl::MutexLock lock(&wake_mu_);
+  if (wake_ != nullptr && wake_generation_ == generation) {
+    // A deadline in the past: the alarm's event is queued at once. (gRPC
+    // rounds a deadline up to the next millisecond: "now" would arm a
+    // timer, and wake gRPC's timer threads to fire it.)
+    wake_->Set(wake_queue_, gpr_inf_past(GPR_CLOCK_MONOTONIC), TagOf(Op::kWake));
+  }
 }
 
 void CoordinatorSession::RunLoop() {
@@ -92,88 +129,177 @@ void CoordinatorSession::RunLoop() {
 }
 
 absl::Status CoordinatorSession::RunOnce(bool* registered) {
+  // Destroyed in reverse: the alarm before the queue it posts to, the queue
+  // (shut down and drained below) before the call's context.
   grpc::ClientContext context;
+  grpc::CompletionQueue cq;
+  grpc::Alarm wake;
   {
     absl::MutexLock lock(&mu_);
     if (stopping_) return absl::CancelledError("stopping");
     context_ = &context;
   }
-  auto stream = stub_->Session(&context);
-  absl::Status result;
+  std::unique_ptr<Stream> stream = stub_->PrepareAsyncSession(&context, &cq);
+  stream->StartCall(TagOf(Op::kStart));
   v1::AgentMessage hello;
   *hello.mutable_register_() = callbacks_.make_registration();
   v1::CoordinatorMessage reply;
-  if (!stream->Write(hello) || !stream->Read(&reply) || !reply.has_register_reply()) {
-    stream->WritesDone();
-    result = common::FromGrpcStatus(stream->Finish());
-    if (result.ok()) result = absl::UnavailableError("the coordinator closed the session");
-  } else if (absl::StatusOr<absl::Duration> checked = CheckRegisterReply(reply.register_reply());
-             !checked.ok()) {
+  // One op at a time until registered; a failed op means the call is over,
+  // and Finish says why (the coordinator's refusal, or the dial's error).
+  const bool replied = AwaitOp(cq, Op::kStart) &&
+                       (stream->Write(hello, TagOf(Op::kWrite)), AwaitOp(cq, Op::kWrite)) &&
+                       (stream->Read(&reply, TagOf(Op::kRead)), AwaitOp(cq, Op::kRead));
+  absl::Status result;
+  absl::StatusOr<absl::Duration> period =
+      absl::UnavailableError("the coordinator closed the session");
+  if (replied && !reply.has_register_reply()) {
+    result = absl::UnavailableError(
+        "the coordinator's first message was not a register_reply; ending the session");
+    context.TryCancel();
+  } else if (replied) {
+    period = CheckRegisterReply(reply.register_reply());
     // A period of 0 made the agent spin (SECURITY_FINDINGS case 5): end the
     // session, naming the field; the reconnect backoff paces the retries.
-    result = checked.status();
-    context.TryCancel();
-    (void)stream->Finish();
-  } else {
-    const absl::Duration period = *checked;
+    if (!period.ok()) {
+      result = period.status();
+      context.TryCancel();
+    }
+  }
+  if (replied && period.ok()) {
     {
       absl::MutexLock lock(&mu_);
       connected_ = true;
-      writer_done_ = false;
+      wake_pending_ = false;
+      ++generation_;
+      absl::MutexLock wake_lock(&wake_mu_);
+      wake_ = &wake;
+      wake_queue_ = &cq;
+      wake_generation_ = generation_;
     }
     *registered = true;
     spdlog::info("registered with the coordinator (heartbeat every {})",
-                 absl::FormatDuration(period));
-    if (callbacks_.on_connected) callbacks_.on_connected(period);
-    std::thread writer([this, raw = stream.get()] { WriterLoop(raw); });
-    v1::CoordinatorMessage command;
-    while (stream->Read(&command)) {
-      if (callbacks_.on_command) callbacks_.on_command(command);
-    }
+                 absl::FormatDuration(*period));
+    if (callbacks_.on_connected) callbacks_.on_connected(*period);
+    Relay(*stream, cq, *period);
     {
       absl::MutexLock lock(&mu_);
       connected_ = false;
     }
-    // Reads ended: the call is over. connected_ = false wakes the writer,
-    // and a Write on a finished call fails at once, so the join is short.
-    // Not cancelling the call keeps the coordinator's own status (why it
-    // ended the session) for the log, rather than CANCELLED; Stop()
-    // cancels through context_ when it is the agent that ends the session.
-    writer.join();
-    result = common::FromGrpcStatus(stream->Finish());
+    absl::MutexLock wake_lock(&wake_mu_);
+    wake_ = nullptr;
+    wake_queue_ = nullptr;
+  }
+  // Not cancelling a call the coordinator ended keeps its own status (why it
+  // ended the session) for the log, rather than CANCELLED; Stop() cancels
+  // through context_ when it is the agent that ends the session.
+  grpc::Status finished;
+  stream->Finish(&finished, TagOf(Op::kFinish));
+  (void)AwaitOp(cq, Op::kFinish);
+  if (result.ok()) {
+    result = common::FromGrpcStatus(finished);
     if (result.ok()) result = absl::UnavailableError("the coordinator ended the session");
+  }
+  wake.Cancel();
+  cq.Shutdown();
+  void* tag = nullptr;
+  bool ok = false;
+  while (cq.Next(&tag, &ok)) {
   }
   absl::MutexLock lock(&mu_);
   context_ = nullptr;
   return result;
 }
 
-void CoordinatorSession::WriterLoop(
-    grpc::ClientReaderWriter<v1::AgentMessage, v1::CoordinatorMessage>* stream) {
-  while (true) {
-    v1::AgentMessage message;
-    {
-      absl::MutexLock lock(&mu_);
-      mu_.Await(absl::Condition(
-          +[](CoordinatorSession* self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(self->mu_) {
-            return !self->outbox_.empty() || !self->connected_ || self->stopping_;
-          },
-          this));
-      if (outbox_.empty()) return;
-      if (worker_event_linger_ > absl::ZeroDuration() && outbox_.front().has_worker_event()) {
-        // The node's other ranks are usually a moment behind: let their
-        // events of the same phase join this one (event_batching.h).
-        mu_.AwaitWithTimeout(absl::Condition(
-                                 +[](CoordinatorSession* self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(
-                                      self->mu_) { return !self->connected_ || self->stopping_; },
-                                 this),
-                             worker_event_linger_);
-        if (outbox_.empty()) return;
+void CoordinatorSession::Relay(Stream& stream, grpc::CompletionQueue& cq,
+                               absl::Duration heartbeat_period) {
+  write_in_flight_ = false;
+  linger_until_ = absl::InfiniteFuture();
+  bool read_in_flight = true;
+  bool ended = false;
+  int64_t heartbeat_sequence = 0;
+  absl::Time next_heartbeat = callbacks_.fill_heartbeat ? absl::Now() : absl::InfiniteFuture();
+  stream.Read(&reading_, TagOf(Op::kRead));
+  // A failed read or write means the call is over (ended by the coordinator,
+  // broken, or cancelled by Stop), so the other op in flight fails too and
+  // the loop ends with nothing pending.
+  while (read_in_flight || write_in_flight_) {
+    const absl::Time now = absl::Now();
+    absl::Time deadline = absl::InfiniteFuture();
+    if (!ended) {
+      if (now >= next_heartbeat) {
+        QueueHeartbeat(++heartbeat_sequence);
+        next_heartbeat = now + heartbeat_period;
       }
-      message = TakeNextMessage(outbox_);
+      deadline = next_heartbeat;
+      MaybeStartWrite(stream, now, &deadline);
     }
-    if (!stream->Write(message)) return;
+    void* tag = nullptr;
+    bool ok = false;
+    const grpc::CompletionQueue::NextStatus next = cq.AsyncNext(&tag, &ok, GprDeadline(deadline));
+    if (next == grpc::CompletionQueue::SHUTDOWN) return;
+    if (next == grpc::CompletionQueue::TIMEOUT) continue;  // a heartbeat or an event is due
+    switch (static_cast<Op>(reinterpret_cast<intptr_t>(tag))) {
+      case Op::kRead:
+        if (ok && !ended) {
+          if (callbacks_.on_command) callbacks_.on_command(reading_);
+          stream.Read(&reading_, TagOf(Op::kRead));
+        } else {
+          read_in_flight = false;
+          ended = true;
+        }
+        break;
+      case Op::kWrite:
+        write_in_flight_ = false;
+        if (!ok) ended = true;
+        break;
+      case Op::kWake: {
+        absl::MutexLock lock(&mu_);
+        wake_pending_ = false;
+        break;
+      }
+      default:
+        break;
+    }
   }
+}
+
+void CoordinatorSession::QueueHeartbeat(int64_t sequence) {
+  v1::AgentMessage message;
+  v1::AgentHeartbeat& heartbeat = *message.mutable_heartbeat();
+  callbacks_.fill_heartbeat(&heartbeat);
+  heartbeat.set_sequence(sequence);
+  absl::MutexLock lock(&mu_);
+  outbox_.push_back(std::move(message));
+}
+
+void CoordinatorSession::MaybeStartWrite(Stream& stream, absl::Time now, absl::Time* deadline) {
+  if (write_in_flight_) return;
+  {
+    absl::MutexLock lock(&mu_);
+    if (outbox_.empty()) return;
+    if (worker_event_linger_ > absl::ZeroDuration() && outbox_.front().has_worker_event()) {
+      // The node's other ranks are usually a moment behind: let their
+      // events of the same phase join this one (event_batching.h).
+      if (linger_until_ == absl::InfiniteFuture()) linger_until_ = now + worker_event_linger_;
+      if (now < linger_until_) {
+        *deadline = std::min(*deadline, linger_until_);
+        return;
+      }
+    }
+    linger_until_ = absl::InfiniteFuture();
+    writing_ = TakeNextMessage(outbox_);
+  }
+  write_in_flight_ = true;
+  stream.Write(writing_, TagOf(Op::kWrite));
+}
+
+bool CoordinatorSession::AwaitOp(grpc::CompletionQueue& cq, Op op) {
+  void* tag = nullptr;
+  bool ok = false;
+  while (cq.Next(&tag, &ok)) {
+    if (static_cast<Op>(reinterpret_cast<intptr_t>(tag)) == op) return ok;
+  }
+  return false;
 }
 
 }  // namespace eb::agent

@@ -5,10 +5,15 @@
 // reconnect with exponential backoff and register again (ARCHITECTURE.md:
 // only the coordinator listens).
 //
-// Uses gRPC's synchronous streaming API on two dedicated threads per
-// connection (one reads, one writes from a queue), because a blocking
-// Read/Write loop is the simplest correct shape for one long-lived stream;
-// callers never block: Send only queues.
+// One thread drives the stream through gRPC's asynchronous API and a
+// completion queue of its own: a read is always pending, writes go one at a
+// time from a queue, SendToCoordinator wakes the thread with an alarm, and
+// the heartbeats are timed by the thread's wait on the queue.
+// Callers never block: Send only queues. One thread, not a reader and a
+// writer on the synchronous API: there, every write from the writer thread
+// kicked the reader (the call's poller) awake and handed the completion
+// back, five wake-ups per heartbeat on an idle agent where this takes two
+// or three (docs/BENCHMARKS.md, issue 15).
 
 #include <atomic>
 #include <deque>
@@ -22,7 +27,9 @@
 #include "absl/time/time.h"
 #include "agent/core/worker_supervisor.h"
 #include "ebnccl/v1/agent.grpc.pb.h"
+#include "grpcpp/alarm.h"
 #include "grpcpp/channel.h"
+#include "grpcpp/completion_queue.h"
 
 namespace eb::agent {
 
@@ -38,6 +45,11 @@ class CoordinatorSession final : public CoordinatorSink {
     std::function<ebnccl::v1::RegisterAgent()> make_registration;
     // Registered; the coordinator asks for heartbeats every `period`.
     std::function<void(absl::Duration period)> on_connected;
+    // Fills what a heartbeat carries besides its sequence number (the
+    // running tests), on the session thread. The session sends a heartbeat
+    // at once on registering and then every period, from its own thread, so
+    // that an idle agent's heartbeat wakes one thread. Unset: no heartbeats.
+    std::function<void(ebnccl::v1::AgentHeartbeat* heartbeat)> fill_heartbeat;
     // A command from the coordinator (launch, stop).
     std::function<void(const ebnccl::v1::CoordinatorMessage&)> on_command;
     // The session ended (`status` says why); a reconnect follows.
@@ -64,14 +76,28 @@ class CoordinatorSession final : public CoordinatorSink {
   bool connected() const;
 
  private:
+  using Stream =
+      grpc::ClientAsyncReaderWriter<ebnccl::v1::AgentMessage, ebnccl::v1::CoordinatorMessage>;
+  // What each completion-queue event is.
+  enum class Op : intptr_t { kStart = 1, kRead, kWrite, kWake, kFinish };
+
   void RunLoop();
-  // One connection: register, then read until the stream ends.
   // One session: registers, then relays until the stream ends. *registered
   // says whether the coordinator accepted the registration (so that the
   // caller reports a lost session, not a failed dial).
   absl::Status RunOnce(bool* registered);
-  void WriterLoop(
-      grpc::ClientReaderWriter<ebnccl::v1::AgentMessage, ebnccl::v1::CoordinatorMessage>* stream);
+  // Relays commands in, and heartbeats every `heartbeat_period` and the
+  // outbox out, until the stream ends (a read or a write fails: the call is
+  // over, or Stop cancelled it).
+  void Relay(Stream& stream, grpc::CompletionQueue& cq, absl::Duration heartbeat_period);
+  // Queues heartbeat number `sequence`.
+  void QueueHeartbeat(int64_t sequence);
+  // Starts the next write when none is in flight and the outbox has one
+  // ready; *deadline is lowered to when a lingering worker event is due.
+  void MaybeStartWrite(Stream& stream, absl::Time now, absl::Time* deadline);
+  // Waits for the event `op` (one op of that kind in flight), dropping wake
+  // alarms; false when the op failed or the queue shut down.
+  static bool AwaitOp(grpc::CompletionQueue& cq, Op op);
 
   std::unique_ptr<ebnccl::v1::AgentService::Stub> stub_;
   Callbacks callbacks_;
@@ -80,12 +106,30 @@ class CoordinatorSession final : public CoordinatorSink {
   const absl::Duration worker_event_linger_;
   std::thread thread_;
 
+  // Session-thread state of the relay.
+  ebnccl::v1::AgentMessage writing_;        // the write in flight
+  ebnccl::v1::CoordinatorMessage reading_;  // the read in flight
+  bool write_in_flight_ = false;
+  absl::Time linger_until_ = absl::InfiniteFuture();  // a worker event waits
+
   mutable absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   bool connected_ ABSL_GUARDED_BY(mu_) = false;
-  bool writer_done_ ABSL_GUARDED_BY(mu_) = false;
   std::deque<ebnccl::v1::AgentMessage> outbox_ ABSL_GUARDED_BY(mu_);
   grpc::ClientContext* context_ ABSL_GUARDED_BY(mu_) = nullptr;
+  // At most one wake alarm pending; generation_ counts the connections, so
+  // that a wake decided in one is not set on the next one's alarm.
+  bool wake_pending_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;
+
+  // The alarm SendToCoordinator wakes the session thread with, set while
+  // relaying. A mutex of its own (taken after mu_ when both are), so that
+  // the thread setting it does not hold mu_, which the woken session thread
+  // takes first.
+  absl::Mutex wake_mu_ ABSL_ACQUIRED_AFTER(mu_);
+  grpc::Alarm* wake_ ABSL_GUARDED_BY(wake_mu_) = nullptr;
+  grpc::CompletionQueue* wake_queue_ ABSL_GUARDED_BY(wake_mu_) = nullptr;
+  uint64_t wake_generation_ ABSL_GUARDED_BY(wake_mu_) = 0;
 };
 
 }  // namespace eb::agent

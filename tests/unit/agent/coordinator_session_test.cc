@@ -111,7 +111,7 @@ struct Recorder {
     return mu.AwaitWithTimeout(absl::Condition(&reached), kWait);
   }
 
-  CoordinatorSession::Callbacks Callbacks() {
+  CoordinatorSession::Callbacks Callbacks(bool heartbeats = false) {
     CoordinatorSession::Callbacks callbacks;
     callbacks.make_registration = [] {
       v1::RegisterAgent registration;
@@ -130,6 +130,11 @@ struct Recorder {
       absl::MutexLock lock(&mu);
       disconnected.push_back(status);
     };
+    if (heartbeats) {
+      callbacks.fill_heartbeat = [](v1::AgentHeartbeat* heartbeat) {
+        heartbeat->add_running_test_ids("t-7");
+      };
+    }
     return callbacks;
   }
 };
@@ -144,10 +149,11 @@ class CoordinatorSessionTest : public ::testing::Test {
   }
 
   std::unique_ptr<CoordinatorSession> Connect(
-      absl::Duration linger = CoordinatorSession::kDefaultWorkerEventLinger) {
+      absl::Duration linger = CoordinatorSession::kDefaultWorkerEventLinger,
+      bool heartbeats = false) {
     auto session = std::make_unique<CoordinatorSession>(
-        common::MakeChannel(absl::StrCat("127.0.0.1:", server_->port())), recorder_.Callbacks(),
-        absl::Milliseconds(5), absl::Milliseconds(20), linger);
+        common::MakeChannel(absl::StrCat("127.0.0.1:", server_->port())),
+        recorder_.Callbacks(heartbeats), absl::Milliseconds(5), absl::Milliseconds(20), linger);
     session->Start();
     return session;
   }
@@ -228,6 +234,29 @@ TEST_F(CoordinatorSessionTest, ALoneEventGoesAsItIs) {
   ASSERT_EQ(received.size(), 1u);
   ASSERT_TRUE(received[0].has_worker_event());
   EXPECT_EQ(received[0].worker_event().rank(), 3);
+}
+
+TEST_F(CoordinatorSessionTest, TheSessionSendsHeartbeatsAtOnceAndEveryPeriodWithWhatItIsGiven) {
+  // The scripted coordinator asks for a heartbeat every 250 ms.
+  Serve({ScriptedCoordinator::Step::kAcceptAndHold});
+  const absl::Time start = absl::Now();
+  auto session = Connect(CoordinatorSession::kDefaultWorkerEventLinger, /*heartbeats=*/true);
+  const std::vector<v1::AgentMessage> received = coordinator_->AwaitReceived(0, 3);
+  const absl::Duration took = absl::Now() - start;
+  session->Stop();
+  std::vector<int64_t> sequences;
+  for (const v1::AgentMessage& message : received) {
+    ASSERT_TRUE(message.has_heartbeat());
+    EXPECT_EQ(message.heartbeat().running_test_ids_size(), 1);
+    EXPECT_EQ(message.heartbeat().running_test_ids(0), "t-7");
+    sequences.push_back(message.heartbeat().sequence());
+  }
+  ASSERT_GE(sequences.size(), 3u);
+  EXPECT_EQ(sequences[0], 1);
+  EXPECT_EQ(sequences[1], 2);
+  EXPECT_EQ(sequences[2], 3);
+  // The first at once, then two periods.
+  EXPECT_GE(took, absl::Milliseconds(500));
 }
 
 }  // namespace

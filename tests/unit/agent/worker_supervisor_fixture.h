@@ -40,6 +40,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
+using ::testing::UnorderedElementsAre;
 
 inline constexpr char kTest[] = "t-1";
 inline constexpr absl::Duration kRegisterTimeout = absl::Seconds(10);
@@ -137,6 +138,9 @@ class WorkerSupervisorTest : public ::testing::Test {
     environment.read_log = read_log_;
     environment.query_ras = query_ras_;
     environment.open_worker_endpoint = open_worker_endpoint_;
+    environment.running_tests_changed = [this](const std::vector<std::string>& ids) {
+      running_tests_told_.push_back(ids);
+    };
     supervisor_ = std::make_unique<WorkerSupervisor>(config_, std::move(environment), clock_,
                                                      executor_, launcher_, sink_);
   }
@@ -245,6 +249,8 @@ class WorkerSupervisorTest : public ::testing::Test {
   std::function<std::string(const std::string&, bool, size_t)> read_log_;
   std::function<void(int, std::function<void(NcclRasExchange)>)> query_ras_;
   std::function<absl::StatusOr<std::string>()> open_worker_endpoint_;
+  // Each list running_tests_changed was told, in order.
+  std::vector<std::vector<std::string>> running_tests_told_;
   std::unique_ptr<WorkerSupervisor> supervisor_;
   common::ChildHandle rank2_;
   common::ChildHandle rank3_;

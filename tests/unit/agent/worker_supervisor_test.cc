@@ -185,6 +185,28 @@ TEST_F(WorkerSupervisorTest, StopIsGraduatedAndItsExitsAreNotFailures) {
   EXPECT_EQ(executor_.pending_timers(), 0u);
 }
 
+TEST_F(WorkerSupervisorTest, TheAgentIsToldTheRunningTestsWhenATestStartsAndWhenItEnds) {
+  // The heartbeats carry this list, and an empty one starts the agent's
+  // idle linger; a refused duplicate launch changes nothing.
+  LaunchTwo();
+  supervisor_->Launch(MakeLaunch(kTest, {0, 1}));
+  executor_.RunUntilIdle();
+  supervisor_->Launch(MakeLaunch("t-second", {2}));
+  executor_.RunUntilIdle();
+  EXPECT_THAT(running_tests_told_,
+              ElementsAre(ElementsAre(kTest), UnorderedElementsAre(kTest, "t-second")));
+  supervisor_->Stop(kTest, "done");
+  Exit(rank2_, FakeProcessLauncher::Signaled(SIGTERM));
+  EXPECT_EQ(running_tests_told_.size(), 2u);  // rank 3 still lives
+  Exit(rank3_, FakeProcessLauncher::Signaled(SIGTERM));
+  ASSERT_EQ(running_tests_told_.size(), 3u);
+  EXPECT_THAT(running_tests_told_.back(), ElementsAre("t-second"));
+  supervisor_->StopAll("shutting down");
+  Exit(launcher_.Running().at(0), FakeProcessLauncher::Signaled(SIGTERM));
+  ASSERT_EQ(running_tests_told_.size(), 4u);
+  EXPECT_THAT(running_tests_told_.back(), IsEmpty());
+}
+
 TEST_F(WorkerSupervisorTest, StopTwiceSignalsOnceAndStillFinishesOnce) {
   LaunchTwo();
   supervisor_->Stop(kTest, "first");
