@@ -35,6 +35,8 @@
 #   faults   SIGKILL one worker mid-sweep, SIGSTOP another; GPU memory after; next test
 #   compat   issue 14: --collective all_reduce,broadcast with -I 1 -J over 2 agents on GPU 0
 #            (the per-iteration CUDA events), and --collective all -a 3 -I 1 --json
+#   idle     issue 15: an idle agent owning the GPUs, CPU over 120 s and memory (RSS, PSS,
+#            private), before and after one NCCL test
 #   init     communicator init time (ours and NCCL's "Init timings") at 2..N ranks
 #   rails    run-test --split-rails over 2 agents on GPU 0 (distinct host ids): the per-rail
 #            block and the arrival-based straggler, healthy and with rank 1 paused 30 ms
@@ -425,6 +427,38 @@ for phase in "$@"; do
     ebctl run-test --nodes nodeA,nodeB --transport nccl --collective all -b 1M -e 1M -n 5 -a 3 \
       -I 1 --json --nccl-env NCCL_NVLS_ENABLE=0 >"$out/compat_all.json" 2>&1
     log "compat all -a 3 -I 1 rc=$?"
+    stop_cluster
+    ;;
+  idle)
+    # Issue 15's idle agent on a GPU host: one coordinator (default 2 s
+    # heartbeats) and one agent owning every GPU, default 30 s socket linger;
+    # 45 s after start (past the linger and the page return), the agent's CPU
+    # over 120 s (the first field of each thread's schedstat) and its memory;
+    # then one NCCL test and, once idle again, its memory.
+    stop_cluster
+    "$bin/eb-coordinator" --config /dev/null --listen 127.0.0.1:29470 --history-path "" \
+      --log-file "$work/coordinator.log" 2>/dev/null &
+    pids+=($!)
+    sleep 0.5
+    "$bin/eb-agent" --config /dev/null --coordinator 127.0.0.1:29470 --node-name gpu0 \
+      --gpus "$all_gpus" --run-dir "$work/run-idle" --log-file "$work/agent-idle.log" 2>/dev/null &
+    agent=$!
+    pids+=($agent)
+    cpu_ns() { cat /proc/"$1"/task/*/schedstat | awk '{s += $1} END {print s}'; }
+    memory() { grep -E '^(Rss|Pss|Private_Clean|Private_Dirty|Anonymous):' /proc/"$1"/smaps_rollup | tr -s ' ' | paste -sd' '; }
+    sleep 45
+    { echo "after start + 45 s: $(memory $agent)"; ls /proc/$agent/task | wc -l | sed 's/^/threads: /'; } >"$out/idle.txt"
+    c0=$(cpu_ns $agent); sleep 120; c1=$(cpu_ns $agent)
+    echo "cpu over 120 s: $(( (c1 - c0) / 1000000 )) ms = $(awk "BEGIN {printf \"%.4f\", ($c1 - $c0) / 1.2e9}") % of a core; load $(cat /proc/loadavg)" >>"$out/idle.txt"
+    echo "after 165 s: $(memory $agent)" >>"$out/idle.txt"
+    ebctl nodes >>"$out/idle.txt" 2>&1
+    ebctl run-test --nodes gpu0 --transport nccl --collective all_reduce -b 8 -e 64M -f 4 >"$out/idle_test.txt" 2>&1
+    log "idle: test rc=$?"
+    echo "right after a test: $(memory $agent)" >>"$out/idle.txt"
+    sleep 35
+    echo "35 s after the test: $(memory $agent)" >>"$out/idle.txt"
+    grep -E "idle: gave back" "$work/agent-idle.log" >>"$out/idle.txt"
+    log "idle: $(grep -E '^cpu' "$out/idle.txt")"
     stop_cluster
     ;;
   init)
