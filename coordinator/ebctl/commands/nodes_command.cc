@@ -17,7 +17,8 @@ int NodesCommand::Execute(ebnccl::v1::Control::Stub& stub, const GlobalOptions& 
   grpc::Status status = stub.ListNodes(&context, {}, &reply);
   if (!status.ok()) return RpcFailed("listing nodes", status, true);
   if (options.json) {
-    std::cout << NodesToJson(reply).dump(2) << std::endl;
+    WriteNodesJson(reply, std::cout);
+    std::cout << std::endl;
   } else {
     if (reply.insecure()) std::cout << "coordinator: INSECURE (plaintext)\n";
     std::cout << NodesTable(reply);

@@ -1,5 +1,9 @@
 #include "coordinator/ebctl/output/report_json.h"
 
+#include <sstream>
+#include <string>
+#include "absl/strings/str_cat.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/ebctl/test_reports.h"
@@ -269,9 +273,8 @@ TEST(ReportToJsonTest, SerializesToValidJson) {
   EXPECT_EQ(json::parse(text), ReportToJson(testing::TwoRankReport()));
 }
 
-TEST(NodesToJsonTest, EveryField) {
-  v1::ListNodesReply reply;
-  v1::NodeStatus* node = reply.add_nodes();
+// A GPU node with every field of NodeStatus and its inventory set.
+void SetEveryField(v1::NodeStatus* node) {
   node->set_node_name("gpu-01");
   node->set_peer_address("ipv4:10.0.0.1:50000");
   node->set_state(v1::NODE_STATE_BUSY);
@@ -315,6 +318,11 @@ TEST(NodesToJsonTest, EveryField) {
   inventory->set_nccl_version("2.28.9");
   inventory->set_driver_version("580.65");
   inventory->set_agent_version("0.1.0");
+}
+
+TEST(NodesToJsonTest, EveryField) {
+  v1::ListNodesReply reply;
+  SetEveryField(reply.add_nodes());
   reply.add_nodes()->set_node_name("cpu-01");
 
   const json doc = NodesToJson(reply);
@@ -342,6 +350,54 @@ TEST(NodesToJsonTest, EveryField) {
   EXPECT_EQ(doc["nodes"][1]["state"], "unspecified");
   EXPECT_TRUE(doc["nodes"][1]["current_test"].is_null());
   EXPECT_EQ(doc["nodes"][1]["gpus"], json::array());
+}
+
+// What WriteNodesJson writes.
+std::string WrittenNodesJson(const v1::ListNodesReply& reply) {
+  std::ostringstream out;
+  WriteNodesJson(reply, out);
+  return out.str();
+}
+
+TEST(WriteNodesJsonTest, WritesTheTreesIndentedDump) {
+  v1::ListNodesReply reply;
+  EXPECT_EQ(WrittenNodesJson(reply), NodesToJson(reply).dump(2));
+  reply.set_insecure(true);
+  for (int i = 0; i < 3; ++i) {
+    v1::NodeStatus* node = reply.add_nodes();
+    node->set_node_name(absl::StrCat("node-", i, "\n\"quoted\""));
+    node->mutable_inventory()->add_gpus()->set_name("NVIDIA H200");
+    node->mutable_inventory()->add_interfaces()->add_addresses("10.0.0.1");
+    if (i == 1) node->set_last_verdict("bad");
+  }
+  EXPECT_EQ(WrittenNodesJson(reply), NodesToJson(reply).dump(2));
+  EXPECT_EQ(json::parse(WrittenNodesJson(reply)), NodesToJson(reply));
+  // Every field, nulls and none, strings JSON must escape, UTF-8, and a
+  // judged node's last_validation: byte for byte what nlohmann writes.
+  v1::NodeStatus* rich = reply.add_nodes();
+  SetEveryField(rich);
+  rich->set_node_name("gpu-\"01\"\\\t\x01\x7f\u00e9\u4e2d");
+  rich->set_heartbeat_age_ms(-420);
+  rich->set_last_verdict("bad");
+  rich->set_last_validation_id("v-9");
+  rich->set_last_verdict_time_unix_ms(1764000000123);
+  rich->set_bad_verdict_count(2);
+  rich->mutable_inventory()->add_gpus()->set_index(1);  // no NUMA node, no HCA
+  rich->mutable_inventory()->mutable_hcas(1)->set_error("HCA mlx5_7 does not exist\n");
+  rich->mutable_inventory()->mutable_interfaces(0)->add_addresses("fe80::1%eth0");
+  rich->mutable_inventory()->add_interfaces()->set_name("ib0");
+  reply.add_nodes();  // every field unset
+  EXPECT_EQ(WrittenNodesJson(reply), NodesToJson(reply).dump(2));
+
+  // More nodes than one chunk of output holds (256 KiB).
+  for (int i = 0; i < 300; ++i) {
+    v1::NodeStatus* node = reply.add_nodes();
+    node->set_node_name(absl::StrCat("node-", i));
+    for (int g = 0; g < 8; ++g) node->mutable_inventory()->add_gpus()->set_index(g);
+  }
+  const std::string written = WrittenNodesJson(reply);
+  EXPECT_GT(written.size(), size_t{512} << 10);
+  EXPECT_EQ(written, NodesToJson(reply).dump(2));
 }
 
 TEST(NodesToJsonTest, Empty) {
