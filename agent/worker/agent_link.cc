@@ -1,6 +1,7 @@
 #include "agent/worker/agent_link.h"
 
 #include "absl/strings/str_cat.h"
+#include "agent/worker/rendezvous_reply.h"
 #include "common/rpc/channel.h"
 #include "common/status/grpc_status.h"
 
@@ -98,15 +99,12 @@ absl::StatusOr<std::vector<std::string>> AgentLink::WaitFor(const std::vector<st
   if (slice != nullptr) {
     request.mutable_request()->mutable_slice()->set_offset(slice->offset);
     request.mutable_request()->mutable_slice()->set_length(slice->length);
+    request.mutable_request()->mutable_slice()->set_concatenated(true);
   }
   v1::RendezvousWaitReply reply;
   absl::Status status = common::FromGrpcStatus(stub_->RendezvousWait(&context, request, &reply));
   if (!status.ok()) return status;
-  if (reply.values_size() != static_cast<int>(keys.size())) {
-    return absl::InternalError(absl::StrCat("rendezvous wait: ", reply.values_size(),
-                                            " values for ", keys.size(), " keys"));
-  }
-  return std::vector<std::string>(reply.values().begin(), reply.values().end());
+  return WaitReplyValues(reply, keys.size(), slice);
 }
 
 }  // namespace eb::worker

@@ -96,12 +96,19 @@ absl::Status CheckSlice(const RendezvousKv::Slice& slice, size_t keys) {
   return absl::OkStatus();
 }
 
-// The values of `keys` (all present), each cut to `slice` when set.
+// The values of `keys` (all present), each cut to `slice` when set; one
+// value of all the slices when the slice says concatenated.
 absl::StatusOr<std::vector<std::string>> ReadValues(
     const std::map<std::string, std::string>& values, const std::vector<std::string>& keys,
     const std::optional<RendezvousKv::Slice>& slice) {
+  const bool concatenate = slice && slice->concatenated;
   std::vector<std::string> reply;
-  reply.reserve(keys.size());
+  std::string concatenated;
+  if (concatenate) {
+    concatenated.reserve(keys.size() * static_cast<size_t>(slice->length));
+  } else {
+    reply.reserve(keys.size());
+  }
   for (const std::string& key : keys) {
     const std::string& value = values.at(key);
     if (!slice) {
@@ -114,9 +121,15 @@ absl::StatusOr<std::vector<std::string>> ReadValues(
           absl::StrCat("rendezvous value of key ", spec::Quote(key), " has ", value.size(),
                        " bytes; the slice [", slice->offset, ", ", end, ") is past its end"));
     }
-    reply.push_back(
-        value.substr(static_cast<size_t>(slice->offset), static_cast<size_t>(slice->length)));
+    if (concatenate) {
+      concatenated.append(value, static_cast<size_t>(slice->offset),
+                          static_cast<size_t>(slice->length));
+    } else {
+      reply.push_back(
+          value.substr(static_cast<size_t>(slice->offset), static_cast<size_t>(slice->length)));
+    }
   }
+  if (concatenate) reply.push_back(std::move(concatenated));
   return reply;
 }
 

@@ -35,6 +35,8 @@ class RendezvousKv {
   struct Slice {
     int64_t offset = 0;
     int64_t length = 0;
+    // The wait's reply is one value: the slices one after another.
+    bool concatenated = false;
   };
 
   explicit RendezvousKv(common::Executor& executor);
@@ -59,7 +61,8 @@ class RendezvousKv {
   // the message names slice.offset or slice.length); RESOURCE_EXHAUSTED
   // beyond kMaxWaitersPerTest pending waits in the test. With `slice`, each
   // value is cut to it, and a value shorter than its end completes the wait
-  // with FAILED_PRECONDITION naming the key.
+  // with FAILED_PRECONDITION naming the key; with slice->concatenated, the
+  // reply is a single value, every key's slice in the order of the keys.
   void Wait(const std::string& test_id, std::vector<std::string> keys, absl::Duration timeout,
             WaitCallback done, std::optional<Slice> slice = std::nullopt);
 

@@ -277,6 +277,28 @@ TEST_F(RendezvousKvTest, SliceCutsEachValueWhenTheLastKeyArrives) {
   EXPECT_EQ(kv_.pending_waiters(), 0u);
 }
 
+// RendezvousSlice.concatenated: one value, the slices in the order of the
+// keys (a repeated key twice), not a string per key.
+TEST_F(RendezvousKvTest, ConcatenatedSlicesAreOneValueInTheOrderOfTheKeys) {
+  ASSERT_THAT(kv_.Set("t-1", "mesh/0", "aaBBcc"), IsOk());
+  WaitResult wait;
+  kv_.Wait("t-1", {"mesh/2", "mesh/0", "mesh/2"}, kTimeout, wait.Callback(),
+           RendezvousKv::Slice{2, 2, /*concatenated=*/true});
+  EXPECT_FALSE(wait.done());
+  ASSERT_THAT(kv_.Set("t-1", "mesh/2", "xxYYzz"), IsOk());
+  ASSERT_TRUE(wait.done());
+  ASSERT_THAT(*wait.result, IsOk());
+  EXPECT_THAT(**wait.result, ElementsAre("YYBBYY"));
+  // A value too short still fails naming its key.
+  ASSERT_THAT(kv_.Set("t-1", "mesh/3", "abc"), IsOk());
+  WaitResult short_value;
+  kv_.Wait("t-1", {"mesh/0", "mesh/3"}, kTimeout, short_value.Callback(),
+           RendezvousKv::Slice{2, 2, /*concatenated=*/true});
+  ASSERT_TRUE(short_value.done());
+  EXPECT_THAT(*short_value.result,
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("mesh/3")));
+}
+
 TEST_F(RendezvousKvTest, SliceBeyondAValueFailsNamingItsKey) {
   ASSERT_THAT(kv_.Set("t-1", "mesh/0", "abcdef"), IsOk());
   ASSERT_THAT(kv_.Set("t-1", "mesh/1", "abc"), IsOk());
