@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/rpc/reactor_order.h"
 #include "common/rpc/stream_outbox.h"
 #include "common/status/grpc_status.h"
 #include "coordinator/core/session_messages.h"
@@ -44,10 +45,12 @@ class SessionReactor final : public SessionBase {
         outbox_(std::make_shared<SessionOutbox>(this)),
         channel_(std::make_shared<SessionChannel>(outbox_, caller.peer)),
         caller_(std::make_shared<const Caller>(std::move(caller))) {
+    order_.Constructed();
     StartRead(&incoming_);
   }
 
   void OnReadDone(bool ok) override {
+    auto reaction = order_.ReadDone();
     if (!ok) {
       // The agent closed its side or the connection broke.
       const uint64_t id = session_id_;
@@ -66,12 +69,17 @@ class SessionReactor final : public SessionBase {
             service.HandleMessage(id, message, channel, *caller);
           });
     }
+    order_.BeforeStartRead();
     StartRead(&incoming_);
   }
 
-  void OnWriteDone(bool ok) override { outbox_->OnWriteDone(ok); }
+  void OnWriteDone(bool ok) override {
+    auto reaction = order_.OtherReaction();
+    outbox_->OnWriteDone(ok);
+  }
 
   void OnDone() override {
+    order_.Done();
     outbox_->Detach();
     delete this;
   }
@@ -83,6 +91,7 @@ class SessionReactor final : public SessionBase {
   std::shared_ptr<AgentChannel> channel_;
   std::shared_ptr<const Caller> caller_;
   v1::AgentMessage incoming_;
+  common::ReactorOrder order_;
 };
 
 }  // namespace
@@ -233,12 +242,16 @@ grpc::ServerUnaryReactor* AgentServiceImpl::RendezvousWait(grpc::CallbackServerC
     std::vector<std::string> keys(request->keys().begin(), request->keys().end());
     std::optional<RendezvousKv::Slice> slice;
     if (request->has_slice()) {
-      slice = RendezvousKv::Slice{request->slice().offset(), request->slice().length()};
+      slice = RendezvousKv::Slice{request->slice().offset(), request->slice().length(),
+                                  request->slice().concatenated()};
     }
+    const bool concatenated = slice && slice->concatenated;
     rendezvous_.Wait(
         request->test_id(), std::move(keys), absl::Milliseconds(request->timeout_ms()),
-        [reactor, reply](absl::StatusOr<std::vector<std::string>> values) {
-          if (values.ok()) {
+        [reactor, reply, concatenated](absl::StatusOr<std::vector<std::string>> values) {
+          if (values.ok() && concatenated) {
+            reply->set_concatenated_values(std::move(values->front()));
+          } else if (values.ok()) {
             for (std::string& value : *values) reply->add_values(std::move(value));
           }
           reactor->Finish(common::ToGrpcStatus(values.status()));

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/rpc/reactor_order.h"
 #include "common/rpc/stream_outbox.h"
 #include "common/spec/limits.h"
 #include "common/status/grpc_status.h"
@@ -60,11 +61,16 @@ class RunTestReactor final : public grpc::ServerWriteReactor<v1::RunTestEvent> {
       }
       *test_id = *started;
     });
+    order_.Constructed();
   }
 
-  void OnWriteDone(bool ok) override { outbox_->OnWriteDone(ok); }
+  void OnWriteDone(bool ok) override {
+    auto reaction = order_.OtherReaction();
+    outbox_->OnWriteDone(ok);
+  }
 
   void OnCancel() override {
+    auto reaction = order_.OtherReaction();
     // The client went away: stop the test (its workers are reaped) and end
     // the call.
     auto test_id = test_id_;
@@ -76,6 +82,7 @@ class RunTestReactor final : public grpc::ServerWriteReactor<v1::RunTestEvent> {
   }
 
   void OnDone() override {
+    order_.Done();
     outbox_->Detach();
     delete this;
   }
@@ -86,6 +93,7 @@ class RunTestReactor final : public grpc::ServerWriteReactor<v1::RunTestEvent> {
   std::shared_ptr<common::StreamOutbox<RunTestReactor, v1::RunTestEvent>> outbox_;
   // Written on the executor once the test started.
   std::shared_ptr<std::string> test_id_;
+  common::ReactorOrder order_;
 };
 
 // Runs `work` on the executor and finishes the unary reactor with its status.

@@ -34,13 +34,16 @@ ValidationStreamReactor::ValidationStreamReactor(common::Executor& executor, Att
       outbox->Finish(common::ToGrpcStatus(status));
     }
   });
+  order_.Constructed();
 }
 
 void ValidationStreamReactor::OnCancel() {
+  auto reaction = order_.OtherReaction();
   outbox_->Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the client went away"));
 }
 
 void ValidationStreamReactor::OnDone() {
+  order_.Done();
   outbox_->Detach();
   delete this;
 }

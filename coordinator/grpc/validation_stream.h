@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "common/exec/executor.h"
+#include "common/rpc/reactor_order.h"
 #include "common/rpc/stream_outbox.h"
 #include "coordinator/core/validation_manager.h"
 #include "ebnccl/v1/control.grpc.pb.h"
@@ -25,12 +26,16 @@ class ValidationStreamReactor final : public grpc::ServerWriteReactor<ebnccl::v1
 
   ValidationStreamReactor(common::Executor& executor, Attach attach);
 
-  void OnWriteDone(bool ok) override { outbox_->OnWriteDone(ok); }
+  void OnWriteDone(bool ok) override {
+    auto reaction = order_.OtherReaction();
+    outbox_->OnWriteDone(ok);
+  }
   void OnCancel() override;
   void OnDone() override;
 
  private:
   std::shared_ptr<Outbox> outbox_;
+  common::ReactorOrder order_;
 };
 
 }  // namespace eb::coordinator
