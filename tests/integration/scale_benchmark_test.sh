@@ -14,40 +14,9 @@
 set -euo pipefail
 bin=${1:?usage: scale_benchmark_test.sh BIN_DIR}
 work=$(mktemp -d /tmp/ebnccl-scale-test-XXXXXX)
-coordinator_pid=""
-cleanup() {
-  if [[ -n $coordinator_pid ]]; then
-    kill -TERM "$coordinator_pid" 2>/dev/null || true
-    wait "$coordinator_pid" 2>/dev/null || true
-  fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-# run NAME GENERATOR-OPTIONS...: a fresh coordinator and the generator;
-# the figures land in $work/NAME.json.
-run() {
-  local name=$1; shift
-  local port=$((33000 + ($$ + RANDOM) % 2000))
-  "$bin/eb-coordinator" --config /dev/null --listen "127.0.0.1:$port" --history-path '' \
-    --log-level warn >"$work/$name-coordinator.log" 2>&1 &
-  coordinator_pid=$!
-  for _ in $(seq 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-    sleep 0.1
-  done
-  local rc=0
-  timeout 50 "$bin/eb-load-generator" --coordinator "127.0.0.1:$port" \
-    --coordinator-pid "$coordinator_pid" --json "$work/$name.json" "$@" || rc=$?
-  kill -TERM "$coordinator_pid" 2>/dev/null || true
-  wait "$coordinator_pid" 2>/dev/null || true
-  coordinator_pid=""
-  if [[ $rc -ne 0 ]]; then
-    echo "FAIL: $name: eb-load-generator exited with $rc; the coordinator's log ends:"
-    tail -20 "$work/$name-coordinator.log"
-    exit 1
-  fi
-}
+# shellcheck source=tests/integration/lib/coordinator_under_load.sh
+source "$(dirname "$0")/lib/coordinator_under_load.sh"
+trap 'stop_coordinator; rm -rf "$work"' EXIT
 
 # check NAME PYTHON-EXPRESSION MESSAGE: the expression over the run's JSON
 # (r, and g = its last round) must hold.

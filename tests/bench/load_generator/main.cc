@@ -171,13 +171,14 @@ int Run(const Options& options) {
   for (auto& agent : agents) agent->Connect();
   bool all_registered = false;
   {
+    std::pair<FleetCounters*, int> fleet(&counters, options.agents);
     absl::MutexLock lock(&counters.mu);
     all_registered = counters.mu.AwaitWithTimeout(
         absl::Condition(
             +[](std::pair<FleetCounters*, int>* arg) ABSL_EXCLUSIVE_LOCKS_REQUIRED(arg->first->mu) {
               return arg->first->registered >= arg->second;
             },
-            new std::pair<FleetCounters*, int>(&counters, options.agents)),
+            &fleet),
         absl::Seconds(options.register_timeout_s));
   }
   const absl::Duration register_time = absl::Now() - t0;
@@ -308,6 +309,9 @@ int Run(const Options& options) {
   std::printf("generator: %.3f CPU-s in all, %ld session messages\n", SelfCpuSeconds() - self_cpu_0,
               static_cast<long>(counters.session_messages.load()));
   out["ok"] = all_ok;
+  // The heartbeat and the agents' timers use `beat` and the agents: the
+  // scheduler's thread ends before they do.
+  scheduler.Stop();
   for (auto& agent : agents) agent->Stop();
   if (!options.json_path.empty()) {
     std::ofstream file(options.json_path);

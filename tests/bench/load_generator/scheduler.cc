@@ -8,16 +8,18 @@ namespace eb::bench {
 
 Scheduler::Scheduler() : thread_([this] { Loop(); }) {}
 
-Scheduler::~Scheduler() {
+void Scheduler::Stop() {
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
+    due_.clear();
   }
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
 }
 
 void Scheduler::PostAfter(absl::Duration delay, std::function<void()> fn) {
   absl::MutexLock lock(&mu_);
+  if (stopping_) return;
   due_.emplace(absl::Now() + delay, std::move(fn));
   posted_ = true;
 }

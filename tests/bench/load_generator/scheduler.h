@@ -16,8 +16,10 @@ namespace eb::bench {
 class Scheduler {
  public:
   Scheduler();
-  // Drops what is still pending and joins the thread.
-  ~Scheduler();
+  ~Scheduler() { Stop(); }
+  // Drops what is pending and joins the thread; what is posted later is
+  // dropped too. Call it before destroying what the functions use.
+  void Stop();
   void PostAfter(absl::Duration delay, std::function<void()> fn);
 
  private:

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/rpc/channel.h"
+#include "common/rpc/reactor_order.h"
 
 namespace eb::bench {
 namespace v1 = ebnccl::v1;
@@ -38,6 +39,7 @@ class SimAgent::Session final
     agent_.stub_->async()->Session(&context_, this);
     Write(std::move(hello));
     StartRead(&incoming_);
+    order_.Constructed();
     StartCall();
   }
 
@@ -56,6 +58,7 @@ class SimAgent::Session final
   void Cancel() { context_.TryCancel(); }
 
   void OnWriteDone(bool ok) override {
+    auto reaction = order_.OtherReaction();
     {
       absl::MutexLock lock(&mu_);
       if (!ok || outbox_.empty()) {
@@ -70,6 +73,7 @@ class SimAgent::Session final
   }
 
   void OnReadDone(bool ok) override {
+    auto reaction = order_.ReadDone();
     if (!ok) return;
     if (incoming_.has_register_reply()) {
       registered_ = true;
@@ -77,10 +81,12 @@ class SimAgent::Session final
     } else {
       agent_.OnCommand(incoming_);
     }
+    order_.BeforeStartRead();
     StartRead(&incoming_);
   }
 
   void OnDone(const grpc::Status& status) override {
+    order_.Done();
     agent_.OnSessionDone(status, registered_);
     delete this;
   }
@@ -95,6 +101,7 @@ class SimAgent::Session final
   std::deque<v1::AgentMessage> outbox_ ABSL_GUARDED_BY(mu_);
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
   v1::AgentMessage current_;
+  common::ReactorOrder order_;
 };
 
 SimAgent::SimAgent(std::string name, int index, std::shared_ptr<grpc::Channel> channel,
@@ -364,15 +371,15 @@ void SimAgent::RendezvousGloo(const std::string& test_id, std::shared_ptr<RankSt
   }
   call->request.mutable_slice()->set_offset(int64_t{state->rank} * kGlooMeshEntryBytes);
   call->request.mutable_slice()->set_length(kGlooMeshEntryBytes);
+  call->request.mutable_slice()->set_concatenated(true);
   call->request.set_timeout_ms(timeout_ms);
   common::SetTimeout(call->context, absl::Milliseconds(timeout_ms) + absl::Seconds(5));
   stub_->async()->RendezvousWait(
       &call->context, &call->request, &call->reply,
       [this, call, test_id, state](grpc::Status status) {
-        bool ok = status.ok() && call->reply.values_size() == state->world - 1;
-        for (int i = 0; ok && i < call->reply.values_size(); ++i) {
-          ok = call->reply.values(i).size() == static_cast<size_t>(kGlooMeshEntryBytes);
-        }
+        const bool ok = status.ok() && call->reply.values_size() == 0 &&
+                        call->reply.concatenated_values().size() ==
+                            static_cast<size_t>(kGlooMeshEntryBytes) * (state->world - 1);
         delete call;
         if (ok) {
           Joined(test_id, {state->rank});

@@ -9,10 +9,12 @@ TestClient::TestClient(v1::Control::Stub& stub, const v1::TestSpec& spec) : star
   *request_.mutable_spec() = spec;
   stub.async()->RunTest(&context_, &request_, this);
   StartRead(&event_);
+  order_.Constructed();
   StartCall();
 }
 
 void TestClient::OnReadDone(bool ok) {
+  auto reaction = order_.ReadDone();
   if (!ok) return;
   const absl::Duration now = absl::Now() - start_;
   {
@@ -37,10 +39,12 @@ void TestClient::OnReadDone(bool ok) {
         break;
     }
   }
+  order_.BeforeStartRead();
   StartRead(&event_);
 }
 
 void TestClient::OnDone(const grpc::Status& status) {
+  order_.Done();
   absl::MutexLock lock(&mu_);
   if (!status.ok()) outcome_.error = status.error_message();
   done_ = true;

@@ -10,6 +10,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/rpc/reactor_order.h"
 #include "ebnccl/v1/control.grpc.pb.h"
 
 namespace eb::bench {
@@ -43,6 +44,7 @@ class TestClient final : public grpc::ClientReadReactor<ebnccl::v1::RunTestEvent
   absl::Mutex mu_;
   TestOutcome outcome_ ABSL_GUARDED_BY(mu_);
   bool done_ ABSL_GUARDED_BY(mu_) = false;
+  common::ReactorOrder order_;
 };
 
 }  // namespace eb::bench
