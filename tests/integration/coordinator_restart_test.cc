@@ -4,10 +4,15 @@
 // passes.
 
 #include <signal.h>
+#include <sqlite3.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/time/clock.h"
+#include "coordinator/history/sqlite_statement.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -38,6 +43,47 @@ int StartLongTest(LocalCluster& cluster) {
   return handle;
 }
 
+// Whether the history file holds a row for `test_id`, read as another
+// process would (read-only, beside the coordinator's connection).
+bool OnDisk(const std::string& history_path, const std::string& test_id) {
+  sqlite3* db = nullptr;
+  bool found = false;
+  if (sqlite3_open_v2(history_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    absl::StatusOr<coordinator::SqliteStatement> select = coordinator::SqliteStatement::Prepare(
+        db, history_path, "SELECT 1 FROM tests WHERE test_id = ?1");
+    if (select.ok() && select->BindText(1, test_id).ok()) {
+      absl::StatusOr<bool> row = select->Step();
+      found = row.ok() && *row;
+    }
+  }
+  sqlite3_close(db);
+  return found;
+}
+
+// The coordinator writes its history behind the event loop
+// (coordinator/history/write_behind_history.h): a SIGKILL loses the saves
+// of its last moments, by design. A crash test must therefore kill it only
+// once the running test's record is on disk; on a loaded machine the write
+// can lag the workers' start (CI: killed 110 ms after the start, not yet
+// written). Returns whether every test `ebctl jobs` lists (it lists the
+// unwritten ones too) got there within 10 s.
+bool WaitUntilEveryTestIsOnDisk(LocalCluster& cluster, size_t tests) {
+  const std::string history_path = cluster.history_path();
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (absl::Now() < deadline) {
+    nlohmann::json jobs =
+        nlohmann::json::parse(cluster.Ebctl({"jobs", "--json"}).out, nullptr, false);
+    if (!jobs.is_discarded() && jobs["tests"].size() == tests &&
+        std::all_of(jobs["tests"].begin(), jobs["tests"].end(), [&](const nlohmann::json& job) {
+          return OnDisk(history_path, job["test_id"]);
+        })) {
+      return true;
+    }
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  return false;
+}
+
 TEST(CoordinatorRestartTest, AgentsComeBackAndHistorySurvives) {
   LocalCluster cluster;
   ASSERT_TRUE(cluster.StartCoordinator().ok());
@@ -51,6 +97,7 @@ TEST(CoordinatorRestartTest, AgentsComeBackAndHistorySurvives) {
   // A long test, cut by a coordinator crash.
   const int handle = StartLongTest(cluster);
   ASSERT_EQ(cluster.WorkerPids().size(), 4u);
+  ASSERT_TRUE(WaitUntilEveryTestIsOnDisk(cluster, 2));
   ASSERT_TRUE(cluster.RestartCoordinator(SIGKILL).ok());
   CliResult cut = cluster.WaitEbctl(handle);
   EXPECT_EQ(cut.exit_code, 8) << cut.err;  // the coordinator went away mid-call

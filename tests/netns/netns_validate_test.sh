@@ -62,7 +62,7 @@ ebctl nodes
 
 nodes=$(printf 'node%s,' "${hosts[@]}")
 nodes=${nodes%,}
-# Thresholds that cannot flake: a result is slow below (1 - 0.5) x the fleet
+# Thresholds: a result is slow below (1 - 0.5) x the fleet
 # median (no baseline exists for CPU ranks over veth), and a verdict needs two
 # slow observations (a node slow once is re-tested with another partner).
 # Measured in 12 runs of this script with the machine's 2 cores loaded 11
@@ -71,6 +71,10 @@ nodes=${nodes%,}
 # pace); throttled pairs 0.0109-0.0115 GB/s, < 0.11 x the slowest healthy
 # pair. A healthy node would have to fall below half the median twice in a
 # row to be blamed; the throttled host would need 9 x its link rate to pass.
+# 0.5 is the widest tolerance `validate` takes. Other tests running beside
+# this one still made a healthy node fall that low twice (CI, 2026-12-03:
+# node1's pairs at 0.098 and 0.160 GB/s against a median near 0.3), so the
+# test runs alone (RUN_SERIAL, tests/netns/CMakeLists.txt).
 validate() {
   ebctl validate --json --nodes "$nodes" --suite preflight,intra,pairs --tolerance 0.5 \
     -b 4M -e 4M -n 5 -w 1 -c 1

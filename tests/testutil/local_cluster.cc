@@ -92,6 +92,17 @@ std::vector<std::string> LiveCmdline(const std::string& pid) {
   return argv;
 }
 
+// The lines of a sanitizer's report that name it: its headline and summary
+// (ThreadSanitizer, AddressSanitizer, LeakSanitizer, UndefinedBehaviorSanitizer).
+bool IsSanitizerFinding(const std::string& line) {
+  return absl::StartsWith(line, "SUMMARY: ") ||
+         absl::StrContains(line, "WARNING: ThreadSanitizer") ||
+         absl::StrContains(line, "ERROR: AddressSanitizer") ||
+         absl::StrContains(line, "ERROR: LeakSanitizer") ||
+         absl::StrContains(line, "ThreadSanitizer: CHECK failed") ||
+         absl::StrContains(line, ": runtime error: ");
+}
+
 }  // namespace
 
 std::string BinaryPath(const std::string& name) {
@@ -188,7 +199,7 @@ absl::Status LocalCluster::StartCoordinator(std::vector<std::string> extra_flags
   // /etc/ebnccl (its agent.toml names GPUs 0-7, which this host may lack).
   std::vector<std::string> argv = {BinaryPath("eb-coordinator"), std::string(kNoConfigFile),
                                    absl::StrCat("--listen=127.0.0.1:", coordinator_port_),
-                                   "--history-path=" + work_dir_ + "/history.db"};
+                                   "--history-path=" + history_path()};
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   ++coordinator_starts_;
   auto process = Spawn("coordinator", argv,
@@ -440,6 +451,7 @@ bool LocalCluster::WaitForNoWorkers(const std::string& test_id, absl::Duration t
 // In-process (no child): the launcher reaps children it does not track.
 void LocalCluster::DumpLogs() const {
   constexpr size_t kTailLines = 60;
+  constexpr int kFindingLinesPerLog = 8;
   std::vector<std::filesystem::path> logs;
   std::error_code error;
   for (auto it = std::filesystem::recursive_directory_iterator(work_dir_, error);
@@ -450,15 +462,37 @@ void LocalCluster::DumpLogs() const {
       logs.push_back(it->path());
   }
   std::sort(logs.begin(), logs.end());
-  for (const std::filesystem::path& log : logs) {
-    std::ifstream file(log);
-    std::deque<std::string> tail;
-    for (std::string line; std::getline(file, line);) {
-      tail.push_back(std::move(line));
-      if (tail.size() > kTailLines) tail.pop_front();
+  // First what explains most failures in a few lines (CI shows the head of a
+  // failing test's output, and a cluster's logs run to hundreds of lines):
+  // the daemons that died, and the sanitizer findings any process wrote.
+  std::vector<const Process*> daemons;
+  if (coordinator_) daemons.push_back(coordinator_.get());
+  for (const auto& [name, agent] : agents_) daemons.push_back(&agent);
+  for (const Process* daemon : daemons) {
+    if (daemon->exited->HasBeenNotified()) {
+      std::fprintf(stderr, "===== %s (pid %d) exited before the end of the test: %s\n",
+                   daemon->name.c_str(), static_cast<int>(daemon->child.pid),
+                   daemon->exit_info->Describe().c_str());
     }
-    std::fprintf(stderr, "===== %s\n", log.c_str());
-    for (const std::string& line : tail) std::fprintf(stderr, "%s\n", line.c_str());
+  }
+  // One read of each log: its findings are printed as they come, its tail
+  // after every log's findings.
+  std::vector<std::deque<std::string>> tails(logs.size());
+  for (size_t i = 0; i < logs.size(); ++i) {
+    std::ifstream file(logs[i]);
+    int findings = 0;
+    for (std::string line; std::getline(file, line);) {
+      if (findings < kFindingLinesPerLog && IsSanitizerFinding(line)) {
+        std::fprintf(stderr, "===== finding in %s: %s\n", logs[i].c_str(), line.c_str());
+        ++findings;
+      }
+      tails[i].push_back(std::move(line));
+      if (tails[i].size() > kTailLines) tails[i].pop_front();
+    }
+  }
+  for (size_t i = 0; i < logs.size(); ++i) {
+    std::fprintf(stderr, "===== %s\n", logs[i].c_str());
+    for (const std::string& line : tails[i]) std::fprintf(stderr, "%s\n", line.c_str());
   }
 }
 

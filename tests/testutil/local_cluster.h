@@ -94,6 +94,8 @@ class LocalCluster {
   // coordinator started with TLS flags.
   void set_client_tls(common::TlsFiles tls) { client_tls_ = std::move(tls); }
   const std::string& work_dir() const { return work_dir_; }
+  // The coordinator's SQLite history (--history-path).
+  std::string history_path() const { return work_dir_ + "/history.db"; }
   std::string agent_run_dir(const std::string& name) const { return work_dir_ + "/run-" + name; }
 
   // Live (non-zombie) eb-worker processes of this cluster (other tests may
