@@ -23,7 +23,11 @@ absl::StatusOr<std::vector<HcaPort>> ParseHcaList(absl::string_view text) {
     std::vector<absl::string_view> parts = absl::StrSplit(entry, ':');
     HcaPort hca;
     hca.name = std::string(parts[0]);
-    if (hca.name.empty() || hca.name.find('/') != std::string::npos) {
+    // '=' and '^' mean something only at the list's start (NCCL_IB_HCA's
+    // exact-match and exclusion prefixes): inside a name they would change the
+    // NCCL_IB_HCA value built from it, and a printed config would read back
+    // as another name ("a,=b" read "=b", which reads back as "b").
+    if (hca.name.empty() || hca.name.find_first_of("/=^") != std::string::npos) {
       return absl::InvalidArgumentError(absl::StrCat("--ib-hca: '", entry, "' is not an HCA name"));
     }
     if (parts.size() > 2) {

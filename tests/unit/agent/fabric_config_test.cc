@@ -50,7 +50,8 @@ TEST(ParseHcaListTest, AcceptsNamesPortsAndTheExactPrefix) {
 }
 
 TEST(ParseHcaListTest, RefusesExclusionBadPortsAndEmptyLists) {
-  for (const char* bad : {"^mlx5_0", "mlx5_0:x", "mlx5_0:0", "mlx5_0:1:2", "", ",", "a/b"}) {
+  for (const char* bad :
+       {"^mlx5_0", "mlx5_0:x", "mlx5_0:0", "mlx5_0:1:2", "", ",", "a/b", "a,=b", "a,^b", "a=b"}) {
     auto hcas = ParseHcaList(bad);
     EXPECT_FALSE(hcas.ok()) << bad;
     EXPECT_THAT(std::string(hcas.status().message()), HasSubstr("--ib-hca")) << bad;
