@@ -1,6 +1,7 @@
 #include "coordinator/validation/straggler.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <vector>
 
@@ -32,6 +33,19 @@ void PlaceRank(const v1::TestReport& report, v1::SlowestRank& result) {
 }
 
 }  // namespace
+
+double ChanceOfLateCount(int count, int measurements, int ranks) {
+  if (count <= 0) return 1.0;
+  if (count > measurements || ranks < 2) return 0.0;
+  const double p = 1.0 / ranks;
+  const double log_choose_base = std::lgamma(measurements + 1.0);
+  double tail = 0.0;
+  for (int k = count; k <= measurements; ++k) {
+    tail += std::exp(log_choose_base - std::lgamma(k + 1.0) - std::lgamma(measurements - k + 1.0) +
+                     k * std::log(p) + (measurements - k) * std::log1p(-p));
+  }
+  return std::min(1.0, ranks * tail);
+}
 
 Attribution AttributeByArrival(const google::protobuf::RepeatedPtrField<v1::SizeResult>& rows,
                                int ranks) {
@@ -69,8 +83,10 @@ Attribution AttributeByArrival(const google::protobuf::RepeatedPtrField<v1::Size
     if (best == tallies.end() || it->second.count > best->second.count) best = it;
   }
   // A strict majority: noise makes a different rank late now and then, a
-  // straggler is late nearly every time.
-  if (best != tallies.end() && 2 * best->second.count > summary.measurements()) {
+  // straggler is late nearly every time. And more often than chance: in a
+  // group of two, one member or the other is late in most measurements.
+  if (best != tallies.end() && 2 * best->second.count > summary.measurements() &&
+      ChanceOfLateCount(best->second.count, summary.measurements(), ranks) <= kMaxStragglerChance) {
     v1::SlowestRank slowest;
     slowest.set_rank(best->first);
     slowest.set_local_rank(-1);

@@ -46,10 +46,25 @@ std::optional<ebnccl::v1::SlowestRank> FindSlowestRank(const ebnccl::v1::TestRep
 inline constexpr double kMinArrivalLagUs = 100.0;
 inline constexpr double kMinArrivalLagShare = 0.25;
 
+// A strict majority is not enough in small groups: with two ranks one of
+// them is late in 6 of 10 measurements by chance alone 75 % of the time
+// (CI once named a healthy member of a two-member rail that way). The
+// straggler's count must also be one that chance reaches at most this
+// often (ChanceOfLateCount).
+inline constexpr double kMaxStragglerChance = 0.01;
+
+// How often chance alone makes some one of `ranks` ranks the late one in at
+// least `count` of `measurements` measurements: each measurement's late rank
+// drawn at random, every rank with probability 1/ranks (the binomial tail),
+// summed over the ranks (a union bound, so it can overstate, never
+// understate). 1 when count <= 0; needs ranks >= 2.
+double ChanceOfLateCount(int count, int measurements, int ranks);
+
 struct Attribution {
   // The straggler, when one rank was late in a strict majority of the
-  // measurements with arrivals (basis "arrival"); without arrivals, what
-  // FindSlowestRank says (basis "time").
+  // measurements with arrivals, a count chance reaches at most
+  // kMaxStragglerChance of the time (basis "arrival"); without arrivals,
+  // what FindSlowestRank says (basis "time").
   std::optional<ebnccl::v1::SlowestRank> slowest;
   // Set when at least one measurement had arrivals from every rank; `flat`
   // there means that no rank was named: a slow result is the path.

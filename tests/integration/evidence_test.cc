@@ -69,11 +69,12 @@ TEST_P(SlowRankTest, ThePausedRankIsNamedByArrivalEveryTime) {
     EXPECT_EQ(slowest["rank"], rank) << report["results"].dump();
     EXPECT_EQ(slowest["node"], rank < 2 ? "host0" : "host1");
     EXPECT_EQ(slowest["local_rank"], rank % 2);
-    // Late in a majority of the measurements (all of them on a quiet
-    // machine; a loaded one can stretch a call beyond 4 x the pause), by
-    // about the pause.
+    // Late in nearly every measurement (all of them on a quiet machine; a
+    // loaded one can stretch a call beyond 4 x the pause), by about the
+    // pause: one of 4 ranks is named at 8 of 10, which chance reaches
+    // 0.17 % of the time (ChanceOfLateCount).
     EXPECT_EQ(slowest["measurements"], 10);
-    EXPECT_GT(2 * slowest["slowest_count"].get<int>(), 10);
+    EXPECT_GE(slowest["slowest_count"].get<int>(), 8);
     EXPECT_GT(slowest["mean_lag_us"].get<double>(), 20000.0);
     EXPECT_EQ(report["arrivals"]["flat"], false);
   }

@@ -101,6 +101,75 @@ TEST(AttributeStragglerTest, NoiseThatMovesBetweenRanksNamesNobody) {
   EXPECT_TRUE(a.arrivals->flat());
 }
 
+TEST(AttributeStragglerTest, TwoRanksNeedMoreThanAMajorityToRuleOutChance) {
+  // Two ranks, 10 measurements: rank 1 is late in 8 of them, by 3 ms of a
+  // 5 ms call. A strict majority, yet one of two ranks is late that often
+  // by chance 11 % of the time: nobody is named (CI once named a healthy
+  // member of a two-member rail on 6 of 10).
+  v1::TestReport report = Ranks(2);
+  for (int size = 0; size < 4; ++size) AddRow(*report.mutable_results(), {0, 3000}, 5000);
+  AddRow(*report.mutable_results(), {3000, 0}, 5000);
+  Attribution a = AttributeStraggler(report);
+  EXPECT_FALSE(a.slowest.has_value()) << a.slowest->DebugString();
+  EXPECT_EQ(a.arrivals->late_measurements(), 10);
+  EXPECT_TRUE(a.arrivals->flat());
+
+  // Late in all 10: chance 0.2 %, named.
+  report.mutable_results()->RemoveLast();
+  AddRow(*report.mutable_results(), {0, 3000}, 5000);
+  a = AttributeStraggler(report);
+  ASSERT_TRUE(a.slowest.has_value());
+  EXPECT_EQ(a.slowest->rank(), 1);
+  EXPECT_EQ(a.slowest->slowest_count(), 10);
+}
+
+TEST(AttributeStragglerTest, EightRanksNeedOnlyTheMajority) {
+  // 6 of 10 with eight ranks: chance 0.4 % (each rank late 1 time in 8).
+  v1::TestReport report = Ranks(8);
+  for (int size = 0; size < 3; ++size) {
+    AddRow(*report.mutable_results(), {0, 0, 0, 0, 0, 3000, 0, 0}, 5000);
+  }
+  AddRow(*report.mutable_results(), {3000, 0, 0, 0, 0, 0, 0, 0}, 5000);
+  AddRow(*report.mutable_results(), {0, 3000, 0, 0, 0, 0, 0, 0}, 5000);
+  Attribution a = AttributeStraggler(report);
+  ASSERT_TRUE(a.slowest.has_value());
+  EXPECT_EQ(a.slowest->rank(), 5);
+  EXPECT_EQ(a.slowest->slowest_count(), 6);
+  EXPECT_EQ(a.slowest->measurements(), 10);
+}
+
+TEST(ChanceOfLateCountTest, IsTheBinomialTailSummedOverTheRanks) {
+  // Two ranks: P(Bin(10, 1/2) >= 6) = 386/1024, twice (and exact here: two
+  // ranks cannot both be late in 6 of 10).
+  EXPECT_NEAR(ChanceOfLateCount(6, 10, 2), 2 * 386.0 / 1024, 1e-12);
+  EXPECT_NEAR(ChanceOfLateCount(10, 10, 2), 2.0 / 1024, 1e-12);
+  // Four ranks, 8 of 10: 4 x (45 x 3^2 + 10 x 3 + 1) / 4^10.
+  EXPECT_NEAR(ChanceOfLateCount(8, 10, 4), 4 * 436.0 / 1048576, 1e-12);
+  EXPECT_DOUBLE_EQ(ChanceOfLateCount(0, 10, 4), 1.0);
+  EXPECT_DOUBLE_EQ(ChanceOfLateCount(11, 10, 4), 0.0);
+  EXPECT_DOUBLE_EQ(ChanceOfLateCount(1, 10, 2), 1.0);  // capped
+  // Large counts stay finite and small (lgamma, not factorials).
+  EXPECT_LT(ChanceOfLateCount(900, 1000, 2), 1e-100);
+  EXPECT_GT(ChanceOfLateCount(900, 1000, 2), 0.0);
+}
+
+// The smallest count each group size needs, over nccl-tests' default sweep
+// of a rail test here (5 sizes x 2 variants) and over 50 measurements.
+TEST(ChanceOfLateCountTest, TheCountsAStragglerNeeds) {
+  auto needed = [](int measurements, int ranks) {
+    for (int count = measurements / 2 + 1; count <= measurements; ++count) {
+      if (ChanceOfLateCount(count, measurements, ranks) <= kMaxStragglerChance) return count;
+    }
+    return -1;
+  };
+  EXPECT_EQ(needed(10, 2), 10);
+  EXPECT_EQ(needed(10, 4), 8);
+  EXPECT_EQ(needed(10, 8), 6);  // the strict majority alone
+  EXPECT_EQ(needed(50, 2), 35);
+  EXPECT_EQ(needed(50, 16), 26);
+  EXPECT_EQ(needed(4, 2), -1);  // four measurements cannot clear two ranks
+}
+
 TEST(AttributeStragglerTest, WithoutArrivalsFallsBackToTimes) {
   v1::TestReport report = Ranks(2);
   v1::SizeResult* row = report.add_results();
@@ -147,10 +216,12 @@ v1::TestReport RailReport(const std::vector<double>& rail_busbw) {
 
 TEST(JudgeRailsTest, ARailBelowTheMedianIsSlowAndItsLateMemberNamed) {
   v1::TestReport report = RailReport({20, 20, 9, 21});
-  // Rail 2's member on node1 (rank 6) is late.
+  // Rail 2's member on node1 (rank 6) is late in all 8 measurements: two
+  // members need 8 of 8 before chance is ruled out (ChanceOfLateCount).
   report.mutable_rails(2)->clear_results();
-  AddRow(*report.mutable_rails(2)->mutable_results(), {0, 20000}, 21000);
-  AddRow(*report.mutable_rails(2)->mutable_results(), {0, 20000}, 21000);
+  for (int size = 0; size < 4; ++size) {
+    AddRow(*report.mutable_rails(2)->mutable_results(), {0, 20000}, 21000);
+  }
   JudgeRails(report);
   EXPECT_FALSE(report.rails(0).slow());
   EXPECT_FALSE(report.rails(3).slow());
