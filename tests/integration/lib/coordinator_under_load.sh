@@ -46,7 +46,11 @@ run() {
   local name=$1; shift
   local log="$work/$name-coordinator.log"
   # Port 0: the kernel picks a free one and the coordinator says which (a
-  # fixed or random port could be another test's under ctest -j).
+  # fixed or random port could be another test's under ctest -j). The log
+  # exists before the coordinator starts: the background shell opens it
+  # for its redirection only when it gets to run, and a sed of a missing
+  # file would end this script under `set -e` (CI's ASan stage once did).
+  : >"$log"
   "$bin/eb-coordinator" --config /dev/null --listen "127.0.0.1:0" --history-path '' \
     >"$log" 2>&1 &
   coordinator_pid=$!
