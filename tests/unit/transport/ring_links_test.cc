@@ -251,10 +251,15 @@ class RingLinksPeerGoneTest : public ::testing::TestWithParam<GoneCase> {};
 
 // The victim's links are aborted (its connections reset, as when its
 // process dies) while the others are inside a Shift of messages far larger
-// than the sockets' buffers: each of them fails within a few seconds of an
-// op deadline of 60 s, with UNAVAILABLE naming the neighbour whose
-// connection broke first for it: the victim, or a neighbour that failed
-// (and reset its links) before the victim's reset reached this rank.
+// than the sockets' buffers. The victim's two neighbours move bytes to or
+// from it, so each of them fails, with UNAVAILABLE naming the neighbour whose
+// connection broke first for it: the victim, or a neighbour that failed (and
+// reset its links) before the victim's reset reached this rank. A rank whose
+// own transfers never touch the victim (rank 0 of 4 when rank 2 goes: it
+// receives from 3 and sends to 1) may finish its op before either neighbour
+// fails and resets: it succeeds or fails the same way, whichever comes first
+// is the machine's timing, not the product's. Every rank returns within a few
+// seconds of the victim going, against an op deadline of 60 s.
 TEST_P(RingLinksPeerGoneTest, OthersFailPromptlyNamingTheRank) {
   const GoneCase c = GetParam();
   std::vector<std::unique_ptr<RingLinks>> links = Ring(c.ranks);
@@ -292,6 +297,10 @@ TEST_P(RingLinksPeerGoneTest, OthersFailPromptlyNamingTheRank) {
     if (rank == c.victim) continue;
     const absl::Status& status = results[static_cast<size_t>(rank)];
     const std::string message(status.message());
+    EXPECT_LT(failed_at[static_cast<size_t>(rank)] - gone_at, seconds(5)) << "rank " << rank;
+    const bool touches_victim =
+        (rank + 1) % c.ranks == c.victim || (c.victim + 1) % c.ranks == rank;
+    if (!touches_victim && status.ok()) continue;
     EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable) << "rank " << rank << ": " << status;
     // Each names the neighbour whose connection broke first for it.
     const std::string from_prev = absl::StrCat("from rank ", (rank + c.ranks - 1) % c.ranks);
@@ -301,7 +310,6 @@ TEST_P(RingLinksPeerGoneTest, OthersFailPromptlyNamingTheRank) {
     if (message.find(absl::StrCat("rank ", c.victim, ":")) != std::string::npos) {
       ++naming_the_victim;
     }
-    EXPECT_LT(failed_at[static_cast<size_t>(rank)] - gone_at, seconds(5)) << "rank " << rank;
   }
   // The first rank to fail can only have seen the victim's connections
   // break: at least one names it.
