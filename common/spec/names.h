@@ -2,10 +2,14 @@
 
 // The wire enums (ebnccl.v1) as people write them: nccl-tests' names for
 // collectives, data types and reduction operators, plus the aliases people
-// type by habit. Depends on the generated protos and Abseil only, so that
-// ebctl can spell a collective without linking the data plane (eb_transport);
-// eb_spec converts the same enums to the data plane's. Pure functions,
-// callable from any thread.
+// type by habit, all read from the data plane's vocabulary tables
+// (common/transport/collectives.h, data_types.h, reduce_ops.h: header-only,
+// dependency-free rows), so that ebctl spells a collective as the worker
+// does without linking the data plane (eb_transport). Links the generated
+// protos and Abseil only; eb_spec converts the same enums to the data
+// plane's. Pure functions, callable from any thread.
+
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -32,6 +36,12 @@ absl::StatusOr<ebnccl::v1::Collective> ParseCollective(absl::string_view text,
                                                        absl::string_view field);
 absl::StatusOr<ebnccl::v1::DataType> ParseDataType(absl::string_view text, absl::string_view field);
 absl::StatusOr<ebnccl::v1::ReduceOp> ParseReduceOp(absl::string_view text, absl::string_view field);
+
+// Every display name in nccl-tests' order, joined by `separator`: for help
+// texts and `--collective all` ("all_reduce,all_gather,...").
+std::string CollectiveNames(absl::string_view separator);
+std::string DataTypeNames(absl::string_view separator);
+std::string ReduceOpNames(absl::string_view separator);
 
 // True for collectives that apply a reduction operator (all_reduce, reduce,
 // reduce_scatter); the others print redop "none" like nccl-tests. False for

@@ -9,16 +9,12 @@ namespace eb::transport {
 
 double BusBwFactor(Collective collective, int nranks) {
   const double n = static_cast<double>(nranks);
-  switch (collective) {
-    case Collective::kAllReduce:
+  switch (Row(collective).busbw) {
+    case BusBwRule::kTwiceRanksMinusOne:
       return (2.0 * (n - 1)) / n;
-    case Collective::kAllGather:
-    case Collective::kReduceScatter:
-    case Collective::kAllToAll:
+    case BusBwRule::kRanksMinusOneOverN:
       return (n - 1) / n;
-    case Collective::kBroadcast:
-    case Collective::kReduce:
-    case Collective::kSendRecv:
+    case BusBwRule::kOne:
       return 1.0;
   }
   return 1.0;
@@ -26,18 +22,7 @@ double BusBwFactor(Collective collective, int nranks) {
 
 double AlgBwBytes(Collective collective, int64_t count, size_t type_size, int nranks) {
   const double bytes = static_cast<double>(count) * static_cast<double>(type_size);
-  switch (collective) {
-    case Collective::kAllGather:
-    case Collective::kReduceScatter:
-    case Collective::kAllToAll:
-      return bytes * static_cast<double>(nranks);
-    case Collective::kAllReduce:
-    case Collective::kBroadcast:
-    case Collective::kReduce:
-    case Collective::kSendRecv:
-      return bytes;
-  }
-  return bytes;
+  return Row(collective).count_is_chunk ? bytes * static_cast<double>(nranks) : bytes;
 }
 
 Bandwidth ComputeBandwidth(Collective collective, int64_t count, size_t type_size, int nranks,

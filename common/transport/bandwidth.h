@@ -8,8 +8,9 @@
 //   algbw = S / t, with GB = 1e9 bytes, where S is
 //     count * type_size           for all_reduce, broadcast, reduce, sendrecv
 //     count * type_size * nranks  for all_gather, reduce_scatter, alltoall
-//   (count is the "count" column, i.e. CollectiveLayout::param_count);
-//   busbw = algbw * factor, where factor is
+//   (count is the "count" column, i.e. CollectiveLayout::param_count; the
+//   second form is CollectiveRow::count_is_chunk);
+//   busbw = algbw * factor (CollectiveRow::busbw), where factor is
 //     2(n-1)/n  for all_reduce,
 //     (n-1)/n   for all_gather, reduce_scatter, alltoall,
 //     1         for broadcast, reduce, sendrecv.
@@ -24,7 +25,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "common/transport/enums.h"
+#include "common/transport/types.h"
 
 namespace eb::transport {
 
@@ -33,7 +34,8 @@ struct Bandwidth {
   double busbw_gbps = 0;
 };
 
-// The busbw/algbw factor for `nranks` ranks (see above). 0 for all_reduce,
+// The busbw/algbw factor for `nranks` ranks (see above; the function of
+// the collective's CollectiveRow::busbw). 0 for all_reduce,
 // all_gather, reduce_scatter and alltoall on one rank, like nccl-tests.
 double BusBwFactor(Collective collective, int nranks);
 

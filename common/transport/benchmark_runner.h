@@ -11,7 +11,7 @@
 
 #include "absl/status/status.h"
 #include "common/transport/communicator.h"
-#include "common/transport/enums.h"
+#include "common/transport/types.h"
 
 namespace eb::transport {
 

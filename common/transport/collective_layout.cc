@@ -24,33 +24,22 @@ absl::StatusOr<CollectiveLayout> ComputeLayout(Collective collective, int64_t si
   const int64_t align_mask = 16 / elt - 1;
   const int64_t chunk = (count / nranks) & ~align_mask;
 
+  // The collective's row says which count the call takes and how many of
+  // them each region holds.
+  const CollectiveRow row = Row(collective);
   CollectiveLayout layout;
   layout.element_size = elt;
-  switch (collective) {
-    case Collective::kAllReduce:
-    case Collective::kBroadcast:
-    case Collective::kReduce:
-    case Collective::kSendRecv:
-      layout.send_count = count;
-      layout.recv_count = count;
-      layout.param_count = count;
+  layout.param_count = row.count_is_chunk ? chunk : count;
+  layout.send_count = row.sends_every_chunk ? layout.param_count * nranks : layout.param_count;
+  layout.recv_count = row.receives_every_chunk ? layout.param_count * nranks : layout.param_count;
+  switch (row.in_place) {
+    case InPlaceForm::kSameBuffer:
       break;
-    case Collective::kAllGather:
-      layout.send_count = chunk;
-      layout.recv_count = chunk * nranks;
-      layout.param_count = chunk;
-      layout.send_inplace_offset = chunk;
+    case InPlaceForm::kSendAtRankChunk:
+      layout.send_inplace_offset = layout.param_count;
       break;
-    case Collective::kReduceScatter:
-      layout.send_count = chunk * nranks;
-      layout.recv_count = chunk;
-      layout.param_count = chunk;
-      layout.recv_inplace_offset = chunk;
-      break;
-    case Collective::kAllToAll:
-      layout.send_count = chunk * nranks;
-      layout.recv_count = chunk * nranks;
-      layout.param_count = chunk;
+    case InPlaceForm::kRecvAtRankChunk:
+      layout.recv_inplace_offset = layout.param_count;
       break;
   }
   return layout;

@@ -14,7 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "common/transport/enums.h"
+#include "common/transport/types.h"
 
 namespace eb::transport {
 

@@ -30,13 +30,7 @@
 
 #include <stdint.h>
 
-#include "common/transport/enums.h"
-
-#if defined(__CUDACC__)
-#define EB_HOST_DEVICE __host__ __device__
-#else
-#define EB_HOST_DEVICE
-#endif
+#include "common/transport/types.h"
 
 namespace eb::transport::pattern {
 
@@ -52,41 +46,11 @@ struct PatternSpec {
   uint64_t count = 0;
 };
 
-// Marks "no limit" in MaxExactInteger (integer types are exact modulo 2^n).
-inline constexpr uint64_t kUnlimitedExactInteger = ~0ull;
-
 // The largest integer M such that every integer in [0, M] is exactly
-// representable in `type`.
+// representable in `type` (kUnlimitedExactInteger for integer types; the
+// data type's row).
 EB_HOST_DEVICE constexpr uint64_t MaxExactInteger(DataType type) {
-  switch (type) {
-    case DataType::kFloat:
-      return 1ull << 24;
-    case DataType::kDouble:
-      return 1ull << 53;
-    case DataType::kHalf:
-      return 1ull << 11;
-    case DataType::kBfloat16:
-      return 1ull << 8;
-    case DataType::kFp8E4M3:
-      return 16;
-    case DataType::kFp8E5M2:
-      return 8;
-    case DataType::kInt8:
-    case DataType::kUint8:
-    case DataType::kInt32:
-    case DataType::kUint32:
-    case DataType::kInt64:
-    case DataType::kUint64:
-      return kUnlimitedExactInteger;
-  }
-  return 0;
-}
-
-// True for all_reduce, reduce and reduce_scatter (same as IsReducing in
-// types.h, usable on the device).
-EB_HOST_DEVICE constexpr bool ReducesData(Collective collective) {
-  return collective == Collective::kAllReduce || collective == Collective::kReduce ||
-         collective == Collective::kReduceScatter;
+  return Row(type).max_exact_integer;
 }
 
 // A cheap integer hash of (seed, rank, index): a golden-ratio offset per
@@ -120,7 +84,7 @@ EB_HOST_DEVICE constexpr uint32_t BoundedRange(uint64_t max_exact, uint32_t limi
 EB_HOST_DEVICE inline uint32_t SmallInput(const PatternSpec& spec, uint64_t max_exact, int rank,
                                           uint64_t index) {
   const uint32_t h = Mix(spec.seed, static_cast<uint32_t>(rank), index);
-  if (!ReducesData(spec.collective)) return h % BoundedRange(max_exact, 64);
+  if (!IsReducing(spec.collective)) return h % BoundedRange(max_exact, 64);
   switch (spec.op) {
     case ReduceOp::kSum:
     case ReduceOp::kAvg:
@@ -235,27 +199,14 @@ EB_HOST_DEVICE T Reduced(const PatternSpec& spec, uint64_t index) {
 
 // Elements a rank's send region holds (what the collective reads).
 EB_HOST_DEVICE constexpr uint64_t SendElements(const PatternSpec& spec) {
-  return (spec.collective == Collective::kReduceScatter || spec.collective == Collective::kAllToAll)
-             ? spec.count * static_cast<uint64_t>(spec.nranks)
-             : spec.count;
+  return SendElementsOf(spec.collective, spec.count, spec.nranks);
 }
 
 // Elements of `rank`'s receive region that the collective defines (0 for
 // reduce on a non-root: NCCL leaves that buffer alone).
 EB_HOST_DEVICE constexpr uint64_t RecvElements(const PatternSpec& spec, int rank) {
-  switch (spec.collective) {
-    case Collective::kAllGather:
-    case Collective::kAllToAll:
-      return spec.count * static_cast<uint64_t>(spec.nranks);
-    case Collective::kReduce:
-      return rank == spec.root ? spec.count : 0;
-    case Collective::kAllReduce:
-    case Collective::kReduceScatter:
-    case Collective::kBroadcast:
-    case Collective::kSendRecv:
-      return spec.count;
-  }
-  return 0;
+  if (Row(spec.collective).only_root_receives && rank != spec.root) return 0;
+  return RecvElementsOf(spec.collective, spec.count, spec.nranks);
 }
 
 // The expected element `index` (< RecvElements) of `rank`'s receive region.

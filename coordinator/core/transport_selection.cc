@@ -2,8 +2,13 @@
 
 #include <algorithm>
 
+#include <string>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/spec/proto_enums.h"
+#include "common/transport/types.h"
 
 namespace eb::coordinator {
 namespace v1 = ebnccl::v1;
@@ -13,6 +18,27 @@ namespace {
 bool Offers(const v1::NodeInventory& inventory, v1::Transport transport) {
   return std::find(inventory.transports().begin(), inventory.transports().end(), transport) !=
          inventory.transports().end();
+}
+
+// The test's collectives: the list, or the one collective of a
+// single-collective spec.
+std::vector<int> CollectivesOf(const v1::TestSpec& spec) {
+  if (!spec.collectives().empty()) return {spec.collectives().begin(), spec.collectives().end()};
+  return {spec.collective()};
+}
+
+// "int8, uint8, ... or double": the names of the rows `keep` accepts, in
+// table order.
+template <typename Value, size_t N, typename Keep>
+std::string NamesOn(const Value (&values)[N], Keep keep) {
+  std::vector<std::string> names;
+  for (Value value : values) {
+    if (keep(transport::Row(value))) names.emplace_back(transport::Row(value).name);
+  }
+  if (names.size() < 2) return absl::StrJoin(names, "");
+  const std::string last = names.back();
+  names.pop_back();
+  return absl::StrCat(absl::StrJoin(names, ", "), " or ", last);
 }
 
 }  // namespace
@@ -48,45 +74,53 @@ absl::StatusOr<v1::Transport> SelectTransport(v1::Transport requested,
 }
 
 absl::Status CheckSupported(v1::Transport transport, const v1::TestSpec& spec) {
-  if (transport == v1::TRANSPORT_NCCL) {
-    const bool fp8 =
-        spec.data_type() == v1::DATA_TYPE_FP8_E4M3 || spec.data_type() == v1::DATA_TYPE_FP8_E5M2;
-    auto is_reducing = [](int c) {
-      return c == v1::COLLECTIVE_ALL_REDUCE || c == v1::COLLECTIVE_REDUCE ||
-             c == v1::COLLECTIVE_REDUCE_SCATTER;
-    };
-    bool reducing = is_reducing(spec.collective());
-    for (int c : spec.collectives()) reducing = reducing || is_reducing(c);
-    if (fp8 && reducing && spec.reduce_op() == v1::REDUCE_OP_AVG) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("reduce_op: NCCL has no avg for ", spec::DisplayName(spec.data_type())));
-    }
-    return absl::OkStatus();
-  }
-  if (transport != v1::TRANSPORT_GLOO) return absl::OkStatus();
-  if (spec.cuda_graph_launches() > 0) {
+  if (transport != v1::TRANSPORT_NCCL && transport != v1::TRANSPORT_GLOO) return absl::OkStatus();
+  const unsigned plane =
+      transport == v1::TRANSPORT_NCCL ? transport::kNcclTransport : transport::kGlooTransport;
+  if (transport == v1::TRANSPORT_GLOO && spec.cuda_graph_launches() > 0) {
     return absl::InvalidArgumentError("cuda_graph: needs the nccl transport (GPU nodes)");
   }
-  if (!spec.nccl_env().empty()) {
+  if (transport == v1::TRANSPORT_GLOO && !spec.nccl_env().empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("nccl_env: ", spec.nccl_env().begin()->first,
                      " has no effect on the gloo transport (GPU nodes run nccl)"));
   }
-  switch (spec.data_type()) {
-    case v1::DATA_TYPE_HALF:
-    case v1::DATA_TYPE_BFLOAT16:
-    case v1::DATA_TYPE_FP8_E4M3:
-    case v1::DATA_TYPE_FP8_E5M2:
-      return absl::InvalidArgumentError(absl::StrCat(
-          "data_type: ", spec::DisplayName(spec.data_type()),
-          " is not supported by the gloo transport (use int8, uint8, int32, uint32, int64, "
-          "uint64, float or double)"));
-    default:
-      break;
+  // What each value can run on is its row's (common/transport/*.h); values
+  // the spec validator refuses (unset, unknown) have no row to ask.
+  std::vector<transport::Collective> collectives;
+  for (int wire : CollectivesOf(spec)) {
+    auto collective = spec::ToTransport(static_cast<v1::Collective>(wire));
+    if (!collective.ok()) continue;
+    if ((transport::Row(*collective).transports & plane) == 0) {
+      return absl::InvalidArgumentError(absl::StrCat("collective: ", transport::Name(*collective),
+                                                     " is not supported by the ",
+                                                     spec::DisplayName(transport), " transport"));
+    }
+    collectives.push_back(*collective);
   }
-  if (spec.reduce_op() == v1::REDUCE_OP_AVG) {
+  const auto type = spec::ToTransport(spec.data_type());
+  const auto op = spec::ToTransport(spec.reduce_op());
+  if (type.ok() && transport == v1::TRANSPORT_GLOO && !transport::Row(*type).host_arithmetic) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "data_type: ", transport::Name(*type), " is not supported by the gloo transport (use ",
+        NamesOn(transport::kAllDataTypes, [](const auto& row) { return row.host_arithmetic; }),
+        ")"));
+  }
+  const bool reducing =
+      std::any_of(collectives.begin(), collectives.end(),
+                  [](transport::Collective c) { return transport::IsReducing(c); });
+  if (type.ok() && op.ok() && transport == v1::TRANSPORT_NCCL && reducing &&
+      *op == transport::ReduceOp::kAvg && !transport::Row(*type).nccl_avg) {
     return absl::InvalidArgumentError(
-        "reduce_op: avg is not supported by the gloo transport (use sum, prod, max or min)");
+        absl::StrCat("reduce_op: NCCL has no avg for ", transport::Name(*type)));
+  }
+  if (op.ok() && (transport::Row(*op).transports & plane) == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("reduce_op: ", transport::Name(*op), " is not supported by the ",
+                     spec::DisplayName(transport), " transport (use ",
+                     NamesOn(transport::kAllReduceOps,
+                             [plane](const auto& row) { return (row.transports & plane) != 0; }),
+                     ")"));
   }
   return absl::OkStatus();
 }

@@ -27,6 +27,7 @@
 #include "common/config/parse_command_line.h"
 #include "common/spec/identifiers.h"
 #include "common/spec/limits.h"
+#include "common/spec/names.h"
 #include "common/version/version.h"
 #include "coordinator/ebctl/commands/audit_command.h"
 #include "coordinator/ebctl/commands/cancel_command.h"
@@ -65,9 +66,9 @@ void AddSweepFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f, const char* max_by
   // Like nccl-tests' getopt loop, a repeated flag takes its last value.
   cmd.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cmd.add_option("--collective", f.collective,
-                 "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv; "
-                 "run-test: also a comma-separated list or all (one after the other on one "
-                 "communicator)")
+                 eb::spec::CollectiveNames(", ") +
+                     "; run-test: also a comma-separated list or all (one after the other on one "
+                     "communicator)")
       ->capture_default_str();
   cmd.add_option("-b,--minbytes", f.min_bytes, "Smallest size (K/M/G suffixes)")
       ->capture_default_str();
@@ -92,11 +93,9 @@ void AddRunTestFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f) {
   AddSweepFlags(cmd, f, "Largest size", "Multiplicative step (without it: the additive -i)");
   cmd.add_option("-i,--stepbytes", f.step_bytes, "Additive step (without -f)")
       ->capture_default_str();
-  cmd.add_option("-d,--datatype", f.data_type,
-                 "int8, uint8, int32, uint32, int64, uint64, half, "
-                 "float, double, bfloat16, f8e4m3, f8e5m2")
+  cmd.add_option("-d,--datatype", f.data_type, eb::spec::DataTypeNames(", "))
       ->capture_default_str();
-  cmd.add_option("-o,--op", f.reduce_op, "sum, prod, max, min, avg")->capture_default_str();
+  cmd.add_option("-o,--op", f.reduce_op, eb::spec::ReduceOpNames(", "))->capture_default_str();
   cmd.add_option("-r,--root", f.root, "Root rank of broadcast and reduce")->capture_default_str();
   cmd.add_option("--nodes", f.nodes,
                  "Comma-separated node names in rank order (default: all idle)");

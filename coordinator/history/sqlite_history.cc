@@ -9,6 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/spec/names.h"
 #include "common/status/status_macros.h"
 #include "coordinator/history/sqlite_statement.h"
 #include "spdlog/spdlog.h"
@@ -31,12 +32,10 @@ std::string TerminalStateList() {
   return absl::StrCat("(", absl::StrJoin(names, ", "), ")");
 }
 
-std::string CollectiveColumn(v1::Collective collective) {
-  constexpr absl::string_view kPrefix = "COLLECTIVE_";
-  const std::string& name = v1::Collective_Name(collective);
-  if (name.size() <= kPrefix.size()) return absl::StrCat(static_cast<int>(collective));
-  return absl::AsciiStrToLower(absl::string_view(name).substr(kPrefix.size()));
-}
+// The collective's display name (common/spec/names.h), for people reading
+// the table; nothing queries the column. Rows written before this held the
+// lower-cased wire name ("all_to_all" where this writes "alltoall").
+std::string CollectiveColumn(v1::Collective collective) { return spec::DisplayName(collective); }
 
 // Node names in node order: the normalized spec lists them; a report that
 // has only a rank map (or neither) still gets what it has.

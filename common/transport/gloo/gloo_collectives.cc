@@ -70,15 +70,11 @@ milliseconds Remaining(Clock::time_point deadline) {
 }
 
 size_t RecvElementsAnyRank(const CollectiveCall& call, int n) {
-  return (call.collective == Collective::kAllGather || call.collective == Collective::kAllToAll)
-             ? call.count * static_cast<size_t>(n)
-             : call.count;
+  return RecvElementsOf(call.collective, call.count, n);
 }
 
 size_t SendElements(const CollectiveCall& call, int n) {
-  return (call.collective == Collective::kReduceScatter || call.collective == Collective::kAllToAll)
-             ? call.count * static_cast<size_t>(n)
-             : call.count;
+  return SendElementsOf(call.collective, call.count, n);
 }
 
 // True when the pointers are exactly nccl-tests' in-place form.
@@ -86,16 +82,12 @@ bool IsExactInPlace(const CollectiveCall& call, int rank) {
   const auto send = reinterpret_cast<uintptr_t>(call.send);
   const auto recv = reinterpret_cast<uintptr_t>(call.recv);
   const uintptr_t chunk = call.count * DataTypeSize(call.type) * static_cast<uintptr_t>(rank);
-  switch (call.collective) {
-    case Collective::kAllGather:
+  switch (Row(call.collective).in_place) {
+    case InPlaceForm::kSendAtRankChunk:
       return send == recv + chunk;
-    case Collective::kReduceScatter:
+    case InPlaceForm::kRecvAtRankChunk:
       return recv == send + chunk;
-    case Collective::kAllReduce:
-    case Collective::kBroadcast:
-    case Collective::kReduce:
-    case Collective::kAllToAll:
-    case Collective::kSendRecv:
+    case InPlaceForm::kSameBuffer:
       return send == recv;
   }
   return false;
@@ -120,10 +112,10 @@ Placement PlaceCall(const CollectiveCall& call, int rank, int n) {
   const size_t elt = DataTypeSize(call.type);
   const size_t send_bytes = SendElements(call, n) * elt;
   const size_t recv_bytes = RecvElementsAnyRank(call, n) * elt;
-  const bool reads_send = !(call.collective == Collective::kBroadcast && rank != call.root);
+  const bool reads_send = !(Row(call.collective).only_root_sends && rank != call.root);
   Placement p;
   if (IsExactInPlace(call, rank)) {
-    if (call.collective == Collective::kAllToAll || call.collective == Collective::kSendRecv) {
+    if (Row(call.collective).in_place_overwrites_unsent) {
       p.stage_bytes = send_bytes;  // received chunks would overwrite unsent ones
     } else {
       p.in_place = true;

@@ -13,8 +13,8 @@
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 
-#include "common/transport/enums.h"
 #include "common/transport/pattern.h"
+#include "common/transport/types.h"
 
 namespace eb::transport {
 

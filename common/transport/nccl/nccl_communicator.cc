@@ -406,8 +406,7 @@ absl::Status NcclCommunicator::Fail(absl::Status status) {
 }
 
 absl::Status NcclCommunicator::CheckCall(const CollectiveCall& call) const {
-  if ((call.type == DataType::kFp8E4M3 || call.type == DataType::kFp8E5M2) &&
-      IsReducing(call.collective) && call.op == ReduceOp::kAvg) {
+  if (!Row(call.type).nccl_avg && IsReducing(call.collective) && call.op == ReduceOp::kAvg) {
     // NCCL answers ncclInvalidArgument (seen with 2.28.3 on H200).
     return absl::UnimplementedError(
         absl::StrCat("reduce_op: NCCL has no avg for ", Name(call.type)));

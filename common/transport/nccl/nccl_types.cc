@@ -54,48 +54,29 @@ ncclRedOp_t ToNcclRedOp(ReduceOp op) {
   return ncclSum;  // unreachable for valid enum values
 }
 
-bool IsFloatingType(DataType type) {
-  switch (type) {
-    case DataType::kHalf:
-    case DataType::kFloat:
-    case DataType::kDouble:
-    case DataType::kBfloat16:
-    case DataType::kFp8E4M3:
-    case DataType::kFp8E5M2:
-      return true;
-    case DataType::kInt8:
-    case DataType::kUint8:
-    case DataType::kInt32:
-    case DataType::kUint32:
-    case DataType::kInt64:
-    case DataType::kUint64:
-      return false;
-  }
-  return false;
-}
+bool IsFloatingType(DataType type) { return Row(type).floating; }
 
 absl::Status CheckDeviceSupports(DataType type, Collective collective, int compute_capability) {
-  if (type != DataType::kFp8E4M3 && type != DataType::kFp8E5M2) return absl::OkStatus();
-  if (compute_capability < 89) {
-    return absl::UnimplementedError(absl::StrCat("data_type: ", Name(type),
-                                                 " needs sm_89 or newer (this GPU is sm_",
-                                                 compute_capability, ")"));
-  }
-  if (IsReducing(collective) && compute_capability < 90) {
+  const DataTypeRow row = Row(type);
+  if (compute_capability < row.min_compute_capability) {
     return absl::UnimplementedError(
-        absl::StrCat("data_type: ", Name(type), " reductions (", Name(collective),
-                     ") need sm_90 or newer in NCCL (this GPU is sm_", compute_capability, ")"));
+        absl::StrCat("data_type: ", row.name, " needs sm_", row.min_compute_capability,
+                     " or newer (this GPU is sm_", compute_capability, ")"));
+  }
+  if (IsReducing(collective) && compute_capability < row.min_compute_capability_to_reduce) {
+    return absl::UnimplementedError(
+        absl::StrCat("data_type: ", row.name, " reductions (", Name(collective), ") need sm_",
+                     row.min_compute_capability_to_reduce, " or newer in NCCL (this GPU is sm_",
+                     compute_capability, ")"));
   }
   return absl::OkStatus();
 }
 
 bool IsUncheckableInPlace(const CollectiveCall& call, int world_size) {
   if (world_size <= 1 || call.count == 0) return false;
-  if (call.collective != Collective::kAllToAll && call.collective != Collective::kSendRecv) {
-    return false;
-  }
-  const uint64_t chunks = call.collective == Collective::kAllToAll ? world_size : 1;
-  const uint64_t bytes = call.count * chunks * DataTypeSize(call.type);
+  if (!Row(call.collective).in_place_overwrites_unsent) return false;
+  const uint64_t bytes =
+      SendElementsOf(call.collective, call.count, world_size) * DataTypeSize(call.type);
   const auto send = reinterpret_cast<uintptr_t>(call.send);
   const auto recv = reinterpret_cast<uintptr_t>(call.recv);
   return send < recv + bytes && recv < send + bytes;  // [send, +bytes) meets [recv, +bytes)

@@ -1,6 +1,6 @@
 #pragma once
 
-// Pure mappings between the data plane's vocabulary (enums.h) and NCCL's,
+// Pure mappings between the data plane's vocabulary (types.h) and NCCL's,
 // and the per-GPU and per-call rules of the NCCL backend. No CUDA calls:
 // everything here is thread-safe and testable without a GPU.
 
@@ -10,7 +10,7 @@
 
 #include "absl/status/status.h"
 #include "common/transport/communicator.h"
-#include "common/transport/enums.h"
+#include "common/transport/types.h"
 
 namespace eb::transport {
 

@@ -26,7 +26,7 @@ v1::Transport ToTransportEnum(const std::string& name) {
 absl::StatusOr<v1::TestSpec> BuildSpec(const RunTestFlags& flags) {
   v1::TestSpec spec;
   const std::string collective_text =
-      flags.collective == "all" ? std::string(kAllCollectives) : flags.collective;
+      flags.collective == "all" ? spec::CollectiveNames(",") : flags.collective;
   if (collective_text.find(',') == std::string::npos) {
     // One name: exactly the one-collective test.
     auto collective = spec::ParseCollective(collective_text, "--collective");

@@ -60,10 +60,6 @@ struct RunTestFlags {
   int timeout_seconds = 0;
 };
 
-// The seven collectives in nccl-tests' order, for `--collective all`.
-inline constexpr const char* kAllCollectives =
-    "all_reduce,all_gather,reduce_scatter,broadcast,reduce,alltoall,sendrecv";
-
 // Turns the flags into a TestSpec. INVALID_ARGUMENT naming the flag, e.g.
 // "-e/--maxbytes: 8 is smaller than -b/--minbytes 1M". Limits that depend
 // on the fleet (root inside the world, known nodes, free slots) are the

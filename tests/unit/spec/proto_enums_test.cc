@@ -1,10 +1,17 @@
-// The wire enums convert to the data plane's and back, and the two
-// vocabularies (common/spec/names.cc for the wire, common/transport/types.cc
-// for the data plane) print every value the same way. Only the wire side
-// parses text.
+// The wire enums convert to the data plane's and back through the one
+// table per vocabulary (common/transport/collectives.h, data_types.h,
+// reduce_ops.h): every wire value has exactly one row, whose name matches
+// the wire value's, and both sides print every value the same way. Only the
+// wire side parses text.
 
 #include "common/spec/proto_enums.h"
 
+#include <set>
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 
 namespace eb::spec {
@@ -58,6 +65,42 @@ TEST(ProtoEnumsTest, WireParserReadsDataPlaneNames) {
     ASSERT_TRUE(parsed.ok()) << parsed.status();
     EXPECT_EQ(*parsed, ToProto(op)) << transport::Name(op);
   }
+}
+
+// "COLLECTIVE_ALL_TO_ALL" and "all_to_all" both read "alltoall".
+std::string Folded(std::string text) {
+  return absl::AsciiStrToLower(absl::StrReplaceAll(text, {{"_", ""}}));
+}
+
+// A wire value added to common.proto without a row (or a row whose wire
+// number is another value's) fails here, naming it.
+template <typename Value, size_t N>
+void ExpectOneRowPerWireValue(const google::protobuf::EnumDescriptor* wire_enum,
+                              const Value (&values)[N], const std::string& prefix) {
+  std::set<int> rows;
+  for (Value value : values) {
+    const auto row = transport::Row(value);
+    EXPECT_TRUE(rows.insert(row.wire).second) << row.name << ": wire " << row.wire << " twice";
+    const google::protobuf::EnumValueDescriptor* wire = wire_enum->FindValueByNumber(row.wire);
+    ASSERT_NE(wire, nullptr) << row.name << ": no wire value " << row.wire;
+    std::set<std::string> spellings = {Folded(row.name)};
+    for (absl::string_view alias : absl::StrSplit(row.aliases, ',', absl::SkipEmpty())) {
+      spellings.insert(Folded(std::string(alias)));
+    }
+    EXPECT_TRUE(spellings.count(Folded(wire->name().substr(prefix.size()))) > 0)
+        << row.name << " is wire " << wire->name();
+  }
+  for (int i = 0; i < wire_enum->value_count(); ++i) {
+    const google::protobuf::EnumValueDescriptor* wire = wire_enum->value(i);
+    if (wire->number() == 0) continue;
+    EXPECT_TRUE(rows.count(wire->number()) > 0) << wire->name() << " has no row";
+  }
+}
+
+TEST(ProtoEnumsTest, EveryWireValueHasExactlyOneRow) {
+  ExpectOneRowPerWireValue(v1::Collective_descriptor(), transport::kAllCollectives, "COLLECTIVE_");
+  ExpectOneRowPerWireValue(v1::DataType_descriptor(), transport::kAllDataTypes, "DATA_TYPE_");
+  ExpectOneRowPerWireValue(v1::ReduceOp_descriptor(), transport::kAllReduceOps, "REDUCE_OP_");
 }
 
 }  // namespace
