@@ -1,11 +1,9 @@
 #include "coordinator/core/validation_inputs.h"
 
+#include <algorithm>
 #include <utility>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/strip.h"
 
 namespace eb::coordinator {
 
@@ -18,21 +16,29 @@ absl::Status NonNegative(int64_t value, const char* field) {
   return absl::InvalidArgumentError(absl::StrCat(field, ": must not be negative (", value, ")"));
 }
 
-// "COLLECTIVE_ALL_REDUCE" -> "all_reduce".
-std::string CollectiveText(v1::Collective collective) {
-  absl::string_view name = v1::Collective_Name(collective);
-  absl::ConsumePrefix(&name, "COLLECTIVE_");
-  return absl::AsciiStrToLower(name);
+// The spec's suites as the core's; INVALID_ARGUMENT naming a value this
+// build does not know (a newer client).
+absl::StatusOr<std::vector<validation::Suite>> SuitesOf(const v1::ValidationSpec& spec) {
+  std::vector<validation::Suite> suites;
+  for (int wire : spec.suites()) {
+    if (wire <= v1::SUITE_UNSPECIFIED || wire > v1::Suite_MAX) {
+      return absl::InvalidArgumentError(absl::StrCat("suites: unknown suite ", wire));
+    }
+    const auto suite = static_cast<validation::Suite>(wire);
+    if (std::find(suites.begin(), suites.end(), suite) == suites.end()) suites.push_back(suite);
+  }
+  return suites;
 }
 
 }  // namespace
 
 absl::Status NormalizeValidationSpec(v1::ValidationSpec& spec) {
   if (spec.suites().empty()) {
-    for (const char* suite : {"preflight", "intra", "pairs"}) spec.add_suites(suite);
+    for (v1::Suite suite : {v1::SUITE_PREFLIGHT, v1::SUITE_INTRA, v1::SUITE_PAIRS}) {
+      spec.add_suites(suite);
+    }
   }
-  absl::StatusOr<std::vector<validation::Suite>> suites =
-      validation::ParseSuites(absl::StrJoin(spec.suites(), ","));
+  absl::StatusOr<std::vector<validation::Suite>> suites = SuitesOf(spec);
   if (!suites.ok()) return suites.status();
   if (spec.strategy().empty()) spec.set_strategy("adaptive");
   if (absl::StatusOr<validation::Strategy> s = validation::ParseStrategy(spec.strategy());
@@ -71,8 +77,7 @@ absl::Status NormalizeValidationSpec(v1::ValidationSpec& spec) {
 absl::StatusOr<validation::Options> OptionsFromSpec(const v1::ValidationSpec& spec,
                                                     validation::BaselineTable baselines) {
   validation::Options options;
-  absl::StatusOr<std::vector<validation::Suite>> suites =
-      validation::ParseSuites(absl::StrJoin(spec.suites(), ","));
+  absl::StatusOr<std::vector<validation::Suite>> suites = SuitesOf(spec);
   if (!suites.ok()) return suites.status();
   absl::StatusOr<validation::Strategy> strategy = validation::ParseStrategy(spec.strategy());
   if (!strategy.ok()) return strategy.status();
@@ -80,7 +85,7 @@ absl::StatusOr<validation::Options> OptionsFromSpec(const v1::ValidationSpec& sp
   options.strategy = *strategy;
   options.tolerance = spec.tolerance();
   options.baselines = std::move(baselines);
-  options.collective = CollectiveText(spec.collective());
+  options.collective = spec.collective();
   // Pair tests split rails (TestSpecFor), so that a slow pair names its
   // rail; the workers run the split since issue 12.
   options.split_rails = true;

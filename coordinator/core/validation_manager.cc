@@ -207,7 +207,7 @@ void ValidationManager::NextRound(Running& v) {
   }
   v1::ValidationRound& r = *v.report.add_rounds();
   r.set_number(round->number);
-  r.set_kind(val::TestKindName(round->kind));
+  r.set_kind(val::ToWire(round->kind));
   r.set_suite_round(round->suite_round);
   r.set_start_time_unix_ms(NowMs());
   v.test_index.clear();
@@ -216,7 +216,7 @@ void ValidationManager::NextRound(Running& v) {
     v1::ValidationTest& t = *r.add_tests();
     t.set_planned_id(planned.id);
     for (const std::string& node : planned.nodes) t.add_node_names(node);
-    t.set_kind(val::TestKindName(planned.kind));
+    t.set_kind(val::ToWire(planned.kind));
     t.set_purpose(planned.purpose);
     t.set_start_time_unix_ms(NowMs());
   }
@@ -308,7 +308,7 @@ void ValidationManager::TestFinished(const std::string& id, int64_t planned_id,
 void ValidationManager::Record(Running& v, const val::TestResult& result, int64_t end_ms) {
   v1::ValidationTest& t =
       *v.report.mutable_rounds()->rbegin()->mutable_tests(v.test_index.at(result.test_id));
-  t.set_outcome(val::OutcomeName(result.outcome));
+  t.set_outcome(val::ToWire(result.outcome));
   t.set_busbw_gbps(result.busbw_gbps);
   t.set_message(result.message);
   t.set_end_time_unix_ms(end_ms > 0 ? end_ms : NowMs());
@@ -342,7 +342,7 @@ void ValidationManager::Stop(Running& v, v1::ValidationState state, const std::s
   // the validation (TestFinished).
   const v1::ValidationRound& round = *v.report.rounds().rbegin();
   for (const v1::ValidationTest& t : round.tests()) {
-    if (t.test_id().empty() || !t.outcome().empty()) continue;
+    if (t.test_id().empty() || t.outcome() != v1::OUTCOME_UNSPECIFIED) continue;
     if (absl::Status status = tests_.CancelTest(t.test_id(), "validation " + v.id + ": " + reason);
         !status.ok() && !absl::IsNotFound(status)) {
       spdlog::warn("validation={} cannot cancel {}: {}", v.id, t.test_id(), status.ToString());

@@ -16,15 +16,15 @@ namespace {
 void FillEvidence(const val::Evidence& e, const TestIdOf& test_id_of, v1::ValidationEvidence& out) {
   if (e.test_id > 0) out.set_test_id(test_id_of(e.test_id));
   out.set_round(e.round);
-  out.set_kind(val::TestKindName(e.kind));
+  out.set_kind(val::ToWire(e.kind));
   for (const std::string& partner : e.partners) out.add_partners(partner);
   out.set_rail(e.rail.value_or(-1));
-  out.set_outcome(val::OutcomeName(e.outcome));
+  out.set_outcome(val::ToWire(e.outcome));
   out.set_measured_busbw_gbps(e.measured_gbps);
   out.set_threshold_busbw_gbps(e.threshold_gbps);
   out.set_expected_busbw_gbps(e.expected_gbps.value_or(0));
   out.set_fleet_median_busbw_gbps(e.fleet_median_gbps.value_or(0));
-  out.set_grade(val::GradeName(e.grade));
+  out.set_grade(val::ToWire(e.grade));
   out.set_text(e.text);
 }
 
@@ -56,8 +56,8 @@ void FillVerdicts(const val::ValidationReport& report, const TestIdOf& test_id_o
   for (const val::NodeVerdict& node : report.nodes) {
     v1::NodeVerdict& n = *out.add_nodes();
     n.set_node_name(node.node);
-    n.set_verdict(val::VerdictName(node.verdict));
-    n.set_confidence(val::ConfidenceName(node.confidence));
+    n.set_verdict(val::ToWire(node.verdict));
+    n.set_confidence(val::ToWire(node.confidence));
     n.set_reason(node.reason);
     for (int rail : node.bad_rails) n.add_bad_rails(rail);
     n.set_network_judged(node.network_judged);
@@ -67,8 +67,8 @@ void FillVerdicts(const val::ValidationReport& report, const TestIdOf& test_id_o
     v1::PathVerdict& p = *out.add_paths();
     p.set_node_a(path.a);
     p.set_node_b(path.b);
-    p.set_verdict(val::VerdictName(path.verdict));
-    p.set_confidence(val::ConfidenceName(path.confidence));
+    p.set_verdict(val::ToWire(path.verdict));
+    p.set_confidence(val::ToWire(path.confidence));
     p.set_reason(path.reason);
     for (int rail : path.rails) p.add_rails(rail);
     for (const val::Evidence& e : path.evidence) FillEvidence(e, test_id_of, *p.add_evidence());
@@ -77,13 +77,13 @@ void FillVerdicts(const val::ValidationReport& report, const TestIdOf& test_id_o
     v1::RailVerdict& r = *out.add_rails();
     r.set_node_name(rail.node);
     r.set_rail(rail.rail);
-    r.set_verdict(val::VerdictName(rail.verdict));
-    r.set_confidence(val::ConfidenceName(rail.confidence));
+    r.set_verdict(val::ToWire(rail.verdict));
+    r.set_confidence(val::ToWire(rail.confidence));
     r.set_reason(rail.reason);
   }
   for (const val::Finding& finding : report.findings) {
     v1::ValidationFinding& f = *out.add_findings();
-    f.set_kind(val::FindingKindName(finding.kind));
+    f.set_kind(val::ToWire(finding.kind));
     f.set_bad(finding.bad);
     f.set_text(finding.text);
   }
@@ -95,7 +95,7 @@ void FillBaselines(const val::BaselineTable& table, v1::ValidationReport& out) {
   out.clear_baselines();
   for (const val::IntraBaseline& b : table.intra) {
     v1::BaselineUsed& row = *out.add_baselines();
-    row.set_suite("intra");
+    row.set_suite(v1::SUITE_INTRA);
     row.set_gpu_model(b.gpu_model);
     row.set_gpu_count(b.gpu_count);
     row.set_busbw_gbps(b.busbw_gbps);
@@ -103,7 +103,7 @@ void FillBaselines(const val::BaselineTable& table, v1::ValidationReport& out) {
   }
   for (const val::PairBaseline& b : table.pairs) {
     v1::BaselineUsed& row = *out.add_baselines();
-    row.set_suite("pairs");
+    row.set_suite(v1::SUITE_PAIRS);
     row.set_hca_rate_gbps(b.hca_rate_gbps);
     row.set_hca_count(b.hca_count);
     row.set_busbw_gbps(b.busbw_gbps);

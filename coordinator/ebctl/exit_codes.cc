@@ -1,5 +1,7 @@
 #include "coordinator/ebctl/exit_codes.h"
 
+#include "common/spec/verdicts.h"
+
 namespace eb::ebctl {
 namespace v1 = ebnccl::v1;
 namespace {
@@ -122,8 +124,17 @@ int ExitCodeForValidation(const v1::ValidationReport& report) {
   bool unfit = false;
   bool untestable = false;
   for (const v1::NodeVerdict& node : report.nodes()) {
-    unfit = unfit || node.verdict() == "unfit";
-    untestable = untestable || node.verdict() == "untestable";
+    switch (spec::WeightOf(node.verdict())) {
+      case spec::VerdictWeight::kUnfit:
+        unfit = true;
+        break;
+      case spec::VerdictWeight::kUnjudged:
+        untestable = true;
+        break;
+      case spec::VerdictWeight::kBad:  // in any_bad, with bad paths, rails and findings
+      case spec::VerdictWeight::kNone:
+        break;
+    }
   }
   if (report.any_bad() || unfit) return kExitCheckFailed;
   switch (report.state()) {

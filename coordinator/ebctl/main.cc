@@ -28,6 +28,7 @@
 #include "common/spec/identifiers.h"
 #include "common/spec/limits.h"
 #include "common/spec/names.h"
+#include "common/spec/wire_names.h"
 #include "common/version/version.h"
 #include "coordinator/ebctl/commands/audit_command.h"
 #include "coordinator/ebctl/commands/cancel_command.h"
@@ -137,7 +138,13 @@ void AddRunTestFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f) {
 void AddValidateFlags(CLI::App& cmd, eb::ebctl::ValidateFlags& f) {
   AddSweepFlags(cmd, f.test, "Largest size (the one graded)", "Multiplicative step (default 2)");
   cmd.add_option("--nodes", f.test.nodes, "Comma-separated node names (default: every idle node)");
-  cmd.add_option("--suite", f.suites, "preflight,intra,pairs[,fleet] (default: the first three)");
+  std::vector<std::string> suites;
+  for (int suite = 1; suite <= ebnccl::v1::Suite_MAX; ++suite) {
+    suites.push_back(eb::spec::WireName(static_cast<ebnccl::v1::Suite>(suite)));
+  }
+  cmd.add_option("--suite", f.suites,
+                 absl::StrCat("Comma-separated: ", absl::StrJoin(suites, ", "),
+                              " (default: preflight,intra,pairs)"));
   cmd.add_option("--strategy", f.strategy, "adaptive or all-pairs (default: adaptive)")
       ->check(CLI::IsMember({"adaptive", "all-pairs"}));
   cmd.add_option("--tolerance", f.tolerance, "Slow below (1 - tolerance) x the baseline")

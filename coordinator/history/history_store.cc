@@ -3,6 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/spec/wire_names.h"
 
 namespace eb::coordinator {
 namespace v1 = ebnccl::v1;
@@ -33,14 +34,7 @@ bool IsTerminalState(v1::TestState state) {
   }
 }
 
-std::string StateColumnName(v1::TestState state) {
-  constexpr absl::string_view kPrefix = "TEST_STATE_";
-  const std::string& name = v1::TestState_Name(state);
-  if (!absl::StartsWith(name, kPrefix)) {
-    return absl::StrCat("unknown(", static_cast<int>(state), ")");
-  }
-  return absl::AsciiStrToLower(absl::string_view(name).substr(kPrefix.size()));
-}
+std::string StateColumnName(v1::TestState state) { return spec::WireName(state); }
 
 v1::TestReport WithoutResults(const v1::TestReport& report) {
   v1::TestReport brief = report;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/spec/verdicts.h"
+
 namespace eb::coordinator {
 
 namespace v1 = ebnccl::v1;
@@ -20,7 +22,7 @@ absl::Status InMemoryValidationHistory::Save(const v1::ValidationReport& report)
     record.verdict = node.verdict();
     record.validation_id = report.validation_id();
     record.time_unix_ms = report.end_time_unix_ms();
-    if (IsBadVerdict(node.verdict())) ++record.bad_count;
+    if (spec::IsBadVerdict(node.verdict())) ++record.bad_count;
   }
   return absl::OkStatus();
 }

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/spec/names.h"
+#include "common/spec/wire_names.h"
 #include "common/status/status_macros.h"
 #include "coordinator/history/sqlite_statement.h"
 #include "spdlog/spdlog.h"
@@ -65,10 +66,10 @@ v1::TestReport ReportFromColumns(const SqliteStatement& row) {
   report.set_test_id(row.ColumnText(1));
   report.set_start_time_unix_ms(row.ColumnInt64(2));
   report.set_end_time_unix_ms(row.ColumnInt64(3));
-  v1::TestState state = v1::TEST_STATE_UNSPECIFIED;
-  if (v1::TestState_Parse(absl::StrCat("TEST_STATE_", absl::AsciiStrToUpper(row.ColumnText(4))),
-                          &state)) {
-    report.set_state(state);
+  if (absl::StatusOr<v1::TestState> state =
+          spec::ParseWireName<v1::TestState>(row.ColumnText(4), "state");
+      state.ok()) {
+    report.set_state(*state);
   }
   report.set_summary(absl::StrCat(row.ColumnText(5), " [stored report unreadable]"));
   return report;

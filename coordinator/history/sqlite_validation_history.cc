@@ -6,6 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/spec/verdicts.h"
+#include "common/spec/wire_names.h"
+#include "common/spec/wire_upgrade.h"
 #include "common/status/status_macros.h"
 #include "coordinator/history/sqlite_statement.h"
 
@@ -15,12 +18,14 @@ namespace v1 = ebnccl::v1;
 
 namespace {
 
-std::string StateText(v1::ValidationState state) {
-  std::string name = v1::ValidationState_Name(state);
-  const std::string prefix = "VALIDATION_STATE_";
-  if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return name;
+std::string StateText(v1::ValidationState state) { return spec::WireName(state); }
+
+// A stored report as this build reads it: words of older builds upgraded
+// (spec::UpgradeStringEnums). False when it cannot be decoded.
+bool DecodeReport(absl::string_view blob, v1::ValidationReport& report) {
+  if (!report.ParseFromArray(blob.data(), static_cast<int>(blob.size()))) return false;
+  spec::UpgradeStringEnums(report);
+  return true;
 }
 
 }  // namespace
@@ -89,10 +94,10 @@ absl::Status SqliteValidationHistory::Save(const v1::ValidationReport& report) {
           "validation_id = ?3, time_ms = ?4, bad_count = bad_count + ?5"));
   for (const v1::NodeVerdict& node : report.nodes()) {
     EB_RETURN_IF_ERROR(verdict.BindText(1, node.node_name()));
-    EB_RETURN_IF_ERROR(verdict.BindText(2, node.verdict()));
+    EB_RETURN_IF_ERROR(verdict.BindText(2, spec::WireName(node.verdict())));
     EB_RETURN_IF_ERROR(verdict.BindText(3, report.validation_id()));
     EB_RETURN_IF_ERROR(verdict.BindInt64(4, report.end_time_unix_ms()));
-    EB_RETURN_IF_ERROR(verdict.BindInt64(5, IsBadVerdict(node.verdict()) ? 1 : 0));
+    EB_RETURN_IF_ERROR(verdict.BindInt64(5, spec::IsBadVerdict(node.verdict()) ? 1 : 0));
     EB_ASSIGN_OR_RETURN(bool done, verdict.Step());
     (void)done;
     verdict.Reset();
@@ -109,7 +114,7 @@ absl::StatusOr<v1::ValidationReport> SqliteValidationHistory::Get(const std::str
   if (!row) return absl::NotFoundError(absl::StrCat("validation '", id, "' is not known"));
   v1::ValidationReport report;
   const absl::string_view blob = select.ColumnBlob(0);
-  if (!report.ParseFromArray(blob.data(), static_cast<int>(blob.size()))) {
+  if (!DecodeReport(blob, report)) {
     return absl::DataLossError(
         absl::StrCat("validation history ", path_, ": the report of ", id, " cannot be decoded"));
   }
@@ -129,7 +134,7 @@ absl::StatusOr<std::vector<v1::ValidationReport>> SqliteValidationHistory::List(
     if (!row) break;
     v1::ValidationReport report;
     const absl::string_view blob = select.ColumnBlob(0);
-    if (!report.ParseFromArray(blob.data(), static_cast<int>(blob.size()))) continue;
+    if (!DecodeReport(blob, report)) continue;
     out.push_back(WithoutEvidence(report));
   }
   return out;
@@ -145,9 +150,13 @@ absl::StatusOr<std::vector<NodeVerdictRecord>> SqliteValidationHistory::LastVerd
   for (;;) {
     EB_ASSIGN_OR_RETURN(bool row, select.Step());
     if (!row) break;
-    out.push_back(NodeVerdictRecord{select.ColumnText(0), select.ColumnText(1),
-                                    select.ColumnText(2), select.ColumnInt64(3),
-                                    static_cast<int>(select.ColumnInt64(4))});
+    // The column holds the verdict's display name; a word this build does
+    // not know reads as unspecified.
+    const absl::StatusOr<v1::Verdict> verdict =
+        spec::ParseWireName<v1::Verdict>(select.ColumnText(1), "verdict");
+    out.push_back(NodeVerdictRecord{
+        select.ColumnText(0), verdict.ok() ? *verdict : v1::VERDICT_UNSPECIFIED,
+        select.ColumnText(2), select.ColumnInt64(3), static_cast<int>(select.ColumnInt64(4))});
   }
   return out;
 }

@@ -10,10 +10,6 @@ bool IsTerminalValidationState(v1::ValidationState state) {
   return state != v1::VALIDATION_STATE_UNSPECIFIED && state != v1::VALIDATION_STATE_RUNNING;
 }
 
-bool IsBadVerdict(const std::string& verdict) {
-  return verdict == "degraded" || verdict == "failed";
-}
-
 bool RecordsVerdicts(v1::ValidationState state) {
   return IsTerminalValidationState(state) && state != v1::VALIDATION_STATE_INTERRUPTED;
 }

@@ -20,7 +20,7 @@ namespace eb::coordinator {
 // The last verdict a finished validation gave a node.
 struct NodeVerdictRecord {
   std::string node_name;
-  std::string verdict;  // "healthy", "degraded", ...
+  ebnccl::v1::Verdict verdict = ebnccl::v1::VERDICT_UNSPECIFIED;
   std::string validation_id;
   int64_t time_unix_ms = 0;  // end of that validation
   // Finished validations that found the node degraded or failed.
@@ -55,8 +55,6 @@ bool RecordsVerdicts(ebnccl::v1::ValidationState state);
 
 // DONE, CANCELLED, TIMED_OUT, FAILED, INTERRUPTED.
 bool IsTerminalValidationState(ebnccl::v1::ValidationState state);
-// "degraded" or "failed": counts toward a repeat offender.
-bool IsBadVerdict(const std::string& verdict);
 // `report` without node evidence (what List returns).
 ebnccl::v1::ValidationReport WithoutEvidence(const ebnccl::v1::ValidationReport& report);
 

@@ -2,42 +2,38 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/spec/proto_enums.h"
+#include "common/spec/wire_names.h"
 #include "spdlog/spdlog.h"
 
 namespace eb::coordinator {
 namespace v1 = ebnccl::v1;
 
-const char* VerdictLabel(v1::TestState state) {
+std::optional<std::string> VerdictLabel(v1::TestState state) {
   switch (state) {
     case v1::TEST_STATE_PASSED:
-      return "passed";
     case v1::TEST_STATE_FAILED:
-      return "failed";
     case v1::TEST_STATE_TIMED_OUT:
-      return "timed_out";
     case v1::TEST_STATE_CANCELLED:
-      return "cancelled";
     case v1::TEST_STATE_INTERRUPTED:
-      return "interrupted";
+      return spec::WireName(state);
     default:
-      return nullptr;
+      return std::nullopt;
   }
 }
 
-const char* NodeStateLabel(v1::NodeState state) {
+std::optional<std::string> NodeStateLabel(v1::NodeState state) {
   switch (state) {
     case v1::NODE_STATE_IDLE:
-      return "idle";
     case v1::NODE_STATE_BUSY:
-      return "busy";
     case v1::NODE_STATE_LOST:
-      return "lost";
+      return spec::WireName(state);
     default:
-      return nullptr;
+      return std::nullopt;
   }
 }
 
@@ -104,9 +100,9 @@ CoordinatorMetrics::CoordinatorMetrics(common::MetricsRegistry& registry, common
                                "test of this collective and size class on this node; absent "
                                "when that test measured nothing.",
                                {"node", "collective", "size_class"})) {
-  for (v1::TestState state : kVerdicts) tests_total_.Initialize({VerdictLabel(state)});
+  for (v1::TestState state : kVerdicts) tests_total_.Initialize({*VerdictLabel(state)});
   for (v1::NodeState state : {v1::NODE_STATE_IDLE, v1::NODE_STATE_BUSY, v1::NODE_STATE_LOST}) {
-    nodes_.Set({NodeStateLabel(state)}, 0);
+    nodes_.Set({*NodeStateLabel(state)}, 0);
   }
 }
 
@@ -115,7 +111,7 @@ void CoordinatorMetrics::Update(const NodeRegistry& nodes, const TestManager& te
   std::map<common::LabelValues, double> ages;
   const absl::Time now = clock_.Now();
   for (const NodeRecord* node : nodes.All()) {
-    if (const char* state = NodeStateLabel(node->state)) by_state[{state}] += 1;
+    if (std::optional<std::string> state = NodeStateLabel(node->state)) by_state[{*state}] += 1;
     ages[{node->name}] = absl::ToDoubleSeconds(now - node->last_heartbeat);
   }
   nodes_.ReplaceAll(std::move(by_state));
@@ -127,13 +123,13 @@ void CoordinatorMetrics::Update(const NodeRegistry& nodes, const TestManager& te
 }
 
 void CoordinatorMetrics::OnTestFinished(const v1::TestReport& report) {
-  const char* verdict = VerdictLabel(report.state());
-  if (verdict == nullptr) {
+  const std::optional<std::string> verdict = VerdictLabel(report.state());
+  if (!verdict.has_value()) {
     spdlog::warn("test={} metrics: OnTestFinished in non-terminal state {}; ignored",
                  report.test_id(), v1::TestState_Name(report.state()));
     return;
   }
-  tests_total_.Increment({verdict});
+  tests_total_.Increment({*verdict});
   const std::string collective = spec::DisplayName(report.spec().collective());
   if (report.start_time_unix_ms() > 0 && report.end_time_unix_ms() >= report.start_time_unix_ms()) {
     duration_.Observe(
@@ -164,7 +160,7 @@ void CoordinatorMetrics::OnTestFinished(const v1::TestReport& report) {
   for (const std::string& node : TestNodes(report)) {
     for (const Measured& one : measured) {
       for (v1::TestState state : kVerdicts) {
-        last_verdict_.Set({node, one.collective, size_class, VerdictLabel(state)},
+        last_verdict_.Set({node, one.collective, size_class, *VerdictLabel(state)},
                           state == report.state() ? 1 : 0);
       }
       last_timestamp_.Set({node, one.collective, size_class}, ended);

@@ -27,6 +27,9 @@
 // Thread-safety: the metric families are thread-safe; the methods here
 // read executor-owned objects and must run on the coordinator's executor.
 
+#include <optional>
+#include <string>
+
 #include "common/metrics/metrics_registry.h"
 #include "common/time/clock.h"
 #include "coordinator/core/collective_test_manager.h"
@@ -76,9 +79,10 @@ class CoordinatorMetrics {
 const char* SizeClassLabel(const ebnccl::v1::TestReport& report);
 
 // The label value of a terminal state ("passed", "failed", "timed_out",
-// "cancelled"), or null for a non-terminal one.
-const char* VerdictLabel(ebnccl::v1::TestState state);
-// "idle", "busy", "lost", or null.
-const char* NodeStateLabel(ebnccl::v1::NodeState state);
+// "cancelled", "interrupted": its spec::WireName), or none for a
+// non-terminal one.
+std::optional<std::string> VerdictLabel(ebnccl::v1::TestState state);
+// "idle", "busy", "lost", or none.
+std::optional<std::string> NodeStateLabel(ebnccl::v1::NodeState state);
 
 }  // namespace eb::coordinator

@@ -7,7 +7,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/spec/wire_names.h"
 
 namespace eb::validation {
 
@@ -15,19 +17,7 @@ bool HasSuite(const Options& options, Suite suite) {
   return std::find(options.suites.begin(), options.suites.end(), suite) != options.suites.end();
 }
 
-const char* SuiteName(Suite suite) {
-  switch (suite) {
-    case Suite::kPreflight:
-      return "preflight";
-    case Suite::kIntra:
-      return "intra";
-    case Suite::kPairs:
-      return "pairs";
-    case Suite::kFleet:
-      return "fleet";
-  }
-  return "unknown";
-}
+std::string SuiteName(Suite suite) { return spec::WireName(ToWire(suite)); }
 
 const char* StrategyName(Strategy strategy) {
   return strategy == Strategy::kAdaptive ? "adaptive" : "all-pairs";
@@ -37,17 +27,17 @@ absl::StatusOr<std::vector<Suite>> ParseSuites(const std::string& text) {
   std::vector<Suite> suites;
   for (absl::string_view raw : absl::StrSplit(text, ',')) {
     const absl::string_view name = absl::StripAsciiWhitespace(raw);
-    bool found = false;
-    for (Suite s : {Suite::kPreflight, Suite::kIntra, Suite::kPairs, Suite::kFleet}) {
-      if (name == SuiteName(s)) {
-        if (std::find(suites.begin(), suites.end(), s) == suites.end()) suites.push_back(s);
-        found = true;
+    absl::StatusOr<ebnccl::v1::Suite> wire = spec::ParseWireName<ebnccl::v1::Suite>(name, "suite");
+    if (!wire.ok()) {
+      std::vector<std::string> names;
+      for (int value = 1; value <= ebnccl::v1::Suite_MAX; ++value) {
+        names.push_back(spec::WireName(static_cast<ebnccl::v1::Suite>(value)));
       }
-    }
-    if (!found) {
       return absl::InvalidArgumentError(
-          absl::StrCat("suite: unknown suite '", name, "' (preflight, intra, pairs, fleet)"));
+          absl::StrCat("suite: unknown suite '", name, "' (", absl::StrJoin(names, ", "), ")"));
     }
+    const Suite suite = static_cast<Suite>(*wire);
+    if (std::find(suites.begin(), suites.end(), suite) == suites.end()) suites.push_back(suite);
   }
   return suites;
 }
@@ -93,7 +83,9 @@ absl::Status ValidateInputs(const std::vector<Node>& nodes, const Options& optio
   if (options.max_intra_tests < 1) {
     return absl::InvalidArgumentError("max_intra_tests: must be at least 1");
   }
-  if (options.collective.empty()) return absl::InvalidArgumentError("collective: empty");
+  if (options.collective == ebnccl::v1::COLLECTIVE_UNSPECIFIED) {
+    return absl::InvalidArgumentError("collective: unset");
+  }
   return absl::OkStatus();
 }
 

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "coordinator/validation/baselines.h"
+#include "ebnccl/v1/control.pb.h"
 
 namespace eb::validation {
 
@@ -45,7 +46,15 @@ struct Node {
 // The suites of `ebctl validate --suite`. Preflight needs no data plane;
 // intra tests each node alone; pairs tests 2 nodes at a time with
 // NCCL_ALGO=Ring; fleet is one test over every healthy node (off by default).
-enum class Suite { kPreflight, kIntra, kPairs, kFleet };
+// Defined as their wire values, as plan.h's enums are.
+enum class Suite {
+  kPreflight = ebnccl::v1::SUITE_PREFLIGHT,
+  kIntra = ebnccl::v1::SUITE_INTRA,
+  kPairs = ebnccl::v1::SUITE_PAIRS,
+  kFleet = ebnccl::v1::SUITE_FLEET,
+};
+static_assert(static_cast<int>(Suite::kFleet) == ebnccl::v1::Suite_MAX);
+constexpr ebnccl::v1::Suite ToWire(Suite suite) { return static_cast<ebnccl::v1::Suite>(suite); }
 
 // `--strategy`: adaptive localization (the default) or SuperBench's
 // round-robin tournament of every pair (N-1 rounds), for comparison.
@@ -60,7 +69,7 @@ struct Options {
   // empty: verdicts then rest on the fleet's own median.
   BaselineTable baselines;
   // The collective of intra, pair and fleet tests.
-  std::string collective = "all_reduce";
+  ebnccl::v1::Collective collective = ebnccl::v1::COLLECTIVE_ALL_REDUCE;
   // Pair tests are split into one sub-communicator per local rank (one
   // result per rail, nccl-tests' NCCL_TESTS_SPLIT="MOD <gpus>").
   bool split_rails = true;
@@ -73,7 +82,7 @@ struct Options {
 
 bool HasSuite(const Options& options, Suite suite);
 
-const char* SuiteName(Suite suite);
+std::string SuiteName(Suite suite);
 const char* StrategyName(Strategy strategy);
 // "preflight,intra,pairs" -> suites; INVALID_ARGUMENT names the bad one.
 absl::StatusOr<std::vector<Suite>> ParseSuites(const std::string& text);

@@ -10,20 +10,32 @@
 #include <utility>
 #include <vector>
 
+#include "ebnccl/v1/control.pb.h"
+
 namespace eb::validation {
 
+// The core's enums of the validation vocabulary are defined as their wire
+// values (control.proto), so that converting is a cast (ToWire) and the
+// names are the wire's (spec::WireName: "intra", "infra_failure"). The
+// static_asserts fail to compile when control.proto gains a value that the
+// enum below does not list.
+
 enum class TestKind {
-  kIntra,  // one node, all its GPUs
-  kPair,   // two nodes, all GPUs of both, NCCL_ALGO=Ring
-  kFleet,  // every healthy node in one test
+  kIntra = ebnccl::v1::TEST_KIND_INTRA,  // one node, all its GPUs
+  kPair = ebnccl::v1::TEST_KIND_PAIR,    // two nodes, all GPUs of both, NCCL_ALGO=Ring
+  kFleet = ebnccl::v1::TEST_KIND_FLEET,  // every healthy node in one test
 };
-const char* TestKindName(TestKind kind);
+static_assert(static_cast<int>(TestKind::kFleet) == ebnccl::v1::TestKind_MAX);
+constexpr ebnccl::v1::TestKind ToWire(TestKind kind) {
+  return static_cast<ebnccl::v1::TestKind>(kind);
+}
+std::string TestKindName(TestKind kind);
 
 struct PlannedTest {
   int64_t id = 0;  // unique within the validation, > 0
   TestKind kind = TestKind::kIntra;
   std::vector<std::string> nodes;  // node names; all GPUs of each
-  std::string collective;          // "all_reduce"
+  ebnccl::v1::Collective collective = ebnccl::v1::COLLECTIVE_UNSPECIFIED;
   // NCCL environment the test must run with, e.g. {"NCCL_ALGO", "Ring"} for
   // pair tests: 2-node tests with tree algorithms overstate the network.
   std::vector<std::pair<std::string, std::string>> nccl_env;
@@ -49,17 +61,21 @@ struct RailResult {
 
 enum class Outcome {
   // The test ran to the end with correct data: busbw is a measurement.
-  kCompleted,
+  kCompleted = ebnccl::v1::OUTCOME_COMPLETED,
   // Launch failed, an agent was lost, a deadline passed before any data:
   // never a hardware verdict. `nodes` names the nodes lost (they become
   // untestable); empty when nobody can be named (each node then gets a
   // strike, and two strikes make a node untestable).
-  kInfraFailure,
+  kInfraFailure = ebnccl::v1::OUTCOME_INFRA_FAILURE,
   // Wrong data, an NCCL error, a worker crash attributed to a rank: names
   // the node(s) it is attributed to (at least one).
-  kHardwareFailure,
+  kHardwareFailure = ebnccl::v1::OUTCOME_HARDWARE_FAILURE,
 };
-const char* OutcomeName(Outcome outcome);
+static_assert(static_cast<int>(Outcome::kHardwareFailure) == ebnccl::v1::Outcome_MAX);
+constexpr ebnccl::v1::Outcome ToWire(Outcome outcome) {
+  return static_cast<ebnccl::v1::Outcome>(outcome);
+}
+std::string OutcomeName(Outcome outcome);
 
 struct TestResult {
   int64_t test_id = 0;

@@ -2,31 +2,14 @@
 
 #include <utility>
 
+#include "common/spec/verdicts.h"
+#include "common/spec/wire_names.h"
+
 namespace eb::validation {
 
-const char* TestKindName(TestKind kind) {
-  switch (kind) {
-    case TestKind::kIntra:
-      return "intra";
-    case TestKind::kPair:
-      return "pair";
-    case TestKind::kFleet:
-      return "fleet";
-  }
-  return "unknown";
-}
+std::string TestKindName(TestKind kind) { return spec::WireName(ToWire(kind)); }
 
-const char* OutcomeName(Outcome outcome) {
-  switch (outcome) {
-    case Outcome::kCompleted:
-      return "completed";
-    case Outcome::kInfraFailure:
-      return "infrastructure failure";
-    case Outcome::kHardwareFailure:
-      return "hardware failure";
-  }
-  return "unknown";
-}
+std::string OutcomeName(Outcome outcome) { return spec::WireName(ToWire(outcome)); }
 
 TestResult TestResult::Completed(int64_t id, double busbw_gbps, std::vector<RailResult> rails) {
   TestResult r;
@@ -57,50 +40,14 @@ TestResult TestResult::HardwareFailure(int64_t id, std::vector<std::string> node
   return r;
 }
 
-const char* VerdictName(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::kHealthy:
-      return "healthy";
-    case Verdict::kDegraded:
-      return "degraded";
-    case Verdict::kFailed:
-      return "failed";
-    case Verdict::kUnfit:
-      return "unfit";
-    case Verdict::kUntestable:
-      return "untestable";
-  }
-  return "unknown";
-}
+std::string VerdictName(Verdict verdict) { return spec::WireName(ToWire(verdict)); }
 
-const char* ConfidenceName(Confidence confidence) {
-  return confidence == Confidence::kConfirmed ? "confirmed" : "suspect";
-}
+std::string ConfidenceName(Confidence confidence) { return spec::WireName(ToWire(confidence)); }
 
-const char* FindingKindName(FindingKind kind) {
-  switch (kind) {
-    case FindingKind::kNoTrustedNode:
-      return "no_trusted_node";
-    case FindingKind::kFleetBelowExpected:
-      return "fleet_below_expected";
-    case FindingKind::kNotJudged:
-      return "not_judged";
-    case FindingKind::kMedianOnly:
-      return "median_only";
-    case FindingKind::kFleetTestSlow:
-      return "fleet_test_slow";
-    case FindingKind::kFleetTestFailed:
-      return "fleet_test_failed";
-    case FindingKind::kRoundLimit:
-      return "round_limit";
-    case FindingKind::kTooFewNodes:
-      return "too_few_nodes";
-  }
-  return "unknown";
-}
+std::string FindingKindName(FindingKind kind) { return spec::WireName(ToWire(kind)); }
 
 namespace {
-bool Bad(Verdict v) { return v == Verdict::kDegraded || v == Verdict::kFailed; }
+bool Bad(Verdict v) { return spec::IsBadVerdict(ToWire(v)); }
 }  // namespace
 
 bool ValidationReport::AnyBad() const {

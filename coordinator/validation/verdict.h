@@ -15,20 +15,33 @@
 
 namespace eb::validation {
 
+// Defined as their wire values, as plan.h's enums are.
 enum class Verdict {
-  kHealthy,     // did well in every suite it ran
-  kDegraded,    // slow: below its threshold
-  kFailed,      // wrong data, NCCL error attributed to it
-  kUnfit,       // preflight: differs from the fleet's majority
-  kUntestable,  // infrastructure (agent lost, tests could not run), or no
-                // partner could judge it: never a hardware verdict
+  kHealthy = ebnccl::v1::VERDICT_HEALTHY,    // did well in every suite it ran
+  kDegraded = ebnccl::v1::VERDICT_DEGRADED,  // slow: below its threshold
+  kFailed = ebnccl::v1::VERDICT_FAILED,      // wrong data, NCCL error attributed to it
+  kUnfit = ebnccl::v1::VERDICT_UNFIT,        // preflight: differs from the fleet's majority
+  // Infrastructure (agent lost, tests could not run), or no partner could
+  // judge it: never a hardware verdict.
+  kUntestable = ebnccl::v1::VERDICT_UNTESTABLE,
 };
-const char* VerdictName(Verdict verdict);
+static_assert(static_cast<int>(Verdict::kUntestable) == ebnccl::v1::Verdict_MAX);
+constexpr ebnccl::v1::Verdict ToWire(Verdict verdict) {
+  return static_cast<ebnccl::v1::Verdict>(verdict);
+}
+std::string VerdictName(Verdict verdict);
 
 // confirmed: two independent observations agree (three when the first two
 // were borderline); suspect: one, said as such.
-enum class Confidence { kConfirmed, kSuspect };
-const char* ConfidenceName(Confidence confidence);
+enum class Confidence {
+  kConfirmed = ebnccl::v1::CONFIDENCE_CONFIRMED,
+  kSuspect = ebnccl::v1::CONFIDENCE_SUSPECT,
+};
+static_assert(static_cast<int>(Confidence::kSuspect) == ebnccl::v1::Confidence_MAX);
+constexpr ebnccl::v1::Confidence ToWire(Confidence confidence) {
+  return static_cast<ebnccl::v1::Confidence>(confidence);
+}
+std::string ConfidenceName(Confidence confidence);
 
 struct Evidence {
   int64_t test_id = 0;  // 0: not a test (preflight)
@@ -78,16 +91,28 @@ struct RailVerdict {
 };
 
 enum class FindingKind {
-  kNoTrustedNode,       // no node passed a pair test: pairs cannot localize
-  kFleetBelowExpected,  // the fleet median is below its expected figure
-  kNotJudged,           // no expected figure and too few nodes for a median
-  kMedianOnly,          // no expected figure: verdicts rest on the fleet median
-  kFleetTestSlow,       // the fleet suite's test is slow: congestion at scale
-  kFleetTestFailed,     // the fleet suite's test failed or could not run
-  kRoundLimit,          // max_pair_rounds reached with evidence still short
-  kTooFewNodes,         // fewer than 2 testable nodes for pairs or fleet
+  // No node passed a pair test: pairs cannot localize.
+  kNoTrustedNode = ebnccl::v1::FINDING_KIND_NO_TRUSTED_NODE,
+  // The fleet median is below its expected figure.
+  kFleetBelowExpected = ebnccl::v1::FINDING_KIND_FLEET_BELOW_EXPECTED,
+  // No expected figure and too few nodes for a median.
+  kNotJudged = ebnccl::v1::FINDING_KIND_NOT_JUDGED,
+  // No expected figure: verdicts rest on the fleet median.
+  kMedianOnly = ebnccl::v1::FINDING_KIND_MEDIAN_ONLY,
+  // The fleet suite's test is slow: congestion at scale.
+  kFleetTestSlow = ebnccl::v1::FINDING_KIND_FLEET_TEST_SLOW,
+  // The fleet suite's test failed or could not run.
+  kFleetTestFailed = ebnccl::v1::FINDING_KIND_FLEET_TEST_FAILED,
+  // max_pair_rounds reached with evidence still short.
+  kRoundLimit = ebnccl::v1::FINDING_KIND_ROUND_LIMIT,
+  // Fewer than 2 testable nodes for pairs or fleet.
+  kTooFewNodes = ebnccl::v1::FINDING_KIND_TOO_FEW_NODES,
 };
-const char* FindingKindName(FindingKind kind);
+static_assert(static_cast<int>(FindingKind::kTooFewNodes) == ebnccl::v1::FindingKind_MAX);
+constexpr ebnccl::v1::FindingKind ToWire(FindingKind kind) {
+  return static_cast<ebnccl::v1::FindingKind>(kind);
+}
+std::string FindingKindName(FindingKind kind);
 
 struct Finding {
   FindingKind kind = FindingKind::kNotJudged;

@@ -4,22 +4,11 @@
 #include <cmath>
 
 #include "absl/strings/str_format.h"
+#include "common/spec/wire_names.h"
 
 namespace eb::validation {
 
-const char* GradeName(Grade grade) {
-  switch (grade) {
-    case Grade::kFine:
-      return "fine";
-    case Grade::kBorderline:
-      return "borderline";
-    case Grade::kSlow:
-      return "slow";
-    case Grade::kUnjudged:
-      return "unjudged";
-  }
-  return "unknown";
-}
+std::string GradeName(Grade grade) { return spec::WireName(ToWire(grade)); }
 
 bool IsSlow(Grade grade) { return grade == Grade::kBorderline || grade == Grade::kSlow; }
 

@@ -27,18 +27,24 @@
 #include <vector>
 
 #include "coordinator/validation/baselines.h"
+#include "ebnccl/v1/control.pb.h"
 
 namespace eb::validation {
 
 inline constexpr int kMinFleetNodes = 3;
 
+// Defined as its wire values, as plan.h's enums are.
 enum class Grade {
-  kFine,        // at or above the threshold
-  kBorderline,  // below (1 - tol) x base, at or above (1 - 2 tol) x base
-  kSlow,        // below (1 - 2 tol) x base
-  kUnjudged,    // no expected figure and too few nodes for a fleet median
+  kFine = ebnccl::v1::GRADE_FINE,  // at or above the threshold
+  kBorderline =
+      ebnccl::v1::GRADE_BORDERLINE,  // below (1 - tol) x base, at or above (1 - 2 tol) x base
+  kSlow = ebnccl::v1::GRADE_SLOW,    // below (1 - 2 tol) x base
+  kUnjudged =
+      ebnccl::v1::GRADE_UNJUDGED,  // no expected figure and too few nodes for a fleet median
 };
-const char* GradeName(Grade grade);
+static_assert(static_cast<int>(Grade::kUnjudged) == ebnccl::v1::Grade_MAX);
+constexpr ebnccl::v1::Grade ToWire(Grade grade) { return static_cast<ebnccl::v1::Grade>(grade); }
+std::string GradeName(Grade grade);
 bool IsSlow(Grade grade);  // kBorderline or kSlow
 
 struct Yardstick {

@@ -29,6 +29,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "common/process/posix_process_launcher.h"
+#include "common/spec/wire_names.h"
 #include "coordinator/ebctl/report/html_page.h"
 #include "coordinator/ebctl/report/page_data.h"
 #include "gtest/gtest.h"
@@ -275,8 +276,13 @@ TEST(HtmlReportTest, TestValidationAndNodePagesOfAGlooCluster) {
     v1::ValidationRound& r = *proto.add_rounds();
     for (const nlohmann::json& t : round["tests"]) {
       v1::ValidationTest& test_of_round = *r.add_tests();
-      test_of_round.set_kind(t["kind"].get<std::string>());
-      test_of_round.set_outcome(t["outcome"].get<std::string>());
+      // The JSON's words back to the wire enums (empty: still running).
+      const std::string outcome = t["outcome"].get<std::string>();
+      test_of_round.set_kind(
+          spec::ParseWireName<v1::TestKind>(t["kind"].get<std::string>(), "kind").value());
+      if (!outcome.empty()) {
+        test_of_round.set_outcome(spec::ParseWireName<v1::Outcome>(outcome, "outcome").value());
+      }
       for (const nlohmann::json& name : t["node_names"]) {
         test_of_round.add_node_names(name.get<std::string>());
       }

@@ -62,7 +62,7 @@ v1::ValidationEvidence& AddEvidence(v1::NodeVerdict& node, const v1::ValidationT
   e.set_expected_busbw_gbps(expected);
   e.set_fleet_median_busbw_gbps(expected);
   const bool slow = measured < 0.9 * expected;
-  e.set_grade(slow ? "slow" : "fine");
+  e.set_grade(slow ? v1::GRADE_SLOW : v1::GRADE_FINE);
   e.set_text(absl::StrFormat("round %d, %s%s: %.1f GB/s %s threshold %.1f", round, test.kind(),
                              rail >= 0 ? absl::StrCat(" rail ", rail) : std::string(), measured,
                              slow ? "<" : ">=", 0.9 * expected));
@@ -89,7 +89,9 @@ v1::ValidationReport SyntheticValidation(const std::vector<std::string>& names, 
   report.set_baselines_origin("/etc/ebnccl/baselines.toml");
   v1::ValidationSpec& spec = *report.mutable_spec();
   for (const std::string& name : names) spec.add_node_names(name);
-  for (const char* suite : {"preflight", "intra", "pairs"}) spec.add_suites(suite);
+  for (v1::Suite suite : {v1::SUITE_PREFLIGHT, v1::SUITE_INTRA, v1::SUITE_PAIRS}) {
+    spec.add_suites(suite);
+  }
   spec.set_strategy("adaptive");
   spec.set_tolerance(0.1);
   std::vector<v1::NodeVerdict*> nodes;
@@ -98,8 +100,9 @@ v1::ValidationReport SyntheticValidation(const std::vector<std::string>& names, 
     node->set_node_name(name);
     nodes.push_back(node);
   }
-  for (const auto& [suite, busbw] : {std::pair<const char*, double>{"intra", kIntraExpected},
-                                     std::pair<const char*, double>{"pairs", kPairExpected}}) {
+  for (const auto& [suite, busbw] :
+       {std::pair<v1::Suite, double>{v1::SUITE_INTRA, kIntraExpected},
+        std::pair<v1::Suite, double>{v1::SUITE_PAIRS, kPairExpected}}) {
     v1::BaselineUsed& b = *report.add_baselines();
     b.set_suite(suite);
     b.set_gpu_model("NVIDIA H100 80GB HBM3");
@@ -112,7 +115,7 @@ v1::ValidationReport SyntheticValidation(const std::vector<std::string>& names, 
 
   int64_t next_test = 0;
   int64_t now = kStartMs;
-  auto add_round = [&](const char* kind, int suite_round) -> v1::ValidationRound& {
+  auto add_round = [&](v1::TestKind kind, int suite_round) -> v1::ValidationRound& {
     v1::ValidationRound& round = *report.add_rounds();
     round.set_number(report.rounds_size());
     round.set_kind(kind);
@@ -128,15 +131,15 @@ v1::ValidationReport SyntheticValidation(const std::vector<std::string>& names, 
     test.set_planned_id(++next_test);
     test.set_test_id(absl::StrFormat("t-20261202-%06d-%04x", next_test, next_test * 7919 % 65536));
     for (int m : members) test.add_node_names(names[m]);
-    test.set_kind(round.kind() == "intra" ? "intra" : "pair");
-    test.set_outcome("completed");
+    test.set_kind(round.kind());
+    test.set_outcome(v1::OUTCOME_COMPLETED);
     test.set_start_time_unix_ms(round.start_time_unix_ms());
     test.set_end_time_unix_ms(round.end_time_unix_ms() -
                               static_cast<int64_t>(fleet.rng()() % 5000));
     return test;
   };
 
-  v1::ValidationRound& intra = add_round("intra", 1);
+  v1::ValidationRound& intra = add_round(v1::TEST_KIND_INTRA, 1);
   for (int i = 0; i < n; ++i) {
     v1::ValidationTest& test = add_test(intra, {i});
     test.set_purpose("intra-node bandwidth");
@@ -146,7 +149,7 @@ v1::ValidationReport SyntheticValidation(const std::vector<std::string>& names, 
   std::vector<int> order(n);
   std::iota(order.begin(), order.end(), 0);
   for (int r = 1; r <= pair_rounds && n >= 2; ++r) {
-    v1::ValidationRound& round = add_round("pair", r);
+    v1::ValidationRound& round = add_round(v1::TEST_KIND_PAIR, r);
     if (r == 1) {
       std::rotate(order.begin(), order.begin() + 1, order.end());  // 1-2, 3-4, ..., 0 last
     } else {
@@ -157,7 +160,7 @@ v1::ValidationReport SyntheticValidation(const std::vector<std::string>& names, 
       v1::ValidationTest& test = add_test(round, {a, b});
       test.set_purpose(r == 1 ? "pair every node" : "confirm against a trusted partner");
       if (r == 2 && k == 0) {  // one test the infrastructure lost
-        test.set_outcome("infra_failure");
+        test.set_outcome(v1::OUTCOME_INFRA_FAILURE);
         test.set_message("rank 1 on " + names[b] + ": worker exited with code 1");
         continue;
       }
@@ -180,22 +183,22 @@ v1::ValidationReport SyntheticValidation(const std::vector<std::string>& names, 
   for (int i = 0; i < n; ++i) {
     v1::NodeVerdict& node = *nodes[i];
     node.set_network_judged(pair_rounds > 0 && n >= 2);
-    node.set_confidence("confirmed");
+    node.set_confidence(v1::CONFIDENCE_CONFIRMED);
     if (Slow(i)) {
-      node.set_verdict("degraded");
+      node.set_verdict(v1::VERDICT_DEGRADED);
       node.set_reason("intra: slow (60% of expected); slow in every pair test");
     } else if (BadRail(i)) {
-      node.set_verdict("degraded");
+      node.set_verdict(v1::VERDICT_DEGRADED);
       node.set_reason("rail 3 slow in every pair test (50% of expected)");
       node.add_bad_rails(3);
       v1::RailVerdict& rail = *report.add_rails();
       rail.set_node_name(names[i]);
       rail.set_rail(3);
-      rail.set_verdict("degraded");
-      rail.set_confidence("confirmed");
+      rail.set_verdict(v1::VERDICT_DEGRADED);
+      rail.set_confidence(v1::CONFIDENCE_CONFIRMED);
       rail.set_reason("rail 3 at 50% of expected in every pair test");
     } else {
-      node.set_verdict("healthy");
+      node.set_verdict(v1::VERDICT_HEALTHY);
       node.set_reason("intra and pairs did well");
       ++healthy;
       continue;
@@ -207,8 +210,8 @@ v1::ValidationReport SyntheticValidation(const std::vector<std::string>& names, 
     v1::PathVerdict& path = *report.add_paths();
     path.set_node_a(names[1]);
     path.set_node_b(names[2]);
-    path.set_verdict("degraded");
-    path.set_confidence("suspect");
+    path.set_verdict(v1::VERDICT_DEGRADED);
+    path.set_confidence(v1::CONFIDENCE_SUSPECT);
     path.set_reason("pair 1-2 at 50% of expected; both ends fine with other partners");
   }
   report.set_summary(absl::StrCat(n, " nodes: ", healthy, " healthy, ", degraded, " degraded (",
@@ -223,7 +226,9 @@ int TestedPairs(const v1::ValidationReport& report) {
   std::set<std::pair<std::string, std::string>> pairs;
   for (const v1::ValidationRound& round : report.rounds()) {
     for (const v1::ValidationTest& test : round.tests()) {
-      if (test.node_names_size() != 2 || test.kind() == "intra" || test.outcome().empty()) continue;
+      if (test.node_names_size() != 2 || test.kind() == v1::TEST_KIND_INTRA ||
+          test.outcome() == v1::OUTCOME_UNSPECIFIED)
+        continue;
       pairs.insert(std::minmax(test.node_names(0), test.node_names(1)));
     }
   }
@@ -242,7 +247,8 @@ int FilledRailCells(const v1::ValidationReport& report) {
   for (const v1::NodeVerdict& node : report.nodes()) {
     bool per_rail = false;
     for (const v1::ValidationEvidence& e : node.evidence()) per_rail = per_rail || e.rail() >= 0;
-    if (per_rail || (node.network_judged() && node.verdict() == "healthy")) cells += kRails;
+    if (per_rail || (node.network_judged() && node.verdict() == v1::VERDICT_HEALTHY))
+      cells += kRails;
   }
   return cells;
 }

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/spec/wire_names.h"
 #include "coordinator/ebctl/input/duration_parse.h"
 
 namespace eb::ebctl {
@@ -19,8 +20,10 @@ absl::StatusOr<v1::ValidationSpec> BuildValidationSpec(const ValidateFlags& flag
   if (!timeout_ms.ok()) return timeout_ms.status();
   v1::ValidationSpec spec;
   for (const std::string& node : test->node_names()) spec.add_node_names(node);
-  for (absl::string_view suite : absl::StrSplit(flags.suites, ',', absl::SkipWhitespace())) {
-    spec.add_suites(std::string(suite));
+  for (absl::string_view word : absl::StrSplit(flags.suites, ',', absl::SkipWhitespace())) {
+    absl::StatusOr<v1::Suite> suite = spec::ParseWireName<v1::Suite>(word, "--suite");
+    if (!suite.ok()) return suite.status();
+    spec.add_suites(*suite);
   }
   spec.set_strategy(flags.strategy);
   spec.set_tolerance(flags.tolerance);

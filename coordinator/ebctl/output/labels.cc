@@ -5,34 +5,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/spec/names.h"
+#include "common/spec/wire_names.h"
 
 namespace eb::ebctl {
 namespace v1 = ebnccl::v1;
-namespace {
-
-// `generated_name` is the protoc name ("TEST_STATE_TIMED_OUT"); an unknown
-// value has an empty name.
-std::string ShortName(const std::string& generated_name, absl::string_view prefix, int value) {
-  if (value == 0) return "unspecified";
-  if (generated_name.empty() || !absl::StartsWith(generated_name, prefix)) {
-    return absl::StrCat("unknown(", value, ")");
-  }
-  return absl::AsciiStrToLower(absl::string_view(generated_name).substr(prefix.size()));
-}
-
-}  // namespace
-
-std::string StateName(v1::TestState state) {
-  return ShortName(v1::TestState_Name(state), "TEST_STATE_", state);
-}
-
-std::string FailureKindName(v1::FailureKind kind) {
-  return ShortName(v1::FailureKind_Name(kind), "FAILURE_KIND_", kind);
-}
-
-std::string NodeStateName(v1::NodeState state) {
-  return ShortName(v1::NodeState_Name(state), "NODE_STATE_", state);
-}
+// One rule for every wire enum's words (common/spec/wire_names.h).
+std::string StateName(v1::TestState state) { return spec::WireName(state); }
+std::string FailureKindName(v1::FailureKind kind) { return spec::WireName(kind); }
+std::string NodeStateName(v1::NodeState state) { return spec::WireName(state); }
 
 bool IsTerminal(v1::TestState state) {
   return state == v1::TEST_STATE_PASSED || state == v1::TEST_STATE_FAILED ||

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/spec/names.h"
+#include "common/spec/wire_names.h"
 #include "coordinator/ebctl/output/labels.h"
 #include "nlohmann/json.hpp"
 
@@ -193,7 +194,7 @@ void AppendNodeJson(const v1::NodeStatus& node, int indent, std::string* out) {
   AppendString(inventory.hostname(), m.Key("hostname"));
   AppendObjects(inventory.interfaces(), m.inner(), m.Key("interfaces"), AppendInterface);
   // Only for nodes a validation judged (issue 11: repeat offenders).
-  if (!node.last_verdict().empty()) {
+  if (node.last_verdict() != v1::VERDICT_UNSPECIFIED) {
     std::string* value = m.Key("last_validation");
     *value += '{';
     Members v(m.inner(), value);
@@ -201,7 +202,7 @@ void AppendNodeJson(const v1::NodeStatus& node, int indent, std::string* out) {
     AppendBool(node.bad_verdict_count() >= 2, v.Key("repeat_offender"));
     AppendString(FormatUtcTime(node.last_verdict_time_unix_ms()), v.Key("time"));
     AppendString(node.last_validation_id(), v.Key("validation_id"));
-    AppendString(node.last_verdict(), v.Key("verdict"));
+    AppendString(spec::WireName(node.last_verdict()), v.Key("verdict"));
     v.Close('}');
   }
   AppendString(node.node_name(), m.Key("name"));

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "common/gpu/pci_bus_id.h"
 #include "common/spec/names.h"
+#include "common/spec/wire_names.h"
 #include "coordinator/ebctl/output/labels.h"
 
 namespace eb::ebctl {
@@ -85,10 +86,10 @@ std::string FormatTransports(const v1::NodeInventory& inventory) {
 // repeat offender: degraded or failed in 2 validations", for nodes that a
 // validation has judged (issue 11: a node that failed before is marked).
 void AppendLastVerdict(const v1::NodeStatus& node, std::string* out) {
-  if (node.last_verdict().empty()) return;
+  if (node.last_verdict() == v1::VERDICT_UNSPECIFIED) return;
   absl::StrAppend(out, "node ", node.node_name(), ": last validation ", node.last_validation_id(),
                   " (", FormatUtcTime(node.last_verdict_time_unix_ms()),
-                  "): ", node.last_verdict());
+                  "): ", spec::WireName(node.last_verdict()));
   if (node.bad_verdict_count() >= 2) {
     absl::StrAppend(out, "; repeat offender: degraded or failed in ", node.bad_verdict_count(),
                     " validations");

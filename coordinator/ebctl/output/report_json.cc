@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "common/spec/names.h"
+#include "common/spec/wire_names.h"
 #include "coordinator/ebctl/exit_codes.h"
 #include "coordinator/ebctl/output/labels.h"
 #include "coordinator/ebctl/output/node_json_text.h"
@@ -455,9 +456,9 @@ json NodeToJson(const v1::NodeStatus& node) {
       {"agent_version", inventory.agent_version()},
   };
   // Only for nodes a validation judged (issue 11: repeat offenders).
-  if (!node.last_verdict().empty()) {
+  if (node.last_verdict() != v1::VERDICT_UNSPECIFIED) {
     out["last_validation"] = json{{"validation_id", node.last_validation_id()},
-                                  {"verdict", node.last_verdict()},
+                                  {"verdict", spec::WireName(node.last_verdict())},
                                   {"time", FormatUtcTime(node.last_verdict_time_unix_ms())},
                                   {"bad_count", node.bad_verdict_count()},
                                   {"repeat_offender", node.bad_verdict_count() >= 2}};

@@ -1,32 +1,30 @@
 #include "coordinator/ebctl/output/validation_table.h"
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/spec/wire_names.h"
 #include "coordinator/ebctl/output/labels.h"
 
 namespace eb::ebctl {
 namespace v1 = ebnccl::v1;
 
-std::string ValidationStateName(v1::ValidationState state) {
-  if (!v1::ValidationState_IsValid(state)) return absl::StrCat("unknown(", state, ")");
-  std::string name = v1::ValidationState_Name(state);
-  return absl::AsciiStrToLower(name.substr(std::string("VALIDATION_STATE_").size()));
-}
+std::string ValidationStateName(v1::ValidationState state) { return spec::WireName(state); }
 
 std::string RoundLine(const v1::ValidationRound& round) {
   std::vector<std::string> tests;
   for (const v1::ValidationTest& t : round.tests())
     tests.push_back(absl::StrJoin(t.node_names(), "+"));
-  return absl::StrFormat("round %d (%s round %d): %d test(s): %s", round.number(), round.kind(),
-                         round.suite_round(), round.tests_size(), absl::StrJoin(tests, ", "));
+  return absl::StrFormat("round %d (%s round %d): %d test(s): %s", round.number(),
+                         spec::WireName(round.kind()), round.suite_round(), round.tests_size(),
+                         absl::StrJoin(tests, ", "));
 }
 
 std::string TestLine(const v1::ValidationTest& test) {
-  std::string line = absl::StrFormat("  %s %s: %s", test.test_id().empty() ? "-" : test.test_id(),
-                                     absl::StrJoin(test.node_names(), "+"), test.outcome());
-  if (test.outcome() == "completed") {
+  std::string line =
+      absl::StrFormat("  %s %s: %s", test.test_id().empty() ? "-" : test.test_id(),
+                      absl::StrJoin(test.node_names(), "+"), spec::WireName(test.outcome()));
+  if (test.outcome() == v1::OUTCOME_COMPLETED) {
     absl::StrAppendFormat(&line, ", %.3g GB/s", test.busbw_gbps());
   } else if (!test.message().empty()) {
     absl::StrAppend(&line, " (", test.message(), ")");
@@ -40,9 +38,11 @@ std::string ValidationTable(const v1::ValidationReport& report) {
   absl::StrAppendFormat(&out, "%-20s  %-10s  %-9s  %s\n", "NODE", "VERDICT", "CONFIDENCE",
                         "REASON / EVIDENCE");
   for (const v1::NodeVerdict& node : report.nodes()) {
-    absl::StrAppendFormat(&out, "%-20s  %-10s  %-9s  %s\n", node.node_name(), node.verdict(),
-                          node.verdict() == "healthy" ? "" : node.confidence(), node.reason());
-    if (node.verdict() == "healthy") continue;
+    const bool healthy = node.verdict() == v1::VERDICT_HEALTHY;
+    absl::StrAppendFormat(&out, "%-20s  %-10s  %-9s  %s\n", node.node_name(),
+                          spec::WireName(node.verdict()),
+                          healthy ? "" : spec::WireName(node.confidence()), node.reason());
+    if (healthy) continue;
     for (const v1::ValidationEvidence& e : node.evidence()) {
       absl::StrAppendFormat(&out, "%-20s  %-10s  %-9s    %s\n", "", "", "", e.text());
     }
@@ -50,21 +50,24 @@ std::string ValidationTable(const v1::ValidationReport& report) {
   if (!report.paths().empty()) {
     absl::StrAppend(&out, "\nbad paths:\n");
     for (const v1::PathVerdict& p : report.paths()) {
-      absl::StrAppendFormat(&out, "  %s <-> %s: %s (%s): %s\n", p.node_a(), p.node_b(), p.verdict(),
-                            p.confidence(), p.reason());
+      absl::StrAppendFormat(&out, "  %s <-> %s: %s (%s): %s\n", p.node_a(), p.node_b(),
+                            spec::WireName(p.verdict()), spec::WireName(p.confidence()),
+                            p.reason());
     }
   }
   if (!report.rails().empty()) {
     absl::StrAppend(&out, "\nbad rails:\n");
     for (const v1::RailVerdict& r : report.rails()) {
       absl::StrAppendFormat(&out, "  %s rail %d: %s (%s): %s\n", r.node_name(), r.rail(),
-                            r.verdict(), r.confidence(), r.reason());
+                            spec::WireName(r.verdict()), spec::WireName(r.confidence()),
+                            r.reason());
     }
   }
   if (!report.findings().empty()) {
     absl::StrAppend(&out, "\nfindings:\n");
     for (const v1::ValidationFinding& f : report.findings()) {
-      absl::StrAppendFormat(&out, "  %s%s: %s\n", f.bad() ? "! " : "", f.kind(), f.text());
+      absl::StrAppendFormat(&out, "  %s%s: %s\n", f.bad() ? "! " : "", spec::WireName(f.kind()),
+                            f.text());
     }
   }
   absl::StrAppendFormat(&out, "\n%d round(s); %s\n", report.rounds_size(), report.summary());

@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "coordinator/ebctl/output/labels.h"
+#include "coordinator/ebctl/output/message_json.h"
 #include "coordinator/ebctl/output/report_json.h"
 #include "coordinator/ebctl/output/validation_json.h"
-#include "google/protobuf/util/json_util.h"
 
 namespace eb::ebctl::report {
 namespace v1 = ebnccl::v1;
@@ -19,17 +19,6 @@ json Envelope(const char* kind, absl::string_view generated_at, absl::string_vie
               {"kind", kind},
               {"version", std::string(version)},
               {"generated_at", std::string(generated_at)}};
-}
-
-// The proto3 JSON mapping, as validation_json does: the page reads it
-// defensively, so fields added later simply appear.
-json MessageJson(const google::protobuf::Message& message) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  options.always_print_primitive_fields = true;
-  std::string text;
-  if (!google::protobuf::util::MessageToJsonString(message, &text, options).ok()) return json();
-  return json::parse(text, nullptr, /*allow_exceptions=*/false);
 }
 
 bool Contains(const std::vector<std::string>& names, absl::string_view node) {

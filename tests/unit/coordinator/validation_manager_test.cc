@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/spec/wire_names.h"
 #include "coordinator/config.h"
 #include "coordinator/core/collective_test_manager.h"
 #include "coordinator/core/node_registry.h"
@@ -126,7 +127,9 @@ class ValidationManagerTest : public ::testing::Test {
 
   std::string VerdictOf(const v1::ValidationReport& report, const std::string& node) {
     for (const v1::NodeVerdict& n : report.nodes()) {
-      if (n.node_name() == node) return n.verdict() + "/" + n.confidence();
+      if (n.node_name() == node) {
+        return spec::WireName(n.verdict()) + "/" + spec::WireName(n.confidence());
+      }
     }
     return "missing";
   }
@@ -175,12 +178,12 @@ TEST_F(ValidationManagerTest, HealthyFleetIsHealthyAndRecorded) {
   EXPECT_FALSE(report.any_bad());
   for (const std::string& node : kFour) EXPECT_EQ(VerdictOf(report, node), "healthy/confirmed");
   ASSERT_GE(report.rounds_size(), 2);
-  EXPECT_EQ(report.rounds(0).kind(), "intra");
-  EXPECT_EQ(report.rounds(1).kind(), "pair");
+  EXPECT_EQ(report.rounds(0).kind(), v1::TEST_KIND_INTRA);
+  EXPECT_EQ(report.rounds(1).kind(), v1::TEST_KIND_PAIR);
   for (const v1::ValidationRound& round : report.rounds()) {
     for (const v1::ValidationTest& t : round.tests()) {
       EXPECT_THAT(t.test_id(), Not(IsEmpty()));
-      EXPECT_EQ(t.outcome(), "completed");
+      EXPECT_EQ(t.outcome(), v1::OUTCOME_COMPLETED);
       EXPECT_GT(t.busbw_gbps(), 0);
     }
   }
@@ -310,8 +313,8 @@ TEST_F(ValidationManagerTest, InputErrorsNameTheField) {
   spec.set_tolerance(0.7);
   EXPECT_THAT(Start(spec), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("tolerance")));
   spec = Spec({"a"});
-  spec.add_suites("bogus");
-  EXPECT_THAT(Start(spec), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("bogus")));
+  spec.add_suites(static_cast<v1::Suite>(99));  // a newer client's
+  EXPECT_THAT(Start(spec), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("suites")));
   spec = Spec({"a"});
   spec.set_baselines_toml("[[nope]]\n");
   EXPECT_THAT(Start(spec),

@@ -72,7 +72,7 @@ v1::ValidationReport HostileValidation() {
   for (const std::string& name : std::vector<std::string>(kHostile.begin(), kHostile.end() - 1)) {
     v1::NodeVerdict& node = *report.add_nodes();
     node.set_node_name(name);
-    node.set_verdict("healthy");
+    node.set_verdict(v1::VERDICT_HEALTHY);
     node.set_reason(name);
     report.mutable_spec()->add_node_names(name);
   }
@@ -80,8 +80,8 @@ v1::ValidationReport HostileValidation() {
   test.set_test_id("t-1");
   test.add_node_names(kHostile[0]);
   test.add_node_names(kHostile[1]);
-  test.set_kind("pair");
-  test.set_outcome("completed");
+  test.set_kind(v1::TEST_KIND_PAIR);
+  test.set_outcome(v1::OUTCOME_COMPLETED);
   test.set_busbw_gbps(42);
   return report;
 }

@@ -368,7 +368,7 @@ TEST(WriteNodesJsonTest, WritesTheTreesIndentedDump) {
     node->set_node_name(absl::StrCat("node-", i, "\n\"quoted\""));
     node->mutable_inventory()->add_gpus()->set_name("NVIDIA H200");
     node->mutable_inventory()->add_interfaces()->add_addresses("10.0.0.1");
-    if (i == 1) node->set_last_verdict("bad");
+    if (i == 1) node->set_last_verdict(v1::VERDICT_DEGRADED);
   }
   EXPECT_EQ(WrittenNodesJson(reply), NodesToJson(reply).dump(2));
   EXPECT_EQ(json::parse(WrittenNodesJson(reply)), NodesToJson(reply));
@@ -378,7 +378,7 @@ TEST(WriteNodesJsonTest, WritesTheTreesIndentedDump) {
   SetEveryField(rich);
   rich->set_node_name("gpu-\"01\"\\\t\x01\x7f\u00e9\u4e2d");
   rich->set_heartbeat_age_ms(-420);
-  rich->set_last_verdict("bad");
+  rich->set_last_verdict(v1::VERDICT_FAILED);
   rich->set_last_validation_id("v-9");
   rich->set_last_verdict_time_unix_ms(1764000000123);
   rich->set_bad_verdict_count(2);

@@ -25,7 +25,7 @@ TEST(ValidateFlagsTest, FlagsBecomeTheSpec) {
   absl::StatusOr<v1::ValidationSpec> spec = BuildValidationSpec(flags, "version = 1\n");
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_THAT(spec->node_names(), ElementsAre("a", "b"));
-  EXPECT_THAT(spec->suites(), ElementsAre("preflight", "pairs"));
+  EXPECT_THAT(spec->suites(), ElementsAre(v1::SUITE_PREFLIGHT, v1::SUITE_PAIRS));
   EXPECT_EQ(spec->strategy(), "all-pairs");
   EXPECT_DOUBLE_EQ(spec->tolerance(), 0.2);
   EXPECT_EQ(spec->collective(), v1::COLLECTIVE_ALL_REDUCE);

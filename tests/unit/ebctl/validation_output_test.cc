@@ -10,7 +10,7 @@ namespace {
 namespace v1 = ebnccl::v1;
 using ::testing::HasSubstr;
 
-v1::ValidationReport Report(v1::ValidationState state, const std::string& verdict_of_c) {
+v1::ValidationReport Report(v1::ValidationState state, v1::Verdict verdict_of_c) {
   v1::ValidationReport report;
   report.set_schema_version(1);
   report.set_validation_id("v-1");
@@ -19,50 +19,53 @@ v1::ValidationReport Report(v1::ValidationState state, const std::string& verdic
   for (const char* name : {"a", "c"}) {
     v1::NodeVerdict& node = *report.add_nodes();
     node.set_node_name(name);
-    node.set_verdict(std::string(name) == "c" ? verdict_of_c : "healthy");
-    node.set_confidence("confirmed");
+    node.set_verdict(std::string(name) == "c" ? verdict_of_c : v1::VERDICT_HEALTHY);
+    node.set_confidence(v1::CONFIDENCE_CONFIRMED);
     if (std::string(name) == "c") node.add_evidence()->set_text("round 2, pair with a: slow");
   }
-  report.set_any_bad(verdict_of_c == "degraded" || verdict_of_c == "failed");
+  report.set_any_bad(verdict_of_c == v1::VERDICT_DEGRADED || verdict_of_c == v1::VERDICT_FAILED);
   v1::ValidationRound& round = *report.add_rounds();
   round.set_number(1);
-  round.set_kind("intra");
+  round.set_kind(v1::TEST_KIND_INTRA);
   round.set_suite_round(1);
   v1::ValidationTest& test = *round.add_tests();
   test.set_test_id("t-1");
   test.add_node_names("a");
-  test.set_outcome("completed");
+  test.set_outcome(v1::OUTCOME_COMPLETED);
   test.set_busbw_gbps(11.5);
   report.set_summary("2 nodes");
   return report;
 }
 
 TEST(ValidationExitCodeTest, HealthyZeroBadSevenUntestableThree) {
-  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_DONE, "healthy")), 0);
-  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_DONE, "degraded")), 7);
-  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_DONE, "unfit")), 7);
-  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_DONE, "untestable")), 3);
+  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_DONE, v1::VERDICT_HEALTHY)), 0);
+  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_DONE, v1::VERDICT_DEGRADED)), 7);
+  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_DONE, v1::VERDICT_UNFIT)), 7);
+  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_DONE, v1::VERDICT_UNTESTABLE)), 3);
   // A verdict found before a cancel still says 7.
-  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_CANCELLED, "failed")), 7);
-  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_CANCELLED, "healthy")), 130);
-  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_TIMED_OUT, "healthy")), 4);
-  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_FAILED, "healthy")), 1);
-  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_RUNNING, "healthy")), 0);
+  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_CANCELLED, v1::VERDICT_FAILED)), 7);
+  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_CANCELLED, v1::VERDICT_HEALTHY)),
+            130);
+  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_TIMED_OUT, v1::VERDICT_HEALTHY)), 4);
+  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_FAILED, v1::VERDICT_HEALTHY)), 1);
+  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_RUNNING, v1::VERDICT_HEALTHY)), 0);
 }
 
 TEST(ValidationTableTest, RowsPerNodeWithEvidenceOfTheBadOnes) {
-  const std::string table = ValidationTable(Report(v1::VALIDATION_STATE_DONE, "degraded"));
+  const std::string table =
+      ValidationTable(Report(v1::VALIDATION_STATE_DONE, v1::VERDICT_DEGRADED));
   EXPECT_THAT(table, HasSubstr("validation v-1: done"));
   EXPECT_THAT(table, HasSubstr("c                     degraded    confirmed"));
   EXPECT_THAT(table, HasSubstr("round 2, pair with a: slow"));
-  EXPECT_THAT(RoundLine(Report(v1::VALIDATION_STATE_DONE, "healthy").rounds(0)),
+  EXPECT_THAT(RoundLine(Report(v1::VALIDATION_STATE_DONE, v1::VERDICT_HEALTHY).rounds(0)),
               HasSubstr("round 1 (intra round 1): 1 test(s): a"));
-  EXPECT_EQ(TestLine(Report(v1::VALIDATION_STATE_DONE, "healthy").rounds(0).tests(0)),
+  EXPECT_EQ(TestLine(Report(v1::VALIDATION_STATE_DONE, v1::VERDICT_HEALTHY).rounds(0).tests(0)),
             "  t-1 a: completed, 11.5 GB/s");
 }
 
 TEST(ValidationJsonTest, SchemaStateWordsAndNumbers) {
-  const nlohmann::json doc = ValidationToJson(Report(v1::VALIDATION_STATE_DONE, "degraded"));
+  const nlohmann::json doc =
+      ValidationToJson(Report(v1::VALIDATION_STATE_DONE, v1::VERDICT_DEGRADED));
   EXPECT_EQ(doc["schema"], "ebnccl.validation_report");
   EXPECT_EQ(doc["schema_version"], 1);
   EXPECT_EQ(doc["state"], "done");
@@ -73,7 +76,7 @@ TEST(ValidationJsonTest, SchemaStateWordsAndNumbers) {
   EXPECT_EQ(doc["end_time_unix_ms"], 0);  // zero values are printed
 
   v1::ListValidationsReply reply;
-  *reply.add_validations() = Report(v1::VALIDATION_STATE_CANCELLED, "healthy");
+  *reply.add_validations() = Report(v1::VALIDATION_STATE_CANCELLED, v1::VERDICT_HEALTHY);
   const nlohmann::json list = ValidationListToJson(reply);
   EXPECT_EQ(list["schema"], "ebnccl.validation_list");
   EXPECT_EQ(list["validations"][0]["state"], "cancelled");

@@ -18,7 +18,7 @@ namespace {
 namespace v1 = ebnccl::v1;
 
 v1::ValidationReport Report(const std::string& id, int64_t start_ms, v1::ValidationState state,
-                            const std::string& verdict_of_b) {
+                            v1::Verdict verdict_of_b) {
   v1::ValidationReport report;
   report.set_validation_id(id);
   report.set_state(state);
@@ -26,7 +26,7 @@ v1::ValidationReport Report(const std::string& id, int64_t start_ms, v1::Validat
   report.set_end_time_unix_ms(start_ms + 10);
   v1::NodeVerdict& a = *report.add_nodes();
   a.set_node_name("a");
-  a.set_verdict("healthy");
+  a.set_verdict(v1::VERDICT_HEALTHY);
   a.add_evidence()->set_text("fine");
   v1::NodeVerdict& b = *report.add_nodes();
   b.set_node_name("b");
@@ -42,11 +42,16 @@ TEST(SqliteValidationHistoryTest, KeepsReportsAndLastVerdictsAcrossAReopen) {
   {
     auto history = SqliteValidationHistory::Open(path);
     ASSERT_TRUE(history.ok()) << history.status();
-    ASSERT_TRUE((*history)->Save(Report("v-1", 100, v1::VALIDATION_STATE_RUNNING, "healthy")).ok());
-    ASSERT_TRUE((*history)->Save(Report("v-1", 100, v1::VALIDATION_STATE_DONE, "degraded")).ok());
+    ASSERT_TRUE((*history)
+                    ->Save(Report("v-1", 100, v1::VALIDATION_STATE_RUNNING, v1::VERDICT_HEALTHY))
+                    .ok());
+    ASSERT_TRUE(
+        (*history)->Save(Report("v-1", 100, v1::VALIDATION_STATE_DONE, v1::VERDICT_DEGRADED)).ok());
     // Saved again (e.g. a retry): counted once.
-    ASSERT_TRUE((*history)->Save(Report("v-1", 100, v1::VALIDATION_STATE_DONE, "degraded")).ok());
-    ASSERT_TRUE((*history)->Save(Report("v-2", 200, v1::VALIDATION_STATE_DONE, "failed")).ok());
+    ASSERT_TRUE(
+        (*history)->Save(Report("v-1", 100, v1::VALIDATION_STATE_DONE, v1::VERDICT_DEGRADED)).ok());
+    ASSERT_TRUE(
+        (*history)->Save(Report("v-2", 200, v1::VALIDATION_STATE_DONE, v1::VERDICT_FAILED)).ok());
   }
   auto history = SqliteValidationHistory::Open(path);
   ASSERT_TRUE(history.ok()) << history.status();
@@ -66,7 +71,7 @@ TEST(SqliteValidationHistoryTest, KeepsReportsAndLastVerdictsAcrossAReopen) {
   ASSERT_TRUE(verdicts.ok());
   ASSERT_EQ(verdicts->size(), 2u);
   EXPECT_EQ((*verdicts)[1].node_name, "b");
-  EXPECT_EQ((*verdicts)[1].verdict, "failed");
+  EXPECT_EQ((*verdicts)[1].verdict, v1::VERDICT_FAILED);
   EXPECT_EQ((*verdicts)[1].validation_id, "v-2");
   EXPECT_EQ((*verdicts)[1].bad_count, 2);
   EXPECT_EQ((*verdicts)[0].bad_count, 0);
@@ -78,8 +83,11 @@ TEST(SqliteValidationHistoryTest, ValidationsLeftRunningAreMarkedInterruptedWith
   ASSERT_TRUE(SqliteTestHistory::Open(path).ok());
   auto history = SqliteValidationHistory::Open(path);
   ASSERT_TRUE(history.ok()) << history.status();
-  ASSERT_TRUE((*history)->Save(Report("v-1", 100, v1::VALIDATION_STATE_RUNNING, "degraded")).ok());
-  ASSERT_TRUE((*history)->Save(Report("v-2", 200, v1::VALIDATION_STATE_DONE, "healthy")).ok());
+  ASSERT_TRUE((*history)
+                  ->Save(Report("v-1", 100, v1::VALIDATION_STATE_RUNNING, v1::VERDICT_DEGRADED))
+                  .ok());
+  ASSERT_TRUE(
+      (*history)->Save(Report("v-2", 200, v1::VALIDATION_STATE_DONE, v1::VERDICT_HEALTHY)).ok());
 
   absl::StatusOr<int> marked = MarkValidationsInterrupted(**history, "restart", 999);
   ASSERT_TRUE(marked.ok()) << marked.status();

@@ -348,9 +348,9 @@ TEST_F(CoordinatorMetricsTest, NonTerminalReportsAreIgnored) {
 }
 
 TEST(CoordinatorMetricLabelsTest, VerdictAndStateLabels) {
-  EXPECT_STREQ(VerdictLabel(v1::TEST_STATE_TIMED_OUT), "timed_out");
-  EXPECT_EQ(VerdictLabel(v1::TEST_STATE_STOPPING), nullptr);
-  EXPECT_STREQ(NodeStateLabel(v1::NODE_STATE_LOST), "lost");
+  EXPECT_EQ(VerdictLabel(v1::TEST_STATE_TIMED_OUT), "timed_out");
+  EXPECT_EQ(VerdictLabel(v1::TEST_STATE_STOPPING), std::nullopt);
+  EXPECT_EQ(NodeStateLabel(v1::NODE_STATE_LOST), "lost");
   v1::TestReport report;
   report.mutable_spec()->set_max_bytes(int64_t{1} << 30);
   EXPECT_STREQ(SizeClassLabel(report), "large");  // asked for, nothing measured
@@ -360,7 +360,7 @@ TEST(CoordinatorMetricLabelsTest, VerdictAndStateLabels) {
   EXPECT_STREQ(SizeClassLabel(report), "medium");
   report.add_results()->set_size_bytes(int64_t{256} << 20);
   EXPECT_STREQ(SizeClassLabel(report), "large");
-  EXPECT_EQ(NodeStateLabel(v1::NODE_STATE_UNSPECIFIED), nullptr);
+  EXPECT_EQ(NodeStateLabel(v1::NODE_STATE_UNSPECIFIED), std::nullopt);
 }
 
 }  // namespace

@@ -60,7 +60,7 @@ TEST(AdaptiveTest, HealthyFleetTakesOnePairRoundOfDisjointRingTests) {
     for (const PlannedTest& t : round.tests) {
       EXPECT_TRUE(ids.insert(t.id).second);
       EXPECT_EQ(t.kind, TestKind::kPair);
-      EXPECT_EQ(t.collective, "all_reduce");
+      EXPECT_EQ(t.collective, ebnccl::v1::COLLECTIVE_ALL_REDUCE);
       EXPECT_THAT(t.nccl_env,
                   ElementsAre(std::make_pair(std::string("NCCL_ALGO"), std::string("Ring"))));
       EXPECT_TRUE(t.split_rails);

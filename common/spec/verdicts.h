@@ -1,0 +1,27 @@
+#pragma once
+
+// What each validation verdict asks of the operator: the one place that
+// says it. The exit code of `ebctl validate` (7 for bad or unfit, 3 for
+// untestable), a node's repeat-offender count (bad only) and the
+// validation's any_bad follow from a verdict's weight, so a new verdict
+// needs its weight here and nowhere else (the switch below names it). The
+// validation core defines its Verdict as these values
+// (coordinator/validation/verdict.h). Pure; any thread.
+
+#include "ebnccl/v1/control.pb.h"
+
+namespace eb::spec {
+
+enum class VerdictWeight {
+  kNone,      // healthy (or no verdict yet)
+  kBad,       // the hardware is bad: degraded, failed
+  kUnfit,     // the node differs from the fleet (preflight): not tested, not hardware
+  kUnjudged,  // no measurement could judge it: untestable
+};
+
+VerdictWeight WeightOf(ebnccl::v1::Verdict verdict);
+
+// WeightOf(verdict) == kBad.
+bool IsBadVerdict(ebnccl::v1::Verdict verdict);
+
+}  // namespace eb::spec
