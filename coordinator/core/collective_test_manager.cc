@@ -119,7 +119,10 @@ absl::StatusOr<std::string> TestManager::StartTest(const v1::TestSpec& request,
                                                    std::shared_ptr<TestObserver> observer,
                                                    const std::string& started_by,
                                                    const std::string& reservation) {
-  absl::StatusOr<v1::TestSpec> normalized = ValidateAndNormalize(request, config_);
+  // ValidateAndNormalize computes and checks the sweep's sizes, once; they
+  // are laid out over the ranks below, once the placement is known.
+  std::vector<int64_t> sweep_sizes;
+  absl::StatusOr<v1::TestSpec> normalized = ValidateAndNormalize(request, config_, &sweep_sizes);
   if (!normalized.ok()) return normalized.status();
   v1::TestSpec spec = *std::move(normalized);
 
@@ -181,9 +184,9 @@ absl::StatusOr<std::string> TestManager::StartTest(const v1::TestSpec& request,
   spec.clear_node_names();
   for (const std::string& name : names) spec.add_node_names(name);
 
-  // The one computation of the sweep the test runs: sent to every agent and
-  // checked against every rank's report.
-  absl::StatusOr<std::vector<PlannedSize>> sweep = PlanSweep(spec, world_size);
+  // The sweep the test runs, laid out over its ranks: sent to every agent
+  // and checked against every rank's report.
+  absl::StatusOr<std::vector<PlannedSize>> sweep = LayOutSweep(spec, sweep_sizes, world_size);
   if (!sweep.ok()) return sweep.status();
 
   std::string test_id = NewTestId();

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <set>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/spec/identifiers.h"
@@ -33,7 +34,8 @@ int64_t OrDefault(int64_t value_ms, absl::Duration fallback) {
 }  // namespace
 
 absl::StatusOr<v1::TestSpec> ValidateAndNormalize(const v1::TestSpec& input,
-                                                  const CoordinatorConfig& config) {
+                                                  const CoordinatorConfig& config,
+                                                  std::vector<int64_t>* sweep_sizes) {
   v1::TestSpec spec = input;
   // A list of collectives: each known, none twice; `collective` is its
   // first; a list of one is the plain one-collective test.
@@ -82,15 +84,13 @@ absl::StatusOr<v1::TestSpec> ValidateAndNormalize(const v1::TestSpec& input,
     return Invalid("transport", absl::StrCat("unknown enum value ", spec.transport()));
   }
 
-  // The one check of min_bytes, max_bytes and step_factor: negative values,
-  // max below min, sweeps that never end or are absurdly long, naming the
-  // field. (TestManager computes the sweep the test runs with the same
-  // function, once; workers run that list.)
-  if (auto sizes = transport::SweepSizes(spec.min_bytes(), spec.max_bytes(), spec.step_factor(),
-                                         spec.step_bytes());
-      !sizes.ok()) {
-    return sizes.status();
-  }
+  // The one computation and check of the sweep: negative values, max below
+  // min, sweeps that never end or are absurdly long, naming the field. The
+  // sizes go to the caller, which lays them out over the test's ranks;
+  // workers run that list.
+  absl::StatusOr<std::vector<int64_t>> sizes = transport::SweepSizes(
+      spec.min_bytes(), spec.max_bytes(), spec.step_factor(), spec.step_bytes());
+  if (!sizes.ok()) return sizes.status();
   // Unused by a geometric sweep, so SweepSizes lets it pass.
   if (spec.step_bytes() < 0) {
     return Invalid("step_bytes", absl::StrCat("must be >= 0, got ", spec.step_bytes()));
@@ -143,6 +143,7 @@ absl::StatusOr<v1::TestSpec> ValidateAndNormalize(const v1::TestSpec& input,
   spec.set_launch_timeout_ms(OrDefault(spec.launch_timeout_ms(), config.default_launch_timeout));
   spec.set_init_timeout_ms(OrDefault(spec.init_timeout_ms(), config.default_init_timeout));
   spec.set_step_timeout_ms(OrDefault(spec.step_timeout_ms(), config.default_step_timeout));
+  if (sweep_sizes != nullptr) *sweep_sizes = *std::move(sizes);
   return spec;
 }
 
