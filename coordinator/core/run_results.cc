@@ -67,6 +67,8 @@ absl::Status RunResults::Add(int rank, const std::string& node, const v1::RankSi
   if (result.rail()) return AddRail(rank, node, result);
   RankResults& mine = ranks_[rank];
   if (mine.sizes.size() >= sweep_.steps.size()) {
+    // Off the sweep like any other wrong step: one failure says so.
+    mine.closed = true;
     return absl::InternalError("reported more sizes than the sweep has");
   }
   const size_t index = mine.sizes.size();

@@ -56,8 +56,8 @@ class RunResults {
   // report that is not the rank's next step (another size, count or
   // collective: an eb-worker running another sweep, so mixed ebnccl
   // versions) is not counted and closes the rank: INTERNAL naming the
-  // node and both steps. INTERNAL too, without closing it, for a size past
-  // the end of the sweep. Call only for a rank that is not closed.
+  // node and both steps. A size past the end of the sweep closes it too
+  // (INTERNAL). Call only for a rank that is not closed.
   absl::Status Add(int rank, const std::string& node, const ebnccl::v1::RankSizeResult& result);
   // OK when `rank` reported every step (it says it finished); INTERNAL
   // saying how many otherwise.
