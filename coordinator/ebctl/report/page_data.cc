@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "coordinator/ebctl/output/labels.h"
+#include "coordinator/ebctl/output/nodes_json.h"
 #include "coordinator/ebctl/output/report_json.h"
 #include "coordinator/ebctl/output/validation_json.h"
 #include "google/protobuf/util/json_util.h"
