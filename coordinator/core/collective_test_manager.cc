@@ -8,12 +8,7 @@
 #include "common/spec/identifiers.h"
 #include "common/spec/limits.h"
 #include "common/status/status_macros.h"
-#include "coordinator/core/drift_check.h"
-#include "coordinator/core/gpu_sharing.h"
-#include "coordinator/core/rank_assigner.h"
 #include "coordinator/core/spec_validator.h"
-#include "coordinator/core/sweep_plan.h"
-#include "coordinator/core/transport_selection.h"
 #include "spdlog/spdlog.h"
 
 namespace eb::coordinator {
@@ -119,73 +114,24 @@ absl::StatusOr<std::string> TestManager::StartTest(const v1::TestSpec& request,
                                                    std::shared_ptr<TestObserver> observer,
                                                    const std::string& started_by,
                                                    const std::string& reservation) {
-  absl::StatusOr<v1::TestSpec> normalized = ValidateAndNormalize(request, config_);
-  if (!normalized.ok()) return normalized.status();
-  v1::TestSpec spec = *std::move(normalized);
+  // ValidateAndNormalize computes and checks the sweep's sizes, once; they
+  // are laid out over the ranks below, once the placement is known.
+  std::vector<int64_t> sweep_sizes;
+  EB_ASSIGN_OR_RETURN(v1::TestSpec spec, ValidateAndNormalize(request, config_, &sweep_sizes));
+  EB_ASSIGN_OR_RETURN(const std::vector<const NodeRecord*> nodes, SelectNodes(spec, reservation));
+  EB_ASSIGN_OR_RETURN(TestPlacement placement, PlaceTest(nodes, spec));
+  // The sweep the test runs, laid out over its ranks: sent to every agent
+  // and checked against every rank's report.
+  EB_ASSIGN_OR_RETURN(std::vector<PlannedSize> sweep,
+                      LayOutSweep(spec, sweep_sizes, static_cast<int>(placement.ranks.size())));
+  return Launch(std::move(spec), std::move(placement), std::move(sweep), std::move(observer),
+                started_by);
+}
 
-  absl::StatusOr<std::vector<const NodeRecord*>> nodes = SelectNodes(spec, reservation);
-  if (!nodes.ok()) return nodes.status();
-  std::vector<std::string> names;
-  std::vector<v1::NodeInventory> inventories;
-  std::vector<PlacementNode> placement;
-  for (const NodeRecord* node : *nodes) {
-    names.push_back(node->name);
-    inventories.push_back(node->inventory);
-    placement.push_back({node->name, node->inventory.worker_slots()});
-  }
-
-  absl::StatusOr<v1::Transport> transport = SelectTransport(spec.transport(), names, inventories);
-  if (!transport.ok()) return transport.status();
-  spec.set_transport(*transport);
-  if (absl::Status status = CheckSupported(*transport, spec); !status.ok()) return status;
-  // Issue 12, part 4: nodes that differ in versions, firmware or links are
-  // refused before anything starts, or run with a warning (allow_drift).
-  std::vector<std::string> drift_warnings;
-  if (absl::Status drift = CheckDrift(names, inventories, spec.allow_drift(), &drift_warnings);
-      !drift.ok()) {
-    return drift;
-  }
-
-  absl::StatusOr<std::vector<v1::RankAssignment>> ranks =
-      AssignRanks(placement, spec.workers_per_node(), *transport == v1::TRANSPORT_NCCL);
-  if (!ranks.ok()) return ranks.status();
-  const int world_size = static_cast<int>(ranks->size());
-  if (*transport == v1::TRANSPORT_NCCL) {
-    // One rank per GPU per communicator: NCCL fails init otherwise
-    // ("Duplicate GPU detected"), so refuse before anything starts.
-    const int per_node = world_size / static_cast<int>(names.size());
-    for (size_t i = 0; i < names.size(); ++i) {
-      if (inventories[i].gpus_size() < per_node) {
-        return absl::ResourceExhaustedError(absl::StrCat(
-            "node ", names[i], " has ", inventories[i].gpus_size(),
-            " GPUs; NCCL allows one rank per GPU and the test asks for ", per_node, " per node"));
-      }
-    }
-    // Slot i runs on the node's i-th GPU as the agent reported it, so the
-    // report names the physical GPU (an agent may own only some of them).
-    // Its bus id goes along, so that the worker can check that CUDA's
-    // device is that GPU.
-    for (v1::RankAssignment& rank : *ranks) {
-      const v1::GpuInfo& gpu = inventories[rank.node_index()].gpus(rank.local_rank());
-      rank.set_device_index(gpu.index());
-      rank.set_gpu_pci_bus_id(gpu.pci_bus_id());
-    }
-    // Agents of one host that split its GPUs must not both use one of them.
-    if (absl::Status status = CheckNoSharedGpus(*ranks, inventories); !status.ok()) return status;
-  }
-  if (spec.root_rank() >= world_size) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("root_rank: ", spec.root_rank(), " is outside [0, ", world_size, ")"));
-  }
-  spec.set_workers_per_node(world_size / static_cast<int>(names.size()));
-  spec.clear_node_names();
-  for (const std::string& name : names) spec.add_node_names(name);
-
-  // The one computation of the sweep the test runs: sent to every agent and
-  // checked against every rank's report.
-  absl::StatusOr<std::vector<PlannedSize>> sweep = PlanSweep(spec, world_size);
-  if (!sweep.ok()) return sweep.status();
-
+std::string TestManager::Launch(v1::TestSpec spec, TestPlacement placement,
+                                std::vector<PlannedSize> sweep,
+                                std::shared_ptr<TestObserver> observer,
+                                const std::string& started_by) {
   std::string test_id = NewTestId();
   // Ids are unique across restarts too: a recorded test is never replaced.
   while (running_.contains(test_id) || history_.Get(test_id).ok()) test_id = NewTestId();
@@ -193,12 +139,12 @@ absl::StatusOr<std::string> TestManager::StartTest(const v1::TestSpec& request,
                                  absl::Milliseconds(spec.launch_timeout_ms()),
                                  absl::Milliseconds(spec.init_timeout_ms()),
                                  absl::Milliseconds(spec.step_timeout_ms()), config_.stop_timeout};
-  auto run =
-      std::make_unique<TestRun>(test_id, std::move(spec), *std::move(ranks), *std::move(sweep),
-                                std::move(inventories), timeouts, clock_, executor_, *this);
+  auto run = std::make_unique<TestRun>(test_id, std::move(spec), std::move(placement.ranks),
+                                       std::move(sweep), std::move(placement.inventories), timeouts,
+                                       clock_, executor_, *this);
   run->set_started_by(started_by);
-  for (const std::string& line : drift_warnings) run->add_drift_warning(line);
-  for (const std::string& name : names) registry_.SetBusy(name, test_id);
+  for (const std::string& line : placement.drift_warnings) run->add_drift_warning(line);
+  for (const std::string& name : placement.node_names) registry_.SetBusy(name, test_id);
   rendezvous_.Open(test_id);
   TestRun* started = run.get();
   running_[test_id] = Running{std::move(run), std::move(observer)};

@@ -14,9 +14,11 @@
 #include "common/exec/executor.h"
 #include "common/time/clock.h"
 #include "coordinator/config.h"
+#include "coordinator/core/collective_test_placement.h"
 #include "coordinator/core/collective_test_run.h"
 #include "coordinator/core/node_registry.h"
 #include "coordinator/core/rendezvous_kv.h"
+#include "coordinator/core/sweep_plan.h"
 #include "coordinator/history/history_store.h"
 #include "ebnccl/v1/agent.pb.h"
 
@@ -110,6 +112,11 @@ class TestManager final : public TestRunHost {
 
   absl::StatusOr<std::vector<const NodeRecord*>> SelectNodes(const ebnccl::v1::TestSpec& spec,
                                                              const std::string& reservation);
+  // Starts the placed test under a new id: its TestRun, its nodes busy, its
+  // rendezvous namespace open, and its first record in the history.
+  std::string Launch(ebnccl::v1::TestSpec spec, TestPlacement placement,
+                     std::vector<PlannedSize> sweep, std::shared_ptr<TestObserver> observer,
+                     const std::string& started_by);
   std::string NewTestId();
   // Saves `report` in the history; logs a failure.
   void Record(const ebnccl::v1::TestReport& report);

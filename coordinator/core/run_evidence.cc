@@ -26,6 +26,96 @@ size_t WarningBytes(const v1::TestReport& report) {
   return bytes;
 }
 
+// Agents report as their workers end, in any order: list by node order,
+// then HCA and port, and warnings and NIC use by rank.
+void OrderEvidence(v1::TestReport& report) {
+  auto node_position = [&report](const std::string& node) {
+    for (const v1::RankAssignment& rank : report.ranks()) {
+      if (rank.node_name() == node) return rank.node_index();
+    }
+    return report.ranks_size();
+  };
+  std::stable_sort(report.mutable_port_counters()->begin(), report.mutable_port_counters()->end(),
+                   [&](const v1::PortEvidence& a, const v1::PortEvidence& b) {
+                     return std::make_tuple(node_position(a.node_name()), a.hca(), a.port()) <
+                            std::make_tuple(node_position(b.node_name()), b.hca(), b.port());
+                   });
+  std::stable_sort(report.mutable_nccl_warnings()->begin(), report.mutable_nccl_warnings()->end(),
+                   [](const v1::RankNcclWarnings& a, const v1::RankNcclWarnings& b) {
+                     return a.rank() < b.rank();
+                   });
+  std::stable_sort(report.mutable_nccl_ras()->begin(), report.mutable_nccl_ras()->end(),
+                   [&](const v1::NcclRasStatus& a, const v1::NcclRasStatus& b) {
+                     return node_position(a.node_name()) < node_position(b.node_name());
+                   });
+  std::stable_sort(
+      report.mutable_nic_use()->begin(), report.mutable_nic_use()->end(),
+      [](const v1::RankNicUse& a, const v1::RankNicUse& b) { return a.rank() < b.rank(); });
+}
+
+// A failing rank's Failure carries its NCCL warnings, unless it came with
+// its own.
+void CopyWarningsIntoFailures(v1::TestReport& report) {
+  for (v1::Failure& failure : *report.mutable_failures()) {
+    if (failure.rank() < 0 || failure.nccl_warnings_size() > 0) continue;
+    for (const v1::RankNcclWarnings& rank : report.nccl_warnings()) {
+      if (rank.rank() == failure.rank()) *failure.mutable_nccl_warnings() = rank.lines();
+    }
+  }
+}
+
+// The error counters that grew, the links that flapped and the ranks whose
+// NCCL used another NIC than their nearest HCA; "" when there are none.
+std::string PortEvidenceNote(const v1::TestReport& report) {
+  std::vector<std::string> notes;
+  bool symbol_errors = false;
+  for (const v1::PortEvidence& port : report.port_counters()) {
+    const std::string where = absl::StrCat(port.node_name(), " ", port.hca(), ":", port.port());
+    if (port.grown_errors_size() > 0) {
+      notes.push_back(absl::StrCat(where, " ", absl::StrJoin(port.grown_errors(), ", ")));
+    }
+    for (const v1::PortCounter& counter : port.counters()) {
+      symbol_errors |= counter.name() == "symbol_error" && counter.delta() > 0;
+    }
+    if (port.link_flapped()) {
+      notes.push_back(absl::StrCat(where, " link flapped (", port.start().state(), "/",
+                                   port.start().phys_state(), " -> ", port.end().state(), "/",
+                                   port.end().phys_state(), ")"));
+    }
+  }
+  for (const v1::RankNicUse& use : report.nic_use()) {
+    if (!use.unexpected()) continue;
+    notes.push_back(absl::StrCat("rank ", use.rank(), " (", use.node_name(), ") used ",
+                                 absl::StrJoin(use.nics(), ","), ", not its nearest HCA ",
+                                 use.expected_hca()));
+  }
+  if (notes.empty()) return "";
+  std::string text = absl::StrCat("port evidence: ", absl::StrJoin(notes, "; "));
+  if (symbol_errors) absl::StrAppend(&text, " (a slow rail with growing symbol errors is a cable)");
+  return text;
+}
+
+// Clean counters speak only to a verdict about the network: a slow rail,
+// too little bandwidth, a communication error or a stall; not to a worker
+// that crashed or a wrong result.
+bool HasNetworkVerdict(const v1::TestReport& report) {
+  for (const v1::RailResult& rail : report.rails()) {
+    if (rail.slow()) return true;
+  }
+  for (const v1::Failure& failure : report.failures()) {
+    switch (failure.kind()) {
+      case v1::FAILURE_KIND_COMMUNICATION_ERROR:
+      case v1::FAILURE_KIND_TIMEOUT:
+      case v1::FAILURE_KIND_BELOW_MIN_BUSBW:
+      case v1::FAILURE_KIND_TOO_SLOW:
+        return true;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string NearestHca(const v1::NodeInventory& inventory, int device_index) {
@@ -98,83 +188,10 @@ void MergeNodeEvidence(const std::string& node, const v1::NodeTestEvidence& evid
 }
 
 std::string FinishEvidence(v1::TestReport& report) {
-  // Agents report as their workers end, in any order: list by node order,
-  // then HCA and port, and warnings and NIC use by rank.
-  auto node_position = [&report](const std::string& node) {
-    for (const v1::RankAssignment& rank : report.ranks()) {
-      if (rank.node_name() == node) return rank.node_index();
-    }
-    return report.ranks_size();
-  };
-  std::stable_sort(report.mutable_port_counters()->begin(), report.mutable_port_counters()->end(),
-                   [&](const v1::PortEvidence& a, const v1::PortEvidence& b) {
-                     return std::make_tuple(node_position(a.node_name()), a.hca(), a.port()) <
-                            std::make_tuple(node_position(b.node_name()), b.hca(), b.port());
-                   });
-  std::stable_sort(report.mutable_nccl_warnings()->begin(), report.mutable_nccl_warnings()->end(),
-                   [](const v1::RankNcclWarnings& a, const v1::RankNcclWarnings& b) {
-                     return a.rank() < b.rank();
-                   });
-  std::stable_sort(report.mutable_nccl_ras()->begin(), report.mutable_nccl_ras()->end(),
-                   [&](const v1::NcclRasStatus& a, const v1::NcclRasStatus& b) {
-                     return node_position(a.node_name()) < node_position(b.node_name());
-                   });
-  std::stable_sort(
-      report.mutable_nic_use()->begin(), report.mutable_nic_use()->end(),
-      [](const v1::RankNicUse& a, const v1::RankNicUse& b) { return a.rank() < b.rank(); });
-  for (v1::Failure& failure : *report.mutable_failures()) {
-    if (failure.rank() < 0 || failure.nccl_warnings_size() > 0) continue;
-    for (const v1::RankNcclWarnings& rank : report.nccl_warnings()) {
-      if (rank.rank() == failure.rank()) *failure.mutable_nccl_warnings() = rank.lines();
-    }
-  }
-  std::vector<std::string> notes;
-  bool symbol_errors = false;
-  for (const v1::PortEvidence& port : report.port_counters()) {
-    const std::string where = absl::StrCat(port.node_name(), " ", port.hca(), ":", port.port());
-    if (port.grown_errors_size() > 0) {
-      notes.push_back(absl::StrCat(where, " ", absl::StrJoin(port.grown_errors(), ", ")));
-    }
-    for (const v1::PortCounter& counter : port.counters()) {
-      symbol_errors |= counter.name() == "symbol_error" && counter.delta() > 0;
-    }
-    if (port.link_flapped()) {
-      notes.push_back(absl::StrCat(where, " link flapped (", port.start().state(), "/",
-                                   port.start().phys_state(), " -> ", port.end().state(), "/",
-                                   port.end().phys_state(), ")"));
-    }
-  }
-  for (const v1::RankNicUse& use : report.nic_use()) {
-    if (!use.unexpected()) continue;
-    notes.push_back(absl::StrCat("rank ", use.rank(), " (", use.node_name(), ") used ",
-                                 absl::StrJoin(use.nics(), ","), ", not its nearest HCA ",
-                                 use.expected_hca()));
-  }
-  if (!notes.empty()) {
-    std::string text = absl::StrCat("port evidence: ", absl::StrJoin(notes, "; "));
-    if (symbol_errors) {
-      absl::StrAppend(&text, " (a slow rail with growing symbol errors is a cable)");
-    }
-    return text;
-  }
-  // Clean counters speak only to a verdict about the network: a slow rail,
-  // too little bandwidth, a communication error or a stall; not to a worker
-  // that crashed or a wrong result.
-  bool network_verdict = false;
-  for (const v1::RailResult& rail : report.rails()) network_verdict |= rail.slow();
-  for (const v1::Failure& failure : report.failures()) {
-    switch (failure.kind()) {
-      case v1::FAILURE_KIND_COMMUNICATION_ERROR:
-      case v1::FAILURE_KIND_TIMEOUT:
-      case v1::FAILURE_KIND_BELOW_MIN_BUSBW:
-      case v1::FAILURE_KIND_TOO_SLOW:
-        network_verdict = true;
-        break;
-      default:
-        break;
-    }
-  }
-  if (report.port_counters_size() > 0 && network_verdict) {
+  OrderEvidence(report);
+  CopyWarningsIntoFailures(report);
+  if (std::string grown = PortEvidenceNote(report); !grown.empty()) return grown;
+  if (report.port_counters_size() > 0 && HasNetworkVerdict(report)) {
     return absl::StrCat("no error counter grew on the ", report.port_counters_size(), " HCA port",
                         report.port_counters_size() == 1 ? "" : "s",
                         " read: a slow rail without growing symbol errors is not the cable; "

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <set>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/spec/identifiers.h"
@@ -30,33 +31,33 @@ int64_t OrDefault(int64_t value_ms, absl::Duration fallback) {
   return value_ms != 0 ? value_ms : absl::ToInt64Milliseconds(fallback);
 }
 
-}  // namespace
-
-absl::StatusOr<v1::TestSpec> ValidateAndNormalize(const v1::TestSpec& input,
-                                                  const CoordinatorConfig& config) {
-  v1::TestSpec spec = input;
-  // A list of collectives: each known, none twice; `collective` is its
-  // first; a list of one is the plain one-collective test.
-  if (spec.collectives_size() > 0) {
-    std::set<int> listed;
-    for (int c : spec.collectives()) {
-      const auto collective = static_cast<v1::Collective>(c);
-      if (collective == v1::COLLECTIVE_UNSPECIFIED || !v1::Collective_IsValid(c)) {
-        return Invalid("collectives", absl::StrCat("unknown collective ", c));
-      }
-      if (auto status = spec::ToTransport(collective).status(); !status.ok()) return status;
-      if (!listed.insert(c).second) {
-        return Invalid("collectives",
-                       absl::StrCat(spec::DisplayName(collective), " is listed twice"));
-      }
+// A list of collectives: each known, none twice; `collective` is its
+// first; a list of one is the plain one-collective test.
+absl::Status NormalizeCollectiveList(v1::TestSpec& spec) {
+  if (spec.collectives_size() == 0) return absl::OkStatus();
+  std::set<int> listed;
+  for (int c : spec.collectives()) {
+    const auto collective = static_cast<v1::Collective>(c);
+    if (collective == v1::COLLECTIVE_UNSPECIFIED || !v1::Collective_IsValid(c)) {
+      return Invalid("collectives", absl::StrCat("unknown collective ", c));
     }
-    if (spec.collective() != v1::COLLECTIVE_UNSPECIFIED &&
-        spec.collective() != spec.collectives(0)) {
-      return Invalid("collective", "must be the first of collectives when both are set");
+    if (auto status = spec::ToTransport(collective).status(); !status.ok()) return status;
+    if (!listed.insert(c).second) {
+      return Invalid("collectives",
+                     absl::StrCat(spec::DisplayName(collective), " is listed twice"));
     }
-    spec.set_collective(static_cast<v1::Collective>(spec.collectives(0)));
-    if (spec.collectives_size() == 1) spec.clear_collectives();
   }
+  if (spec.collective() != v1::COLLECTIVE_UNSPECIFIED && spec.collective() != spec.collectives(0)) {
+    return Invalid("collective", "must be the first of collectives when both are set");
+  }
+  spec.set_collective(static_cast<v1::Collective>(spec.collectives(0)));
+  if (spec.collectives_size() == 1) spec.clear_collectives();
+  return absl::OkStatus();
+}
+
+// How the sweep is run and measured: rails, per-iteration timing, the
+// nccl-tests -a mode.
+absl::Status CheckRunModes(const v1::TestSpec& spec) {
   if (spec.collectives_size() > 1 && spec.split_rails()) {
     return Invalid("split_rails", "runs one collective; give --collective a single name");
   }
@@ -67,6 +68,12 @@ absl::StatusOr<v1::TestSpec> ValidateAndNormalize(const v1::TestSpec& input,
   if (spec.has_average() && (spec.average() < 0 || spec.average() > 3)) {
     return Invalid("average", absl::StrCat("must be 0, 1, 2 or 3, got ", spec.average()));
   }
+  return absl::OkStatus();
+}
+
+// The collective, its element type and reduction, and the transport: set
+// (defaults filled in) and known to the transports.
+absl::Status NormalizeOperation(v1::TestSpec& spec) {
   if (spec.collective() == v1::COLLECTIVE_UNSPECIFIED) {
     return Invalid("collective",
                    "must be set (all_reduce, all_gather, reduce_scatter, "
@@ -81,47 +88,46 @@ absl::StatusOr<v1::TestSpec> ValidateAndNormalize(const v1::TestSpec& input,
   if (!v1::Transport_IsValid(spec.transport())) {
     return Invalid("transport", absl::StrCat("unknown enum value ", spec.transport()));
   }
+  return absl::OkStatus();
+}
 
-  // The one check of min_bytes, max_bytes and step_factor: negative values,
-  // max below min, sweeps that never end or are absurdly long, naming the
-  // field. (TestManager computes the sweep the test runs with the same
-  // function, once; workers run that list.)
-  if (auto sizes = transport::SweepSizes(spec.min_bytes(), spec.max_bytes(), spec.step_factor(),
-                                         spec.step_bytes());
-      !sizes.ok()) {
-    return sizes.status();
-  }
+// The one computation and check of the sweep: negative values, max below
+// min, sweeps that never end or are absurdly long, naming the field. The
+// sizes go to the caller, which lays them out over the test's ranks;
+// workers run that list.
+absl::StatusOr<std::vector<int64_t>> CheckedSweepSizes(const v1::TestSpec& spec) {
+  absl::StatusOr<std::vector<int64_t>> sizes = transport::SweepSizes(
+      spec.min_bytes(), spec.max_bytes(), spec.step_factor(), spec.step_bytes());
+  if (!sizes.ok()) return sizes.status();
   // Unused by a geometric sweep, so SweepSizes lets it pass.
   if (spec.step_bytes() < 0) {
     return Invalid("step_bytes", absl::StrCat("must be >= 0, got ", spec.step_bytes()));
   }
+  return sizes;
+}
+
+// Counts and thresholds that cannot be negative; those that depend on the
+// placement (root_rank < world size) are checked once it is known.
+absl::Status CheckSpecCounts(const v1::TestSpec& spec) {
   if (spec.iterations() < 1) {
     return Invalid("iterations", absl::StrCat("must be >= 1, got ", spec.iterations()));
   }
-  if (spec.warmup_iterations() < 0) {
-    return Invalid("warmup_iterations",
-                   absl::StrCat("must be >= 0, got ", spec.warmup_iterations()));
-  }
-  if (spec.check_iterations() < 0) {
-    return Invalid("check_iterations", absl::StrCat("must be >= 0, got ", spec.check_iterations()));
-  }
-  if (spec.cuda_graph_launches() < 0) {
-    return Invalid("cuda_graph_launches",
-                   absl::StrCat("must be >= 0, got ", spec.cuda_graph_launches()));
-  }
-  if (spec.root_rank() < 0) {
-    return Invalid("root_rank", absl::StrCat("must be >= 0, got ", spec.root_rank()));
-  }
-  if (spec.workers_per_node() < 0) {
-    return Invalid("workers_per_node", absl::StrCat("must be >= 0, got ", spec.workers_per_node()));
+  const std::pair<const char*, int64_t> non_negative[] = {
+      {"warmup_iterations", spec.warmup_iterations()},
+      {"check_iterations", spec.check_iterations()},
+      {"cuda_graph_launches", spec.cuda_graph_launches()},
+      {"root_rank", spec.root_rank()},
+      {"workers_per_node", spec.workers_per_node()}};
+  for (const auto& [field, value] : non_negative) {
+    if (value < 0) return Invalid(field, absl::StrCat("must be >= 0, got ", value));
   }
   if (!std::isfinite(spec.min_busbw_gbps()) || spec.min_busbw_gbps() < 0) {
     return Invalid("min_busbw_gbps", absl::StrCat("must be >= 0, got ", spec.min_busbw_gbps()));
   }
-  if (absl::Status env = spec::CheckNcclEnv({spec.nccl_env().begin(), spec.nccl_env().end()});
-      !env.ok()) {
-    return env;
-  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckSpecNodeNames(const v1::TestSpec& spec) {
   if (spec.node_names_size() > spec::kMaxNodeNamesInRequest) {
     return Invalid("node_names", absl::StrCat(spec.node_names_size(), " names, at most ",
                                               spec::kMaxNodeNamesInRequest, " in one test"));
@@ -130,9 +136,15 @@ absl::StatusOr<v1::TestSpec> ValidateAndNormalize(const v1::TestSpec& input,
   for (const std::string& node : spec.node_names()) {
     if (node.empty()) return Invalid("node_names", "contains an empty name");
     EB_RETURN_IF_ERROR(spec::CheckNodeName(node, "node_names"));
-    if (!seen.insert(node).second)
+    if (!seen.insert(node).second) {
       return Invalid("node_names", absl::StrCat("'", node, "' is listed twice"));
+    }
   }
+  return absl::OkStatus();
+}
+
+// Each deadline: >= 0, and 0 (unset) replaced by the coordinator's default.
+absl::Status NormalizeDeadlines(const CoordinatorConfig& config, v1::TestSpec& spec) {
   for (auto [field, value] : {std::pair<const char*, int64_t>{"timeout_ms", spec.timeout_ms()},
                               {"launch_timeout_ms", spec.launch_timeout_ms()},
                               {"init_timeout_ms", spec.init_timeout_ms()},
@@ -143,6 +155,29 @@ absl::StatusOr<v1::TestSpec> ValidateAndNormalize(const v1::TestSpec& input,
   spec.set_launch_timeout_ms(OrDefault(spec.launch_timeout_ms(), config.default_launch_timeout));
   spec.set_init_timeout_ms(OrDefault(spec.init_timeout_ms(), config.default_init_timeout));
   spec.set_step_timeout_ms(OrDefault(spec.step_timeout_ms(), config.default_step_timeout));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<v1::TestSpec> ValidateAndNormalize(const v1::TestSpec& input,
+                                                  const CoordinatorConfig& config,
+                                                  std::vector<int64_t>* sweep_sizes) {
+  v1::TestSpec spec = input;
+  // A spec with several errors is refused for the first step that finds
+  // one: the order is part of what callers see.
+  EB_RETURN_IF_ERROR(NormalizeCollectiveList(spec));
+  EB_RETURN_IF_ERROR(CheckRunModes(spec));
+  EB_RETURN_IF_ERROR(NormalizeOperation(spec));
+  EB_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, CheckedSweepSizes(spec));
+  EB_RETURN_IF_ERROR(CheckSpecCounts(spec));
+  if (absl::Status env = spec::CheckNcclEnv({spec.nccl_env().begin(), spec.nccl_env().end()});
+      !env.ok()) {
+    return env;
+  }
+  EB_RETURN_IF_ERROR(CheckSpecNodeNames(spec));
+  EB_RETURN_IF_ERROR(NormalizeDeadlines(config, spec));
+  if (sweep_sizes != nullptr) *sweep_sizes = std::move(sizes);
   return spec;
 }
 

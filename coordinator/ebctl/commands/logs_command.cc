@@ -7,7 +7,7 @@
 #include "common/rpc/channel.h"
 #include "common/spec/limits.h"
 #include "coordinator/ebctl/exit_codes.h"
-#include "coordinator/ebctl/output/report_json.h"
+#include "coordinator/ebctl/output/log_json.h"
 
 namespace eb::ebctl {
 namespace v1 = ebnccl::v1;

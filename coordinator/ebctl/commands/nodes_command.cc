@@ -5,8 +5,8 @@
 
 #include "common/rpc/channel.h"
 #include "coordinator/ebctl/exit_codes.h"
+#include "coordinator/ebctl/output/nodes_json.h"
 #include "coordinator/ebctl/output/nodes_table.h"
-#include "coordinator/ebctl/output/report_json.h"
 
 namespace eb::ebctl {
 

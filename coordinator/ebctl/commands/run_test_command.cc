@@ -1,20 +1,17 @@
 #include "coordinator/ebctl/commands/run_test_command.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <iostream>
 #include <string>
+#include <utility>
 
-#include "absl/cleanup/cleanup.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/str_cat.h"
 #include "common/rpc/channel.h"
 #include "common/spec/names.h"
 #include "coordinator/ebctl/commands/interrupt_watcher.h"
+#include "coordinator/ebctl/commands/json_output_file.h"
 #include "coordinator/ebctl/exit_codes.h"
 #include "coordinator/ebctl/output/json_lines.h"
 #include "coordinator/ebctl/output/report_json.h"
@@ -40,73 +37,123 @@ const char* StateWord(v1::TestState state) {
   }
 }
 
-// The -J file, created as nccl-tests' jsonOutputInit does: exclusively,
-// with ".1", ".2", ... appended while the name is taken; before the test
-// runs, so that a path that cannot be written fails before anything starts.
-struct JsonFile {
-  int fd = -1;
-  std::string name;
+// How the test is shown while it runs and when it ends.
+struct RunTestOutput {
+  // Progress lines on stderr (a terminal).
+  bool progress = false;
+  // --json: the report only, at the end.
+  bool json = false;
+  // --json-lines: a line per row as it arrives, then the report.
+  bool json_lines = false;
 };
 
-absl::StatusOr<JsonFile> CreateJsonFile(const std::string& path) {
-  for (int suffix = 0; suffix < 1000; ++suffix) {
-    const std::string name = suffix == 0 ? path : absl::StrCat(path, ".", suffix);
-    const int fd = open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd >= 0) return JsonFile{fd, name};
-    if (errno != EEXIST) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("-J/--output-file: cannot create ", name, ": ", std::strerror(errno)));
-    }
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("-J/--output-file: ", path, " and ", path, ".1 to .999 all exist"));
+// What the RunTest stream brought.
+struct StreamedTest {
+  v1::TestReport accepted;
+  v1::TestReport finished;
+  // An event arrived: the coordinator took the test.
+  bool connected = false;
+  // `finished` arrived: the test reached its verdict.
+  bool done = false;
+};
+
+int UsageError(const absl::Status& status) {
+  std::fprintf(stderr, "ebctl: %s\n", std::string(status.message()).c_str());
+  return kExitUsage;
 }
 
-// Writes `text` and closes the file (fd -1 afterwards).
-absl::Status WriteAndClose(JsonFile& file, const std::string& text) {
-  size_t written = 0;
-  std::string error;
-  while (written < text.size() && error.empty()) {
-    const ssize_t n = write(file.fd, text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      error = std::strerror(errno);
-    } else {
-      written += static_cast<size_t>(n);
-    }
+// Shows one event as it arrives: progress on stderr, the table's header
+// and rows (or JSON lines) on stdout; keeps the accepted and finished
+// reports.
+void ShowEvent(const v1::RunTestEvent& event, const RunTestOutput& output, TablePrinter& table,
+               StreamedTest& test) {
+  switch (event.event_case()) {
+    case v1::RunTestEvent::kAccepted:
+      test.accepted = event.accepted();
+      if (output.progress) {
+        std::fprintf(stderr, "ebctl: test %s accepted: %d ranks over %s\n",
+                     test.accepted.test_id().c_str(), test.accepted.ranks_size(),
+                     spec::DisplayName(test.accepted.transport()));
+      }
+      if (!output.json && !output.json_lines) {
+        table = TablePrinter(test.accepted.spec());
+        std::cout << TableHeader(test.accepted) << std::flush;
+      }
+      break;
+    case v1::RunTestEvent::kStateChanged:
+      if (output.progress && StateWord(event.state_changed())[0] != '\0') {
+        std::fprintf(stderr, "ebctl: %s...\n", StateWord(event.state_changed()));
+      }
+      break;
+    case v1::RunTestEvent::kSizeResult:
+      if (output.json_lines) {
+        std::cout << ToJsonLine(RowJsonLine(event.size_result(), test.accepted)) << std::flush;
+      } else if (!output.json) {
+        std::cout << table.Row(event.size_result()) << std::flush;
+      }
+      break;
+    case v1::RunTestEvent::kFinished:
+      test.finished = event.finished();
+      test.done = true;
+      break;
+    default:
+      break;
   }
-  if (close(file.fd) != 0 && error.empty()) error = std::strerror(errno);
-  file.fd = -1;
-  if (!error.empty()) {
-    return absl::InternalError(absl::StrCat("-J/--output-file: writing ", file.name, ": ", error));
+}
+
+StreamedTest ReadTestStream(grpc::ClientReaderInterface<v1::RunTestEvent>& reader,
+                            const RunTestOutput& output, TablePrinter& table) {
+  StreamedTest test;
+  v1::RunTestEvent event;
+  while (reader.Read(&event)) {
+    test.connected = true;
+    ShowEvent(event, output, table, test);
   }
-  return absl::OkStatus();
+  return test;
+}
+
+// The verdict on stdout: the table's footer, the report or its JSON line.
+void ShowFinished(const v1::TestReport& finished, const RunTestOutput& output,
+                  TablePrinter& table) {
+  if (output.json_lines) {
+    std::cout << ToJsonLine(FinishedJsonLine(finished)) << std::flush;
+  } else if (output.json) {
+    std::cout << ReportToJson(finished).dump(2) << std::endl;
+  } else {
+    std::cout << table.Finish(finished) << std::flush;
+  }
+}
+
+// After the verdict, as nccl-tests finishes its file at the end. Returns
+// what ebctl exits with: the report's code, or kExitInternal for a file
+// that could not be written after a test that passed.
+int WriteJsonFile(JsonOutputFile& file, const v1::TestReport& finished,
+                  const RunTestOutput& output) {
+  const absl::Status written = file.WriteAndClose(ReportToJson(finished).dump(2) + "\n");
+  if (!written.ok()) {
+    std::fprintf(stderr, "ebctl: %s\n", std::string(written.message()).c_str());
+    const int code = ExitCodeForReport(finished);
+    return code != kExitOk ? code : kExitInternal;
+  }
+  if (!output.json && !output.json_lines) {
+    std::cout << "# Wrote JSON output to " << file.name() << std::endl;
+  }
+  return ExitCodeForReport(finished);
 }
 
 }  // namespace
 
 int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& options) {
   absl::StatusOr<v1::TestSpec> spec = BuildSpec(flags);
-  if (!spec.ok()) {
-    std::fprintf(stderr, "ebctl: %s\n", std::string(spec.status().message()).c_str());
-    return kExitUsage;
-  }
-  JsonFile json_file;
+  if (!spec.ok()) return UsageError(spec.status());
+  // Created before the test starts; removed if no report comes back.
+  JsonOutputFile json_file;
   if (!flags.output_file.empty()) {
-    absl::StatusOr<JsonFile> created = CreateJsonFile(flags.output_file);
-    if (!created.ok()) {
-      std::fprintf(stderr, "ebctl: %s\n", std::string(created.status().message()).c_str());
-      return kExitUsage;
-    }
-    json_file = *created;
+    absl::StatusOr<JsonOutputFile> created = JsonOutputFile::Create(flags.output_file);
+    if (!created.ok()) return UsageError(created.status());
+    json_file = *std::move(created);
   }
-  // No report came back (refused, unreachable, interrupted): no empty file.
-  absl::Cleanup discard_json_file = [&json_file] {
-    if (json_file.fd < 0) return;
-    close(json_file.fd);
-    unlink(json_file.name.c_str());
-  };
-  const bool progress = isatty(STDERR_FILENO) != 0;
+  const RunTestOutput output{isatty(STDERR_FILENO) != 0, options.json, json_lines};
   grpc::ClientContext context;
   // The test has its own deadlines; this one only guards the call itself.
   const int64_t test_ms = spec->timeout_ms() > 0 ? spec->timeout_ms() : 3'600'000;
@@ -116,73 +163,17 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
 
   InterruptWatcher interrupts(context, "cancelling the test");
   auto reader = stub.RunTest(&context, request);
-  v1::RunTestEvent event;
-  v1::TestReport accepted;
-  v1::TestReport finished;
   TablePrinter table(*spec);
-  bool connected = false;
-  bool done = false;
-  while (reader->Read(&event)) {
-    connected = true;
-    switch (event.event_case()) {
-      case v1::RunTestEvent::kAccepted:
-        accepted = event.accepted();
-        if (progress) {
-          std::fprintf(stderr, "ebctl: test %s accepted: %d ranks over %s\n",
-                       accepted.test_id().c_str(), accepted.ranks_size(),
-                       spec::DisplayName(accepted.transport()));
-        }
-        if (!options.json && !json_lines) {
-          table = TablePrinter(accepted.spec());
-          std::cout << TableHeader(accepted) << std::flush;
-        }
-        break;
-      case v1::RunTestEvent::kStateChanged:
-        if (progress && StateWord(event.state_changed())[0] != '\0') {
-          std::fprintf(stderr, "ebctl: %s...\n", StateWord(event.state_changed()));
-        }
-        break;
-      case v1::RunTestEvent::kSizeResult:
-        if (json_lines) {
-          std::cout << ToJsonLine(RowJsonLine(event.size_result(), accepted)) << std::flush;
-        } else if (!options.json) {
-          std::cout << table.Row(event.size_result()) << std::flush;
-        }
-        break;
-      case v1::RunTestEvent::kFinished:
-        finished = event.finished();
-        done = true;
-        break;
-      default:
-        break;
-    }
-  }
+  const StreamedTest test = ReadTestStream(*reader, output, table);
   const grpc::Status status = reader->Finish();
-  if (!done) {
+  if (!test.done) {
     if (interrupts.interrupted()) return kExitInterrupted;
-    return RpcFailed(connected ? "the test stream broke" : "the coordinator refused the test",
-                     status, connected);
+    return RpcFailed(test.connected ? "the test stream broke" : "the coordinator refused the test",
+                     status, test.connected);
   }
-  if (json_lines) {
-    std::cout << ToJsonLine(FinishedJsonLine(finished)) << std::flush;
-  } else if (options.json) {
-    std::cout << ReportToJson(finished).dump(2) << std::endl;
-  } else {
-    std::cout << table.Finish(finished) << std::flush;
-  }
-  if (json_file.fd >= 0) {
-    // After the verdict, as nccl-tests finishes its file at the end.
-    const absl::Status written = WriteAndClose(json_file, ReportToJson(finished).dump(2) + "\n");
-    if (!written.ok()) {
-      std::fprintf(stderr, "ebctl: %s\n", std::string(written.message()).c_str());
-      const int code = ExitCodeForReport(finished);
-      return code != kExitOk ? code : kExitInternal;
-    }
-    if (!options.json && !json_lines) {
-      std::cout << "# Wrote JSON output to " << json_file.name << std::endl;
-    }
-  }
-  return ExitCodeForReport(finished);
+  ShowFinished(test.finished, output, table);
+  if (json_file.is_open()) return WriteJsonFile(json_file, test.finished, output);
+  return ExitCodeForReport(test.finished);
 }
 
 }  // namespace eb::ebctl

@@ -1,8 +1,6 @@
 #include "coordinator/ebctl/output/report_json.h"
 
-#include <ostream>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -11,8 +9,8 @@
 #include "common/spec/wire_names.h"
 #include "coordinator/ebctl/exit_codes.h"
 #include "coordinator/ebctl/output/labels.h"
-#include "coordinator/ebctl/output/node_json_text.h"
 #include "coordinator/ebctl/output/per_iter_json.h"
+#include "coordinator/ebctl/output/report_evidence_json.h"
 
 namespace eb::ebctl {
 namespace v1 = ebnccl::v1;
@@ -169,77 +167,6 @@ json FailureToJson(const v1::Failure& failure) {
   };
 }
 
-json LinkToJson(const v1::PortLinkState& link) {
-  return json{{"state", link.state()},
-              {"phys_state", link.phys_state()},
-              {"rate_gbps", link.rate_gbps()},
-              {"link_layer", link.link_layer()}};
-}
-
-// Issue 12: port counters, NCCL warnings, NIC use.
-json PortCountersToJson(const v1::TestReport& report) {
-  json ports = json::array();
-  for (const v1::PortEvidence& port : report.port_counters()) {
-    json counters = json::object();
-    for (const v1::PortCounter& counter : port.counters()) {
-      counters[counter.name()] = json{{"before", counter.before()},
-                                      {"after", counter.after()},
-                                      {"delta", counter.delta()},
-                                      {"error", counter.error_counter()}};
-    }
-    ports.push_back(json{
-        {"node", port.node_name()},
-        {"hca", port.hca()},
-        {"port", port.port()},
-        {"start", port.error().empty() ? LinkToJson(port.start()) : json()},
-        {"end", port.error().empty() ? LinkToJson(port.end()) : json()},
-        {"counters", std::move(counters)},
-        {"grown_errors",
-         std::vector<std::string>(port.grown_errors().begin(), port.grown_errors().end())},
-        {"link_flapped", port.link_flapped()},
-        {"error", port.error().empty() ? json() : json(port.error())},
-    });
-  }
-  return ports;
-}
-
-json NcclWarningsToJson(const v1::TestReport& report) {
-  json ranks = json::array();
-  for (const v1::RankNcclWarnings& rank : report.nccl_warnings()) {
-    ranks.push_back(
-        json{{"rank", rank.rank()},
-             {"node", rank.node_name()},
-             {"lines", std::vector<std::string>(rank.lines().begin(), rank.lines().end())},
-             {"truncated", rank.truncated()}});
-  }
-  return ranks;
-}
-
-json NcclRasToJson(const v1::TestReport& report) {
-  json nodes = json::array();
-  for (const v1::NcclRasStatus& ras : report.nccl_ras()) {
-    nodes.push_back(json{{"node", ras.node_name()},
-                         {"port", ras.port()},
-                         {"text", ras.text()},
-                         {"truncated", ras.truncated()},
-                         {"error", ras.error().empty() ? json() : json(ras.error())}});
-  }
-  return nodes;
-}
-
-json NicUseToJson(const v1::TestReport& report) {
-  json ranks = json::array();
-  for (const v1::RankNicUse& use : report.nic_use()) {
-    ranks.push_back(
-        json{{"rank", use.rank()},
-             {"node", use.node_name()},
-             {"nics", std::vector<std::string>(use.nics().begin(), use.nics().end())},
-             {"expected_hca", use.expected_hca().empty() ? json() : json(use.expected_hca())},
-             {"unexpected", use.unexpected()}});
-  }
-  return ranks;
-}
-
 // The straggler the coordinator stored when the test finished; null while
 // it runs and when no rank stood out.
 json SlowestRankToJson(const v1::TestReport& report) {
@@ -392,141 +319,12 @@ json ReportToJson(const v1::TestReport& report, absl::string_view version) {
   };
 }
 
-namespace {
-
-json NodeToJson(const v1::NodeStatus& node) {
-  const v1::NodeInventory& inventory = node.inventory();
-  json gpus = json::array();
-  for (const v1::GpuInfo& gpu : inventory.gpus()) {
-    gpus.push_back(
-        json{{"index", gpu.index()},
-             {"name", gpu.name()},
-             {"pci_bus_id", gpu.pci_bus_id()},
-             {"memory_bytes", gpu.memory_bytes()},
-             {"numa_node",
-              gpu.numa_node() >= 0 && !gpu.hca_affinity().empty() ? json(gpu.numa_node()) : json()},
-             {"nearest_hca", gpu.nearest_hca().empty() ? json() : json(gpu.nearest_hca())},
-             {"hca_affinity", gpu.hca_affinity().empty() ? json() : json(gpu.hca_affinity())}});
-  }
-  json hcas = json::array();
-  for (const v1::HcaInfo& hca : inventory.hcas()) {
-    hcas.push_back(
-        json{{"name", hca.name()},
-             {"port", hca.port()},
-             {"state", hca.state()},
-             {"link_layer", hca.link_layer()},
-             {"rate_gbps", hca.rate_gbps()},
-             {"error", hca.error()},
-             {"phys_state", hca.phys_state()},
-             {"fw_ver", hca.fw_ver()},
-             {"pci_bus_id", hca.pci_bus_id()},
-             {"numa_node",
-              hca.numa_node() >= 0 && !hca.pci_bus_id().empty() ? json(hca.numa_node()) : json()}});
-  }
-  json interfaces = json::array();
-  for (const v1::NetworkInterface& iface : inventory.interfaces()) {
-    interfaces.push_back(
-        json{{"name", iface.name()},
-             {"addresses",
-              json(std::vector<std::string>(iface.addresses().begin(), iface.addresses().end()))},
-             {"up", iface.up()},
-             {"mtu_bytes", iface.mtu_bytes()},
-             {"speed_mbps", iface.speed_mbps()}});
-  }
-  json transports = json::array();
-  for (int transport : inventory.transports()) {
-    transports.push_back(spec::DisplayName(static_cast<v1::Transport>(transport)));
-  }
-  json out{
-      {"name", node.node_name()},
-      {"address", node.peer_address()},
-      {"state", NodeStateName(node.state())},
-      {"heartbeat_age_ms", node.heartbeat_age_ms()},
-      {"current_test", node.current_test_id().empty() ? json() : json(node.current_test_id())},
-      {"hostname", inventory.hostname()},
-      {"host_id", inventory.host_id()},
-      {"slots", inventory.worker_slots()},
-      {"gpus", std::move(gpus)},
-      {"hcas", std::move(hcas)},
-      {"interfaces", std::move(interfaces)},
-      {"bootstrap_interface", inventory.bootstrap_interface()},
-      {"transports", std::move(transports)},
-      {"nccl_version", inventory.nccl_version()},
-      {"driver_version", inventory.driver_version()},
-      {"agent_version", inventory.agent_version()},
-  };
-  // Only for nodes a validation judged (issue 11: repeat offenders).
-  if (node.last_verdict() != v1::VERDICT_UNSPECIFIED) {
-    out["last_validation"] = json{{"validation_id", node.last_validation_id()},
-                                  {"verdict", spec::WireName(node.last_verdict())},
-                                  {"time", FormatUtcTime(node.last_verdict_time_unix_ms())},
-                                  {"bad_count", node.bad_verdict_count()},
-                                  {"repeat_offender", node.bad_verdict_count() >= 2}};
-  }
-  return out;
-}
-
-// The listing without its nodes (nodes[] empty).
-json NodesEnvelope(const v1::ListNodesReply& reply) {
-  return json{{"schema", kNodeListSchema},
-              {"schema_version", kJsonSchemaVersion},
-              {"insecure", reply.insecure()},
-              {"nodes", json::array()}};
-}
-
-}  // namespace
-
-json NodesToJson(const v1::ListNodesReply& reply) {
-  json doc = NodesEnvelope(reply);
-  json& nodes = doc["nodes"];
-  for (const v1::NodeStatus& node : reply.nodes()) nodes.push_back(NodeToJson(node));
-  return doc;
-}
-
-void WriteNodesJson(const v1::ListNodesReply& reply, std::ostream& out) {
-  const std::string envelope = NodesEnvelope(reply).dump(2);
-  if (reply.nodes().empty()) {
-    out << envelope;
-    return;
-  }
-  constexpr std::string_view kEmptyNodes = "\"nodes\": []";
-  const size_t at = envelope.find(kEmptyNodes);
-  // Written out in chunks of one reused buffer: growing one string to the
-  // whole listing cost as much again in copies and page faults.
-  constexpr size_t kChunkBytes = 256 << 10;
-  std::string chunk;
-  chunk.reserve(2 * kChunkBytes);
-  chunk.append(envelope, 0, at);
-  chunk += "\"nodes\": [\n";
-  bool first = true;
-  for (const v1::NodeStatus& node : reply.nodes()) {
-    if (!first) chunk += ",\n";
-    first = false;
-    // dump(2) puts an element of the top-level nodes[] at an indent of 4.
-    chunk += "    ";
-    AppendNodeJson(node, 4, &chunk);
-    if (chunk.size() >= kChunkBytes) {
-      out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-      chunk.clear();
-    }
-  }
-  chunk += "\n  ]";
-  chunk.append(envelope, at + kEmptyNodes.size());
-  out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-}
-
 json TestListToJson(const v1::ListTestsReply& reply, absl::string_view version) {
   json tests = json::array();
   for (const v1::TestReport& report : reply.tests()) tests.push_back(ReportToJson(report, version));
   return json{{"schema", kTestListSchema},
               {"schema_version", kJsonSchemaVersion},
               {"tests", std::move(tests)}};
-}
-
-json LogToJson(absl::string_view test_id, int rank, const v1::GetLogReply& reply) {
-  return json{{"test_id", std::string(test_id)}, {"rank", rank},
-              {"node", reply.node_name()},       {"path", reply.path()},
-              {"truncated", reply.truncated()},  {"content", reply.content()}};
 }
 
 }  // namespace eb::ebctl

@@ -4,6 +4,7 @@
 
 #include "coordinator/ebctl/output/labels.h"
 #include "coordinator/ebctl/output/message_json.h"
+#include "coordinator/ebctl/output/nodes_json.h"
 #include "coordinator/ebctl/output/report_json.h"
 #include "coordinator/ebctl/output/validation_json.h"
 

@@ -138,6 +138,23 @@ TEST_F(TestRunSweepTest, ARankOffTheSweepIsReportedOnce) {
   EXPECT_EQ(report().failures_size(), 1);
 }
 
+TEST_F(TestRunSweepTest, ARankReportingPastTheEndOfTheSweepIsReportedOnce) {
+  // Like any other report off the sweep: one failure, then the rank's
+  // later reports are not counted (each used to add another failure).
+  StartAndJoin();
+  for (int index = 0; index < 3; ++index) SizeDone(1, index);
+  Report(1, 4096, 1024);
+  Report(1, 4096, 1024);
+  Finish(1);
+  ASSERT_EQ(report().failures_size(), 1);
+  EXPECT_EQ(report().failures(0).rank(), 1);
+  EXPECT_EQ(report().failures(0).kind(), v1::FAILURE_KIND_INTERNAL);
+  EXPECT_THAT(report().failures(0).message(), HasSubstr("reported more sizes than the sweep has"));
+  AllNodesStopped();
+  EXPECT_EQ(report().state(), v1::TEST_STATE_FAILED);
+  EXPECT_EQ(report().failures_size(), 1);
+}
+
 // --collective all_reduce,broadcast: one launch with one list of sizes,
 // every collective over it in turn, one verdict.
 v1::TestSpec TwoCollectives() {

@@ -7,6 +7,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "coordinator/ebctl/output/nodes_json.h"
 #include "coordinator/ebctl/output/report_json.h"
 #include "coordinator/ebctl/output/validation_json.h"
 #include "coordinator/ebctl/report/assets.h"

@@ -4,6 +4,7 @@
 #include <string>
 #include "absl/strings/str_cat.h"
 
+#include "coordinator/ebctl/output/nodes_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/ebctl/test_reports.h"

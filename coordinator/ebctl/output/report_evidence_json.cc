@@ -1,0 +1,84 @@
+#include "coordinator/ebctl/output/report_evidence_json.h"
+
+#include <string>
+#include <vector>
+
+namespace eb::ebctl {
+namespace v1 = ebnccl::v1;
+using nlohmann::json;
+
+namespace {
+
+json LinkToJson(const v1::PortLinkState& link) {
+  return json{{"state", link.state()},
+              {"phys_state", link.phys_state()},
+              {"rate_gbps", link.rate_gbps()},
+              {"link_layer", link.link_layer()}};
+}
+
+}  // namespace
+
+json PortCountersToJson(const v1::TestReport& report) {
+  json ports = json::array();
+  for (const v1::PortEvidence& port : report.port_counters()) {
+    json counters = json::object();
+    for (const v1::PortCounter& counter : port.counters()) {
+      counters[counter.name()] = json{{"before", counter.before()},
+                                      {"after", counter.after()},
+                                      {"delta", counter.delta()},
+                                      {"error", counter.error_counter()}};
+    }
+    ports.push_back(json{
+        {"node", port.node_name()},
+        {"hca", port.hca()},
+        {"port", port.port()},
+        {"start", port.error().empty() ? LinkToJson(port.start()) : json()},
+        {"end", port.error().empty() ? LinkToJson(port.end()) : json()},
+        {"counters", std::move(counters)},
+        {"grown_errors",
+         std::vector<std::string>(port.grown_errors().begin(), port.grown_errors().end())},
+        {"link_flapped", port.link_flapped()},
+        {"error", port.error().empty() ? json() : json(port.error())},
+    });
+  }
+  return ports;
+}
+
+json NcclWarningsToJson(const v1::TestReport& report) {
+  json ranks = json::array();
+  for (const v1::RankNcclWarnings& rank : report.nccl_warnings()) {
+    ranks.push_back(
+        json{{"rank", rank.rank()},
+             {"node", rank.node_name()},
+             {"lines", std::vector<std::string>(rank.lines().begin(), rank.lines().end())},
+             {"truncated", rank.truncated()}});
+  }
+  return ranks;
+}
+
+json NcclRasToJson(const v1::TestReport& report) {
+  json nodes = json::array();
+  for (const v1::NcclRasStatus& ras : report.nccl_ras()) {
+    nodes.push_back(json{{"node", ras.node_name()},
+                         {"port", ras.port()},
+                         {"text", ras.text()},
+                         {"truncated", ras.truncated()},
+                         {"error", ras.error().empty() ? json() : json(ras.error())}});
+  }
+  return nodes;
+}
+
+json NicUseToJson(const v1::TestReport& report) {
+  json ranks = json::array();
+  for (const v1::RankNicUse& use : report.nic_use()) {
+    ranks.push_back(
+        json{{"rank", use.rank()},
+             {"node", use.node_name()},
+             {"nics", std::vector<std::string>(use.nics().begin(), use.nics().end())},
+             {"expected_hca", use.expected_hca().empty() ? json() : json(use.expected_hca())},
+             {"unexpected", use.unexpected()}});
+  }
+  return ranks;
+}
+
+}  // namespace eb::ebctl

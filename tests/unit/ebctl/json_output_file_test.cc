@@ -1,0 +1,84 @@
+// The -J file of `ebctl run-test`: never overwrites (FILE.1, FILE.2, ...),
+// and leaves nothing behind when no report was written into it.
+
+#include "coordinator/ebctl/commands/json_output_file.h"
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <system_error>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace eb::ebctl {
+namespace {
+
+using ::testing::HasSubstr;
+
+class JsonOutputFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* base = getenv("TEST_TMPDIR");
+    std::string pattern =
+        std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/eb-json-file-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr) << pattern;
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+  static std::string Read(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  std::string dir_;
+};
+
+TEST_F(JsonOutputFileTest, WritesTheReportAndKeepsTheFile) {
+  absl::StatusOr<JsonOutputFile> file = JsonOutputFile::Create(Path("r.json"));
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_TRUE(file->is_open());
+  EXPECT_EQ(file->name(), Path("r.json"));
+  ASSERT_TRUE(file->WriteAndClose("{}\n").ok());
+  EXPECT_FALSE(file->is_open());
+  file = JsonOutputFile();  // the written file stays
+  EXPECT_EQ(Read(Path("r.json")), "{}\n");
+}
+
+TEST_F(JsonOutputFileTest, ATakenNameGetsTheNextFreeSuffix) {
+  std::ofstream(Path("r.json")) << "earlier";
+  std::ofstream(Path("r.json.1")) << "earlier";
+  absl::StatusOr<JsonOutputFile> file = JsonOutputFile::Create(Path("r.json"));
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_EQ(file->name(), Path("r.json.2"));
+  ASSERT_TRUE(file->WriteAndClose("{}\n").ok());
+  EXPECT_EQ(Read(Path("r.json")), "earlier");
+}
+
+TEST_F(JsonOutputFileTest, AFileNeverWrittenIsRemoved) {
+  {
+    absl::StatusOr<JsonOutputFile> file = JsonOutputFile::Create(Path("r.json"));
+    ASSERT_TRUE(file.ok()) << file.status();
+    JsonOutputFile moved = *std::move(file);
+    EXPECT_TRUE(std::filesystem::exists(Path("r.json")));
+  }
+  EXPECT_FALSE(std::filesystem::exists(Path("r.json")));
+}
+
+TEST_F(JsonOutputFileTest, ADirectoryThatDoesNotExistNamesTheFlag) {
+  const absl::StatusOr<JsonOutputFile> file = JsonOutputFile::Create(Path("none/r.json"));
+  EXPECT_EQ(file.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(file.status().message()), HasSubstr("-J/--output-file: cannot create"));
+}
+
+}  // namespace
+}  // namespace eb::ebctl
