@@ -40,19 +40,7 @@ inline ebnccl::v1::NodeInventory H100Inventory() {
 }
 
 inline Node H100Node(int i) {
-  Node node;
-  node.name = absl::StrFormat("node-%02d", i);
-  node.gpu_model = "NVIDIA H100 80GB HBM3";
-  node.gpu_count = 8;
-  node.gpu_memory_bytes = int64_t{80} << 30;
-  node.driver_version = "580.95.05";
-  node.cuda_version = "13.0";
-  node.nccl_version = "2.28.9";
-  for (int h = 0; h < 8; ++h) {
-    node.hcas.push_back({absl::StrFormat("mlx5_%d", h), 1, "4: ACTIVE", "InfiniBand", 400});
-  }
-  node.bootstrap_interface = "eth0";
-  return node;
+  return NodeFromInventory(absl::StrFormat("node-%02d", i), H100Inventory());
 }
 
 inline std::vector<Node> H100Fleet(int n) {
