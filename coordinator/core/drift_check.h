@@ -1,40 +1,35 @@
 #pragma once
 
 // Environment drift between the nodes of one test, checked before launch
-// (issue 12, part 4): nodes that differ in NCCL version, CUDA driver, GPU
-// model, HCA firmware (fw_ver), HCA link rate or the bootstrap interface's
-// MTU are the top cause of hangs and of false verdicts (a node on another driver
-// is "slow" for reasons no network test can show). For each attribute on
-// which the nodes disagree, every node that differs from the majority is
-// named. Pure: reads only the inventories the agents registered.
+// (issue 12, part 4): nodes that differ in a host fact run-test checks
+// (coordinator/validation/inventory_facts.h, kAlsoRunTest: NCCL version,
+// CUDA driver, GPU model, the set of HCA ports, each port's state, link
+// layer, link rate and firmware, the bootstrap interface's MTU) are the top
+// cause of hangs and of false verdicts (a node on another driver is "slow"
+// for reasons no network test can show). For each fact on which the nodes
+// disagree, every node that differs from the majority is named, by the
+// rules preflight uses too (inventory_compare.h). Pure: reads only the
+// inventories the agents registered.
 
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "coordinator/validation/inventory_compare.h"
 #include "ebnccl/v1/common.pb.h"
 
 namespace eb::coordinator {
 
-struct DriftFinding {
-  std::string attribute;   // "NCCL version", "CUDA driver", "GPU model", ...
-  std::string node;        // the node that differs
-  std::string value;       // its value
-  std::string majority;    // the majority's value ("" when there is none)
-  int majority_nodes = 0;  // nodes that have the majority's value
-  int known_nodes = 0;     // nodes whose value is known (empty values are unknown)
-};
-
-// `inventories[i]` is node `names[i]`'s. Attributes a node does not report
-// (empty, 0) are unknown and never drift. Where no value has a strict
-// majority, every node is named with majority "". In node order per
-// attribute, attributes in the order above.
-std::vector<DriftFinding> FindDrift(const std::vector<std::string>& names,
-                                    const std::vector<ebnccl::v1::NodeInventory>& inventories);
+// `inventories[i]` is node `names[i]`'s. FactDifference.node indexes both.
+std::vector<validation::FactDifference> FindDrift(
+    const std::vector<std::string>& names,
+    const std::vector<ebnccl::v1::NodeInventory>& inventories);
 
 // One line per finding: "node b: CUDA driver 550.54.15 differs from
-// 535.129.03 on 3 of 4 nodes".
-std::string DescribeDrift(const std::vector<DriftFinding>& findings);
+// 535.129.03 on 3 of 4 nodes"; without a majority "node a: CUDA driver
+// 535.129.03 (no majority: 2 nodes disagree)".
+std::string DescribeDrift(const std::vector<std::string>& names,
+                          const std::vector<validation::FactDifference>& findings);
 
 // The check where a test starts: OK without drift; with drift,
 // FAILED_PRECONDITION naming every node that differs from the majority

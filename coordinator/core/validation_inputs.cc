@@ -93,21 +93,7 @@ absl::StatusOr<validation::Options> OptionsFromSpec(const v1::ValidationSpec& sp
 }
 
 validation::Node NodeFromRecord(const NodeRecord& record) {
-  const v1::NodeInventory& inventory = record.inventory;
-  validation::Node node;
-  node.name = record.name;
-  node.gpu_count = inventory.gpus_size();
-  if (!inventory.gpus().empty()) {
-    node.gpu_model = inventory.gpus(0).name();
-    node.gpu_memory_bytes = inventory.gpus(0).memory_bytes();
-  }
-  node.driver_version = inventory.driver_version();
-  node.nccl_version = inventory.nccl_version();
-  for (const v1::HcaInfo& info : inventory.hcas()) {
-    node.hcas.push_back(validation::Hca{info.name(), info.port(), info.state(), info.link_layer(),
-                                        info.rate_gbps()});
-  }
-  node.bootstrap_interface = inventory.bootstrap_interface();
+  validation::Node node = validation::NodeFromInventory(record.name, record.inventory);
   node.reachable = record.state != v1::NODE_STATE_LOST;
   return node;
 }
@@ -133,10 +119,12 @@ v1::TestSpec TestSpecFor(const validation::PlannedTest& planned, const v1::Valid
   // tests): a slow pair names its rail. A rail is a GPU and its NIC, so only
   // on NCCL: Gloo slots have no GPU, and the validation counts rails in GPUs.
   test.set_split_rails(planned.split_rails && nccl);
-  // In a validation the preflight suite judges the nodes' inventories (unfit
-  // nodes are never tested); a difference it does not judge (HCA firmware,
-  // MTU) is kept as the test's drift warning rather than refusing the test,
-  // which would leave a fit pair untestable.
+  // In a validation the preflight suite judges the nodes' inventories on
+  // every fact run-test's drift check does (inventory_facts.h), and unfit
+  // nodes are never tested. A difference among fit nodes (preflight not in
+  // --suite, or an agent that re-registered since) is kept as the test's
+  // drift warning rather than refusing the test, which would leave a fit
+  // pair untestable.
   test.set_allow_drift(true);
   if (nccl) {
     for (const auto& [key, value] : planned.nccl_env) (*test.mutable_nccl_env())[key] = value;

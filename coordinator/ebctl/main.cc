@@ -130,7 +130,8 @@ void AddRunTestFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f) {
       ->check(WholeNumber(0, std::numeric_limits<int32_t>::max()));
   cmd.add_flag("--allow-drift", f.allow_drift,
                "Run even when the nodes differ in NCCL version, CUDA driver, GPU model, HCA "
-               "firmware, link rate or MTU (a warning in the report instead of a refusal)");
+               "ports, a port's state, link layer, rate or firmware, or MTU (a warning in the "
+               "report instead of a refusal)");
 }
 
 // validate takes run-test's sweep flags (AddSweepFlags) and nodes, and its

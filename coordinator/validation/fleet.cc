@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -12,6 +13,19 @@
 #include "common/spec/wire_names.h"
 
 namespace eb::validation {
+
+Node NodeFromInventory(std::string name, ebnccl::v1::NodeInventory inventory) {
+  Node node;
+  node.name = std::move(name);
+  node.gpu_count = inventory.gpus_size();
+  if (!inventory.gpus().empty()) node.gpu_model = inventory.gpus(0).name();
+  for (const ebnccl::v1::HcaInfo& info : inventory.hcas()) {
+    node.hcas.push_back(
+        Hca{info.name(), info.port(), info.state(), info.link_layer(), info.rate_gbps()});
+  }
+  node.inventory = std::move(inventory);
+  return node;
+}
 
 bool HasSuite(const Options& options, Suite suite) {
   return std::find(options.suites.begin(), options.suites.end(), suite) != options.suites.end();
@@ -61,9 +75,14 @@ absl::Status ValidateInputs(const std::vector<Node>& nodes, const Options& optio
       return absl::InvalidArgumentError(
           absl::StrCat("nodes[", i, "].name: '", node.name, "' given twice"));
     }
-    if (node.gpu_count < 0 || node.gpu_memory_bytes < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("nodes[", i, "].gpu_count/gpu_memory_bytes: negative"));
+    if (node.gpu_count < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("nodes[", i, "].gpu_count: negative"));
+    }
+    for (const ebnccl::v1::GpuInfo& gpu : node.inventory.gpus()) {
+      if (gpu.memory_bytes() < 0) {
+        return absl::InvalidArgumentError(absl::StrCat("nodes[", i, "].inventory.gpus[",
+                                                       gpu.index(), "].memory_bytes: negative"));
+      }
     }
     for (const Hca& hca : node.hcas) {
       if (hca.rate_gbps < 0) {

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "coordinator/validation/baselines.h"
+#include "ebnccl/v1/common.pb.h"
 #include "ebnccl/v1/control.pb.h"
 
 namespace eb::validation {
@@ -25,23 +26,25 @@ struct Hca {
   int64_t rate_gbps = 0;   // Gbit/s, e.g. 400
 };
 
-// One node of the fleet (common.proto NodeInventory, flattened).
+// One node of the fleet.
 struct Node {
-  std::string name;                 // unique; as `ebctl nodes` shows it
-  std::string gpu_model;            // "NVIDIA H200"; "" on a CPU-only node
-  int gpu_count = 0;                // GPUs (= ranks, = rails of a pair test)
-  int64_t gpu_memory_bytes = 0;     // per GPU; 0 when unknown
-  std::string driver_version;       // "580.95.05"
-  std::string cuda_version;         // "13.0"
-  std::string nccl_version;         // "2.28.9"
-  std::vector<Hca> hcas;            // in any order
-  std::string bootstrap_interface;  // "eth0"; "" = any
+  std::string name;  // unique; as `ebctl nodes` shows it
+  // What its agent reported. Preflight compares it as it is
+  // (inventory_facts.h); the fields below are read from it
+  // (NodeFromInventory) for the grader and the planner.
+  ebnccl::v1::NodeInventory inventory;
+  std::string gpu_model;  // "NVIDIA H200" (the first GPU's); "" on a CPU-only node
+  int gpu_count = 0;      // GPUs (= ranks, = rails of a pair test)
+  std::vector<Hca> hcas;  // in any order
   // Switch (leaf) the node hangs off, when topology is known; "" = unknown.
   // Round 1 then pairs nodes across leaves, so that it also crosses uplinks.
   std::string leaf;
   // False when the agent is lost at the start: the node is `untestable`.
   bool reachable = true;
 };
+
+// A reachable node named `name` with `inventory` and the fields read from it.
+Node NodeFromInventory(std::string name, ebnccl::v1::NodeInventory inventory);
 
 // The suites of `ebctl validate --suite`. Preflight needs no data plane;
 // intra tests each node alone; pairs tests 2 nodes at a time with
@@ -89,7 +92,7 @@ absl::StatusOr<std::vector<Suite>> ParseSuites(const std::string& text);
 absl::StatusOr<Strategy> ParseStrategy(const std::string& text);
 
 // Input errors name the field: no nodes, an empty or duplicate node name,
-// a negative count, tolerance outside (0, 0.5], no suite, limits < 1.
+// a negative count or size, tolerance outside (0, 0.5], no suite, limits < 1.
 absl::Status ValidateInputs(const std::vector<Node>& nodes, const Options& options);
 
 // HCAs whose state is ACTIVE (sysfs may write "4: ACTIVE").

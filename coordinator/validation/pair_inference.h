@@ -4,7 +4,7 @@
 // recomputed from every observation after each round, so that a verdict
 // never rests on what a node looked like at one moment.
 //
-// The rules (docs/VALIDATION.md "Localization"):
+// The rules (docs/VALIDATION.md "How pairs find the bad node"):
 //  * A node is capable once it did well in a pair test: a bad node cannot
 //    (faults only slow things down), so one fine result clears it.
 //  * A slow or failed test implicates a node when its partner is a good

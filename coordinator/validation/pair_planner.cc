@@ -1,6 +1,7 @@
 #include "coordinator/validation/pair_planner.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -19,6 +20,111 @@ int Priority(PairStatus status) {
       return 2;
     default:
       return 3;  // untested
+  }
+}
+
+// A round being planned: its pairs so far, and the nodes they occupy (a node
+// cannot be in two tests of one round).
+struct DraftRound {
+  AdaptivePlan plan;
+  std::vector<bool> busy;
+
+  void Add(int a, int b, std::string purpose) {
+    busy[a] = busy[b] = true;
+    plan.pairs.push_back({{a, b}, std::move(purpose)});
+  }
+};
+
+// Step 3 of the method: two nodes that each did well elsewhere but were
+// slow together are re-tested together, before anyone else is placed.
+void RetestPathCandidates(const PairAssessment& assessment, const std::vector<std::string>& names,
+                          DraftRound& draft) {
+  for (const PathCandidate& c : assessment.paths) {
+    if (c.state != PathState::kNeedsRetest || draft.busy[c.a] || draft.busy[c.b]) continue;
+    draft.Add(c.a, c.b,
+              absl::StrCat("re-test of the slow pair ", names[c.a], "-", names[c.b],
+                           " (both did well with others)"));
+  }
+}
+
+// The free nodes that want a test: suspects first, then intermittent,
+// unresolved and untested nodes.
+std::vector<int> NodesWantingTest(const PairAssessment& assessment, const DraftRound& draft) {
+  std::vector<int> needy;
+  for (int i = 0; i < static_cast<int>(assessment.nodes.size()); ++i) {
+    if (assessment.nodes[i].wants_test && !draft.busy[i]) needy.push_back(i);
+  }
+  std::stable_sort(needy.begin(), needy.end(), [&](int a, int b) {
+    return Priority(assessment.nodes[a].status) < Priority(assessment.nodes[b].status);
+  });
+  return needy;
+}
+
+// The free trusted partners (reliable nodes): the least used first, then
+// those with more fine results.
+std::vector<int> TrustedPartners(const PairAssessment& assessment, const DraftRound& draft,
+                                 const std::vector<int>& partner_uses) {
+  std::vector<int> pool;
+  for (int i = 0; i < static_cast<int>(assessment.nodes.size()); ++i) {
+    if (assessment.nodes[i].reliable && !draft.busy[i]) pool.push_back(i);
+  }
+  std::stable_sort(pool.begin(), pool.end(), [&](int a, int b) {
+    if (partner_uses[a] != partner_uses[b]) return partner_uses[a] < partner_uses[b];
+    return assessment.nodes[a].fine.size() > assessment.nodes[b].fine.size();
+  });
+  return pool;
+}
+
+// Step 2 of the method: each node that wants a test gets the first free
+// trusted partner it has not met. Returns the nodes left without one.
+std::vector<int> PairWithTrustedPartners(const std::vector<int>& needy,
+                                         const std::vector<int>& pool,
+                                         const std::set<NodePair>& met,
+                                         const std::vector<std::string>& names,
+                                         std::vector<int>& partner_uses, DraftRound& draft) {
+  std::vector<int> left;
+  size_t first_free = 0;  // pool[0..first_free) are all busy
+  for (int x : needy) {
+    bool placed = false;
+    for (size_t j = first_free; j < pool.size(); ++j) {
+      const int p = pool[j];
+      if (draft.busy[p] || met.count(Ordered(x, p)) != 0) continue;
+      ++partner_uses[p];
+      draft.Add(x, p, absl::StrCat(names[x], " against ", names[p], ", which did well"));
+      placed = true;
+      break;
+    }
+    while (first_free < pool.size() && draft.busy[pool[first_free]]) ++first_free;
+    if (!placed) left.push_back(x);
+  }
+  return left;
+}
+
+// Whether `x` has met every reliable node already, so that waiting for a
+// later round cannot give it a trusted partner.
+bool MetEveryTrustedPartner(const PairAssessment& assessment, const std::set<NodePair>& met,
+                            int x) {
+  for (int p = 0; p < static_cast<int>(assessment.nodes.size()); ++p) {
+    if (p != x && assessment.nodes[p].reliable && met.count(Ordered(x, p)) == 0) return false;
+  }
+  return true;
+}
+
+// No node has done well yet ("No node passes at all"): the nodes that want
+// a test are paired among themselves, in combinations not tried yet.
+void PairAmongThemselves(const std::vector<int>& left, const std::set<NodePair>& met,
+                         const std::vector<std::string>& names, DraftRound& draft) {
+  for (size_t i = 0; i < left.size(); ++i) {
+    const int x = left[i];
+    if (draft.busy[x]) continue;
+    for (size_t j = i + 1; j < left.size(); ++j) {
+      const int y = left[j];
+      if (draft.busy[y] || met.count(Ordered(x, y)) != 0) continue;
+      draft.Add(x, y,
+                absl::StrCat(names[x], " against ", names[y],
+                             " (no node has done well yet: a new combination)"));
+      break;
+    }
   }
 }
 
@@ -58,85 +164,29 @@ std::vector<std::vector<NodePair>> RoundRobin(const std::vector<int>& nodes) {
 AdaptivePlan PlanAdaptiveRound(const PairAssessment& assessment, const std::set<NodePair>& met,
                                const std::vector<std::string>& names,
                                std::vector<int>& partner_uses) {
-  const int n = static_cast<int>(assessment.nodes.size());
-  AdaptivePlan plan;
-  std::vector<bool> busy(n, false);
+  DraftRound draft;
+  draft.busy.assign(assessment.nodes.size(), false);
+  RetestPathCandidates(assessment, names, draft);
+  const std::vector<int> needy = NodesWantingTest(assessment, draft);
+  const std::vector<int> pool = TrustedPartners(assessment, draft, partner_uses);
+  const std::vector<int> left =
+      PairWithTrustedPartners(needy, pool, met, names, partner_uses, draft);
+  if (left.empty()) return draft.plan;
 
-  for (const PathCandidate& c : assessment.paths) {
-    if (c.state != PathState::kNeedsRetest || busy[c.a] || busy[c.b]) continue;
-    busy[c.a] = busy[c.b] = true;
-    plan.pairs.push_back({{c.a, c.b},
-                          absl::StrCat("re-test of the slow pair ", names[c.a], "-", names[c.b],
-                                       " (both did well with others)")});
-  }
-
-  std::vector<int> needy;
-  std::vector<int> pool;
-  for (int i = 0; i < n; ++i) {
-    const PairNode& node = assessment.nodes[i];
-    if (node.wants_test && !busy[i]) needy.push_back(i);
-    if (node.reliable && !busy[i]) pool.push_back(i);
-  }
-  std::stable_sort(needy.begin(), needy.end(), [&](int a, int b) {
-    return Priority(assessment.nodes[a].status) < Priority(assessment.nodes[b].status);
-  });
-  std::stable_sort(pool.begin(), pool.end(), [&](int a, int b) {
-    if (partner_uses[a] != partner_uses[b]) return partner_uses[a] < partner_uses[b];
-    return assessment.nodes[a].fine.size() > assessment.nodes[b].fine.size();
-  });
-  const bool any_reliable =
-      !pool.empty() || std::any_of(assessment.nodes.begin(), assessment.nodes.end(),
-                                   [](const PairNode& p) { return p.reliable; });
-
-  std::vector<int> left;
-  size_t first_free = 0;  // pool[0..first_free) are all busy
-  for (int x : needy) {
-    bool placed = false;
-    for (size_t j = first_free; j < pool.size(); ++j) {
-      const int p = pool[j];
-      if (busy[p] || met.count(Ordered(x, p)) != 0) continue;
-      busy[x] = busy[p] = true;
-      ++partner_uses[p];
-      plan.pairs.push_back(
-          {{x, p}, absl::StrCat(names[x], " against ", names[p], ", which did well")});
-      placed = true;
-      break;
-    }
-    while (first_free < pool.size() && busy[pool[first_free]]) ++first_free;
-    if (!placed) left.push_back(x);
-  }
-  if (left.empty()) return plan;
-
+  const bool any_reliable = std::any_of(assessment.nodes.begin(), assessment.nodes.end(),
+                                        [](const PairNode& p) { return p.reliable; });
   if (any_reliable) {
     // Trusted partners exist: those not placed wait for the next round,
     // unless they have met every reliable node already.
     for (int x : left) {
-      bool possible = false;
-      for (int p = 0; p < n && !possible; ++p) {
-        possible = p != x && assessment.nodes[p].reliable && met.count(Ordered(x, p)) == 0;
-      }
-      plan.needs_unmet = plan.needs_unmet || !possible;
+      draft.plan.needs_unmet = draft.plan.needs_unmet || MetEveryTrustedPartner(assessment, met, x);
     }
-    return plan;
+    return draft.plan;
   }
-  // Nobody did well yet: pair the nodes that want a test among themselves,
-  // in combinations not tried yet.
-  plan.without_trusted = true;
-  for (size_t i = 0; i < left.size(); ++i) {
-    const int x = left[i];
-    if (busy[x]) continue;
-    for (size_t j = i + 1; j < left.size(); ++j) {
-      const int y = left[j];
-      if (busy[y] || met.count(Ordered(x, y)) != 0) continue;
-      busy[x] = busy[y] = true;
-      plan.pairs.push_back({{x, y},
-                            absl::StrCat(names[x], " against ", names[y],
-                                         " (no node has done well yet: a new combination)")});
-      break;
-    }
-  }
-  for (int x : left) plan.needs_unmet = plan.needs_unmet || !busy[x];
-  return plan;
+  draft.plan.without_trusted = true;
+  PairAmongThemselves(left, met, names, draft);
+  for (int x : left) draft.plan.needs_unmet = draft.plan.needs_unmet || !draft.busy[x];
+  return draft.plan;
 }
 
 }  // namespace eb::validation

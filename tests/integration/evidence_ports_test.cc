@@ -191,7 +191,7 @@ TEST(DriftTest, NodesWithDifferentHcaFirmwareAreRefusedUnlessAllowed) {
   StartCluster(cluster, 1, host0, host1, "");
   CliResult refused = cluster.Ebctl(Sweep());
   EXPECT_NE(refused.exit_code, 0) << refused.out;
-  EXPECT_THAT(refused.err, HasSubstr("HCA firmware"));
+  EXPECT_THAT(refused.err, HasSubstr("HCA mlx5_100:1 firmware"));
   EXPECT_THAT(refused.err, HasSubstr("28.35.2000"));
   EXPECT_THAT(refused.err, HasSubstr("--allow-drift"));
   // Nothing started.
@@ -202,7 +202,7 @@ TEST(DriftTest, NodesWithDifferentHcaFirmwareAreRefusedUnlessAllowed) {
   nlohmann::json report = Parse(allowed);
   // Two nodes, two values: no majority, so both are named.
   ASSERT_EQ(report["drift_warnings"].size(), 2u) << report.dump();
-  EXPECT_THAT(report["drift_warnings"][0].get<std::string>(), HasSubstr("HCA firmware"));
+  EXPECT_THAT(report["drift_warnings"][0].get<std::string>(), HasSubstr("HCA mlx5_100:1 firmware"));
   std::cerr << "refused: " << refused.err;
 }
 

@@ -75,8 +75,9 @@ TEST(ValidationOutcomeTest, PairTestsSplitRailsOnlyOverNccl) {
   EXPECT_FALSE(TestSpecFor(planned, v1::ValidationSpec(), /*nccl=*/true).split_rails());
 }
 
-// Preflight judges a validation's inventories; a difference it does not judge
-// (HCA firmware, MTU) must not refuse a fit pair's test (drift_check.h).
+// Preflight judges a validation's inventories on every fact the drift check
+// does (inventory_facts.h); a difference it could not see (preflight off, or
+// an agent that re-registered since) must not refuse a fit pair's test.
 TEST(ValidationOutcomeTest, ValidationTestsRunDespiteDriftPreflightDoesNotJudge) {
   validation::PlannedTest planned;
   planned.nodes = {"a", "b"};

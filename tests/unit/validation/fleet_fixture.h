@@ -8,23 +8,39 @@
 
 #include "absl/strings/str_format.h"
 #include "coordinator/validation/fleet.h"
+#include "ebnccl/v1/common.pb.h"
 
 namespace eb::validation::test {
 
-inline Node H100Node(int i) {
-  Node node;
-  node.name = absl::StrFormat("node-%02d", i);
-  node.gpu_model = "NVIDIA H100 80GB HBM3";
-  node.gpu_count = 8;
-  node.gpu_memory_bytes = int64_t{80} << 30;
-  node.driver_version = "580.95.05";
-  node.cuda_version = "13.0";
-  node.nccl_version = "2.28.9";
-  for (int h = 0; h < 8; ++h) {
-    node.hcas.push_back({absl::StrFormat("mlx5_%d", h), 1, "4: ACTIVE", "InfiniBand", 400});
+// The inventory its agent would register (common.proto NodeInventory).
+inline ebnccl::v1::NodeInventory H100Inventory() {
+  ebnccl::v1::NodeInventory inventory;
+  for (int g = 0; g < 8; ++g) {
+    ebnccl::v1::GpuInfo& gpu = *inventory.add_gpus();
+    gpu.set_index(g);
+    gpu.set_name("NVIDIA H100 80GB HBM3");
+    gpu.set_memory_bytes(int64_t{80} << 30);
   }
-  node.bootstrap_interface = "eth0";
-  return node;
+  inventory.set_driver_version("580.95.05");
+  inventory.set_nccl_version("2.28.9");
+  for (int h = 0; h < 8; ++h) {
+    ebnccl::v1::HcaInfo& hca = *inventory.add_hcas();
+    hca.set_name(absl::StrFormat("mlx5_%d", h));
+    hca.set_port(1);
+    hca.set_state("4: ACTIVE");
+    hca.set_link_layer("InfiniBand");
+    hca.set_rate_gbps(400);
+    hca.set_fw_ver("28.39.1002");
+  }
+  inventory.set_bootstrap_interface("eth0");
+  ebnccl::v1::NetworkInterface& eth0 = *inventory.add_interfaces();
+  eth0.set_name("eth0");
+  eth0.set_mtu_bytes(9000);
+  return inventory;
+}
+
+inline Node H100Node(int i) {
+  return NodeFromInventory(absl::StrFormat("node-%02d", i), H100Inventory());
 }
 
 inline std::vector<Node> H100Fleet(int n) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -18,6 +19,8 @@ constexpr double kPairExpected = 365;  // GB/s, 8 x 400G ring (OCI ncclscout)
 constexpr double kIntraExpected = 475;
 
 std::string NodeName(int i) { return absl::StrFormat("n%04d", i); }
+// 32 nodes per leaf switch.
+std::string LeafName(int i) { return absl::StrCat("leaf", i / 32); }
 
 class Oracle {
  public:
@@ -142,7 +145,7 @@ Scenario RandomScenario(int n, int k, FaultKind kind, uint64_t seed) {
   std::vector<int> all = order;
   std::sort(all.begin(), all.end());
   std::vector<std::string> leaves;
-  for (const Node& node : SimFleet(n)) leaves.push_back(node.leaf);
+  for (int i = 0; i < n; ++i) leaves.push_back(LeafName(i));
   std::vector<NodePair> matched = FirstRoundMatching(all, leaves);
   std::shuffle(matched.begin(), matched.end(), rng);
   std::vector<bool> used(n, false);
@@ -177,21 +180,31 @@ Scenario RandomScenario(int n, int k, FaultKind kind, uint64_t seed) {
 }
 
 std::vector<Node> SimFleet(int n) {
+  // One inventory for every node: the simulated faults are in the data
+  // plane, so preflight finds every node fit.
+  ebnccl::v1::NodeInventory inventory;
+  for (int g = 0; g < kGpus; ++g) {
+    ebnccl::v1::GpuInfo& gpu = *inventory.add_gpus();
+    gpu.set_index(g);
+    gpu.set_name("NVIDIA H100 80GB HBM3");
+    gpu.set_memory_bytes(int64_t{80} << 30);
+  }
+  inventory.set_driver_version("580.95.05");
+  inventory.set_nccl_version("2.28.9");
+  for (int h = 0; h < kGpus; ++h) {
+    ebnccl::v1::HcaInfo& hca = *inventory.add_hcas();
+    hca.set_name(absl::StrCat("mlx5_", h));
+    hca.set_port(1);
+    hca.set_state("ACTIVE");
+    hca.set_link_layer("InfiniBand");
+    hca.set_rate_gbps(400);
+  }
+  inventory.set_bootstrap_interface("eth0");
   std::vector<Node> nodes;
+  nodes.reserve(n);
   for (int i = 0; i < n; ++i) {
-    Node node;
-    node.name = NodeName(i);
-    node.gpu_model = "NVIDIA H100 80GB HBM3";
-    node.gpu_count = kGpus;
-    node.gpu_memory_bytes = int64_t{80} << 30;
-    node.driver_version = "580.95.05";
-    node.cuda_version = "13.0";
-    node.nccl_version = "2.28.9";
-    for (int h = 0; h < kGpus; ++h) {
-      node.hcas.push_back({absl::StrCat("mlx5_", h), 1, "ACTIVE", "InfiniBand", 400});
-    }
-    node.bootstrap_interface = "eth0";
-    node.leaf = absl::StrCat("leaf", i / 32);
+    Node node = NodeFromInventory(NodeName(i), inventory);
+    node.leaf = LeafName(i);
     nodes.push_back(std::move(node));
   }
   return nodes;

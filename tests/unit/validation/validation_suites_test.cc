@@ -94,7 +94,7 @@ TEST(SuitesTest, AClearlySlowIntraResultThenAFineOneIsIntermittent) {
 
 TEST(SuitesTest, UnfitAndUnreachableNodesAreNeverTested) {
   std::vector<Node> nodes = H100Fleet(6);
-  nodes[2].nccl_version = "2.27.3";
+  nodes[2].inventory.set_nccl_version("2.27.3");
   nodes[4].reachable = false;
   const Outcome o = RunToEnd(nodes, AllSuites(), Script{});
   ASSERT_EQ(o.error, "");
@@ -102,7 +102,7 @@ TEST(SuitesTest, UnfitAndUnreachableNodesAreNeverTested) {
   EXPECT_FALSE(Tested(o, "node-04"));
   const NodeVerdict* unfit = o.report.Find("node-02");
   EXPECT_EQ(unfit->verdict, Verdict::kUnfit);
-  EXPECT_THAT(unfit->reason, HasSubstr("nccl_version: 2.27.3 here, 2.28.9"));
+  EXPECT_THAT(unfit->reason, HasSubstr("NCCL version: 2.27.3 here, 2.28.9"));
   const NodeVerdict* lost = o.report.Find("node-04");
   EXPECT_EQ(lost->verdict, Verdict::kUntestable);
   EXPECT_THAT(lost->reason, HasSubstr("not reachable"));
