@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "agent/core/env_policy.h"
 #include "agent/core/fabric_config.h"
-#include "agent/core/worker_token.h"
+#include "common/spec/worker_token.h"
 
 namespace eb::agent {
 namespace {
@@ -130,7 +130,7 @@ common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunc
   // The token is a secret: in the environment, which only the worker's
   // user and root can read, never on the command line, which `ps` shows to
   // everyone. BuildWorkerEnv never takes it from elsewhere (env_policy.h).
-  const std::string token = absl::StrCat(kWorkerTokenVariable, "=", worker.token);
+  const std::string token = absl::StrCat(eb::spec::kWorkerTokenVariable, "=", worker.token);
   spec.env.insert(std::upper_bound(spec.env.begin(), spec.env.end(), token), token);
   spec.log_path = worker.log_path;
   return spec;

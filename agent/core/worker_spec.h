@@ -18,7 +18,7 @@ struct WorkerLaunch {
   const ebnccl::v1::LaunchTest* launch = nullptr;
   const ebnccl::v1::RankAssignment* assignment = nullptr;
   // Random token the worker presents when it registers (passed in its
-  // environment, worker_token.h).
+  // environment, common/spec/worker_token.h).
   std::string token;
   // The agent's pid: the worker exits if its parent is not this process.
   int agent_pid = 0;
@@ -56,7 +56,7 @@ std::vector<std::string> BuildWorkerEnv(const AgentConfig& config,
 // (--agent, --agent-pid, --test-id, --rank); the rest (its GPU and bus id,
 // deadlines, the sweep, the bootstrap interface and address) it gets once,
 // in the registration reply. The environment is BuildWorkerEnv with the
-// test's nccl_env, plus the worker's token (worker_token.h). For NCCL the
+// test's nccl_env, plus the worker's token (common/spec/worker_token.h). For NCCL the
 // GPU is the assignment's device_index, selected with cudaSetDevice;
 // CUDA_VISIBLE_DEVICES is never set (it would remap the indices and disable
 // CUDA IPC between local ranks, NVIDIA/nccl#129). An NCCL test's workers
