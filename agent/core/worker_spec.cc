@@ -53,7 +53,7 @@ std::string WorkerLogPath(const std::string& run_dir, const std::string& test_id
   return absl::StrCat(WorkerLogDir(run_dir, test_id), "/rank-", rank, ".log");
 }
 
-std::vector<std::string> BuildWorkerEnv(const AgentConfig& config,
+std::vector<std::string> BuildWorkerEnv(const AgentCoreConfig& config,
                                         const std::vector<std::string>& agent_env,
                                         const std::map<std::string, std::string>& test_env) {
   // Later entries win.
@@ -97,7 +97,7 @@ std::vector<std::string> BuildWorkerEnv(const AgentConfig& config,
   return entries;
 }
 
-common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunch& worker) {
+common::ProcessSpec BuildWorkerSpec(const AgentCoreConfig& config, const WorkerLaunch& worker) {
   const ebnccl::v1::LaunchTest& launch = *worker.launch;
   const ebnccl::v1::RankAssignment& rank = *worker.assignment;
   common::ProcessSpec spec;
@@ -136,7 +136,7 @@ common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunc
   return spec;
 }
 
-common::ProcessSpec BuildNcclProbeSpec(const AgentConfig& config,
+common::ProcessSpec BuildNcclProbeSpec(const AgentCoreConfig& config,
                                        const std::vector<std::string>& agent_env) {
   common::ProcessSpec spec;
   spec.executable = config.worker_binary;

@@ -21,7 +21,7 @@ std::string Seconds(absl::Duration d) { return absl::StrFormat("%.3gs", absl::To
 
 }  // namespace
 
-WorkerSupervisor::WorkerSupervisor(const AgentConfig& config, SupervisorEnvironment environment,
+WorkerSupervisor::WorkerSupervisor(const AgentCoreConfig& config, SupervisorEnvironment environment,
                                    common::Clock& clock, common::Executor& executor,
                                    common::ProcessLauncher& launcher, CoordinatorSink& sink)
     : config_(config),

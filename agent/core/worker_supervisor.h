@@ -19,7 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "agent/config.h"
+#include "agent/core/agent_core_config.h"
 #include "agent/core/nccl_ras.h"
 #include "agent/core/port_counters.h"
 #include "common/exec/executor.h"
@@ -63,7 +63,7 @@ struct SupervisorEnvironment {
   std::function<std::string(const std::string& path, bool from_start, size_t max_bytes)> read_log;
   // Queries NCCL's RAS service on 127.0.0.1:`port` without blocking the
   // caller; `done` runs on any thread, within ras_limits.deadline. Used when
-  // an NCCL test with a RAS port (AgentConfig::nccl_ras_port_base) is
+  // an NCCL test with a RAS port (AgentCoreConfig::nccl_ras_port_base) is
   // stopped while registered workers are alive, before they are signalled
   // (issue 12, part 5). Unset: RAS is never queried.
   std::function<void(int port, std::function<void(NcclRasExchange)> done)> query_ras;
@@ -81,7 +81,7 @@ struct SupervisorEnvironment {
 
 class WorkerSupervisor {
  public:
-  WorkerSupervisor(const AgentConfig& config, SupervisorEnvironment environment,
+  WorkerSupervisor(const AgentCoreConfig& config, SupervisorEnvironment environment,
                    common::Clock& clock, common::Executor& executor,
                    common::ProcessLauncher& launcher, CoordinatorSink& sink);
   ~WorkerSupervisor();
@@ -188,7 +188,7 @@ class WorkerSupervisor {
   // Port deltas, NCCL warnings of ranks that did not finish, NICs used.
   ebnccl::v1::NodeTestEvidence CollectEvidence(const Test& test) const;
 
-  const AgentConfig config_;
+  const AgentCoreConfig config_;
   const SupervisorEnvironment environment_;
   common::Clock& clock_;
   common::Executor& executor_;
