@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
@@ -72,6 +73,14 @@ class PosixProcessLauncher final : public ProcessLauncher {
   };
 
   PosixProcessLauncher(int epoll_fd, int wake_fd);
+
+  // Adds a child just spawned (SpawnWithPidfd) to children_ and to the
+  // epoll set, and wakes the reaper. INTERNAL when epoll refuses the pidfd
+  // (the child is then killed, reaped and untracked).
+  absl::StatusOr<ChildHandle> Track(const std::string& executable, pid_t pid, int pidfd,
+                                    ExitCallback on_exit);
+  // Ends the reaper's epoll_wait at once (the wake-up eventfd).
+  void WakeReaper();
 
   void ReaperLoop();
   // Reaps child `id` if its pidfd says it exited, then runs its callback.
