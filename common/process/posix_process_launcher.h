@@ -45,9 +45,10 @@ class PosixProcessLauncher final : public ProcessLauncher {
   PosixProcessLauncher& operator=(const PosixProcessLauncher&) = delete;
 
   // See ProcessLauncher::Spawn. In detail: stdin is /dev/null; stdout and
-  // stderr go to spec.log_path, opened O_APPEND|O_CREAT with mode 0644 (its
-  // directory must exist: NOT_FOUND otherwise, PERMISSION_DENIED when it
-  // cannot be written, both naming the path); every fd above 2 is closed;
+  // stderr go to spec.log_fd, or else spec.log_path, opened
+  // O_APPEND|O_CREAT|O_NOFOLLOW with mode 0600 (its directory must exist:
+  // NOT_FOUND otherwise, PERMISSION_DENIED when it cannot be written, both
+  // naming the path); every fd above 2 is closed;
   // the signal mask is empty and SIGTERM, SIGINT, SIGPIPE, SIGCHLD and
   // SIGHUP have their default action. Spawn failures map ENOENT to
   // NOT_FOUND, EACCES to PERMISSION_DENIED and anything else to INTERNAL.
