@@ -8,6 +8,7 @@
 #include "common/spec/limits.h"
 #include "common/spec/rendezvous_wait_reply.h"
 #include "common/status/status_macros.h"
+#include "common/transport/value_slice.h"
 
 namespace eb::coordinator {
 
@@ -110,14 +111,10 @@ absl::StatusOr<std::vector<std::string>> ReadValues(
       reply.Add(value);
       continue;
     }
-    const int64_t end = slice->offset + slice->length;
-    if (static_cast<int64_t>(value.size()) < end) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("rendezvous value of key ", spec::Quote(key), " has ", value.size(),
-                       " bytes; the slice [", slice->offset, ", ", end, ") is past its end"));
-    }
-    reply.Add(absl::string_view(value).substr(static_cast<size_t>(slice->offset),
-                                              static_cast<size_t>(slice->length)));
+    EB_ASSIGN_OR_RETURN(
+        const absl::string_view cut,
+        transport::CutSlice(key, value, transport::ValueSlice{slice->offset, slice->length}));
+    reply.Add(cut);
   }
   return std::move(reply).Take();
 }
