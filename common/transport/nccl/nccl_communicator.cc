@@ -3,6 +3,8 @@
 // memory, NCCL's nonblocking init with a deadline, and the blocking data
 // communicator split off it.
 
+#include "common/transport/nccl/nccl_communicator.h"
+
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
@@ -16,9 +18,9 @@
 #include "absl/time/clock.h"
 #include "common/status/cuda_status.h"
 #include "common/status/status_macros.h"
-#include "common/transport/nccl/nccl_communicator.h"
 #include "common/transport/nccl/nccl_communicator_impl.h"
 #include "common/transport/nccl/nccl_device.h"
+#include "common/transport/nccl/nccl_types.h"
 #include "common/transport/nccl/nccl_unique_id.h"
 #include "spdlog/spdlog.h"
 
