@@ -106,6 +106,7 @@ v1::RegisterAgent AgentServer::MakeRegistration() {
   std::vector<v1::GpuInfo> gpus = CurrentGpus();
   // Issue 12, part 2: which HCA is closest to each GPU.
   std::vector<std::string> bus_ids;
+  bus_ids.reserve(gpus.size());
   for (const v1::GpuInfo& gpu : gpus) bus_ids.push_back(gpu.pci_bus_id());
   ApplyAffinity(ComputeAffinity(ReadPciTopology(config_.sysfs_pci, config_.sysfs_infiniband,
                                                 bus_ids, AffinityHcaNames(config_))),

@@ -146,7 +146,7 @@ absl::Status CoordinatorSession::RunOnce(bool* registered) {
     *registered = true;
     RelayRegistered(*stream, cq, wake, *registration.heartbeat_period);
   }
-  const absl::Status result = EndCall(*stream, cq, wake, registration.refusal);
+  absl::Status result = EndCall(*stream, cq, wake, registration.refusal);
   absl::MutexLock lock(&mu_);
   context_ = nullptr;
   return result;

@@ -328,7 +328,7 @@ void SimAgent::RendezvousNccl(const std::string& test_id, const std::vector<int>
   call->request.set_timeout_ms(timeout_ms);
   common::SetTimeout(call->context, absl::Milliseconds(timeout_ms) + absl::Seconds(5));
   stub_->async()->RendezvousWait(&call->context, &call->request, &call->reply,
-                                 [this, call, test_id, ranks](grpc::Status status) {
+                                 [this, call, test_id, ranks](const grpc::Status& status) {
                                    absl::StatusOr<std::vector<std::string>> id =
                                        spec::WaitReplyValues(call->reply, 1, nullptr);
                                    const bool ok = status.ok() && id.ok() &&
