@@ -25,6 +25,7 @@
 #include "common/metrics/standard_metrics.h"
 #include "common/process/posix_process_launcher.h"
 #include "common/rpc/channel.h"
+#include "common/status/status_macros.h"
 #include "spdlog/spdlog.h"
 
 namespace eb::agent {
@@ -56,132 +57,149 @@ AgentServer::AgentServer(const AgentConfig& config) : config_(config), loop_("eb
 absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
     const AgentConfig& config, std::vector<std::string> agent_env) {
   std::unique_ptr<AgentServer> agent(new AgentServer(config));
-  auto launcher = common::PosixProcessLauncher::Create();
-  if (!launcher.ok()) return launcher.status();
-  agent->launcher_ = *std::move(launcher);
-  agent->metered_launcher_ =
-      std::make_unique<MeteredProcessLauncher>(*agent->launcher_, agent->metrics_);
-  // NVML is asked in a child (agent/host/child_nvml.h): it loads the CUDA
-  // driver, whose thread and memory would stay in the agent.
-  agent->gpu_details_ =
-      std::make_unique<ChildProcessNvml>(*agent->launcher_, SelfExecutable(), agent_env);
-
+  EB_RETURN_IF_ERROR(agent->CreateLauncher(agent_env));
   if (absl::Status made = CreateDirectories(config.run_dir); !made.ok()) {
     return absl::FailedPreconditionError(
         absl::StrCat("--run-dir: cannot create '", config.run_dir, "': ", made.message()));
   }
-  auto coordinator_channel = common::MakeChannel(config.coordinator_address, config.tls);
-  AgentServer* self = agent.get();
-  CoordinatorSession::Callbacks callbacks;
-  callbacks.make_registration = [self] {
-    v1::RegisterAgent registration;
-    registration.set_node_name(self->config_.node_name);
-    std::vector<v1::GpuInfo> gpus = self->CurrentGpus();
-    // Issue 12, part 2: which HCA is closest to each GPU.
-    std::vector<std::string> bus_ids;
-    for (const v1::GpuInfo& gpu : gpus) bus_ids.push_back(gpu.pci_bus_id());
-    ApplyAffinity(
-        ComputeAffinity(ReadPciTopology(self->config_.sysfs_pci, self->config_.sysfs_infiniband,
-                                        bus_ids, AffinityHcaNames(self->config_))),
-        gpus);
-    *registration.mutable_inventory() =
-        BuildInventory(self->config_, gpus, ReadHostFacts(self->config_));
-    return registration;
-  };
-  callbacks.on_connected = [self](absl::Duration) {
-    self->loop_.Post([self] { self->OnConnected(); });
-  };
-  // On the session's thread: the heartbeat does not wake the loop.
-  callbacks.fill_heartbeat = [self](v1::AgentHeartbeat* heartbeat) {
-    absl::MutexLock lock(&self->running_tests_mu_);
-    for (const std::string& id : self->running_tests_) heartbeat->add_running_test_ids(id);
-  };
-  callbacks.on_command = [self](const v1::CoordinatorMessage& command) {
-    self->loop_.Post([self, command] { self->OnCommand(command); });
-  };
-  callbacks.on_disconnected = [self](const absl::Status& status) {
-    (void)self->notifier_.NotifyStatus(absl::StrCat("lost the coordinator ",
-                                                    self->config_.coordinator_address, " (",
-                                                    status.message(), "); reconnecting"));
-    self->loop_.Post([self, status] {
-      // Without the coordinator no test can complete or be reported: stop
-      // the workers rather than leave them running unsupervised.
-      self->supervisor_->StopAll(absl::StrCat("lost the coordinator: ", status.message()));
-    });
-  };
-  agent->session_ = std::make_unique<CoordinatorSession>(
-      coordinator_channel, std::move(callbacks), config.reconnect_initial, config.reconnect_max);
-  agent->metered_sink_ =
-      std::make_unique<MeteredCoordinatorSink>(*agent->session_, agent->metrics_);
+  agent->CreateSession();
+  agent->CreateSupervisor(std::move(agent_env));
+  EB_RETURN_IF_ERROR(agent->OpenWorkerEndpoint());
+  EB_RETURN_IF_ERROR(agent->StartMetricsServer());
+  agent->StartWatchdogAndSession();
+  return agent;
+}
 
+absl::Status AgentServer::CreateLauncher(const std::vector<std::string>& agent_env) {
+  auto launcher = common::PosixProcessLauncher::Create();
+  if (!launcher.ok()) return launcher.status();
+  launcher_ = *std::move(launcher);
+  metered_launcher_ = std::make_unique<MeteredProcessLauncher>(*launcher_, metrics_);
+  // NVML is asked in a child (agent/host/child_nvml.h): it loads the CUDA
+  // driver, whose thread and memory would stay in the agent.
+  gpu_details_ = std::make_unique<ChildProcessNvml>(*launcher_, SelfExecutable(), agent_env);
+  return absl::OkStatus();
+}
+
+void AgentServer::CreateSession() {
+  CoordinatorSession::Callbacks callbacks;
+  callbacks.make_registration = [this] { return MakeRegistration(); };
+  callbacks.on_connected = [this](absl::Duration) { loop_.Post([this] { OnConnected(); }); };
+  // On the session's thread: the heartbeat does not wake the loop.
+  callbacks.fill_heartbeat = [this](v1::AgentHeartbeat* heartbeat) {
+    absl::MutexLock lock(&running_tests_mu_);
+    for (const std::string& id : running_tests_) heartbeat->add_running_test_ids(id);
+  };
+  callbacks.on_command = [this](const v1::CoordinatorMessage& command) {
+    loop_.Post([this, command] { OnCommand(command); });
+  };
+  callbacks.on_disconnected = [this](const absl::Status& status) { OnDisconnected(status); };
+  session_ = std::make_unique<CoordinatorSession>(
+      common::MakeChannel(config_.coordinator_address, config_.tls), std::move(callbacks),
+      config_.reconnect_initial, config_.reconnect_max);
+  metered_sink_ = std::make_unique<MeteredCoordinatorSink>(*session_, metrics_);
+}
+
+v1::RegisterAgent AgentServer::MakeRegistration() {
+  v1::RegisterAgent registration;
+  registration.set_node_name(config_.node_name);
+  std::vector<v1::GpuInfo> gpus = CurrentGpus();
+  // Issue 12, part 2: which HCA is closest to each GPU.
+  std::vector<std::string> bus_ids;
+  bus_ids.reserve(gpus.size());
+  for (const v1::GpuInfo& gpu : gpus) bus_ids.push_back(gpu.pci_bus_id());
+  ApplyAffinity(ComputeAffinity(ReadPciTopology(config_.sysfs_pci, config_.sysfs_infiniband,
+                                                bus_ids, AffinityHcaNames(config_))),
+                gpus);
+  *registration.mutable_inventory() = BuildInventory(config_, gpus, ReadHostFacts(config_));
+  return registration;
+}
+
+void AgentServer::OnDisconnected(const absl::Status& status) {
+  (void)notifier_.NotifyStatus(absl::StrCat("lost the coordinator ", config_.coordinator_address,
+                                            " (", status.message(), "); reconnecting"));
+  loop_.Post([this, status] {
+    // Without the coordinator no test can complete or be reported: stop
+    // the workers rather than leave them running unsupervised.
+    supervisor_->StopAll(absl::StrCat("lost the coordinator: ", status.message()));
+  });
+}
+
+void AgentServer::CreateSupervisor(std::vector<std::string> agent_env) {
   SupervisorEnvironment environment{static_cast<int>(getpid()), "", std::move(agent_env),
                                     RandomToken, CreateDirectories};
   // The workers' socket is opened per test and closed once the node has been
   // idle a while (agent/grpc/worker_endpoint.h).
-  environment.open_worker_endpoint = [self]() -> absl::StatusOr<std::string> {
-    if (self->shut_down_) return absl::UnavailableError("the agent is shutting down");
-    return self->endpoint_->Open();
+  environment.open_worker_endpoint = [this]() -> absl::StatusOr<std::string> {
+    if (shut_down_) return absl::UnavailableError("the agent is shutting down");
+    return endpoint_->Open();
   };
-  environment.running_tests_changed = [self](const std::vector<std::string>& running_test_ids) {
+  environment.running_tests_changed = [this](const std::vector<std::string>& running_test_ids) {
     {
-      absl::MutexLock lock(&self->running_tests_mu_);
-      self->running_tests_ = running_test_ids;
+      absl::MutexLock lock(&running_tests_mu_);
+      running_tests_ = running_test_ids;
     }
-    if (running_test_ids.empty()) self->StartIdleLinger();
+    if (running_test_ids.empty()) StartIdleLinger();
   };
   // The evidence of each test (issue 12): the configured ports before and
   // after, and what NCCL wrote in the ranks' logs.
-  environment.read_ports = [config] {
-    return ReadPortSnapshots(config.ib_hcas, config.sysfs_infiniband);
+  environment.read_ports = [hcas = config_.ib_hcas, sysfs = config_.sysfs_infiniband] {
+    return ReadPortSnapshots(hcas, sysfs);
   };
-  environment.read_log = [run_dir = config.run_dir](const std::string& path, bool from_start,
-                                                    size_t max_bytes) {
+  environment.read_log = [run_dir = config_.run_dir](const std::string& path, bool from_start,
+                                                     size_t max_bytes) {
     const v1::LogContent page =
         ReadLogPage(run_dir, path, from_start ? 0 : -1, static_cast<int64_t>(max_bytes));
     return page.error().empty() ? page.content() : std::string();
   };
   // NCCL's RAS status of a failed NCCL test, asked before its workers are
   // signalled (agent/core/nccl_ras.h); each query on its own thread.
-  agent->ras_client_ = std::make_unique<NcclRasClient>(environment.ras_limits);
-  environment.query_ras = [client = agent->ras_client_.get()](
-                              int port, std::function<void(NcclRasExchange)> done) {
+  ras_client_ = std::make_unique<NcclRasClient>(environment.ras_limits);
+  environment.query_ras = [client = ras_client_.get()](int port,
+                                                       std::function<void(NcclRasExchange)> done) {
     client->Query(port, std::move(done));
   };
-  agent->supervisor_ = std::make_unique<WorkerSupervisor>(
-      config, std::move(environment), common::RealClock::Get(), agent->loop_,
-      *agent->metered_launcher_, *agent->metered_sink_);
-  agent->endpoint_ = std::make_unique<WorkerEndpoint>(
-      WorkerEndpoint::Options{config.run_dir, config.coordinator_address, config.tls}, agent->loop_,
-      *agent->supervisor_);
-  agent->endpoint_->RemoveStaleSockets();
+  supervisor_ =
+      std::make_unique<WorkerSupervisor>(config_, std::move(environment), common::RealClock::Get(),
+                                         loop_, *metered_launcher_, *metered_sink_);
+}
+
+absl::Status AgentServer::OpenWorkerEndpoint() {
+  endpoint_ = std::make_unique<WorkerEndpoint>(
+      WorkerEndpoint::Options{config_.run_dir, config_.coordinator_address, config_.tls}, loop_,
+      *supervisor_);
+  endpoint_->RemoveStaleSockets();
   // Opened once now, so that a socket that cannot be served is a start-up
   // error; it closes after the idle linger like any other.
   absl::Status opened;
-  RunOnLoopAndWait(agent->loop_, [self, &opened] {
-    opened = self->endpoint_->Open().status();
-    if (opened.ok()) self->StartIdleLinger();
+  RunOnLoopAndWait(loop_, [this, &opened] {
+    opened = endpoint_->Open().status();
+    if (opened.ok()) StartIdleLinger();
   });
-  if (!opened.ok()) return opened;
-  if (!config.metrics_listen.empty()) {
-    common::MetricsHttpServerOptions metrics_options;
-    metrics_options.listen_address = config.metrics_listen;
-    // The supervisor is executor state: refresh the gauges on the loop.
-    metrics_options.refresh = common::RefreshOnExecutor(self->loop_, [self] {
-      self->metrics_.Update(*self->supervisor_, self->session_->connected());
-    });
-    common::AddStandardMetrics(self->metrics_registry_, "agent");
-    auto metrics_server =
-        common::MetricsHttpServer::Start(self->metrics_registry_, std::move(metrics_options));
-    if (!metrics_server.ok()) return metrics_server.status();
-    self->metrics_server_ = *std::move(metrics_server);
-  }
-  self->watchdog_ = std::make_unique<common::WatchdogPinger>(self->notifier_, self->loop_,
-                                                             config.watchdog_timeout);
-  self->watchdog_->Start();
-  (void)self->notifier_.NotifyStatus(
-      absl::StrCat("registering with the coordinator ", config.coordinator_address));
-  agent->session_->Start();
-  return agent;
+  return opened;
+}
+
+absl::Status AgentServer::StartMetricsServer() {
+  if (config_.metrics_listen.empty()) return absl::OkStatus();
+  common::MetricsHttpServerOptions metrics_options;
+  metrics_options.listen_address = config_.metrics_listen;
+  // The supervisor is executor state: refresh the gauges on the loop.
+  metrics_options.refresh = common::RefreshOnExecutor(
+      loop_, [this] { metrics_.Update(*supervisor_, session_->connected()); });
+  common::AddStandardMetrics(metrics_registry_, "agent");
+  auto metrics_server =
+      common::MetricsHttpServer::Start(metrics_registry_, std::move(metrics_options));
+  if (!metrics_server.ok()) return metrics_server.status();
+  metrics_server_ = *std::move(metrics_server);
+  return absl::OkStatus();
+}
+
+void AgentServer::StartWatchdogAndSession() {
+  watchdog_ = std::make_unique<common::WatchdogPinger>(notifier_, loop_, config_.watchdog_timeout);
+  watchdog_->Start();
+  (void)notifier_.NotifyStatus(
+      absl::StrCat("registering with the coordinator ", config_.coordinator_address));
+  session_->Start();
 }
 
 AgentServer::~AgentServer() { Shutdown(); }

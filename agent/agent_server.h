@@ -51,6 +51,33 @@ class AgentServer {
 
  private:
   explicit AgentServer(const AgentConfig& config);
+
+  // The steps of Start, in order; each makes the members named.
+  // launcher_ (the only reaper), metered_launcher_ and gpu_details_ (NVML
+  // in a child with `agent_env`). INTERNAL when the reaper cannot start.
+  absl::Status CreateLauncher(const std::vector<std::string>& agent_env);
+  // session_ (not started yet) and metered_sink_: the coordinator session
+  // and its callbacks onto the loop.
+  void CreateSession();
+  // ras_client_ and supervisor_, with the supervisor's view of the host
+  // (tokens, directories, ports, logs, RAS, the worker endpoint).
+  void CreateSupervisor(std::vector<std::string> agent_env);
+  // endpoint_, after removing a previous agent's stale sockets, opened once
+  // so that a socket that cannot be served fails the start (UNAVAILABLE);
+  // it closes after the idle linger like any other.
+  absl::Status OpenWorkerEndpoint();
+  // metrics_server_ when config.metrics_listen is set; UNAVAILABLE when it
+  // cannot be bound.
+  absl::Status StartMetricsServer();
+  // watchdog_ pinging systemd, then the session dials the coordinator.
+  void StartWatchdogAndSession();
+
+  // The registration the session sends on each connection: the node's GPUs
+  // with their HCA affinity and the inventory. Session thread.
+  ebnccl::v1::RegisterAgent MakeRegistration();
+  // The session ended: systemd's status says so, and every test's workers
+  // stop. Session thread.
+  void OnDisconnected(const absl::Status& status);
   void OnConnected();
   // The node has no test: the worker endpoint closes after the linger
   // (config.worker_socket_linger) unless a test comes first. Executor.

@@ -25,7 +25,7 @@ std::string HcaName(const HcaPort& hca) {
   return hca.port > 0 ? absl::StrCat(hca.name, ":", hca.port) : hca.name;
 }
 
-CheckResult CheckCoordinator(const AgentConfig& config, const HostProbe& probe,
+CheckResult CheckCoordinator(const AgentCoreConfig& config, const HostProbe& probe,
                              const CheckOptions& options) {
   if (config.coordinator_address.empty()) {
     return Fail("coordinator", "not set (agent.coordinator or --coordinator)");
@@ -37,7 +37,7 @@ CheckResult CheckCoordinator(const AgentConfig& config, const HostProbe& probe,
   return Ok("coordinator", absl::StrCat(config.coordinator_address, " accepts connections"));
 }
 
-std::vector<CheckResult> CheckNetwork(const AgentConfig& config, const HostProbe& probe) {
+std::vector<CheckResult> CheckNetwork(const AgentCoreConfig& config, const HostProbe& probe) {
   std::vector<CheckResult> results;
   if (config.bootstrap_interface.empty() && config.bootstrap_address.empty()) {
     results.push_back(Ok("bootstrap_interface", "not set: workers bind by host name"));
@@ -91,7 +91,7 @@ std::vector<CheckResult> CheckNetwork(const AgentConfig& config, const HostProbe
 }
 
 // One line per HCA port, so that eight HCAs give eight verdicts.
-std::vector<CheckResult> CheckHcaPorts(const AgentConfig& config, const HostProbe& probe) {
+std::vector<CheckResult> CheckHcaPorts(const AgentCoreConfig& config, const HostProbe& probe) {
   std::vector<CheckResult> results;
   if (config.ib_hcas.empty()) {
     results.push_back(Ok("ib_hca", "not set: NCCL picks the HCAs itself"));
@@ -162,7 +162,7 @@ std::string DescribeGpus(const std::vector<ebnccl::v1::GpuInfo>& gpus,
 }
 
 // The GPU line, and the GPUs this agent owns (for the NCCL line).
-CheckResult CheckGpus(const AgentConfig& config, const HostProbe& probe,
+CheckResult CheckGpus(const AgentCoreConfig& config, const HostProbe& probe,
                       std::vector<ebnccl::v1::GpuInfo>* owned) {
   const DiscoveredGpus found = probe.Gpus();
   const std::vector<ebnccl::v1::GpuInfo>& all = found.gpus;
@@ -177,7 +177,7 @@ CheckResult CheckGpus(const AgentConfig& config, const HostProbe& probe,
   return Ok("gpus", DescribeGpus(*owned, found.nvml_note));
 }
 
-CheckResult CheckNccl(const AgentConfig& config, size_t gpu_count) {
+CheckResult CheckNccl(const AgentCoreConfig& config, size_t gpu_count) {
   const std::string& version = config.nccl_version;
   const std::string found = version.empty() ? "" : absl::StrCat("NCCL ", version, ": ");
   if (config.transport == "gloo") return Ok("nccl", found + "not offered (agent.transport = gloo)");
@@ -196,7 +196,7 @@ CheckResult CheckNccl(const AgentConfig& config, size_t gpu_count) {
                                  gpu_count, " GPUs"));
 }
 
-CheckResult CheckWorkerEnv(const AgentConfig& config) {
+CheckResult CheckWorkerEnv(const AgentCoreConfig& config) {
   std::vector<std::string> names;
   for (const std::string& entry : config.worker_env) {
     const size_t equals = entry.find('=');
@@ -216,7 +216,7 @@ CheckResult CheckWorkerEnv(const AgentConfig& config) {
 
 }  // namespace
 
-std::vector<CheckResult> CheckAgentConfig(const AgentConfig& config, const HostProbe& probe,
+std::vector<CheckResult> CheckAgentConfig(const AgentCoreConfig& config, const HostProbe& probe,
                                           const CheckOptions& options) {
   std::vector<CheckResult> results;
   results.push_back(config.node_name.empty() ? Fail("node_name", "empty")

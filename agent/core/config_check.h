@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "agent/config.h"
+#include "agent/core/agent_core_config.h"
 #include "agent/core/host_probe.h"
 
 namespace eb::agent {
@@ -39,7 +39,7 @@ struct CheckOptions {
 // per HCA port (or one "ib_hca" line when none is set), gpus, nccl,
 // worker_binary, run_dir, worker_env. Blocks for at most
 // options.connect_timeout (plus name resolution) on the coordinator.
-std::vector<CheckResult> CheckAgentConfig(const AgentConfig& config, const HostProbe& probe,
+std::vector<CheckResult> CheckAgentConfig(const AgentCoreConfig& config, const HostProbe& probe,
                                           const CheckOptions& options = {});
 
 // True when every result is ok: --check-config exits 0.

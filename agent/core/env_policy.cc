@@ -3,7 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "agent/core/worker_token.h"
+#include "common/spec/worker_token.h"
 
 namespace eb::agent {
 namespace {
@@ -44,7 +44,7 @@ std::string Reason(absl::string_view name, absl::string_view value) {
            "narrowed CUDA_VISIBLE_DEVICES would remap, and it disables CUDA IPC between the "
            "local ranks (NVIDIA/nccl#129); pick the agent's GPUs with --gpus (agent.gpus)";
   }
-  if (name == kWorkerTokenVariable) {
+  if (name == spec::kWorkerTokenVariable) {
     return "the agent gives every worker its own random startup token there";
   }
   if (name == kDeviceOrder) {
@@ -67,7 +67,7 @@ bool Split(const std::string& entry, absl::string_view* name, absl::string_view*
 
 bool IsAgentOwnedVariable(absl::string_view name) {
   return name == kIbHca || name == kSocketIfname || name == kVisibleDevices ||
-         name == kDeviceOrder || name == kWorkerTokenVariable;
+         name == kDeviceOrder || name == spec::kWorkerTokenVariable;
 }
 
 absl::Status CheckWorkerEnvVariable(absl::string_view name, absl::string_view value) {

@@ -12,7 +12,7 @@
 //                        remap it and disable CUDA IPC between local ranks
 //                        (NVIDIA/nccl#129); --gpus picks GPUs instead;
 //   CUDA_DEVICE_ORDER    always PCI_BUS_ID, for the same index mapping;
-//   EB_WORKER_TOKEN      each worker's own secret token (worker_token.h).
+//   EB_WORKER_TOKEN      each worker's own secret token (common/spec/worker_token.h).
 // Setting one of them in --worker-env ([worker.env]) is refused at start;
 // the NCCL ones in the agent's own environment too (the operator meant the
 // workers to use them, so dropping them would test something else); the

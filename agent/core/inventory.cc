@@ -4,7 +4,7 @@
 
 namespace eb::agent {
 
-bool NcclUsable(const AgentConfig& config, size_t gpu_count) {
+bool NcclUsable(const AgentCoreConfig& config, size_t gpu_count) {
 #ifdef EB_HAVE_NCCL
   return (config.transport == "auto" || config.transport == "nccl") && gpu_count > 0 &&
          !config.nccl_version.empty() && static_cast<size_t>(config.worker_slots) <= gpu_count;
@@ -15,7 +15,7 @@ bool NcclUsable(const AgentConfig& config, size_t gpu_count) {
 #endif
 }
 
-ebnccl::v1::NodeInventory BuildInventory(const AgentConfig& config,
+ebnccl::v1::NodeInventory BuildInventory(const AgentCoreConfig& config,
                                          const std::vector<ebnccl::v1::GpuInfo>& gpus,
                                          const HostFacts& host) {
   ebnccl::v1::NodeInventory inventory;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/config.h"
+#include "agent/core/agent_core_config.h"
 #include "common/net/interfaces.h"
 #include "ebnccl/v1/common.pb.h"
 
@@ -30,13 +30,13 @@ struct HostFacts {
 // Whether this node's workers can run NCCL: built with it, GPUs present,
 // the library loadable, not more slots than GPUs (one rank per GPU), and
 // allowed by --transport.
-bool NcclUsable(const AgentConfig& config, size_t gpu_count);
+bool NcclUsable(const AgentCoreConfig& config, size_t gpu_count);
 
 // Host name, host identity ("configured:<id>" when config.host_id is set),
 // worker slots, GPUs, network interfaces, HCAs, versions and the transports
 // the workers can run (Gloo always unless --transport nccl; NCCL when
 // NcclUsable).
-ebnccl::v1::NodeInventory BuildInventory(const AgentConfig& config,
+ebnccl::v1::NodeInventory BuildInventory(const AgentCoreConfig& config,
                                          const std::vector<ebnccl::v1::GpuInfo>& gpus,
                                          const HostFacts& host);
 

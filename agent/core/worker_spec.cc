@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "agent/core/env_policy.h"
 #include "agent/core/fabric_config.h"
-#include "agent/core/worker_token.h"
+#include "common/spec/worker_token.h"
 
 namespace eb::agent {
 namespace {
@@ -53,7 +53,7 @@ std::string WorkerLogPath(const std::string& run_dir, const std::string& test_id
   return absl::StrCat(WorkerLogDir(run_dir, test_id), "/rank-", rank, ".log");
 }
 
-std::vector<std::string> BuildWorkerEnv(const AgentConfig& config,
+std::vector<std::string> BuildWorkerEnv(const AgentCoreConfig& config,
                                         const std::vector<std::string>& agent_env,
                                         const std::map<std::string, std::string>& test_env) {
   // Later entries win.
@@ -97,7 +97,7 @@ std::vector<std::string> BuildWorkerEnv(const AgentConfig& config,
   return entries;
 }
 
-common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunch& worker) {
+common::ProcessSpec BuildWorkerSpec(const AgentCoreConfig& config, const WorkerLaunch& worker) {
   const ebnccl::v1::LaunchTest& launch = *worker.launch;
   const ebnccl::v1::RankAssignment& rank = *worker.assignment;
   common::ProcessSpec spec;
@@ -130,13 +130,13 @@ common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunc
   // The token is a secret: in the environment, which only the worker's
   // user and root can read, never on the command line, which `ps` shows to
   // everyone. BuildWorkerEnv never takes it from elsewhere (env_policy.h).
-  const std::string token = absl::StrCat(kWorkerTokenVariable, "=", worker.token);
+  const std::string token = absl::StrCat(eb::spec::kWorkerTokenVariable, "=", worker.token);
   spec.env.insert(std::upper_bound(spec.env.begin(), spec.env.end(), token), token);
   spec.log_path = worker.log_path;
   return spec;
 }
 
-common::ProcessSpec BuildNcclProbeSpec(const AgentConfig& config,
+common::ProcessSpec BuildNcclProbeSpec(const AgentCoreConfig& config,
                                        const std::vector<std::string>& agent_env) {
   common::ProcessSpec spec;
   spec.executable = config.worker_binary;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/config.h"
+#include "agent/core/agent_core_config.h"
 #include "common/process/process_launcher.h"
 #include "ebnccl/v1/agent.pb.h"
 
@@ -18,7 +18,7 @@ struct WorkerLaunch {
   const ebnccl::v1::LaunchTest* launch = nullptr;
   const ebnccl::v1::RankAssignment* assignment = nullptr;
   // Random token the worker presents when it registers (passed in its
-  // environment, worker_token.h).
+  // environment, common/spec/worker_token.h).
   std::string token;
   // The agent's pid: the worker exits if its parent is not this process.
   int agent_pid = 0;
@@ -48,7 +48,7 @@ bool IsPassedThrough(const std::string& env_entry);
 // CUDA_DEVICE_ORDER=PCI_BUS_ID. The variables env_policy.h gives to the agent are never taken
 // from the agent's environment or config.worker_env (the agent refuses the
 // latter at start; this is the backstop). Sorted by name.
-std::vector<std::string> BuildWorkerEnv(const AgentConfig& config,
+std::vector<std::string> BuildWorkerEnv(const AgentCoreConfig& config,
                                         const std::vector<std::string>& agent_env,
                                         const std::map<std::string, std::string>& test_env = {});
 
@@ -56,7 +56,7 @@ std::vector<std::string> BuildWorkerEnv(const AgentConfig& config,
 // (--agent, --agent-pid, --test-id, --rank); the rest (its GPU and bus id,
 // deadlines, the sweep, the bootstrap interface and address) it gets once,
 // in the registration reply. The environment is BuildWorkerEnv with the
-// test's nccl_env, plus the worker's token (worker_token.h). For NCCL the
+// test's nccl_env, plus the worker's token (common/spec/worker_token.h). For NCCL the
 // GPU is the assignment's device_index, selected with cudaSetDevice;
 // CUDA_VISIBLE_DEVICES is never set (it would remap the indices and disable
 // CUDA IPC between local ranks, NVIDIA/nccl#129). An NCCL test's workers
@@ -64,12 +64,12 @@ std::vector<std::string> BuildWorkerEnv(const AgentConfig& config,
 // or quieter (NcclDebugAtLeastWarn), and get the test's own RAS port
 // (NCCL_RAS_ADDR = worker.nccl_ras_address, over any other value) when the
 // agent gave one.
-common::ProcessSpec BuildWorkerSpec(const AgentConfig& config, const WorkerLaunch& worker);
+common::ProcessSpec BuildWorkerSpec(const AgentCoreConfig& config, const WorkerLaunch& worker);
 
 // `eb-worker --print-nccl-version` with the workers' environment (no test's
 // settings), so that it loads the NCCL library a worker would load. No log
 // path: the caller decides where the output goes.
-common::ProcessSpec BuildNcclProbeSpec(const AgentConfig& config,
+common::ProcessSpec BuildNcclProbeSpec(const AgentCoreConfig& config,
                                        const std::vector<std::string>& agent_env);
 
 // The NCCL_DEBUG level a worker runs with, given its environment: the one

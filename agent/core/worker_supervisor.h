@@ -1,27 +1,38 @@
 #pragma once
 
 // Spawns and supervises one worker per rank of each test on this node
-// (STYLE.md rules 13-17): registration deadline, heartbeat watchdog, exit
-// classification, graduated stop (SIGTERM, SIGCONT, grace, SIGKILL to the
-// process group), and the reports that name rank, node and slot. Once every
-// worker of a test has been reaped it tells the coordinator WorkersStopped.
+// (STYLE.md rules 13-17) and reports what becomes of them: the owner of the
+// node's tests (supervision_state.h), on the agent's executor. Its pieces
+// work on those tests:
+//   launch_check.h, launch_plan.h  the LaunchTest checked, then planned into
+//                                  worker specs (pure);
+//   worker_watchdog.h     the registration deadline and heartbeat watchdog;
+//   stop_sequence.h       the graduated stop (RAS, SIGTERM+SIGCONT, grace,
+//                         SIGKILL to the process group);
+//   evidence_collector.h  what goes with WorkersStopped;
+//   worker_reports.h      every message to the coordinator.
+// The supervisor itself spawns, classifies exits, answers the workers'
+// calls, and ends a test once every one of its workers has been reaped.
 //
-// Owned by the agent's executor: every method runs on it. Exit callbacks
-// from the launcher's reaper thread are posted onto it.
+// Every method runs on the agent's executor. Exit callbacks from the
+// launcher's reaper thread are posted onto it.
 
 #include <functional>
-#include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/string_view.h"
-#include "agent/config.h"
+#include "agent/core/agent_core_config.h"
+#include "agent/core/evidence_collector.h"
+#include "agent/core/launch_plan.h"
 #include "agent/core/nccl_ras.h"
 #include "agent/core/port_counters.h"
+#include "agent/core/stop_sequence.h"
+#include "agent/core/supervision_state.h"
+#include "agent/core/worker_reports.h"
+#include "agent/core/worker_watchdog.h"
 #include "common/exec/executor.h"
 #include "common/process/process_launcher.h"
 #include "common/time/clock.h"
@@ -29,14 +40,6 @@
 #include "ebnccl/v1/worker.pb.h"
 
 namespace eb::agent {
-
-// Where the supervisor's reports go (the coordinator session).
-class CoordinatorSink {
- public:
-  virtual ~CoordinatorSink() = default;
-  // Thread-safe, non-blocking; dropped when disconnected.
-  virtual void SendToCoordinator(const ebnccl::v1::AgentMessage& message) = 0;
-};
 
 struct SupervisorEnvironment {
   int agent_pid = 0;
@@ -63,7 +66,7 @@ struct SupervisorEnvironment {
   std::function<std::string(const std::string& path, bool from_start, size_t max_bytes)> read_log;
   // Queries NCCL's RAS service on 127.0.0.1:`port` without blocking the
   // caller; `done` runs on any thread, within ras_limits.deadline. Used when
-  // an NCCL test with a RAS port (AgentConfig::nccl_ras_port_base) is
+  // an NCCL test with a RAS port (AgentCoreConfig::nccl_ras_port_base) is
   // stopped while registered workers are alive, before they are signalled
   // (issue 12, part 5). Unset: RAS is never queried.
   std::function<void(int port, std::function<void(NcclRasExchange)> done)> query_ras;
@@ -81,7 +84,7 @@ struct SupervisorEnvironment {
 
 class WorkerSupervisor {
  public:
-  WorkerSupervisor(const AgentConfig& config, SupervisorEnvironment environment,
+  WorkerSupervisor(const AgentCoreConfig& config, SupervisorEnvironment environment,
                    common::Clock& clock, common::Executor& executor,
                    common::ProcessLauncher& launcher, CoordinatorSink& sink);
   ~WorkerSupervisor();
@@ -114,90 +117,44 @@ class WorkerSupervisor {
   int LiveWorkers() const;
 
  private:
-  struct Worker {
-    ebnccl::v1::RankAssignment assignment;
-    std::string token;
-    std::string log_path;
-    common::ChildHandle child;
-    bool spawned = false;
-    bool registered = false;
-    bool finished = false;
-    // A failure of this rank was already reported (no second report).
-    bool reported = false;
-    bool exited = false;
-    // Found hung while RAS is queried: SIGKILLed once the query is over.
-    bool kill_after_ras = false;
-    // Which stop signals this agent sent it: an exit by any other signal
-    // during a stop was not caused by the stop (DiedOfItsOwnDuringStop).
-    bool sent_sigterm = false;
-    bool sent_sigkill = false;
-    absl::Time last_heartbeat;
-  };
-  struct Test {
-    ebnccl::v1::LaunchTest launch;
-    std::vector<Worker> workers;
-    bool stopping = false;
-    common::TimerId register_timer = 0;
-    common::TimerId watchdog_timer = 0;
-    common::TimerId kill_timer = 0;
-    // The configured ports when the test was launched.
-    std::vector<PortSnapshot> ports_before;
-    // NCCL_RAS_ADDR's port given to this test's NCCL workers, or 0.
-    int ras_port = 0;
-    // A RAS query is in flight: the workers are signalled when it ends (or
-    // at ras_timer, a backstop past its deadline).
-    bool ras_pending = false;
-    common::TimerId ras_timer = 0;
-    // What the query found, for the evidence.
-    std::optional<ebnccl::v1::NcclRasStatus> ras;
-  };
+  // Launch's steps, in order. Admit: CheckLaunch passes and no test of that
+  // id runs here; else false, the launch refused (reported) or, a
+  // duplicate, ignored.
+  bool Admit(const ebnccl::v1::LaunchTest& launch);
+  // The WorkerControl target the workers dial (open_worker_endpoint);
+  // nullopt, with the launch refused, when it cannot open.
+  std::optional<std::string> OpenWorkerEndpoint(const ebnccl::v1::LaunchTest& launch);
+  // Where the launch's workers run: `agent_target` and the test's RAS port.
+  LaunchSite SiteFor(const ebnccl::v1::LaunchTest& launch, std::string agent_target) const;
+  // Records the test and its planned workers, before anything starts.
+  SupervisedTest& AddTest(const ebnccl::v1::LaunchTest& launch, const LaunchPlan& plan);
+  // Reports the ranks the plan refused: nothing starts, and the test ends.
+  void RefuseRanks(SupervisedTest& test, const LaunchPlan& plan);
+  // Creates the test's log directory and spawns every worker; stops the
+  // test when a rank could not be started.
+  void SpawnWorkers(SupervisedTest& test, const LaunchPlan& plan);
+  void Spawn(const std::string& test_id, SupervisedWorker& worker, const common::ProcessSpec& spec);
 
-  Worker* FindWorker(const std::string& test_id, int rank, const std::string& token,
-                     absl::Status* error);
-  void OnExit(const std::string& test_id, int rank, const common::ExitInfo& exit);
-  void OnRegisterDeadline(const std::string& test_id);
-  void OnWatchdog(const std::string& test_id);
-  void OnKillDeadline(const std::string& test_id);
-  void ReportFailure(const std::string& test_id, Worker& worker, ebnccl::v1::WorkerEventKind kind,
-                     ebnccl::v1::FailureKind failure_kind, const std::string& message,
-                     const common::ExitInfo* exit = nullptr);
-  // `ask_ras`: NCCL's RAS is queried first where ShouldQueryRas holds.
-  void StopTest(Test& test, const std::string& reason, bool ask_ras = true);
+  SupervisedWorker* FindWorker(const std::string& test_id, int rank, const std::string& token,
+                               absl::Status* error);
   void StopOne(const std::string& test_id, const std::string& reason, bool ask_ras);
-  // The part of the stop after the RAS query: SIGTERM (and SIGKILL for the
-  // hung), then the grace timer.
-  void SignalStop(Test& test);
-  // True when `exit`, seen while the worker's test is stopping, is not the
-  // stop's doing: a SIGKILL this agent never sent (the OOM killer, an
-  // operator), or a death by signal before the agent signalled anything.
-  // The stop that such an exit races with was usually caused by it (a peer
-  // saw the connection reset first), so it must still be reported.
-  static bool DiedOfItsOwnDuringStop(const Worker& worker, const common::ExitInfo& exit);
-  // The RAS query ended (`exchange`) or its backstop fired (nullopt).
-  void OnRasDone(const std::string& test_id, std::optional<NcclRasExchange> exchange);
-  // RAS is worth asking: an NCCL test with a RAS port, and a registered
-  // worker that is alive and has not finished.
-  bool ShouldQueryRas(const Test& test) const;
-  // Reports a launch refused before anything was created (by CheckLaunch,
-  // or because the worker endpoint cannot open).
-  // `hint` ends the message (what the operator should look at).
-  void RefuseLaunch(const ebnccl::v1::LaunchTest& launch, const absl::Status& refused,
-                    absl::string_view hint);
-  void KillWorker(Worker& worker);
+  void OnExit(const std::string& test_id, int rank, const common::ExitInfo& exit);
+  // Ends the test once every worker is reaped (and RAS, when asked, has
+  // answered): WorkersStopped with the evidence. `test_id` must not refer
+  // to the test's own id, which ends here.
   void MaybeFinish(const std::string& test_id);
-  // Port deltas, NCCL warnings of ranks that did not finish, NICs used.
-  ebnccl::v1::NodeTestEvidence CollectEvidence(const Test& test) const;
+  void TellRunningTests() const;
 
-  const AgentConfig config_;
+  const AgentCoreConfig config_;
   const SupervisorEnvironment environment_;
-  common::Clock& clock_;
   common::Executor& executor_;
+  common::Clock& clock_;
   common::ProcessLauncher& launcher_;
-  CoordinatorSink& sink_;
-  std::map<std::string, Test> tests_;
-  // Replies of RAS queries arrive on other threads and are posted onto the
-  // executor; they find this gone once the supervisor is destroyed.
-  std::shared_ptr<int> alive_ = std::make_shared<int>(0);
+  SupervisedTests tests_;
+  WorkerReports reports_;
+  EvidenceCollector evidence_;
+  StopSequence stop_;
+  WorkerWatchdog watchdog_;
 };
 
 }  // namespace eb::agent

@@ -130,7 +130,7 @@ void CoordinatorSession::RunLoop() {
 
 absl::Status CoordinatorSession::RunOnce(bool* registered) {
   // Destroyed in reverse: the alarm before the queue it posts to, the queue
-  // (shut down and drained below) before the call's context.
+  // (shut down and drained in EndCall) before the call's context.
   grpc::ClientContext context;
   grpc::CompletionQueue cq;
   grpc::Alarm wake;
@@ -140,61 +140,81 @@ absl::Status CoordinatorSession::RunOnce(bool* registered) {
     context_ = &context;
   }
   std::unique_ptr<Stream> stream = stub_->PrepareAsyncSession(&context, &cq);
-  stream->StartCall(TagOf(Op::kStart));
+  const Registration registration = Register(*stream, cq);
+  if (!registration.refusal.ok()) context.TryCancel();
+  if (registration.heartbeat_period.has_value()) {
+    *registered = true;
+    RelayRegistered(*stream, cq, wake, *registration.heartbeat_period);
+  }
+  absl::Status result = EndCall(*stream, cq, wake, registration.refusal);
+  absl::MutexLock lock(&mu_);
+  context_ = nullptr;
+  return result;
+}
+
+CoordinatorSession::Registration CoordinatorSession::Register(Stream& stream,
+                                                              grpc::CompletionQueue& cq) {
+  stream.StartCall(TagOf(Op::kStart));
   v1::AgentMessage hello;
   *hello.mutable_register_() = callbacks_.make_registration();
   v1::CoordinatorMessage reply;
   // One op at a time until registered; a failed op means the call is over,
   // and Finish says why (the coordinator's refusal, or the dial's error).
   const bool replied = AwaitOp(cq, Op::kStart) &&
-                       (stream->Write(hello, TagOf(Op::kWrite)), AwaitOp(cq, Op::kWrite)) &&
-                       (stream->Read(&reply, TagOf(Op::kRead)), AwaitOp(cq, Op::kRead));
-  absl::Status result;
-  absl::StatusOr<absl::Duration> period =
-      absl::UnavailableError("the coordinator closed the session");
-  if (replied && !reply.has_register_reply()) {
-    result = absl::UnavailableError(
+                       (stream.Write(hello, TagOf(Op::kWrite)), AwaitOp(cq, Op::kWrite)) &&
+                       (stream.Read(&reply, TagOf(Op::kRead)), AwaitOp(cq, Op::kRead));
+  Registration registration;
+  if (!replied) return registration;
+  if (!reply.has_register_reply()) {
+    registration.refusal = absl::UnavailableError(
         "the coordinator's first message was not a register_reply; ending the session");
-    context.TryCancel();
-  } else if (replied) {
-    period = CheckRegisterReply(reply.register_reply());
-    // A period of 0 made the agent spin (SECURITY_FINDINGS case 5): end the
-    // session, naming the field; the reconnect backoff paces the retries.
-    if (!period.ok()) {
-      result = period.status();
-      context.TryCancel();
-    }
+    return registration;
   }
-  if (replied && period.ok()) {
-    {
-      absl::MutexLock lock(&mu_);
-      connected_ = true;
-      wake_pending_ = false;
-      ++generation_;
-      absl::MutexLock wake_lock(&wake_mu_);
-      wake_ = &wake;
-      wake_queue_ = &cq;
-      wake_generation_ = generation_;
-    }
-    *registered = true;
-    spdlog::info("registered with the coordinator (heartbeat every {})",
-                 absl::FormatDuration(*period));
-    if (callbacks_.on_connected) callbacks_.on_connected(*period);
-    Relay(*stream, cq, *period);
-    {
-      absl::MutexLock lock(&mu_);
-      connected_ = false;
-    }
+  // A period of 0 made the agent spin (SECURITY_FINDINGS case 5): end the
+  // session, naming the field; the reconnect backoff paces the retries.
+  absl::StatusOr<absl::Duration> period = CheckRegisterReply(reply.register_reply());
+  if (period.ok()) {
+    registration.heartbeat_period = *period;
+  } else {
+    registration.refusal = period.status();
+  }
+  return registration;
+}
+
+void CoordinatorSession::RelayRegistered(Stream& stream, grpc::CompletionQueue& cq,
+                                         grpc::Alarm& wake, absl::Duration heartbeat_period) {
+  {
+    absl::MutexLock lock(&mu_);
+    connected_ = true;
+    wake_pending_ = false;
+    ++generation_;
     absl::MutexLock wake_lock(&wake_mu_);
-    wake_ = nullptr;
-    wake_queue_ = nullptr;
+    wake_ = &wake;
+    wake_queue_ = &cq;
+    wake_generation_ = generation_;
   }
+  spdlog::info("registered with the coordinator (heartbeat every {})",
+               absl::FormatDuration(heartbeat_period));
+  if (callbacks_.on_connected) callbacks_.on_connected(heartbeat_period);
+  Relay(stream, cq, heartbeat_period);
+  {
+    absl::MutexLock lock(&mu_);
+    connected_ = false;
+  }
+  absl::MutexLock wake_lock(&wake_mu_);
+  wake_ = nullptr;
+  wake_queue_ = nullptr;
+}
+
+absl::Status CoordinatorSession::EndCall(Stream& stream, grpc::CompletionQueue& cq,
+                                         grpc::Alarm& wake, const absl::Status& refusal) {
   // Not cancelling a call the coordinator ended keeps its own status (why it
   // ended the session) for the log, rather than CANCELLED; Stop() cancels
   // through context_ when it is the agent that ends the session.
   grpc::Status finished;
-  stream->Finish(&finished, TagOf(Op::kFinish));
+  stream.Finish(&finished, TagOf(Op::kFinish));
   (void)AwaitOp(cq, Op::kFinish);
+  absl::Status result = refusal;
   if (result.ok()) {
     result = common::FromGrpcStatus(finished);
     if (result.ok()) result = absl::UnavailableError("the coordinator ended the session");
@@ -205,8 +225,6 @@ absl::Status CoordinatorSession::RunOnce(bool* registered) {
   bool ok = false;
   while (cq.Next(&tag, &ok)) {
   }
-  absl::MutexLock lock(&mu_);
-  context_ = nullptr;
   return result;
 }
 

@@ -19,6 +19,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -81,11 +82,33 @@ class CoordinatorSession final : public CoordinatorSink {
   // What each completion-queue event is.
   enum class Op : intptr_t { kStart = 1, kRead, kWrite, kWake, kFinish };
 
+  // How the registration exchange of one call went: the heartbeat period
+  // the coordinator asks for once it accepted the agent; otherwise
+  // `refusal` says why the agent ends the call (a reply it cannot use), or
+  // is OK when the call itself failed (then Finish says why).
+  struct Registration {
+    std::optional<absl::Duration> heartbeat_period;
+    absl::Status refusal;
+  };
+
   void RunLoop();
   // One session: registers, then relays until the stream ends. *registered
   // says whether the coordinator accepted the registration (so that the
   // caller reports a lost session, not a failed dial).
   absl::Status RunOnce(bool* registered);
+  // Starts the call, sends the registration and reads the first reply, one
+  // op at a time.
+  Registration Register(Stream& stream, grpc::CompletionQueue& cq);
+  // Registered: publishes the connection (SendToCoordinator may queue and
+  // wake `wake` from now), relays until the stream ends, then withdraws it.
+  void RelayRegistered(Stream& stream, grpc::CompletionQueue& cq, grpc::Alarm& wake,
+                       absl::Duration heartbeat_period);
+  // Finishes the call, then shuts the queue down and drains it. Returns why
+  // the session ended: `refusal` when the agent refused the registration,
+  // else the call's status (UNAVAILABLE when the coordinator ended it
+  // cleanly).
+  absl::Status EndCall(Stream& stream, grpc::CompletionQueue& cq, grpc::Alarm& wake,
+                       const absl::Status& refusal);
   // Relays commands in, and heartbeats every `heartbeat_period` and the
   // outbox out, until the stream ends (a read or a write fails: the call is
   // over, or Stop cancelled it).

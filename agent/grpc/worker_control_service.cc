@@ -12,8 +12,13 @@ namespace v1 = ebnccl::v1;
 
 namespace {
 
-// A relayed call in flight: owns the client context and messages until the
-// coordinator answers.
+// A relayed call in flight: the client context and messages gRPC uses until
+// the coordinator answers. Owned by the call's completion callback: gRPC
+// copies that callback (a std::function, so its captures must be copyable)
+// and drops every copy once it has run it, the last one freeing the call, on
+// gRPC's thread after the callback returned, or on ours if gRPC was faster
+// than our return from the async call. A call that never starts is freed
+// where it was made.
 template <typename Request, typename Reply>
 struct RelayedCall {
   grpc::ClientContext context;
@@ -111,11 +116,10 @@ grpc::ServerUnaryReactor* WorkerControlService::RendezvousSet(
       reactor->Finish(common::ToGrpcStatus(allowed));
       return;
     }
-    auto* call = new RelayedCall<v1::RendezvousSetRequest, v1::RendezvousSetReply>();
+    auto call = std::make_shared<RelayedCall<v1::RendezvousSetRequest, v1::RendezvousSetReply>>();
     call->request = request->request();
     common::SetTimeout(call->context, absl::Seconds(30));
     if (!TrackRelay(&call->context)) {
-      delete call;
       reactor->Finish(EndpointClosing());
       return;
     }
@@ -123,7 +127,6 @@ grpc::ServerUnaryReactor* WorkerControlService::RendezvousSet(
                                          [this, call, reactor, reply](const grpc::Status& status) {
                                            UntrackRelay(&call->context);
                                            *reply = std::move(call->reply);
-                                           delete call;
                                            reactor->Finish(status);
                                          });
   });
@@ -152,19 +155,20 @@ grpc::ServerUnaryReactor* WorkerControlService::RendezvousWait(
 }
 
 void WorkerControlService::StartSharedWait(uint64_t id, const v1::RendezvousWaitRequest& request) {
-  auto* call = new RelayedCall<v1::RendezvousWaitRequest, v1::RendezvousWaitReply>();
+  auto call = std::make_shared<RelayedCall<v1::RendezvousWaitRequest, v1::RendezvousWaitReply>>();
   call->request = request;
   common::SetTimeout(call->context, absl::Milliseconds(request.timeout_ms()) + kRelayMargin);
   if (!TrackRelay(&call->context)) {
-    delete call;
     for (const PendingWait& waiter : waits_.Finish(id)) waiter.reactor->Finish(EndpointClosing());
     return;
   }
   coordinator_->async()->RendezvousWait(
       &call->context, &call->request, &call->reply, [this, call, id](const grpc::Status& status) {
         UntrackRelay(&call->context);
+        // The reply goes to every waiter as it came: its form is part of
+        // the request, which all of them share (common/spec/
+        // rendezvous_wait_reply.h).
         auto answer = std::make_shared<const v1::RendezvousWaitReply>(std::move(call->reply));
-        delete call;
         // gRPC's thread: answer the waiters on the executor, which owns
         // waits_.
         executor_.Post([this, id, status, answer] {

@@ -9,7 +9,7 @@
 
 namespace eb::agent {
 
-HostFacts ReadHostFacts(const AgentConfig& config) {
+HostFacts ReadHostFacts(const AgentCoreConfig& config) {
   HostFacts host;
   char hostname[256] = {};
   if (gethostname(hostname, sizeof(hostname) - 1) == 0) host.hostname = hostname;

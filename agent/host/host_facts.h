@@ -4,7 +4,7 @@
 // the host: its name, identity, network interfaces, the configured HCA
 // ports and the NVIDIA driver's version.
 
-#include "agent/config.h"
+#include "agent/core/agent_core_config.h"
 #include "agent/core/inventory.h"
 
 namespace eb::agent {
@@ -13,6 +13,6 @@ namespace eb::agent {
 // HCA vanished, since start. The host identity is read only when
 // config.host_id is empty; the HCAs are config.ib_hcas under
 // config.sysfs_infiniband.
-HostFacts ReadHostFacts(const AgentConfig& config);
+HostFacts ReadHostFacts(const AgentCoreConfig& config);
 
 }  // namespace eb::agent

@@ -61,7 +61,7 @@ PciTopology ReadPciTopology(const std::string& pci_root, const std::string& infi
   return topology;
 }
 
-std::vector<std::string> AffinityHcaNames(const AgentConfig& config) {
+std::vector<std::string> AffinityHcaNames(const AgentCoreConfig& config) {
   std::vector<std::string> names;
   for (const HcaPort& hca : config.ib_hcas) {
     if (std::find(names.begin(), names.end(), hca.name) == names.end()) names.push_back(hca.name);

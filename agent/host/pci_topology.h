@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/config.h"
+#include "agent/core/agent_core_config.h"
 #include "agent/core/pci_affinity.h"
 
 namespace eb::agent {
@@ -27,6 +27,6 @@ PciTopology ReadPciTopology(const std::string& pci_root, const std::string& infi
 
 // The HCAs the affinity chooses from: the configured ones (--ib-hca), or
 // every HCA under config.sysfs_infiniband when none is configured.
-std::vector<std::string> AffinityHcaNames(const AgentConfig& config);
+std::vector<std::string> AffinityHcaNames(const AgentCoreConfig& config);
 
 }  // namespace eb::agent

@@ -1,8 +1,8 @@
 #include "agent/worker/agent_link.h"
 
 #include "absl/strings/str_cat.h"
-#include "agent/worker/rendezvous_reply.h"
 #include "common/rpc/channel.h"
+#include "common/spec/rendezvous_wait_reply.h"
 #include "common/status/grpc_status.h"
 
 namespace eb::worker {
@@ -96,15 +96,11 @@ absl::StatusOr<std::vector<std::string>> AgentLink::WaitFor(const std::vector<st
   request.mutable_request()->set_test_id(test_id_);
   for (const std::string& key : keys) request.mutable_request()->add_keys(key);
   request.mutable_request()->set_timeout_ms(absl::ToInt64Milliseconds(timeout));
-  if (slice != nullptr) {
-    request.mutable_request()->mutable_slice()->set_offset(slice->offset);
-    request.mutable_request()->mutable_slice()->set_length(slice->length);
-    request.mutable_request()->mutable_slice()->set_concatenated(true);
-  }
+  if (slice != nullptr) spec::SetWaitSlice(*slice, request.mutable_request());
   v1::RendezvousWaitReply reply;
   absl::Status status = common::FromGrpcStatus(stub_->RendezvousWait(&context, request, &reply));
   if (!status.ok()) return status;
-  return WaitReplyValues(reply, keys.size(), slice);
+  return spec::WaitReplyValues(reply, keys.size(), slice);
 }
 
 }  // namespace eb::worker

@@ -11,13 +11,13 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/synchronization/mutex.h"
-#include "agent/core/worker_token.h"
 #include "agent/worker/nccl_version.h"
 #include "agent/worker/worker_runtime.h"
 #include "common/config/parse_command_line.h"
 #include "common/logging/logging.h"
 #include "common/process/parent_death.h"
 #include "common/process/signals.h"
+#include "common/spec/worker_token.h"
 #include "common/version/version.h"
 #include "spdlog/spdlog.h"
 
@@ -82,16 +82,16 @@ int main(int argc, char** argv) {
   if (print_nccl_version) return PrintNcclVersion();
   // The token is a secret: taken from the environment, never argv, and
   // removed at once so that nothing this process starts inherits it.
-  const char* token = std::getenv(eb::agent::kWorkerTokenVariable);
+  const char* token = std::getenv(eb::spec::kWorkerTokenVariable);
   if (token == nullptr || *token == '\0') {
     std::fprintf(stderr,
                  "eb-worker: %s is not set: eb-worker is started by eb-agent, which passes "
                  "each worker its token in the environment\n",
-                 eb::agent::kWorkerTokenVariable);
+                 eb::spec::kWorkerTokenVariable);
     return eb::worker::kExitUsage;
   }
   options.token = token;
-  unsetenv(eb::agent::kWorkerTokenVariable);
+  unsetenv(eb::spec::kWorkerTokenVariable);
 
   if (auto status = eb::common::InitLogging({"eb-worker", log_level, ""}); !status.ok()) {
     std::fprintf(stderr, "eb-worker: %s\n", std::string(status.message()).c_str());

@@ -181,6 +181,65 @@ std::vector<char*> NullTerminated(const std::vector<std::string>& strings) {
   return out;
 }
 
+// spec.log_path opened for the child's stdout and stderr. 0600: worker logs
+// hold NCCL's view of the fabric and are the agent's user's only
+// (SECURITY_FINDINGS case 16); O_NOFOLLOW: never a link.
+absl::StatusOr<int> OpenChildLog(const ProcessSpec& spec) {
+  const int fd =
+      open(spec.log_path.c_str(), O_CREAT | O_APPEND | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) {
+    return ErrnoToStatus(errno, absl::StrCat("cannot open log file ", spec.log_path, " for ",
+                                             spec.executable, " (its directory must exist)"));
+  }
+  return fd;
+}
+
+// A child spawned and not yet in a launcher's epoll set.
+struct SpawnedChild {
+  pid_t pid = 0;
+  int pidfd = -1;
+};
+
+// Spawns spec.executable with stdout and stderr on `log_fd` (-1: /dev/null)
+// and takes its pidfd. On success the pid is in TrackedPids; on failure no
+// child is left (one whose pidfd could not be taken is killed and reaped).
+absl::StatusOr<SpawnedChild> SpawnWithPidfd(const ProcessSpec& spec, int log_fd) {
+  posix_spawn_file_actions_t actions;
+  if (posix_spawn_file_actions_init(&actions) != 0) return absl::InternalError("file actions");
+  absl::Cleanup destroy_actions = [&actions] { posix_spawn_file_actions_destroy(&actions); };
+  posix_spawnattr_t attr;
+  if (posix_spawnattr_init(&attr) != 0) return absl::InternalError("spawn attributes");
+  absl::Cleanup destroy_attr = [&attr] { posix_spawnattr_destroy(&attr); };
+  EB_RETURN_IF_ERROR(FileActionsFor(spec.log_path, log_fd, &actions));
+  EB_RETURN_IF_ERROR(AttributesFor(&attr));
+  std::vector<char*> argv = NullTerminated(spec.argv);
+  std::vector<char*> envp = NullTerminated(spec.env);
+
+  TrackedPids& tracked = TrackedPids::Get();
+  tracked.BeginSpawn();
+  pid_t pid = 0;
+  // posix_spawn (not posix_spawnp): no PATH search. glibc reports exec
+  // failures such as ENOENT through its return value.
+  const int rc =
+      posix_spawn(&pid, spec.executable.c_str(), &actions, &attr, argv.data(), envp.data());
+  if (rc != 0) {
+    tracked.EndSpawn(0);
+    return ErrnoToStatus(rc, absl::StrCat("cannot spawn ", spec.executable));
+  }
+  // The pidfd pins the process identity: the pid cannot be reused while we
+  // hold an unreaped child, and the pidfd cannot refer to any other process.
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));  // O_CLOEXEC implied.
+  if (pidfd < 0) {
+    const int err = errno;
+    KillAndReap(pid);
+    tracked.EndSpawn(0);
+    return absl::InternalError(
+        absl::StrCat("pidfd_open for ", spec.executable, " pid ", pid, ": ", ErrnoText(err)));
+  }
+  tracked.EndSpawn(pid);
+  return SpawnedChild{pid, pidfd};
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PosixProcessLauncher>> PosixProcessLauncher::Create() {
@@ -216,10 +275,7 @@ PosixProcessLauncher::~PosixProcessLauncher() {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
   }
-  const uint64_t one = 1;
-  if (write(wake_fd_, &one, sizeof(one)) < 0) {
-    // Cannot fail with a valid eventfd short of overflow.
-  }
+  WakeReaper();
   reaper_.join();
   absl::MutexLock lock(&mu_);
   for (auto& entry : children_) {
@@ -239,58 +295,20 @@ absl::StatusOr<ChildHandle> PosixProcessLauncher::Spawn(const ProcessSpec& spec,
   if (spec.argv.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("empty argv for ", spec.executable));
   }
-  int log_fd = -1;
-  int own_log_fd = -1;  // opened here, closed here
-  if (spec.log_fd >= 0) {
-    log_fd = spec.log_fd;
-  } else if (!spec.log_path.empty()) {
-    // 0600: worker logs hold NCCL's view of the fabric and are the agent's
-    // user's only (SECURITY_FINDINGS case 16); O_NOFOLLOW: never a link.
-    own_log_fd =
-        open(spec.log_path.c_str(), O_CREAT | O_APPEND | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (own_log_fd < 0) {
-      return ErrnoToStatus(errno, absl::StrCat("cannot open log file ", spec.log_path, " for ",
-                                               spec.executable, " (its directory must exist)"));
-    }
-    log_fd = own_log_fd;
+  int own_log_fd = -1;  // opened here, closed here once the child has its copy
+  if (spec.log_fd < 0 && !spec.log_path.empty()) {
+    EB_ASSIGN_OR_RETURN(own_log_fd, OpenChildLog(spec));
   }
   absl::Cleanup close_log = [own_log_fd] {
     if (own_log_fd >= 0) close(own_log_fd);
   };
-  posix_spawn_file_actions_t actions;
-  if (posix_spawn_file_actions_init(&actions) != 0) return absl::InternalError("file actions");
-  absl::Cleanup destroy_actions = [&actions] { posix_spawn_file_actions_destroy(&actions); };
-  posix_spawnattr_t attr;
-  if (posix_spawnattr_init(&attr) != 0) return absl::InternalError("spawn attributes");
-  absl::Cleanup destroy_attr = [&attr] { posix_spawnattr_destroy(&attr); };
-  EB_RETURN_IF_ERROR(FileActionsFor(spec.log_path, log_fd, &actions));
-  EB_RETURN_IF_ERROR(AttributesFor(&attr));
-  std::vector<char*> argv = NullTerminated(spec.argv);
-  std::vector<char*> envp = NullTerminated(spec.env);
+  const int log_fd = spec.log_fd >= 0 ? spec.log_fd : own_log_fd;
+  EB_ASSIGN_OR_RETURN(const SpawnedChild spawned, SpawnWithPidfd(spec, log_fd));
+  return Track(spec.executable, spawned.pid, spawned.pidfd, std::move(on_exit));
+}
 
-  TrackedPids& tracked = TrackedPids::Get();
-  tracked.BeginSpawn();
-  pid_t pid = 0;
-  // posix_spawn (not posix_spawnp): no PATH search. glibc reports exec
-  // failures such as ENOENT through its return value.
-  const int rc =
-      posix_spawn(&pid, spec.executable.c_str(), &actions, &attr, argv.data(), envp.data());
-  if (rc != 0) {
-    tracked.EndSpawn(0);
-    return ErrnoToStatus(rc, absl::StrCat("cannot spawn ", spec.executable));
-  }
-  // The pidfd pins the process identity: the pid cannot be reused while we
-  // hold an unreaped child, and the pidfd cannot refer to any other process.
-  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));  // O_CLOEXEC implied.
-  if (pidfd < 0) {
-    const int err = errno;
-    KillAndReap(pid);
-    tracked.EndSpawn(0);
-    return absl::InternalError(
-        absl::StrCat("pidfd_open for ", spec.executable, " pid ", pid, ": ", ErrnoText(err)));
-  }
-  tracked.EndSpawn(pid);
-
+absl::StatusOr<ChildHandle> PosixProcessLauncher::Track(const std::string& executable, pid_t pid,
+                                                        int pidfd, ExitCallback on_exit) {
   absl::MutexLock lock(&mu_);
   const uint64_t id = next_id_++;
   children_[id] = Child{pid, pidfd, std::move(on_exit)};
@@ -305,17 +323,21 @@ absl::StatusOr<ChildHandle> PosixProcessLauncher::Spawn(const ProcessSpec& spec,
     children_.erase(id);
     KillAndReap(pid);
     close(pidfd);
-    tracked.Remove(pid);
+    TrackedPids::Get().Remove(pid);
     return absl::InternalError(
-        absl::StrCat("epoll_ctl for ", spec.executable, " pid ", pid, ": ", ErrnoText(err)));
+        absl::StrCat("epoll_ctl for ", executable, " pid ", pid, ": ", ErrnoText(err)));
   }
   // A reaper asleep for want of children polls for orphans again from now.
+  WakeReaper();
+  spdlog::debug("spawned {} pid {} (child {})", executable, pid, id);
+  return ChildHandle{id, pid};
+}
+
+void PosixProcessLauncher::WakeReaper() {
   const uint64_t one = 1;
   if (write(wake_fd_, &one, sizeof(one)) < 0) {
     // Cannot fail with a valid eventfd short of overflow.
   }
-  spdlog::debug("spawned {} pid {} (child {})", spec.executable, pid, id);
-  return ChildHandle{id, pid};
 }
 
 absl::Status PosixProcessLauncher::SignalGroup(const ChildHandle& child, int signal) {

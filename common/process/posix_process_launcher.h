@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
@@ -44,9 +45,10 @@ class PosixProcessLauncher final : public ProcessLauncher {
   PosixProcessLauncher& operator=(const PosixProcessLauncher&) = delete;
 
   // See ProcessLauncher::Spawn. In detail: stdin is /dev/null; stdout and
-  // stderr go to spec.log_path, opened O_APPEND|O_CREAT with mode 0644 (its
-  // directory must exist: NOT_FOUND otherwise, PERMISSION_DENIED when it
-  // cannot be written, both naming the path); every fd above 2 is closed;
+  // stderr go to spec.log_fd, or else spec.log_path, opened
+  // O_APPEND|O_CREAT|O_NOFOLLOW with mode 0600 (its directory must exist:
+  // NOT_FOUND otherwise, PERMISSION_DENIED when it cannot be written, both
+  // naming the path); every fd above 2 is closed;
   // the signal mask is empty and SIGTERM, SIGINT, SIGPIPE, SIGCHLD and
   // SIGHUP have their default action. Spawn failures map ENOENT to
   // NOT_FOUND, EACCES to PERMISSION_DENIED and anything else to INTERNAL.
@@ -72,6 +74,14 @@ class PosixProcessLauncher final : public ProcessLauncher {
   };
 
   PosixProcessLauncher(int epoll_fd, int wake_fd);
+
+  // Adds a child just spawned (SpawnWithPidfd) to children_ and to the
+  // epoll set, and wakes the reaper. INTERNAL when epoll refuses the pidfd
+  // (the child is then killed, reaped and untracked).
+  absl::StatusOr<ChildHandle> Track(const std::string& executable, pid_t pid, int pidfd,
+                                    ExitCallback on_exit);
+  // Ends the reaper's epoll_wait at once (the wake-up eventfd).
+  void WakeReaper();
 
   void ReaperLoop();
   // Reaps child `id` if its pidfd says it exited, then runs its callback.

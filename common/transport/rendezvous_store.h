@@ -5,22 +5,16 @@
 // ID. In production it is backed by the coordinator (through the agent); in
 // tests by an in-memory map.
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "common/transport/value_slice.h"
 
 namespace eb::transport {
-
-// Bytes [offset, offset + length) of a value.
-struct ValueSlice {
-  int64_t offset = 0;
-  int64_t length = 0;
-};
 
 class RendezvousStore {
  public:
@@ -50,19 +44,15 @@ class RendezvousStore {
   }
 
  protected:
-  // Cuts each of `values` (of `keys`) to `slice`.
+  // Cuts each of `values` (of `keys`) to `slice` (CutSlice).
   static absl::StatusOr<std::vector<std::string>> CutSlices(const std::vector<std::string>& keys,
                                                             std::vector<std::string> values,
                                                             ValueSlice slice) {
-    const int64_t end = slice.offset + slice.length;
     for (size_t i = 0; i < values.size(); ++i) {
-      if (slice.offset < 0 || slice.length < 0 || static_cast<int64_t>(values[i].size()) < end) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "rendezvous value of key '", i < keys.size() ? keys[i] : "", "' has ", values[i].size(),
-            " bytes; the slice [", slice.offset, ", ", end, ") is past its end"));
-      }
-      values[i] =
-          values[i].substr(static_cast<size_t>(slice.offset), static_cast<size_t>(slice.length));
+      absl::StatusOr<absl::string_view> cut =
+          CutSlice(i < keys.size() ? keys[i] : "", values[i], slice);
+      if (!cut.ok()) return cut.status();
+      values[i] = std::string(*cut);
     }
     return values;
   }

@@ -6,7 +6,9 @@
 #include "absl/strings/str_join.h"
 #include "common/spec/identifiers.h"
 #include "common/spec/limits.h"
+#include "common/spec/rendezvous_wait_reply.h"
 #include "common/status/status_macros.h"
+#include "common/transport/value_slice.h"
 
 namespace eb::coordinator {
 
@@ -96,41 +98,25 @@ absl::Status CheckSlice(const RendezvousKv::Slice& slice, size_t keys) {
   return absl::OkStatus();
 }
 
-// The values of `keys` (all present), each cut to `slice` when set; one
-// value of all the slices when the slice says concatenated.
+// The values of `keys` (all present), each cut to `slice` when set, in the
+// form the wait asked for (common/spec/rendezvous_wait_reply.h).
 absl::StatusOr<std::vector<std::string>> ReadValues(
     const std::map<std::string, std::string>& values, const std::vector<std::string>& keys,
     const std::optional<RendezvousKv::Slice>& slice) {
-  const bool concatenate = slice && slice->concatenated;
-  std::vector<std::string> reply;
-  std::string concatenated;
-  if (concatenate) {
-    concatenated.reserve(keys.size() * static_cast<size_t>(slice->length));
-  } else {
-    reply.reserve(keys.size());
-  }
+  spec::WaitReplyWriter reply(slice && slice->concatenated, keys.size(),
+                              slice ? static_cast<size_t>(slice->length) : 0);
   for (const std::string& key : keys) {
     const std::string& value = values.at(key);
     if (!slice) {
-      reply.push_back(value);
+      reply.Add(value);
       continue;
     }
-    const int64_t end = slice->offset + slice->length;
-    if (static_cast<int64_t>(value.size()) < end) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("rendezvous value of key ", spec::Quote(key), " has ", value.size(),
-                       " bytes; the slice [", slice->offset, ", ", end, ") is past its end"));
-    }
-    if (concatenate) {
-      concatenated.append(value, static_cast<size_t>(slice->offset),
-                          static_cast<size_t>(slice->length));
-    } else {
-      reply.push_back(
-          value.substr(static_cast<size_t>(slice->offset), static_cast<size_t>(slice->length)));
-    }
+    EB_ASSIGN_OR_RETURN(
+        const absl::string_view cut,
+        transport::CutSlice(key, value, transport::ValueSlice{slice->offset, slice->length}));
+    reply.Add(cut);
   }
-  if (concatenate) reply.push_back(std::move(concatenated));
-  return reply;
+  return std::move(reply).Take();
 }
 
 }  // namespace

@@ -35,7 +35,9 @@ class RendezvousKv {
   struct Slice {
     int64_t offset = 0;
     int64_t length = 0;
-    // The wait's reply is one value: the slices one after another.
+    // The wait's reply is one value: the slices one after another
+    // (spec::WantsConcatenatedReply; common/spec/rendezvous_wait_reply.h
+    // owns the form).
     bool concatenated = false;
   };
 
@@ -61,8 +63,10 @@ class RendezvousKv {
   // the message names slice.offset or slice.length); RESOURCE_EXHAUSTED
   // beyond kMaxWaitersPerTest pending waits in the test. With `slice`, each
   // value is cut to it, and a value shorter than its end completes the wait
-  // with FAILED_PRECONDITION naming the key; with slice->concatenated, the
-  // reply is a single value, every key's slice in the order of the keys.
+  // with FAILED_PRECONDITION naming the key. The values are in the form
+  // the wait asked for, as spec::WaitReplyWriter gathers them: with
+  // slice->concatenated a single value, every key's slice in the order of
+  // the keys, for spec::SetWaitReplyValues to put in the reply.
   void Wait(const std::string& test_id, std::vector<std::string> keys, absl::Duration timeout,
             WaitCallback done, std::optional<Slice> slice = std::nullopt);
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "common/rpc/reactor_order.h"
 #include "common/rpc/stream_outbox.h"
+#include "common/spec/rendezvous_wait_reply.h"
 #include "common/status/grpc_status.h"
 #include "coordinator/core/session_messages.h"
 #include "spdlog/spdlog.h"
@@ -241,19 +242,15 @@ grpc::ServerUnaryReactor* AgentServiceImpl::RendezvousWait(grpc::CallbackServerC
     }
     std::vector<std::string> keys(request->keys().begin(), request->keys().end());
     std::optional<RendezvousKv::Slice> slice;
+    const bool concatenated = spec::WantsConcatenatedReply(*request);
     if (request->has_slice()) {
-      slice = RendezvousKv::Slice{request->slice().offset(), request->slice().length(),
-                                  request->slice().concatenated()};
+      slice =
+          RendezvousKv::Slice{request->slice().offset(), request->slice().length(), concatenated};
     }
-    const bool concatenated = slice && slice->concatenated;
     rendezvous_.Wait(
         request->test_id(), std::move(keys), absl::Milliseconds(request->timeout_ms()),
         [reactor, reply, concatenated](absl::StatusOr<std::vector<std::string>> values) {
-          if (values.ok() && concatenated) {
-            reply->set_concatenated_values(std::move(values->front()));
-          } else if (values.ok()) {
-            for (std::string& value : *values) reply->add_values(std::move(value));
-          }
+          if (values.ok()) spec::SetWaitReplyValues(*std::move(values), concatenated, reply);
           reactor->Finish(common::ToGrpcStatus(values.status()));
         },
         slice);

@@ -23,7 +23,7 @@ RULES=(
   "agent/core :: ^(fstream|filesystem|cstdio|stdio\.h|dirent\.h|fcntl\.h|sys/stat\.h|sys/mman\.h)$ :: files, /proc and /sys: read them in agent/host"
   "agent/core :: ^(sys/socket\.h|netdb\.h|poll\.h|sys/epoll\.h|arpa/inet\.h|netinet/.*)$ :: sockets: host I/O (RealHostProbe::Connect)"
   "agent/core :: ^agent/(host|grpc|metrics)/             :: the core is below agent/host, agent/grpc and agent/metrics"
-  "agent/core :: ^agent/(agent_server|startup|config_file|effective_config)\.h$ :: the composition root and config files sit above the core"
+  "agent/core :: ^agent/(agent_server|startup|config|config_file|effective_config)\.h$ :: the composition root and config files sit above the core (its config is agent/core/agent_core_config.h)"
   # coordinator/core: state machines, placement, rendezvous, aggregation (docs/DESIGN.md, "Layers").
   "coordinator/core :: ^grpcpp/                          :: gRPC runtime: the services live in coordinator/grpc"
   "coordinator/core :: \.grpc\.pb\.h$                    :: generated gRPC stubs (message headers *.pb.h are fine)"

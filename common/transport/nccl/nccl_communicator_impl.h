@@ -1,9 +1,13 @@
 #pragma once
 
 // Internal to eb_transport_nccl: the NcclCommunicator class behind
-// CreateNcclCommunicator (nccl_communicator.h), shared by its two source
-// files: nccl_communicator.cc (lifecycle, abort, polling waits) and
-// nccl_communicator_ops.cc (collectives, CUDA graphs, fill and check).
+// CreateNcclCommunicator (nccl_communicator.h), shared by its source files:
+//   nccl_communicator.cc           the factory, init and the data
+//                                  communicator's split;
+//   nccl_communicator_calls.cc     calls through the abort gate, call
+//                                  checks, and the polling waits;
+//   nccl_communicator_ops.cc       collectives, CUDA graphs, fill and check;
+//   nccl_communicator_teardown.cc  finalize and destroy, and Abort.
 // Nothing outside this folder includes it.
 
 #include <cuda_runtime_api.h>
@@ -44,6 +48,17 @@ inline constexpr size_t kScratchBytes = 16;
 // Sleep between polls of a launch still in progress, once spinning gave up
 // (connecting peers on first use can take a while).
 inline constexpr absl::Duration kLaunchPollInterval = absl::Microseconds(50);
+// Sleep between polls after the spin: init and finalize take seconds, so
+// 1 ms is free there; waits on the stream use a short sleep.
+inline constexpr absl::Duration kSlowPollInterval = absl::Milliseconds(1);
+
+// ncclCommGetAsyncError folded into one result: the query's own error, or
+// the communicator's state (ncclSuccess, ncclInProgress or its error).
+inline ncclResult_t AsyncState(ncclComm_t comm) {
+  ncclResult_t state = ncclSuccess;
+  const ncclResult_t query = ncclCommGetAsyncError(comm, &state);
+  return query != ncclSuccess ? query : state;
+}
 
 // Thread model (the contract nccl_communicator.h states, and how it holds):
 //   - One owner thread calls everything but Abort. Abort may come from any
@@ -134,6 +149,16 @@ class NcclCommunicator final : public Communicator {
   // Splits the blocking communicator the collectives run on off the
   // nonblocking one init made, then releases the latter.
   absl::Status SplitBlockingDataComm(absl::Time deadline);
+  // Its steps. ncclCommSplit of comm_ with `config`, waited for: the child,
+  // or null when NCCL made none; aborts on failure.
+  absl::StatusOr<ncclComm_t> SplitOffInitComm(ncclConfig_t* config, const Wait& wait);
+  // `child` becomes comm_ and the init communicator init_comm_, then the
+  // child is waited for; aborts on failure (`child` too, if Abort came
+  // before it was published).
+  absl::Status SwapInDataComm(ncclComm_t child, const Wait& wait);
+  // Finalizes init_comm_ (polled until `deadline`), then destroys it, or
+  // aborts it when the finalize did not complete. ABORTED after an Abort.
+  absl::Status ReleaseInitComm(absl::Time deadline);
   absl::Status CheckCall(const CollectiveCall& call) const;
   absl::Status CheckPattern(const DataPattern& pattern) const;
   absl::Status CheckNotAborted() const {

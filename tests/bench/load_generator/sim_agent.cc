@@ -7,6 +7,8 @@
 #include "absl/strings/str_format.h"
 #include "common/rpc/channel.h"
 #include "common/rpc/reactor_order.h"
+#include "common/spec/rendezvous_wait_reply.h"
+#include "common/transport/value_slice.h"
 
 namespace eb::bench {
 namespace v1 = ebnccl::v1;
@@ -326,9 +328,11 @@ void SimAgent::RendezvousNccl(const std::string& test_id, const std::vector<int>
   call->request.set_timeout_ms(timeout_ms);
   common::SetTimeout(call->context, absl::Milliseconds(timeout_ms) + absl::Seconds(5));
   stub_->async()->RendezvousWait(&call->context, &call->request, &call->reply,
-                                 [this, call, test_id, ranks](grpc::Status status) {
-                                   const bool ok = status.ok() && call->reply.values_size() == 1 &&
-                                                   call->reply.values(0).size() ==
+                                 [this, call, test_id, ranks](const grpc::Status& status) {
+                                   absl::StatusOr<std::vector<std::string>> id =
+                                       spec::WaitReplyValues(call->reply, 1, nullptr);
+                                   const bool ok = status.ok() && id.ok() &&
+                                                   id->front().size() ==
                                                        static_cast<size_t>(kNcclUniqueIdBytes);
                                    delete call;
                                    if (ok) {
@@ -376,24 +380,29 @@ void SimAgent::RendezvousGloo(const std::string& test_id, std::shared_ptr<RankSt
   for (int peer = 0; peer < state->world; ++peer) {
     if (peer != state->rank) call->request.add_keys(absl::StrCat(kGlooMeshKeyPrefix, peer));
   }
-  call->request.mutable_slice()->set_offset(int64_t{state->rank} * kGlooMeshEntryBytes);
-  call->request.mutable_slice()->set_length(kGlooMeshEntryBytes);
-  call->request.mutable_slice()->set_concatenated(true);
+  const transport::ValueSlice slice{int64_t{state->rank} * kGlooMeshEntryBytes,
+                                    kGlooMeshEntryBytes};
+  spec::SetWaitSlice(slice, &call->request);
   call->request.set_timeout_ms(timeout_ms);
   common::SetTimeout(call->context, absl::Milliseconds(timeout_ms) + absl::Seconds(5));
   stub_->async()->RendezvousWait(
       &call->context, &call->request, &call->reply,
-      [this, call, test_id, state](grpc::Status status) {
-        const bool ok = status.ok() && call->reply.values_size() == 0 &&
-                        call->reply.concatenated_values().size() ==
-                            static_cast<size_t>(kGlooMeshEntryBytes) * (state->world - 1);
+      [this, call, test_id, state, slice](grpc::Status status) {
+        // Read as the real worker reads it (AgentLink::WaitSlice): either
+        // form of the reply, every peer's entry whole.
+        if (status.ok()) {
+          absl::StatusOr<std::vector<std::string>> entries =
+              spec::WaitReplyValues(call->reply, static_cast<size_t>(state->world - 1), &slice);
+          if (!entries.ok()) {
+            status = grpc::Status(grpc::StatusCode::INTERNAL,
+                                  absl::StrCat("bad slices: ", entries.status().message()));
+          }
+        }
         delete call;
-        if (ok) {
+        if (status.ok()) {
           Joined(test_id, {state->rank});
         } else {
-          RanksFailed(
-              test_id, {state->rank},
-              status.ok() ? grpc::Status(grpc::StatusCode::INTERNAL, "bad slices") : status);
+          RanksFailed(test_id, {state->rank}, status);
         }
         CallDone();
       });

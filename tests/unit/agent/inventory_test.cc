@@ -41,7 +41,7 @@ std::vector<v1::GpuInfo> Gpus(int count) {
 }
 
 TEST(BuildInventoryTest, CopiesTheHostFactsAndTheConfig) {
-  AgentConfig config;
+  AgentCoreConfig config;
   config.worker_slots = 2;
   config.bootstrap_interface = "eth0";
   config.transport = "gloo";
@@ -71,13 +71,13 @@ TEST(BuildInventoryTest, CopiesTheHostFactsAndTheConfig) {
 }
 
 TEST(BuildInventoryTest, AConfiguredHostIdWinsAndIsMarkedAsSuch) {
-  AgentConfig config;
+  AgentCoreConfig config;
   config.host_id = "rack3-node7";
   EXPECT_EQ(BuildInventory(config, {}, TwoNicHost()).host_id(), "configured:rack3-node7");
 }
 
 TEST(BuildInventoryTest, NcclIsOfferedOnlyWhenUsable) {
-  AgentConfig config;
+  AgentCoreConfig config;
   config.worker_slots = 2;
   config.nccl_version = "2.28.9";
 #ifdef EB_HAVE_NCCL

@@ -66,7 +66,7 @@ class WorkerSpecTest : public ::testing::Test {
     return worker;
   }
 
-  AgentConfig config_;
+  AgentCoreConfig config_;
   v1::LaunchTest launch_;
   v1::RankAssignment assignment_;
 };

@@ -236,7 +236,7 @@ class WorkerSupervisorTest : public ::testing::Test {
   std::string LogPath(int rank) const { return WorkerLogPath(run_dir_, kTest, rank); }
 
   std::string run_dir_;
-  AgentConfig config_;
+  AgentCoreConfig config_;
   FakeClock clock_;
   ManualExecutor executor_;
   FakeProcessLauncher launcher_;

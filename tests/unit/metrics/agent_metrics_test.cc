@@ -92,7 +92,7 @@ class AgentMetricsTest : public ::testing::Test {
   }
 
   std::string run_dir_;
-  AgentConfig config_;
+  AgentCoreConfig config_;
   eb::testing::FakeClock clock_;
   eb::testing::ManualExecutor executor_{clock_};
   FakeProcessLauncher launcher_;

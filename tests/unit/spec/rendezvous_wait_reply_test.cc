@@ -1,12 +1,12 @@
 // The worker's reading of a rendezvous wait reply: the concatenated slices
 // of a sliced wait (issue 15), the value-per-key form of a coordinator that
 // predates them, and every other shape refused naming the field.
-#include "agent/worker/rendezvous_reply.h"
+#include "common/spec/rendezvous_wait_reply.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace eb::worker {
+namespace eb::spec {
 namespace {
 namespace v1 = ebnccl::v1;
 using ::testing::ElementsAre;
@@ -66,4 +66,4 @@ TEST(WaitReplyValuesTest, OtherShapesAreRefusedNamingTheField) {
 }
 
 }  // namespace
-}  // namespace eb::worker
+}  // namespace eb::spec
