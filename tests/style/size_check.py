@@ -37,7 +37,9 @@ def functions(lines):
             i += 1
             continue
         j = i
-        while j < len(lines) and j < i + 8 and not lines[j].rstrip().endswith(("{", ";")):
+        # A signature ends at '{' (a body follows), or at ';' or '}' (a
+        # declaration, or a body on the same line).
+        while j < len(lines) and j < i + 8 and not lines[j].rstrip().endswith(("{", ";", "}")):
             j += 1
         if j >= len(lines) or not lines[j].rstrip().endswith("{"):
             i += 1

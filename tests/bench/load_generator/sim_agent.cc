@@ -89,13 +89,17 @@ class SimAgent::Session final
 
   void OnDone(const grpc::Status& status) override {
     order_.Done();
-    // Gone before the agent hears of it: Stop() returns on that news, and
-    // main then drops the channel. The context holds a reference to it, and
-    // its last reference, dropped here on gRPC's thread as the process ends,
-    // left gRPC's callback threads unjoined (a TSan thread leak, 1 run in
-    // 100 of concurrent_sessions_test's `slow`).
+    // Three steps. The agent stops handing messages to this session first
+    // (a heartbeat writing into it after its delete locked a freed mutex:
+    // "Mutex unlocked when destroyed", concurrent_sessions_test, rarely).
+    // It is gone before the agent hears that it is over: Stop() returns on
+    // that news, and main then drops the channel; the context holds a
+    // reference to it, and its last reference, dropped here on gRPC's
+    // thread as the process ends, left gRPC's callback threads unjoined (a
+    // TSan thread leak, 1 run in 100 of concurrent_sessions_test's `slow`).
     SimAgent& agent = agent_;
     const bool registered = registered_;
+    agent.DetachSession();
     delete this;
     agent.OnSessionDone(status, registered);
   }
@@ -126,7 +130,7 @@ SimAgent::~SimAgent() { Stop(); }
 
 void SimAgent::Connect() {
   absl::MutexLock lock(&mu_);
-  if (session_ != nullptr || stopping_) return;
+  if (session_ != nullptr || session_closing_ || stopping_) return;
   StartSession();
 }
 
@@ -161,10 +165,16 @@ void SimAgent::OnRegistered() {
   ++counters_.registered;
 }
 
-void SimAgent::OnSessionDone(const grpc::Status& status, bool registered) {
+void SimAgent::DetachSession() {
   absl::MutexLock lock(&mu_);
   session_ = nullptr;
+  session_closing_ = true;
   registered_ = false;
+}
+
+void SimAgent::OnSessionDone(const grpc::Status& status, bool registered) {
+  absl::MutexLock lock(&mu_);
+  session_closing_ = false;
   if (stopping_ || vanished_) return;
   if (!registered) counters_.failed_attempts.fetch_add(1);
   (void)status;
@@ -190,7 +200,7 @@ void SimAgent::Stop() {
   if (session_ != nullptr) session_->Cancel();
   mu_.Await(absl::Condition(
       +[](SimAgent* self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(self->mu_) {
-        return self->session_ == nullptr && self->outstanding_ == 0;
+        return self->session_ == nullptr && !self->session_closing_ && self->outstanding_ == 0;
       },
       this));
 }

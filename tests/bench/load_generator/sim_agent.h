@@ -82,6 +82,9 @@ class SimAgent {
   class Session;
   void OnRegistered();
   void OnCommand(const ebnccl::v1::CoordinatorMessage& command);
+  // The session's call is over: first DetachSession (no one may use it
+  // once it is deleted), then it deletes itself, then OnSessionDone.
+  void DetachSession();
   void OnSessionDone(const grpc::Status& status, bool registered);
   struct RankState {
     int rank = 0;
@@ -125,6 +128,9 @@ class SimAgent {
 
   absl::Mutex mu_;
   Session* session_ ABSL_GUARDED_BY(mu_) = nullptr;
+  // Between DetachSession and OnSessionDone: the session is being deleted,
+  // and Stop waits for it.
+  bool session_closing_ ABSL_GUARDED_BY(mu_) = false;
   bool registered_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   bool vanished_ ABSL_GUARDED_BY(mu_) = false;
