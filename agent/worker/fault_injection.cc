@@ -40,6 +40,7 @@ absl::StatusOr<FaultInjection> ParseFaultInjection(absl::string_view text) {
       {"corrupt_at_size", FaultInjection::Mode::kCorruptAtSize},
       {"slow", FaultInjection::Mode::kSlow},
       {"log_flood", FaultInjection::Mode::kLogFlood},
+      {"segv_before_register", FaultInjection::Mode::kSegvBeforeRegister},
   };
   auto it = kModes.find(mode.first);
   if (it == kModes.end()) return error("unknown mode");

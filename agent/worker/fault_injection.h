@@ -19,6 +19,9 @@
 //   log_flood              log as fast as it can (100000 lines) before
 //                          registering, then hang: a worker inside spdlog
 //                          when it is stopped (issue 16's deadlock)
+//   segv_before_register   raise SIGSEGV on the main thread before
+//                          registering, as a fault in its own code would: the
+//                          crash the failure handler must still report
 
 #include <string>
 
@@ -37,6 +40,7 @@ struct FaultInjection {
     kCorruptAtSize,
     kSlow,
     kLogFlood,
+    kSegvBeforeRegister,
   };
   Mode mode = Mode::kNone;
   int size_index = 0;

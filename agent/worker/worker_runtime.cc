@@ -1,5 +1,6 @@
 #include "agent/worker/worker_runtime.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -116,6 +117,14 @@ void InjectBeforeRegister(const WorkerOptions& options) {
   if (!options.fault.AppliesTo(options.rank)) return;
   if (options.fault.mode == FaultInjection::Mode::kHangBeforeRegister) {
     HangForever("hang_before_register");
+  }
+  if (options.fault.mode == FaultInjection::Mode::kSegvBeforeRegister) {
+    spdlog::warn("fault injection: segv_before_register");
+    // raise() is the thread's own signal, delivered before it returns, as a
+    // fault's is; a SIGSEGV sent by another process may land on any thread,
+    // and under ThreadSanitizer one that never reaches instrumented code
+    // again never runs the handler.
+    raise(SIGSEGV);
   }
   if (options.fault.mode == FaultInjection::Mode::kLogFlood) {
     // Bounded, so that a test's log stays small when nobody stops it.

@@ -34,7 +34,8 @@ TEST(FaultInjectionTest, ModesWithoutValue) {
   };
   for (const Case& c : {Case{"hang_before_register", Mode::kHangBeforeRegister},
                         Case{"hang_before_join", Mode::kHangBeforeJoin},
-                        Case{"exit_before_join", Mode::kExitBeforeJoin}}) {
+                        Case{"exit_before_join", Mode::kExitBeforeJoin},
+                        Case{"segv_before_register", Mode::kSegvBeforeRegister}}) {
     const FaultInjection fault = ParseOk(c.text);
     EXPECT_EQ(fault.mode, c.mode) << c.text;
     EXPECT_EQ(fault.rank, -1) << c.text;
