@@ -26,7 +26,7 @@ inline constexpr int kMaxRanksPerTest = 32768;
 // A request's --nodes list: names as typed, before deduplication.
 inline constexpr int kMaxNodeNamesInRequest = kMaxNodesPerTest;
 
-// Rendezvous store (coordinator/core/rendezvous_kv.h). A Gloo full-mesh
+// Rendezvous store (coordinator/core/collective_tests/rendezvous_kv.h). A Gloo full-mesh
 // value holds one entry per rank (48 bytes each, both lanes, mesh_table.h):
 // 1 MiB is ~21,800 ranks; the bytes per test bound a Gloo test to ~2,300
 // ranks (N^2 entries of 48 bytes).

@@ -6,7 +6,7 @@
 // (common/spec/proto_enums.h), the buffer layout and the printed size and
 // count (collective_layout.h), algbw and busbw (bandwidth.h), the data
 // patterns' buffer extents (pattern.h), which transports may run it
-// (coordinator/core/transport_selection.cc) and ebctl's "all" and help text.
+// (coordinator/core/collective_tests/transport_selection.cc) and ebctl's "all" and help text.
 // What stays per collective elsewhere is what cannot be data: its Gloo call
 // (gloo/gloo_collectives.cc), its NCCL call (nccl/nccl_collectives.cc) and
 // its expected values (pattern.h, Expected). docs/DESIGN.md, "How to add a

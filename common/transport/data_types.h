@@ -5,7 +5,7 @@
 // and GPU generation can do with it). Everything else reads the rows: names
 // and parsing (common/spec/names.h), the wire enum (common/spec/
 // proto_enums.h), the data patterns (pattern.h), transport selection
-// (coordinator/core/transport_selection.cc) and the device checks
+// (coordinator/core/collective_tests/transport_selection.cc) and the device checks
 // (nccl/nccl_types.cc). What stays per type elsewhere is its C++ element type
 // (host_type_dispatch.h, nccl/device_pattern.h) and NCCL's enum
 // (nccl/nccl_types.cc). docs/DESIGN.md, "How to add a data type".

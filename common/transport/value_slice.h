@@ -2,7 +2,7 @@
 
 // A slice of a rendezvous value, and the one place that cuts it: the
 // coordinator's store cuts the values a sliced wait asks for
-// (coordinator/core/rendezvous_kv.cc), and a store without a coordinator
+// (coordinator/core/collective_tests/rendezvous_kv.cc), and a store without a coordinator
 // cuts them itself (RendezvousStore::WaitSlice's default), so both refuse
 // a value too short for the slice alike. Pure; any thread.
 

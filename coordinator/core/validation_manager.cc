@@ -11,17 +11,28 @@
 #include "absl/strings/str_join.h"
 #include "common/spec/identifiers.h"
 #include "common/status/status_macros.h"
-#include "coordinator/core/transport_selection.h"
-#include "coordinator/core/validation_inputs.h"
-#include "coordinator/core/validation_outcome.h"
-#include "coordinator/core/validation_report_proto.h"
+#include "coordinator/core/collective_tests/transport_selection.h"
 #include "coordinator/validation/baselines_toml.h"
+#include "coordinator/validation/report_proto.h"
+#include "coordinator/validation/result_from_report.h"
+#include "coordinator/validation/spec_proto.h"
 #include "spdlog/spdlog.h"
 
 namespace eb::coordinator {
 
 namespace v1 = ebnccl::v1;
 namespace val = eb::validation;
+
+namespace {
+
+// One registry record as the core's node (unreachable when lost).
+val::Node NodeFromRecord(const NodeRecord& record) {
+  val::Node node = val::NodeFromInventory(record.name, record.inventory);
+  node.reachable = record.state != v1::NODE_STATE_LOST;
+  return node;
+}
+
+}  // namespace
 
 // One validation in flight. `report` holds what the manager knows (spec,
 // rounds, times, baselines); the verdicts come from `core` in Snapshot.
@@ -134,7 +145,7 @@ absl::StatusOr<std::vector<val::Node>> ValidationManager::SelectNodes(
 absl::StatusOr<std::string> ValidationManager::Start(v1::ValidationSpec spec,
                                                      std::shared_ptr<ValidationObserver> observer,
                                                      const std::string& started_by) {
-  if (absl::Status status = NormalizeValidationSpec(spec); !status.ok()) return status;
+  if (absl::Status status = val::NormalizeValidationSpec(spec); !status.ok()) return status;
   absl::StatusOr<std::vector<val::Node>> nodes = SelectNodes(spec);
   if (!nodes.ok()) return nodes.status();
   const bool own_baselines = !spec.baselines_toml().empty();
@@ -146,7 +157,7 @@ absl::StatusOr<std::string> ValidationManager::Start(v1::ValidationSpec spec,
     return absl::FailedPreconditionError(
         absl::StrCat("the coordinator's baselines (", config_.baselines_origin, "): ", message));
   }
-  absl::StatusOr<val::Options> options = OptionsFromSpec(spec, *baselines);
+  absl::StatusOr<val::Options> options = val::OptionsFromSpec(spec, *baselines);
   if (!options.ok()) return options.status();
   absl::StatusOr<std::unique_ptr<val::Validation>> core =
       val::Validation::Create(*nodes, *std::move(options));
@@ -167,7 +178,7 @@ absl::StatusOr<std::string> ValidationManager::Start(v1::ValidationSpec spec,
   v->report.set_state(v1::VALIDATION_STATE_RUNNING);
   v->report.set_start_time_unix_ms(NowMs());
   v->report.set_baselines_origin(own_baselines ? "request" : config_.baselines_origin);
-  FillBaselines(*baselines, v->report);
+  val::FillBaselines(*baselines, v->report);
   spec.clear_baselines_toml();  // kept as BaselineUsed rows, not as text
   *v->report.mutable_spec() = spec;
   v->spec = std::move(spec);
@@ -269,7 +280,7 @@ std::optional<val::TestResult> ValidationManager::StartPlanned(Running& v,
   absl::StatusOr<v1::Transport> transport =
       SelectTransport(v.spec.transport(), planned.nodes, inventories);
   const bool nccl = transport.ok() && *transport == v1::TRANSPORT_NCCL;
-  const v1::TestSpec test_spec = TestSpecFor(planned, v.spec, nccl);
+  const v1::TestSpec test_spec = val::TestSpecFor(planned, v.spec, nccl);
   auto observer = std::make_shared<PlannedTestObserver>(
       executor_,
       [this, alive = alive_, id = v.id, planned_id = planned.id](const v1::TestReport& report) {
@@ -295,7 +306,7 @@ void ValidationManager::TestFinished(const std::string& id, int64_t planned_id,
   auto it = running_.find(id);
   if (it == running_.end()) return;
   Running& v = *it->second;
-  Record(v, ResultFromReport(planned_id, report), report.end_time_unix_ms());
+  Record(v, val::ResultFromReport(planned_id, report), report.end_time_unix_ms());
   if (--v.pending > 0) return;
   v.report.mutable_rounds()->rbegin()->set_end_time_unix_ms(NowMs());
   if (v.stopping) {
@@ -393,7 +404,7 @@ void ValidationManager::Finish(const std::string& id, v1::ValidationState state,
 
 v1::ValidationReport ValidationManager::Snapshot(const Running& v) const {
   v1::ValidationReport report = v.report;
-  FillVerdicts(
+  val::FillVerdicts(
       v.core->Report(),
       [&v](int64_t planned_id) {
         auto it = v.test_ids.find(planned_id);

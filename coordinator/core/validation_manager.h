@@ -19,8 +19,8 @@
 #include "absl/time/time.h"
 #include "common/exec/executor.h"
 #include "common/time/clock.h"
-#include "coordinator/core/collective_test_manager.h"
-#include "coordinator/core/node_registry.h"
+#include "coordinator/core/collective_tests/collective_test_manager.h"
+#include "coordinator/core/nodes/node_registry.h"
 #include "coordinator/history/validation_history.h"
 #include "coordinator/validation/validation.h"
 

@@ -9,7 +9,7 @@
 #include "common/rpc/stream_outbox.h"
 #include "common/spec/rendezvous_wait_reply.h"
 #include "common/status/grpc_status.h"
-#include "coordinator/core/session_messages.h"
+#include "coordinator/core/nodes/session_messages.h"
 #include "spdlog/spdlog.h"
 
 namespace eb::coordinator {

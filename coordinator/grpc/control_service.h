@@ -5,9 +5,9 @@
 // from there (STYLE.md rule 7); no handler blocks a gRPC thread.
 
 #include "common/exec/executor.h"
-#include "coordinator/core/collective_test_manager.h"
-#include "coordinator/core/log_requests.h"
-#include "coordinator/core/node_registry.h"
+#include "coordinator/core/collective_tests/collective_test_manager.h"
+#include "coordinator/core/nodes/log_requests.h"
+#include "coordinator/core/nodes/node_registry.h"
 #include "coordinator/core/validation_manager.h"
 #include "coordinator/grpc/audit_log.h"
 #include "coordinator/grpc/authz.h"

@@ -32,8 +32,8 @@
 
 #include "common/metrics/metrics_registry.h"
 #include "common/time/clock.h"
-#include "coordinator/core/collective_test_manager.h"
-#include "coordinator/core/node_registry.h"
+#include "coordinator/core/collective_tests/collective_test_manager.h"
+#include "coordinator/core/nodes/node_registry.h"
 #include "ebnccl/v1/control.pb.h"
 
 namespace eb::coordinator {

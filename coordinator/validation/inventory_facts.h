@@ -5,7 +5,7 @@
 // by both places that compare nodes (issue 28, item 3):
 //  * `ebctl validate`'s preflight suite (preflight.h): a node that differs
 //    from the fleet's majority in any fact is unfit;
-//  * run-test's drift check (coordinator/core/drift_check.h): a test over
+//  * run-test's drift check (coordinator/core/collective_tests/drift_check.h): a test over
 //    nodes that differ in a fact marked kAlsoRunTest is refused unless
 //    --allow-drift, which records the differences as warnings.
 // Both compare with CompareInventories (inventory_compare.h), so a fact has

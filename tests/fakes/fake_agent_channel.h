@@ -10,7 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
-#include "coordinator/core/agent_channel.h"
+#include "coordinator/core/nodes/agent_channel.h"
 #include "ebnccl/v1/agent.pb.h"
 
 namespace eb::testing {

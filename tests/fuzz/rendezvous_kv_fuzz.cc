@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
-#include "coordinator/core/rendezvous_kv.h"
+#include "coordinator/core/collective_tests/rendezvous_kv.h"
 #include "tests/fakes/fake_clock.h"
 #include "tests/fakes/manual_executor.h"
 #include "tests/fuzz/fuzz_check.h"

@@ -7,7 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "coordinator/config.h"
-#include "coordinator/core/spec_validator.h"
+#include "coordinator/core/collective_tests/spec_validator.h"
 #include "ebnccl/v1/common.pb.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "tests/fuzz/fuzz_check.h"

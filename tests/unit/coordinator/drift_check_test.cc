@@ -1,7 +1,7 @@
 // FindDrift: which node differs from the majority, per fact that run-test
 // checks (the comparison itself is tests/unit/validation/inventory_compare_test's).
 
-#include "coordinator/core/drift_check.h"
+#include "coordinator/core/collective_tests/drift_check.h"
 
 #include <string>
 #include <vector>

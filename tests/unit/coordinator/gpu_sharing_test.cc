@@ -1,6 +1,6 @@
 // Two nodes of one host must not put NCCL ranks on the same GPU.
 
-#include "coordinator/core/gpu_sharing.h"
+#include "coordinator/core/collective_tests/gpu_sharing.h"
 
 #include <string>
 #include <vector>

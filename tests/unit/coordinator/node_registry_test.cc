@@ -1,4 +1,4 @@
-#include "coordinator/core/node_registry.h"
+#include "coordinator/core/nodes/node_registry.h"
 
 #include <memory>
 #include <string>

@@ -1,4 +1,4 @@
-#include "coordinator/core/rank_assigner.h"
+#include "coordinator/core/collective_tests/rank_assigner.h"
 
 #include <vector>
 

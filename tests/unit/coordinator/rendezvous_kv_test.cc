@@ -1,4 +1,4 @@
-#include "coordinator/core/rendezvous_kv.h"
+#include "coordinator/core/collective_tests/rendezvous_kv.h"
 
 #include <optional>
 #include <string>

@@ -1,4 +1,4 @@
-#include "coordinator/core/result_aggregator.h"
+#include "coordinator/core/collective_tests/result_aggregator.h"
 
 #include <utility>
 #include <vector>

@@ -2,7 +2,7 @@
 // NCCL warnings within the test's bound, NIC use against the nearest HCA,
 // and the summary note.
 
-#include "coordinator/core/run_evidence.h"
+#include "coordinator/core/collective_tests/run_evidence.h"
 
 #include <string>
 

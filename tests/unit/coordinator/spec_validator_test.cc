@@ -1,4 +1,4 @@
-#include "coordinator/core/spec_validator.h"
+#include "coordinator/core/collective_tests/spec_validator.h"
 
 #include <cmath>
 #include <functional>

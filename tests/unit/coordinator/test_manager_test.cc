@@ -1,4 +1,4 @@
-#include "coordinator/core/collective_test_manager.h"
+#include "coordinator/core/collective_tests/collective_test_manager.h"
 
 #include <map>
 #include <memory>
@@ -11,10 +11,10 @@
 #include "absl/time/time.h"
 #include "common/spec/limits.h"
 #include "coordinator/config.h"
-#include "coordinator/core/log_requests.h"
-#include "coordinator/core/node_registry.h"
-#include "coordinator/core/rendezvous_kv.h"
-#include "coordinator/core/session_messages.h"
+#include "coordinator/core/collective_tests/rendezvous_kv.h"
+#include "coordinator/core/nodes/log_requests.h"
+#include "coordinator/core/nodes/node_registry.h"
+#include "coordinator/core/nodes/session_messages.h"
 #include "coordinator/history/in_memory_history.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "coordinator/core/collective_test_run.h"
-#include "coordinator/core/sweep_plan.h"
+#include "coordinator/core/collective_tests/collective_test_run.h"
+#include "coordinator/core/collective_tests/sweep_plan.h"
 #include "ebnccl/v1/agent.pb.h"
 #include "ebnccl/v1/control.pb.h"
 #include "gtest/gtest.h"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "coordinator/core/sweep_plan.h"
+#include "coordinator/core/collective_tests/sweep_plan.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/coordinator/test_run_fixture.h"

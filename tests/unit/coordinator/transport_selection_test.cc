@@ -1,4 +1,4 @@
-#include "coordinator/core/transport_selection.h"
+#include "coordinator/core/collective_tests/transport_selection.h"
 
 #include <string>
 #include <vector>

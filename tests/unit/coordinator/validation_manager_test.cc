@@ -13,9 +13,9 @@
 
 #include "common/spec/wire_names.h"
 #include "coordinator/config.h"
-#include "coordinator/core/collective_test_manager.h"
-#include "coordinator/core/node_registry.h"
-#include "coordinator/core/rendezvous_kv.h"
+#include "coordinator/core/collective_tests/collective_test_manager.h"
+#include "coordinator/core/collective_tests/rendezvous_kv.h"
+#include "coordinator/core/nodes/node_registry.h"
 #include "coordinator/history/in_memory_history.h"
 #include "coordinator/history/in_memory_validation_history.h"
 #include "gmock/gmock.h"

@@ -14,9 +14,9 @@
 
 #include "absl/time/time.h"
 #include "coordinator/config.h"
-#include "coordinator/core/collective_test_manager.h"
-#include "coordinator/core/node_registry.h"
-#include "coordinator/core/rendezvous_kv.h"
+#include "coordinator/core/collective_tests/collective_test_manager.h"
+#include "coordinator/core/collective_tests/rendezvous_kv.h"
+#include "coordinator/core/nodes/node_registry.h"
 #include "coordinator/history/in_memory_history.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

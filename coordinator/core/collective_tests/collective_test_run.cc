@@ -1,0 +1,351 @@
+#include "coordinator/core/collective_tests/collective_test_run.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "coordinator/core/collective_tests/run_evidence.h"
+#include "coordinator/core/collective_tests/run_failures.h"
+#include "coordinator/core/collective_tests/run_verdict.h"
+#include "coordinator/history/history_store.h"
+#include "coordinator/validation/rails.h"
+#include "spdlog/spdlog.h"
+
+namespace eb::coordinator {
+namespace v1 = ebnccl::v1;
+
+namespace {
+
+int64_t UnixMillis(absl::Time t) { return absl::ToUnixMillis(t); }
+
+// The report a test starts with: who runs it, where, and with what.
+v1::TestReport NewReport(std::string test_id, v1::TestSpec spec,
+                         std::vector<v1::RankAssignment> ranks,
+                         std::vector<v1::NodeInventory> inventories) {
+  v1::TestReport report;
+  report.set_schema_version(1);
+  report.set_test_id(std::move(test_id));
+  report.set_transport(spec.transport());
+  *report.mutable_spec() = std::move(spec);
+  for (v1::RankAssignment& rank : ranks) *report.add_ranks() = std::move(rank);
+  for (v1::NodeInventory& inventory : inventories) {
+    *report.add_node_inventories() = std::move(inventory);
+  }
+  return report;
+}
+
+}  // namespace
+
+TestRun::TestRun(std::string test_id, v1::TestSpec spec, std::vector<v1::RankAssignment> ranks,
+                 std::vector<PlannedSize> sweep, std::vector<v1::NodeInventory> inventories,
+                 TestRunTimeouts timeouts, common::Clock& clock, common::Executor& executor,
+                 TestRunHost& host)
+    : report_(
+          NewReport(std::move(test_id), std::move(spec), std::move(ranks), std::move(inventories))),
+      timeouts_(timeouts),
+      clock_(clock),
+      executor_(executor),
+      host_(host),
+      nodes_(report_.ranks()),
+      results_(std::move(sweep), static_cast<int>(nodes_.names().size()), report_,
+               [this](const v1::SizeResult& row) {
+                 v1::RunTestEvent event;
+                 *event.mutable_size_result() = row;
+                 host_.Publish(id(), event);
+               }),
+      progress_(report_.ranks_size(), static_cast<int>(results_.sweep().size())),
+      deadlines_(report_, progress_, results_.sweep(), timeouts_) {}
+
+TestRun::~TestRun() {
+  executor_.Cancel(phase_timer_);
+  executor_.Cancel(total_timer_);
+  executor_.Cancel(stop_timer_);
+}
+
+void TestRun::Start() {
+  report_.set_state(v1::TEST_STATE_LAUNCHING);
+  report_.set_start_time_unix_ms(UnixMillis(clock_.Now()));
+  v1::RunTestEvent accepted;
+  *accepted.mutable_accepted() = report_;
+  host_.Publish(id(), accepted);
+
+  // What every node's launch shares, built once. The spec goes without its
+  // node list: agents and workers never need it (a worker derives the node
+  // count from its assignment), and N launches of N names each made a
+  // 1,024-node test cost ~1 million name copies (issue 15).
+  v1::LaunchTest common;
+  common.set_test_id(id());
+  *common.mutable_spec() = report_.spec();
+  common.mutable_spec()->clear_node_names();
+  common.set_register_timeout_ms(absl::ToInt64Milliseconds(timeouts_.launch));
+  // The workers' own deadlines are backstops: the coordinator's deadlines
+  // fire first so that the verdict names the ranks that were missing.
+  common.set_init_timeout_ms(
+      absl::ToInt64Milliseconds(timeouts_.launch + timeouts_.init + absl::Seconds(2)));
+  common.set_op_timeout_ms(absl::ToInt64Milliseconds(timeouts_.step + absl::Seconds(2)));
+  // The one list every worker runs: workers never compute a sweep. Every
+  // collective of the spec runs it.
+  for (const int64_t size : SweepBytes(results_.sweep().steps)) common.add_sizes_bytes(size);
+  for (const std::string& node : nodes_.names()) {
+    v1::CoordinatorMessage message;
+    v1::LaunchTest& launch = *message.mutable_launch();
+    launch = common;
+    for (const int rank : nodes_.RanksOf(node)) *launch.add_ranks() = report_.ranks(rank);
+    host_.SendToNode(node, message);
+  }
+  spdlog::info("test={} launched: {} ranks on nodes {}", id(), report_.ranks_size(),
+               absl::StrJoin(nodes_.names(), ","));
+  ArmPhaseTimer(timeouts_.launch);
+  total_timer_ = executor_.PostAfter(timeouts_.total, [this] { OnTotalDeadline(); });
+}
+
+void TestRun::OnWorkerEvent(const std::string& node, const v1::WorkerEvent& event) {
+  if (finished_) return;
+  const int rank = event.rank();
+  if (rank < 0 || rank >= report_.ranks_size() || report_.ranks(rank).node_name() != node) {
+    spdlog::warn("test={} node={} sent an event for rank {}, which it does not run; ignored", id(),
+                 node, rank);
+    return;
+  }
+  switch (event.kind()) {
+    case v1::WORKER_EVENT_KIND_REGISTERED:
+      Raise(rank, RunProgress::kRegistered);
+      break;
+    case v1::WORKER_EVENT_KIND_JOINING:
+      Raise(rank, RunProgress::kJoining);
+      break;
+    case v1::WORKER_EVENT_KIND_JOINED:
+      Raise(rank, RunProgress::kJoined);
+      break;
+    case v1::WORKER_EVENT_KIND_SIZE_DONE:
+      OnSizeDone(rank, node, event.size_result());
+      break;
+    case v1::WORKER_EVENT_KIND_FINISHED:
+      OnRankFinished(rank);
+      break;
+    case v1::WORKER_EVENT_KIND_FAILED:
+    case v1::WORKER_EVENT_KIND_EXITED:
+      OnRankFailed(rank, event.failure());
+      break;
+    default:
+      spdlog::warn("test={} rank={} node={}: unknown event kind {}", id(), rank, node,
+                   static_cast<int>(event.kind()));
+  }
+  UpdatePhase();
+}
+
+void TestRun::OnSizeDone(int rank, const std::string& node, const v1::RankSizeResult& result) {
+  // A rank off the sweep stays off it: one failure says so.
+  if (results_.closed(rank)) return;
+  if (absl::Status counted = results_.Add(rank, node, result); !counted.ok()) {
+    AddFailure(
+        RankFailure(report_, rank, v1::FAILURE_KIND_INTERNAL, std::string(counted.message())));
+    return;
+  }
+  Raise(rank, RunProgress::StepLevel(results_.steps_done(rank)));
+}
+
+void TestRun::OnRankFinished(int rank) {
+  if (results_.closed(rank)) return;
+  if (absl::Status complete = results_.CheckComplete(rank); !complete.ok()) {
+    AddFailure(
+        RankFailure(report_, rank, v1::FAILURE_KIND_INTERNAL, std::string(complete.message())));
+    return;
+  }
+  Raise(rank, progress_.FinishedLevel());
+}
+
+void TestRun::OnRankFailed(int rank, const v1::Failure& failure) {
+  results_.Close(rank);
+  v1::Failure attributed = RankFailure(report_, rank, failure.kind(), failure.message());
+  attributed.set_exit_code(failure.exit_code());
+  attributed.set_signal(failure.signal());
+  AddFailure(std::move(attributed));
+}
+
+void TestRun::OnNodeEvidence(const std::string& node, const v1::NodeTestEvidence& evidence) {
+  if (finished_ || nodes_.stopped(node) || !nodes_.Has(node)) return;
+  MergeNodeEvidence(node, evidence, report_);
+}
+
+void TestRun::OnWorkersStopped(const std::string& node) {
+  if (finished_) return;
+  nodes_.MarkStopped(node);
+  // A node whose ranks all finished may well be done before the others.
+  if (!stopping_ && !NodeFinished(node)) {
+    // Every worker of the node is gone although the test is not over: the
+    // agent reported each exit before this, so this is only a backstop.
+    AddFailure(UnattributedFailure(
+        v1::FAILURE_KIND_WORKER_EXITED,
+        absl::StrCat("every worker on node ", node, " exited before the test finished"), node));
+  }
+  MaybeFinalize();
+}
+
+void TestRun::OnNodeLost(const std::string& node, const std::string& reason) {
+  if (finished_ || !nodes_.Has(node)) return;
+  nodes_.MarkLost(node);
+  // Every collective involves every rank, so a node whose own ranks all
+  // finished took part in every operation: losing it afterwards is harmless.
+  if (!NodeFinished(node)) {
+    const std::vector<int>& ranks = nodes_.RanksOf(node);
+    // Its agent cannot confirm that the workers stopped: say so rather than
+    // imply it (they exit by themselves once the agent stops answering their
+    // heartbeats, agent/worker/worker_runtime.h AgentSilenceLimit).
+    AddFailure(UnattributedFailure(
+        v1::FAILURE_KIND_NODE_LOST,
+        absl::StrCat("node ", node, " was lost while running ",
+                     ranks.size() == 1 ? "rank " : "ranks ", absl::StrJoin(ranks, ", "), ": ",
+                     reason,
+                     "; its workers could not be confirmed stopped (each exits by itself within "
+                     "about 5 s of losing its agent)"),
+        node));
+  }
+  MaybeFinalize();
+}
+
+void TestRun::Cancel(const std::string& reason) {
+  // Once stopping, the verdict is known and the workers are being stopped
+  // already: a late cancel (Ctrl-C during the stop) must not rewrite it.
+  if (finished_ || cancelled_ || stopping_) return;
+  cancelled_ = true;
+  cancel_reason_ = reason;
+  spdlog::info("test={} cancelled: {}", id(), reason);
+  BeginStopping();
+}
+
+void TestRun::Interrupt(const std::string& reason) {
+  if (finished_) return;
+  executor_.Cancel(phase_timer_);
+  executor_.Cancel(total_timer_);
+  executor_.Cancel(stop_timer_);
+  for (const std::string& node : nodes_.StillRunning()) {
+    SendStop(node, absl::StrCat("interrupted: ", reason));
+  }
+  // Not a verdict on the hardware: the nodes it ran on are not blamed.
+  MarkReportInterrupted(report_, reason, UnixMillis(clock_.Now()));
+  spdlog::warn("test={} {}", id(), report_.summary());
+  PublishFinal();
+}
+
+void TestRun::Raise(int rank, int level) {
+  if (!progress_.Raise(rank, level)) return;
+  // In the sweep, any progress restarts the step deadline: a step that no
+  // rank finishes within step_timeout names the ranks that are behind.
+  if (!stopping_ && report_.state() == v1::TEST_STATE_RUNNING) ArmPhaseTimer(timeouts_.step);
+}
+
+void TestRun::UpdatePhase() {
+  if (stopping_ || finished_) return;
+  if (progress_.AllFinished()) {
+    BeginStopping();
+    return;
+  }
+  const v1::TestState target = progress_.Phase();
+  if (target == report_.state()) return;
+  SetState(target);
+  ArmPhaseTimer(target == v1::TEST_STATE_RUNNING ? timeouts_.step : timeouts_.init);
+}
+
+void TestRun::SetState(v1::TestState state) {
+  if (report_.state() == state) return;
+  report_.set_state(state);
+  spdlog::info("test={} state {}", id(), v1::TestState_Name(state));
+  v1::RunTestEvent event;
+  event.set_state_changed(state);
+  host_.Publish(id(), event);
+}
+
+void TestRun::ArmPhaseTimer(absl::Duration timeout) {
+  executor_.Cancel(phase_timer_);
+  phase_timer_ = executor_.PostAfter(timeout, [this] { OnPhaseDeadline(); });
+}
+
+void TestRun::OnPhaseDeadline() {
+  if (stopping_ || finished_) return;
+  // Every rank blamed is named, the first as the primary cause.
+  for (v1::Failure& failure : deadlines_.PhaseExpired()) AddFailure(std::move(failure));
+}
+
+void TestRun::OnTotalDeadline() {
+  if (stopping_ || finished_) return;
+  AddFailure(deadlines_.TotalExpired());
+}
+
+void TestRun::AddFailure(v1::Failure failure) {
+  spdlog::warn("test={} rank={} node={}: {}", id(), failure.rank(), failure.node_name(),
+               failure.message());
+  *report_.add_failures() = std::move(failure);
+  if (!stopping_) BeginStopping();
+}
+
+void TestRun::BeginStopping() {
+  stopping_ = true;
+  executor_.Cancel(phase_timer_);
+  executor_.Cancel(total_timer_);
+  SetState(v1::TEST_STATE_STOPPING);
+  if (report_.failures_size() > 0 || cancelled_) {
+    const std::string reason =
+        cancelled_ ? absl::StrCat("cancelled: ", cancel_reason_) : report_.failures(0).message();
+    for (const std::string& node : nodes_.StillRunning()) SendStop(node, reason);
+  }
+  stop_timer_ = executor_.PostAfter(timeouts_.stop, [this] { OnStopDeadline(); });
+  MaybeFinalize();
+}
+
+void TestRun::OnStopDeadline() {
+  if (finished_) return;
+  const std::vector<std::string> silent = nodes_.StillRunning();
+  spdlog::warn("test={}: agents on {} did not confirm that the workers stopped within {}", id(),
+               absl::StrJoin(silent, ","), DeadlineText(timeouts_.stop));
+  for (const std::string& node : silent) SendStop(node, "workers did not exit after the test");
+  Finalize();
+}
+
+void TestRun::MaybeFinalize() {
+  if (!stopping_ || finished_) return;
+  if (nodes_.AllDone()) Finalize();
+}
+
+bool TestRun::NodeFinished(const std::string& node) const {
+  for (const int rank : nodes_.RanksOf(node)) {
+    if (!progress_.finished(rank)) return false;
+  }
+  return true;
+}
+
+void TestRun::SendStop(const std::string& node, const std::string& reason) {
+  v1::CoordinatorMessage message;
+  message.mutable_stop()->set_test_id(id());
+  message.mutable_stop()->set_reason(reason);
+  host_.SendToNode(node, message);
+}
+
+void TestRun::Finalize() {
+  executor_.Cancel(stop_timer_);
+  WriteFooters(report_);
+  StoreStraggler(report_);
+  validation::JudgeRails(report_);
+  // A test cancelled, or failed already, is not judged on what it measured.
+  if (!cancelled_ && report_.failures_size() == 0) RunChecks(results_.ranks(), report_);
+  OrderFailuresByCause(report_);
+  Verdict verdict =
+      cancelled_ ? Verdict{v1::TEST_STATE_CANCELLED, absl::StrCat("cancelled: ", cancel_reason_)}
+                 : Decide(report_);
+  AttachEvidence(report_, verdict.summary);
+  report_.set_summary(verdict.summary);
+  report_.set_state(verdict.state);
+  report_.set_end_time_unix_ms(UnixMillis(clock_.Now()));
+  spdlog::info("test={} {}: {}", id(), v1::TestState_Name(verdict.state), verdict.summary);
+  PublishFinal();
+}
+
+void TestRun::PublishFinal() {
+  finished_ = true;
+  v1::RunTestEvent event;
+  *event.mutable_finished() = report_;
+  host_.Publish(id(), event);
+  host_.Finished(id());
+}
+
+}  // namespace eb::coordinator

@@ -1,0 +1,65 @@
+#pragma once
+
+// Whom a passed deadline of one test blames (docs/DESIGN.md, "Phases and
+// deadlines"): the phase deadlines (launch, init, each step of the sweep)
+// and the whole test's. The TestRun arms the timers; this reads where the
+// ranks are (RunProgress) and what was measured (the report's rows) and
+// says which failures to add, the first as the primary cause. Pure.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "coordinator/core/collective_tests/run_progress.h"
+#include "coordinator/core/collective_tests/sweep_plan.h"
+#include "ebnccl/v1/control.pb.h"
+
+namespace eb::coordinator {
+
+struct TestRunTimeouts {
+  absl::Duration total;
+  absl::Duration launch;
+  absl::Duration init;
+  absl::Duration step;
+  absl::Duration stop;
+};
+
+// A deadline for a message: "30s", "1.5s".
+std::string DeadlineText(absl::Duration deadline);
+
+class DeadlineJudge {
+ public:
+  // Reads the three as they are when asked; they must outlive the judge.
+  DeadlineJudge(const ebnccl::v1::TestReport& report, const RunProgress& progress,
+                const TestSweep& sweep, const TestRunTimeouts& timeouts);
+
+  // The deadline of the phase the test is in (report.state(): LAUNCHING,
+  // INITIALIZING or RUNNING) passed. Launch: every rank that did not
+  // register. Init: the ranks that never reached the rendezvous, else every
+  // rank that did not join. A step: every rank behind the others, or, with
+  // all of them inside one size of the sweep, one failure naming no rank
+  // (StuckSize).
+  std::vector<ebnccl::v1::Failure> PhaseExpired() const;
+  // The whole test's deadline passed: TIMEOUT, naming the ranks behind.
+  ebnccl::v1::Failure TotalExpired() const;
+
+ private:
+  std::vector<ebnccl::v1::Failure> LaunchExpired() const;
+  std::vector<ebnccl::v1::Failure> InitExpired() const;
+  std::vector<ebnccl::v1::Failure> StepExpired() const;
+  // Every rank is inside step `index` of the sweep: TOO_SLOW when the sizes
+  // measured so far predict that it needs at least half the step deadline
+  // (TooSlow), else TIMEOUT: stuck, with nobody behind. Both rank -1.
+  ebnccl::v1::Failure StuckSize(size_t index) const;
+  std::optional<ebnccl::v1::Failure> TooSlow(size_t index) const;
+  // "<what>: rank 1 (...), rank 3 (...)": the slowest ranks.
+  std::string DescribeLaggards(const char* what) const;
+
+  const ebnccl::v1::TestReport& report_;
+  const RunProgress& progress_;
+  const TestSweep& sweep_;
+  const TestRunTimeouts& timeouts_;
+};
+
+}  // namespace eb::coordinator

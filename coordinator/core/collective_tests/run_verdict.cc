@@ -1,0 +1,183 @@
+#include "coordinator/core/collective_tests/run_verdict.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "common/spec/names.h"
+#include "coordinator/core/collective_tests/run_evidence.h"
+#include "coordinator/core/collective_tests/run_failures.h"
+#include "coordinator/core/collective_tests/sweep_plan.h"
+#include "coordinator/validation/straggler.h"
+
+namespace eb::coordinator {
+namespace v1 = ebnccl::v1;
+
+namespace {
+
+bool SeveralCollectives(const v1::TestReport& report) {
+  return report.collective_summaries_size() > 1;
+}
+
+// The mean busbw of `rows`, both variants.
+double MeanBusbw(const google::protobuf::RepeatedPtrField<v1::SizeResult>& rows) {
+  double sum = 0;
+  for (const v1::SizeResult& row : rows) {
+    sum += row.out_of_place().busbw_gbps() + row.in_place().busbw_gbps();
+  }
+  return rows.empty() ? 0.0 : sum / (2.0 * rows.size());
+}
+
+// Rows list their collective; those of a worker older than the field ran
+// only the spec's.
+v1::Collective CollectiveOf(const v1::TestReport& report, const v1::SizeResult& row) {
+  return row.collective() != v1::COLLECTIVE_UNSPECIFIED ? row.collective()
+                                                        : report.spec().collective();
+}
+
+// The nodes of the rank map, which is contiguous per node.
+int CountNodes(const v1::TestReport& report) {
+  int nodes = 0;
+  for (int rank = 0; rank < report.ranks_size(); ++rank) {
+    if (rank == 0 || report.ranks(rank).node_name() != report.ranks(rank - 1).node_name()) {
+      ++nodes;
+    }
+  }
+  return nodes;
+}
+
+// "all_reduce over 4 ranks on 2 nodes: 3 sizes, avg busbw 1.000 GB/s, data
+// verified"; with several collectives, each one's average.
+std::string PassedSummary(const v1::TestReport& report) {
+  const v1::TestSpec& spec = report.spec();
+  const int ranks = report.ranks_size();
+  const int nodes = CountNodes(report);
+  // -c 0 skips the data check: say so rather than claim a verification.
+  const char* checked = spec.check_iterations() > 0 ? "data verified" : "data not checked (-c 0)";
+  if (!SeveralCollectives(report)) {
+    return absl::StrFormat("%s over %d rank%s on %d node%s: %d sizes, avg busbw %.3f GB/s, %s",
+                           spec::DisplayName(spec.collective()), ranks, ranks == 1 ? "" : "s",
+                           nodes, nodes == 1 ? "" : "s", report.results_size(),
+                           report.avg_busbw_gbps(), checked);
+  }
+  std::vector<std::string> names, averages;
+  for (const v1::CollectiveSummary& footer : report.collective_summaries()) {
+    names.emplace_back(spec::DisplayName(footer.collective()));
+    averages.push_back(absl::StrFormat("%s %.3f GB/s", spec::DisplayName(footer.collective()),
+                                       footer.avg_busbw_gbps()));
+  }
+  return absl::StrFormat(
+      "%s over %d rank%s on %d node%s: %d collectives x %d sizes, avg busbw %s, %s",
+      absl::StrJoin(names, ", "), ranks, ranks == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s",
+      names.size(), report.collective_summaries(0).sizes(), absl::StrJoin(averages, ", "), checked);
+}
+
+}  // namespace
+
+void WriteFooters(v1::TestReport& report) {
+  // nccl-tests' footer: the mean over every size and both variants.
+  double busbw_sum = 0;
+  int busbw_count = 0;
+  int64_t wrong = 0;
+  for (const v1::SizeResult& row : report.results()) {
+    for (const v1::VariantResult* variant : {&row.out_of_place(), &row.in_place()}) {
+      busbw_sum += variant->busbw_gbps();
+      ++busbw_count;
+      wrong += variant->wrong_elements();
+    }
+  }
+  report.set_avg_busbw_gbps(busbw_count > 0 ? busbw_sum / busbw_count : 0.0);
+  report.set_wrong_elements(wrong);
+  for (v1::RailResult& rail : *report.mutable_rails()) {
+    rail.set_avg_busbw_gbps(MeanBusbw(rail.results()));
+  }
+  // Each collective's own footer, in run order: the verdict is the worst.
+  for (const v1::Collective collective : SpecCollectives(report.spec())) {
+    v1::CollectiveSummary& footer = *report.add_collective_summaries();
+    footer.set_collective(collective);
+    double sum = 0;
+    for (const v1::SizeResult& row : report.results()) {
+      if (CollectiveOf(report, row) != collective) continue;
+      footer.set_sizes(footer.sizes() + 1);
+      sum += row.out_of_place().busbw_gbps() + row.in_place().busbw_gbps();
+      footer.set_wrong_elements(footer.wrong_elements() + row.out_of_place().wrong_elements() +
+                                row.in_place().wrong_elements());
+    }
+    footer.set_avg_busbw_gbps(footer.sizes() > 0 ? sum / (2.0 * footer.sizes()) : 0.0);
+  }
+}
+
+void StoreStraggler(v1::TestReport& report) {
+  const validation::Attribution attribution = validation::AttributeStraggler(report);
+  if (attribution.slowest.has_value()) *report.mutable_slowest_rank() = *attribution.slowest;
+  if (attribution.arrivals.has_value()) *report.mutable_arrivals() = *attribution.arrivals;
+}
+
+void JudgeDataCheck(absl::Span<const RankResults> ranks, v1::TestReport& report) {
+  for (int rank = 0; rank < static_cast<int>(ranks.size()); ++rank) {
+    const RankResults& results = ranks[rank];
+    if (results.wrong_elements == 0) continue;
+    std::string where;
+    if (SeveralCollectives(report)) {
+      // Which collectives found them on this rank.
+      std::vector<std::string> names;
+      for (const v1::RankSizeResult& size : results.sizes) {
+        if (size.out_of_place().wrong_elements() + size.in_place().wrong_elements() == 0) continue;
+        const std::string name = spec::DisplayName(size.collective());
+        if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+      }
+      if (!names.empty()) where = absl::StrCat(" of ", absl::StrJoin(names, ", "));
+    }
+    *report.add_failures() = RankFailure(
+        report, rank, v1::FAILURE_KIND_WRONG_DATA,
+        absl::StrCat(results.wrong_elements, " wrong elements in the data check", where));
+  }
+}
+
+void JudgeMinBusbw(absl::Span<const RankResults> /*ranks*/, v1::TestReport& report) {
+  const double min_busbw = report.spec().min_busbw_gbps();
+  if (min_busbw <= 0) return;
+  const bool several = SeveralCollectives(report);
+  // One collective: wrong data is the verdict, as in nccl-tests.
+  if (!several && report.failures_size() > 0) return;
+  for (const v1::CollectiveSummary& footer : report.collective_summaries()) {
+    const double avg = several ? footer.avg_busbw_gbps() : report.avg_busbw_gbps();
+    if (avg >= min_busbw || (several && footer.sizes() == 0)) continue;
+    *report.add_failures() = UnattributedFailure(
+        v1::FAILURE_KIND_BELOW_MIN_BUSBW,
+        absl::StrFormat("%saverage bus bandwidth %.3f GB/s is below --min-busbw %.3f GB/s",
+                        several ? absl::StrCat(spec::DisplayName(footer.collective()), ": ") : "",
+                        avg, min_busbw));
+  }
+}
+
+void RunChecks(absl::Span<const RankResults> ranks, v1::TestReport& report) {
+  for (const RunCheck check : kRunChecks) check(ranks, report);
+}
+
+Verdict Decide(const v1::TestReport& report) {
+  if (report.failures_size() == 0) return {v1::TEST_STATE_PASSED, PassedSummary(report)};
+  const v1::Failure& primary = report.failures(0);
+  const bool timeout = primary.kind() == v1::FAILURE_KIND_TIMEOUT ||
+                       primary.kind() == v1::FAILURE_KIND_WORKER_REGISTRATION_TIMEOUT;
+  Verdict verdict;
+  verdict.state = timeout ? v1::TEST_STATE_TIMED_OUT : v1::TEST_STATE_FAILED;
+  verdict.summary = primary.rank() >= 0 ? absl::StrCat(DescribeRank(report, primary.rank()), ": ",
+                                                       primary.message())
+                                        : primary.message();
+  if (report.failures_size() > 1) {
+    absl::StrAppend(&verdict.summary, " (", report.failures_size() - 1, " more failure",
+                    report.failures_size() == 2 ? "" : "s", ")");
+  }
+  return verdict;
+}
+
+void AttachEvidence(v1::TestReport& report, std::string& summary) {
+  if (const std::string note = FinishEvidence(report); !note.empty()) {
+    absl::StrAppend(&summary, "; ", note);
+  }
+}
+
+}  // namespace eb::coordinator
