@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "coordinator/validation/pair_planner.h"
+#include "tests/unit/validation/fleet_fixture.h"
 
 namespace eb::validation::sim {
 namespace {
@@ -180,26 +181,10 @@ Scenario RandomScenario(int n, int k, FaultKind kind, uint64_t seed) {
 }
 
 std::vector<Node> SimFleet(int n) {
-  // One inventory for every node: the simulated faults are in the data
-  // plane, so preflight finds every node fit.
-  ebnccl::v1::NodeInventory inventory;
-  for (int g = 0; g < kGpus; ++g) {
-    ebnccl::v1::GpuInfo& gpu = *inventory.add_gpus();
-    gpu.set_index(g);
-    gpu.set_name("NVIDIA H100 80GB HBM3");
-    gpu.set_memory_bytes(int64_t{80} << 30);
-  }
-  inventory.set_driver_version("580.95.05");
-  inventory.set_nccl_version("2.28.9");
-  for (int h = 0; h < kGpus; ++h) {
-    ebnccl::v1::HcaInfo& hca = *inventory.add_hcas();
-    hca.set_name(absl::StrCat("mlx5_", h));
-    hca.set_port(1);
-    hca.set_state("ACTIVE");
-    hca.set_link_layer("InfiniBand");
-    hca.set_rate_gbps(400);
-  }
-  inventory.set_bootstrap_interface("eth0");
+  // One inventory for every node, fleet_fixture.h's (8 GPUs, 8 HCAs): the
+  // simulated faults are in the data plane, so preflight finds every node
+  // fit.
+  const ebnccl::v1::NodeInventory inventory = test::H100Inventory();
   std::vector<Node> nodes;
   nodes.reserve(n);
   for (int i = 0; i < n; ++i) {
