@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/spec/wire_names.h"
 
 namespace eb::testing {
 namespace v1 = ebnccl::v1;
@@ -63,7 +64,8 @@ v1::ValidationEvidence& AddEvidence(v1::NodeVerdict& node, const v1::ValidationT
   e.set_fleet_median_busbw_gbps(expected);
   const bool slow = measured < 0.9 * expected;
   e.set_grade(slow ? v1::GRADE_SLOW : v1::GRADE_FINE);
-  e.set_text(absl::StrFormat("round %d, %s%s: %.1f GB/s %s threshold %.1f", round, test.kind(),
+  e.set_text(absl::StrFormat("round %d, %s%s: %.1f GB/s %s threshold %.1f", round,
+                             eb::spec::WireName(test.kind()),
                              rail >= 0 ? absl::StrCat(" rail ", rail) : std::string(), measured,
                              slow ? "<" : ">=", 0.9 * expected));
   return e;
