@@ -21,6 +21,11 @@ enum class VerdictWeight {
 
 VerdictWeight WeightOf(ebnccl::v1::Verdict verdict);
 
+// What a finding asks: kBad when it is marked bad, kUnjudged when it says
+// planned tests ended without a measurement (exit 3: not a pass), else
+// kNone (the switch names every finding kind).
+VerdictWeight WeightOf(const ebnccl::v1::ValidationFinding& finding);
+
 // WeightOf(verdict) == kBad.
 bool IsBadVerdict(ebnccl::v1::Verdict verdict);
 

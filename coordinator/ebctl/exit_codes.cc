@@ -1,5 +1,6 @@
 #include "coordinator/ebctl/exit_codes.h"
 
+#include "common/spec/failure_kinds.h"
 #include "common/spec/verdicts.h"
 
 namespace eb::ebctl {
@@ -7,25 +8,19 @@ namespace v1 = ebnccl::v1;
 namespace {
 
 int ExitCodeForFailure(v1::FailureKind kind) {
-  switch (kind) {
-    case v1::FAILURE_KIND_WRONG_DATA:
-    case v1::FAILURE_KIND_BELOW_MIN_BUSBW:
-    case v1::FAILURE_KIND_TOO_SLOW:
+  switch (spec::RowOf(kind).exit) {
+    case spec::FailureExit::kCheckFailed:
       return kExitCheckFailed;
-    case v1::FAILURE_KIND_WORKER_EXITED:
-    case v1::FAILURE_KIND_WORKER_HUNG:
-    case v1::FAILURE_KIND_NODE_LOST:
-    case v1::FAILURE_KIND_COMMUNICATION_ERROR:
-    case v1::FAILURE_KIND_LAUNCH_FAILED:
+    case spec::FailureExit::kCommunication:
       return kExitCommunication;
-    case v1::FAILURE_KIND_WORKER_REGISTRATION_TIMEOUT:
-    case v1::FAILURE_KIND_TIMEOUT:
+    case spec::FailureExit::kTimeout:
       return kExitTimeout;
-    case v1::FAILURE_KIND_INTERRUPTED:
+    case spec::FailureExit::kInterrupted:
       return kExitInterrupted;
-    default:
-      return kExitInternal;
+    case spec::FailureExit::kInternal:
+      break;
   }
+  return kExitInternal;
 }
 
 }  // namespace
@@ -135,6 +130,9 @@ int ExitCodeForValidation(const v1::ValidationReport& report) {
       case spec::VerdictWeight::kNone:
         break;
     }
+  }
+  for (const v1::ValidationFinding& finding : report.findings()) {
+    if (spec::WeightOf(finding) == spec::VerdictWeight::kUnjudged) untestable = true;
   }
   if (report.any_bad() || unfit) return kExitCheckFailed;
   switch (report.state()) {

@@ -51,8 +51,9 @@ int ExitCodeForReport(const ebnccl::v1::TestReport& report);
 // node, path or rail degraded or failed, a bad finding, or an unfit node
 // 7 (whatever the state: a partial verdict is still a verdict); else
 // CANCELLED or INTERRUPTED 130, TIMED_OUT 4, FAILED 1, an untestable node
-// 3 (a node or its agent failed, as node_lost in run-test); RUNNING 0 (the
-// command worked).
+// or a planned test left without a measurement (the tests_unjudged
+// finding) 3 (a node, its agent or a test could not run, as node_lost in
+// run-test); RUNNING 0 (the command worked).
 int ExitCodeForValidation(const ebnccl::v1::ValidationReport& report);
 
 // True for gRPC's own message- and metadata-size errors ("Received message

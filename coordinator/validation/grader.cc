@@ -93,7 +93,7 @@ void Grader::GradeAll(std::vector<Observation>& observations) {
     auto it = measured.find(key);
     if (it == measured.end()) it = measured.emplace(key, Measure(ClassOf(o))).first;
     o.yardstick = it->second.aggregate;
-    o.aggregate_grade = GradeValue(o.busbw_gbps, o.yardstick);
+    o.aggregate_grade = o.cut_short ? Grade::kSlow : GradeValue(o.busbw_gbps, o.yardstick);
     o.grade = o.aggregate_grade;
     o.slow_rails.clear();
     if (o.rails.empty()) continue;

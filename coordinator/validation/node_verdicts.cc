@@ -123,10 +123,19 @@ const char* WhyPairsCouldNotJudge(const NodeFacts& f) {
   return "no partner that did well was left to test with";
 }
 
-// Pairs could not judge it: fall back to intra.
+// Pairs could not judge it: fall back to intra, unless its pair tests were
+// slow or failed with partners that never did well either: then nothing
+// tells it from them or from the path between them (issue 29: nothing
+// unjudged is ever healthy; the pairs are listed as paths not localized).
 void JudgeWherePairsCouldNot(const NodeFacts& f, NodeVerdict& v) {
   const char* why = WhyPairsCouldNotJudge(f);
-  if (f.intra.status == IntraStatus::kHealthy) {
+  if (f.pair.status == PairStatus::kUnresolved) {
+    v.verdict = Verdict::kUntestable;
+    v.reason = absl::StrCat(
+        "its pair tests were slow or failed, only with partners that never did well either: "
+        "nothing could tell it from them or from the paths between them (",
+        why, ")");
+  } else if (f.intra.status == IntraStatus::kHealthy) {
     v.reason = absl::StrCat("intra did well; network not judged: ", why);
   } else {
     v.verdict = Verdict::kUntestable;
@@ -235,6 +244,9 @@ std::vector<NodeVerdict> JudgeNodes(const ValidationState& s, const SuiteAssessm
 void AttributeFleetFailures(const ValidationState& s, std::vector<NodeVerdict>& nodes) {
   for (const Observation& o : s.observations) {
     if (o.kind != TestKind::kFleet || o.outcome != Outcome::kHardwareFailure) continue;
+    // Nothing moved among all of them (no_progress): no node is named; the
+    // fleet test's finding (bad) says so.
+    if (o.nodes.size() > 1 && o.named.size() == o.nodes.size()) continue;
     for (int i : o.named) {
       NodeVerdict& v = nodes[i];
       if (v.verdict != Verdict::kHealthy) continue;

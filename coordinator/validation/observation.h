@@ -27,6 +27,7 @@ struct Observation {
   double busbw_gbps = 0;
   std::vector<RailResult> rails;
   std::vector<int> named;  // infra: lost nodes; hardware: nodes it is attributed to
+  bool cut_short = false;  // completed, but stopped as too slow (TestResult::cut_short)
   std::string message;
 
   // Set when its round is complete (every test of the round recorded).

@@ -1,5 +1,6 @@
 #include "coordinator/validation/pair_inference.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <utility>
@@ -12,7 +13,7 @@ struct Tally {
   std::vector<size_t> fine;
   std::vector<size_t> slow;    // slow, or failed without a single culprit
   std::vector<size_t> direct;  // hardware failure attributed to this node alone
-  int strikes = 0;             // infra failures that named nobody
+  std::vector<size_t> unrun;   // infra failures that named nobody
 };
 
 // Whether an observation points at rails rather than at whole nodes: a
@@ -113,7 +114,7 @@ std::vector<Tally> TallyPairTests(const std::vector<Observation>& obs, size_t n)
           (o.named.size() == 1 ? tally[i].direct : tally[i].slow).push_back(k);
           break;
         case Outcome::kInfraFailure:
-          if (o.named.empty()) ++tally[i].strikes;
+          if (o.named.empty()) tally[i].unrun.push_back(k);
           break;
       }
     }
@@ -219,16 +220,26 @@ void JudgeCapableNode(const std::vector<Observation>& obs, const PairWitnesses& 
     node.status = PairStatus::kHealthy;
     node.reliable = w.ambiguous_partners[i].empty();
   }
+  // A test of it that could not run, nothing run since: re-test it once
+  // with another partner (issue 29), so that a pair left unjudged does not
+  // leave its nodes judged by older results alone.
+  if (!w.tally[i].unrun.empty() && !node.wants_test) {
+    const size_t strike = w.tally[i].unrun.back();
+    node.wants_test = std::none_of(w.tally[i].fine.begin(), w.tally[i].fine.end(),
+                                   [&](size_t k) { return k > strike; }) &&
+                      std::none_of(w.tally[i].slow.begin(), w.tally[i].slow.end(),
+                                   [&](size_t k) { return k > strike; });
+  }
 }
 
 // One node's status: out of the suite, lost (its agent, or two infra
 // failures that named nobody), or judged as capable or not.
 void JudgePairNode(const std::vector<Observation>& obs, const PairWitnesses& w, int i,
                    bool in_pairs, bool lost, PairNode& node) {
-  node.infra_strikes = w.tally[i].strikes;
+  node.infra_strikes = static_cast<int>(w.tally[i].unrun.size());
   node.fine = w.tally[i].fine;
   if (!in_pairs) return;
-  if (lost || w.tally[i].strikes >= 2) {
+  if (lost || node.infra_strikes >= 2) {
     node.status = PairStatus::kLost;
   } else if (!w.capable[i]) {
     JudgeNeverFineNode(obs, w, i, node);

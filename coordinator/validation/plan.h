@@ -86,6 +86,10 @@ struct TestResult {
   std::vector<RailResult> rails;   // kCompleted with split_rails
   std::vector<std::string> nodes;  // see Outcome
   std::string message;             // the runner's one-line reason
+  // kCompleted: the test stopped early, too slow to finish a size within
+  // its deadline; busbw_gbps is what the sizes done measured, and the test
+  // is graded slow whatever its yardstick says.
+  bool cut_short = false;
 
   static TestResult Completed(int64_t id, double busbw_gbps, std::vector<RailResult> rails = {});
   static TestResult InfraFailure(int64_t id, std::vector<std::string> lost, std::string message);

@@ -48,7 +48,11 @@ std::vector<PathVerdict> LocalizedPathVerdicts(const ValidationState& s,
     p.b = s.nodes[c.b].name;
     p.confidence = c.state == PathState::kConfirmed ? Confidence::kConfirmed : Confidence::kSuspect;
     p.rails = c.rails;
-    p.reason = absl::StrCat("slow together in ", c.slow.size(),
+    const bool failed = std::any_of(c.slow.begin(), c.slow.end(), [&](size_t k) {
+      return s.observations[k].outcome == Outcome::kHardwareFailure;
+    });
+    p.verdict = failed ? Verdict::kFailed : Verdict::kDegraded;
+    p.reason = absl::StrCat(failed ? "failed or slow" : "slow", " together in ", c.slow.size(),
                             " tests while both did well with other partners");
     if (!c.rails.empty()) absl::StrAppend(&p.reason, "; rails ", absl::StrJoin(c.rails, ", "));
     for (size_t k : c.slow) p.evidence.push_back(MakeEvidence(s, s.observations[k], c.a));
@@ -57,8 +61,8 @@ std::vector<PathVerdict> LocalizedPathVerdicts(const ValidationState& s,
   return paths;
 }
 
-// Slow pairs nobody could localize: neither node did well anywhere. Each
-// node pair is listed once, with its first slow test.
+// Slow or failed pairs nobody could localize: neither node did well
+// anywhere. Each node pair is listed once, with its first such test.
 void AddUnlocalizedPathVerdicts(const ValidationState& s, const SuiteAssessment& a,
                                 std::vector<PathVerdict>& paths) {
   auto unproven = [&](int i) {
@@ -67,7 +71,10 @@ void AddUnlocalizedPathVerdicts(const ValidationState& s, const SuiteAssessment&
   };
   std::set<std::pair<int, int>> unlocalized;
   for (const Observation& o : s.observations) {
-    if (o.kind != TestKind::kPair || !o.Slow()) continue;
+    // A failure that names both nodes (nothing moved between them) counts
+    // like a slow result; one naming a single node blamed that node.
+    const bool failed = o.outcome == Outcome::kHardwareFailure && o.named.size() == 2;
+    if (o.kind != TestKind::kPair || o.nodes.size() != 2 || !(o.Slow() || failed)) continue;
     const int first = std::min(o.nodes[0], o.nodes[1]);
     const int second = std::max(o.nodes[0], o.nodes[1]);
     if (!unproven(first) || !unproven(second) || !unlocalized.insert({first, second}).second) {
@@ -76,8 +83,10 @@ void AddUnlocalizedPathVerdicts(const ValidationState& s, const SuiteAssessment&
     PathVerdict p;
     p.a = s.nodes[first].name;
     p.b = s.nodes[second].name;
-    p.reason = absl::StrCat("slow, and neither node did well with anyone: ", p.a, ", ", p.b,
-                            " or the link between them (not localized)");
+    p.verdict = failed ? Verdict::kFailed : Verdict::kDegraded;
+    p.reason =
+        absl::StrCat(failed ? "failed" : "slow", ", and neither node did well with anyone: ", p.a,
+                     ", ", p.b, " or the link between them (not localized)");
     p.rails = o.slow_rails;
     p.evidence.push_back(MakeEvidence(s, o, first));
     paths.push_back(std::move(p));
@@ -128,6 +137,30 @@ void AddFleetTestFindings(const ValidationState& s, std::vector<Finding>& findin
   }
 }
 
+// Planned tests that ended without a measurement: they could not run (an
+// infrastructure failure) or, once the validation is over, were never
+// reached. Not a hardware verdict, and not a pass either (issue 29).
+void AddUnjudgedTestsFinding(const ValidationState& s, std::vector<Finding>& findings) {
+  std::vector<std::string> unjudged;
+  size_t count = 0;
+  for (const Observation& o : s.observations) {
+    const bool unrun = o.recorded && o.outcome == Outcome::kInfraFailure;
+    if (!unrun && (o.recorded || !s.done)) continue;
+    ++count;
+    if (unjudged.size() < 5) {
+      unjudged.push_back(unrun ? MakeEvidence(s, o, -1).text
+                               : absl::StrCat("round ", o.round, " ", TestKindName(o.kind),
+                                              " test ", o.test_id, ": never finished"));
+    }
+  }
+  if (count == 0) return;
+  findings.push_back(
+      {FindingKind::kTestsUnjudged, false,
+       absl::StrCat(count, " planned test", count == 1 ? "" : "s",
+                    " ended without a measurement, so the validation is not a pass: ",
+                    absl::StrJoin(unjudged, "; "), count > unjudged.size() ? "; ..." : "")});
+}
+
 // Findings about the fleet as a whole (docs/VALIDATION.md "Verdicts").
 std::vector<Finding> Findings(const ValidationState& s, bool no_trusted) {
   std::vector<Finding> findings;
@@ -148,6 +181,7 @@ std::vector<Finding> Findings(const ValidationState& s, bool no_trusted) {
         {FindingKind::kTooFewNodes, false, "fewer than 2 testable nodes: no pair test ran"});
   }
   AddFleetTestFindings(s, findings);
+  AddUnjudgedTestsFinding(s, findings);
   for (const Finding& f : s.findings) findings.push_back(f);
   return findings;
 }

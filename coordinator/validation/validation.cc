@@ -273,6 +273,7 @@ absl::Status Validation::Record(const TestResult& result) {
   if (result.outcome == Outcome::kCompleted) o.rails = result.rails;
   o.named = std::move(named);
   o.message = result.message;
+  o.cut_short = result.outcome == Outcome::kCompleted && result.cut_short;
   if (o.outcome == Outcome::kCompleted && o.nodes.size() == 2) {
     met_.insert({std::min(o.nodes[0], o.nodes[1]), std::max(o.nodes[0], o.nodes[1])});
   }

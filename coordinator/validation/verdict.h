@@ -107,8 +107,10 @@ enum class FindingKind {
   kRoundLimit = ebnccl::v1::FINDING_KIND_ROUND_LIMIT,
   // Fewer than 2 testable nodes for pairs or fleet.
   kTooFewNodes = ebnccl::v1::FINDING_KIND_TOO_FEW_NODES,
+  // Planned tests ended without a measurement: not a pass (exit 3).
+  kTestsUnjudged = ebnccl::v1::FINDING_KIND_TESTS_UNJUDGED,
 };
-static_assert(static_cast<int>(FindingKind::kTooFewNodes) == ebnccl::v1::FindingKind_MAX);
+static_assert(static_cast<int>(FindingKind::kTestsUnjudged) == ebnccl::v1::FindingKind_MAX);
 constexpr ebnccl::v1::FindingKind ToWire(FindingKind kind) {
   return static_cast<ebnccl::v1::FindingKind>(kind);
 }

@@ -19,6 +19,8 @@ packages=(
   # help2man writes the man pages from --help (deploy/scripts/make-man-pages.sh)
   lintian help2man
   iproute2 procps python3
+  # The netns tests drop packets with nftables (this kernel has no netem)
+  nftables
   # tests/deploy/kubernetes_manifests_check.py: the Kubernetes API models
   python3-kubernetes python3-yaml
   clang-format clang-tidy

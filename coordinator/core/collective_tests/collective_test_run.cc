@@ -1,5 +1,6 @@
 #include "coordinator/core/collective_tests/collective_test_run.h"
 
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -229,10 +230,20 @@ void TestRun::Interrupt(const std::string& reason) {
 }
 
 void TestRun::Raise(int rank, int level) {
+  const int slowest_before = progress_.SlowestLevel();
   if (!progress_.Raise(rank, level)) return;
+  if (stopping_ || report_.state() != v1::TEST_STATE_RUNNING) return;
   // In the sweep, any progress restarts the step deadline: a step that no
   // rank finishes within step_timeout names the ranks that are behind.
-  if (!stopping_ && report_.state() == v1::TEST_STATE_RUNNING) ArmPhaseTimer(timeouts_.step);
+  ArmPhaseTimer(timeouts_.step);
+  // Every rank entered the next size: stop now if it is predicted to miss
+  // its deadline anyway.
+  if (progress_.SlowestLevel() == slowest_before) return;
+  const int step = RunProgress::StepAt(progress_.SlowestLevel());
+  if (step <= 0) return;
+  if (std::optional<v1::Failure> miss = deadlines_.PredictedToMiss(static_cast<size_t>(step))) {
+    AddFailure(*std::move(miss));
+  }
 }
 
 void TestRun::UpdatePhase() {

@@ -40,18 +40,27 @@ std::vector<v1::Failure> DeadlineJudge::LaunchExpired() const {
 }
 
 std::vector<v1::Failure> DeadlineJudge::InitExpired() const {
-  // A communicator completes for all ranks or for none, so "not joined"
-  // names everyone. The ranks that never reached the rendezvous are the
-  // ones holding the others up; name only them when there are any.
+  // The ranks that never reached the rendezvous are the ones holding the
+  // others up; name only them when there are any.
   const std::vector<int> missing = progress_.RanksBelow(RunProgress::kJoining);
+  const std::vector<int> joining = progress_.RanksBelow(RunProgress::kJoined);
+  if (missing.empty() && static_cast<int>(joining.size()) == progress_.world_size()) {
+    // Every rank reached the rendezvous and none got through: what connects
+    // them carried nothing, and no rank is behind another to be named.
+    return {UnattributedFailure(
+        v1::FAILURE_KIND_NO_PROGRESS,
+        absl::StrCat("no rank joined the communicator within ", DeadlineText(timeouts_.init),
+                     " although every rank reached the rendezvous: the network among the test's "
+                     "nodes carried nothing (no rank is behind another, so none is named)"))};
+  }
   const std::string message =
       !missing.empty()
           ? absl::StrCat("did not join the communicator within ", DeadlineText(timeouts_.init),
                          " (it never reached the rendezvous; the other ranks waited for it)")
           : absl::StrCat("started joining the communicator but did not complete within ",
-                         DeadlineText(timeouts_.init));
+                         DeadlineText(timeouts_.init), " while other ranks did");
   std::vector<v1::Failure> failures;
-  for (const int rank : !missing.empty() ? missing : progress_.RanksBelow(RunProgress::kJoined)) {
+  for (const int rank : !missing.empty() ? missing : joining) {
     failures.push_back(RankFailure(report_, rank, v1::FAILURE_KIND_TIMEOUT, message));
   }
   return failures;
@@ -76,19 +85,30 @@ std::vector<v1::Failure> DeadlineJudge::StepExpired() const {
 }
 
 v1::Failure DeadlineJudge::StuckSize(size_t index) const {
-  if (std::optional<v1::Failure> too_slow = TooSlow(index)) return *std::move(too_slow);
+  // Half the deadline: the prediction ignores latency, so anything near the
+  // deadline is as likely slow as stuck.
+  if (std::optional<v1::Failure> too_slow = TooSlow(index, 0.5, false)) {
+    return *std::move(too_slow);
+  }
   const int measured = report_.results_size();
   return UnattributedFailure(
-      v1::FAILURE_KIND_TIMEOUT,
+      v1::FAILURE_KIND_NO_PROGRESS,
       absl::StrCat(
           "no rank made progress for ", DeadlineText(timeouts_.step), " (every rank stuck at size ",
           sweep_.steps[index].sweep_bytes,
-          ", none behind another, so no rank is named: a data path or a peer stopped answering",
+          ", none behind another, so no rank is named: the data path among the test's nodes "
+          "stopped carrying traffic",
           measured > 0 ? ", although the sizes measured so far predicted it would finish" : "",
           ")"));
 }
 
-std::optional<v1::Failure> DeadlineJudge::TooSlow(size_t index) const {
+std::optional<v1::Failure> DeadlineJudge::PredictedToMiss(size_t index) const {
+  if (index >= sweep_.steps.size()) return std::nullopt;
+  return TooSlow(index, 1.0, true);
+}
+
+std::optional<v1::Failure> DeadlineJudge::TooSlow(size_t index, double fraction,
+                                                  bool predicted) const {
   const int measured = report_.results_size();
   if (measured == 0) return std::nullopt;
   const PlannedSize& stuck = sweep_.steps[index];
@@ -102,9 +122,7 @@ std::optional<v1::Failure> DeadlineJudge::TooSlow(size_t index) const {
                        static_cast<double>(std::max<int64_t>(1, last.size_bytes()));
   const int calls = 2 * (1 + spec.iterations() + spec.check_iterations());
   const absl::Duration needed = absl::Microseconds(last_us * scale * calls);
-  // Half the deadline: the prediction ignores latency, so anything near the
-  // deadline is as likely slow as stuck.
-  if (needed * 2 < timeouts_.step) return std::nullopt;
+  if (needed < timeouts_.step * fraction) return std::nullopt;
   double busbw_sum = 0;
   for (const v1::SizeResult& row : report_.results()) {
     busbw_sum += (row.out_of_place().busbw_gbps() + row.in_place().busbw_gbps()) / 2;
@@ -112,10 +130,11 @@ std::optional<v1::Failure> DeadlineJudge::TooSlow(size_t index) const {
   return UnattributedFailure(
       v1::FAILURE_KIND_TOO_SLOW,
       absl::StrFormat(
-          "too slow: size %d B could not finish within the step deadline of %s (at the %.3f GB/s "
+          "too slow: size %d B %s within the step deadline of %s (at the %.3f GB/s "
           "busbw measured at %d B it needs about %s); the sweep stopped there with %d of %d sizes "
           "measured, avg busbw so far %.3f GB/s",
-          stuck.size_bytes, DeadlineText(timeouts_.step),
+          stuck.size_bytes, predicted ? "would not finish" : "could not finish",
+          DeadlineText(timeouts_.step),
           (last.out_of_place().busbw_gbps() + last.in_place().busbw_gbps()) / 2, last.size_bytes(),
           DeadlineText(needed), measured, sweep_.steps.size(),
           busbw_sum / static_cast<double>(measured)));

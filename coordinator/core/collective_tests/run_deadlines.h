@@ -37,12 +37,19 @@ class DeadlineJudge {
   // The deadline of the phase the test is in (report.state(): LAUNCHING,
   // INITIALIZING or RUNNING) passed. Launch: every rank that did not
   // register. Init: the ranks that never reached the rendezvous, else every
-  // rank that did not join. A step: every rank behind the others, or, with
-  // all of them inside one size of the sweep, one failure naming no rank
-  // (StuckSize).
+  // rank that did not join, or NO_PROGRESS naming no rank when every rank
+  // reached the rendezvous and none joined. A step: every rank behind the
+  // others, or, with all of them inside one size of the sweep, one failure
+  // naming no rank (StuckSize).
   std::vector<ebnccl::v1::Failure> PhaseExpired() const;
   // The whole test's deadline passed: TIMEOUT, naming the ranks behind.
   ebnccl::v1::Failure TotalExpired() const;
+  // Every rank just entered step `index` of the sweep: TOO_SLOW at once
+  // when the sizes measured so far predict that it needs the whole step
+  // deadline or more. It would miss it anyway; waiting it out only costs
+  // the deadline (issue 29: a 50 Mbit/s host predicted to need 215 s for a
+  // size waited 120 s for nothing).
+  std::optional<ebnccl::v1::Failure> PredictedToMiss(size_t index) const;
 
  private:
   std::vector<ebnccl::v1::Failure> LaunchExpired() const;
@@ -50,9 +57,11 @@ class DeadlineJudge {
   std::vector<ebnccl::v1::Failure> StepExpired() const;
   // Every rank is inside step `index` of the sweep: TOO_SLOW when the sizes
   // measured so far predict that it needs at least half the step deadline
-  // (TooSlow), else TIMEOUT: stuck, with nobody behind. Both rank -1.
+  // (TooSlow), else NO_PROGRESS: stuck, with nobody behind. Both rank -1.
   ebnccl::v1::Failure StuckSize(size_t index) const;
-  std::optional<ebnccl::v1::Failure> TooSlow(size_t index) const;
+  // TOO_SLOW when the prediction for step `index` is at least `fraction`
+  // of the step deadline; `predicted`: said before the deadline passed.
+  std::optional<ebnccl::v1::Failure> TooSlow(size_t index, double fraction, bool predicted) const;
   // "<what>: rank 1 (...), rank 3 (...)": the slowest ranks.
   std::string DescribeLaggards(const char* what) const;
 

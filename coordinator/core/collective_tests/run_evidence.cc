@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/spec/failure_kinds.h"
 
 namespace eb::coordinator {
 namespace v1 = ebnccl::v1;
@@ -103,15 +104,7 @@ bool HasNetworkVerdict(const v1::TestReport& report) {
     if (rail.slow()) return true;
   }
   for (const v1::Failure& failure : report.failures()) {
-    switch (failure.kind()) {
-      case v1::FAILURE_KIND_COMMUNICATION_ERROR:
-      case v1::FAILURE_KIND_TIMEOUT:
-      case v1::FAILURE_KIND_BELOW_MIN_BUSBW:
-      case v1::FAILURE_KIND_TOO_SLOW:
-        return true;
-      default:
-        break;
-    }
+    if (spec::RowOf(failure.kind()).speaks_to_network) return true;
   }
   return false;
 }

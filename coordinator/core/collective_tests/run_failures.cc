@@ -3,38 +3,10 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "common/spec/failure_kinds.h"
 
 namespace eb::coordinator {
 namespace v1 = ebnccl::v1;
-
-namespace {
-
-// Lower sorts first: the failure most likely to be the root cause leads.
-int CausePriority(v1::FailureKind kind) {
-  switch (kind) {
-    case v1::FAILURE_KIND_NODE_LOST:
-      return 0;
-    case v1::FAILURE_KIND_WORKER_EXITED:
-    case v1::FAILURE_KIND_WORKER_HUNG:
-      return 1;
-    case v1::FAILURE_KIND_LAUNCH_FAILED:
-      return 2;
-    case v1::FAILURE_KIND_WORKER_REGISTRATION_TIMEOUT:
-    case v1::FAILURE_KIND_TIMEOUT:
-    case v1::FAILURE_KIND_TOO_SLOW:
-      return 3;
-    case v1::FAILURE_KIND_COMMUNICATION_ERROR:
-      return 4;
-    case v1::FAILURE_KIND_WRONG_DATA:
-      return 5;
-    case v1::FAILURE_KIND_BELOW_MIN_BUSBW:
-      return 6;
-    default:
-      return 7;
-  }
-}
-
-}  // namespace
 
 v1::Failure RankFailure(const v1::TestReport& report, int rank, v1::FailureKind kind,
                         const std::string& message) {
@@ -72,7 +44,8 @@ std::string DescribeRank(const v1::TestReport& report, int rank) {
 void OrderFailuresByCause(v1::TestReport& report) {
   std::stable_sort(report.mutable_failures()->begin(), report.mutable_failures()->end(),
                    [](const v1::Failure& a, const v1::Failure& b) {
-                     return CausePriority(a.kind()) < CausePriority(b.kind());
+                     return spec::RowOf(a.kind()).cause_priority <
+                            spec::RowOf(b.kind()).cause_priority;
                    });
 }
 

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/spec/failure_kinds.h"
 #include "common/spec/names.h"
 #include "coordinator/core/collective_tests/run_evidence.h"
 #include "coordinator/core/collective_tests/run_failures.h"
@@ -160,10 +161,9 @@ void RunChecks(absl::Span<const RankResults> ranks, v1::TestReport& report) {
 Verdict Decide(const v1::TestReport& report) {
   if (report.failures_size() == 0) return {v1::TEST_STATE_PASSED, PassedSummary(report)};
   const v1::Failure& primary = report.failures(0);
-  const bool timeout = primary.kind() == v1::FAILURE_KIND_TIMEOUT ||
-                       primary.kind() == v1::FAILURE_KIND_WORKER_REGISTRATION_TIMEOUT;
   Verdict verdict;
-  verdict.state = timeout ? v1::TEST_STATE_TIMED_OUT : v1::TEST_STATE_FAILED;
+  verdict.state =
+      spec::RowOf(primary.kind()).timed_out ? v1::TEST_STATE_TIMED_OUT : v1::TEST_STATE_FAILED;
   verdict.summary = primary.rank() >= 0 ? absl::StrCat(DescribeRank(report, primary.rank()), ": ",
                                                        primary.message())
                                         : primary.message();

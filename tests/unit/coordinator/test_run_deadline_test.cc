@@ -155,6 +155,26 @@ TEST_F(TestRunDeadlineTest, SizeTooBigForTheStepDeadlineEndsTheSweepAsTooSlow) {
   EXPECT_EQ(report().summary(), failure.message());
 }
 
+// Issue 29: 1 KiB took 5 s per call, so 2 KiB needs about 10 s x 14 calls,
+// more than the whole step deadline: the sweep stops as soon as every rank
+// is in that size, without waiting the deadline out.
+TEST_F(TestRunDeadlineTest, SizePredictedToMissTheStepDeadlineStopsAtOnce) {
+  CreateAndStart();
+  RegisterAll();
+  JoinAll();
+  AllRanksDoSize(0, /*time_us=*/5e6);
+  ASSERT_EQ(report().failures_size(), 1);
+  const v1::Failure& failure = report().failures(0);
+  EXPECT_EQ(failure.kind(), v1::FAILURE_KIND_TOO_SLOW);
+  EXPECT_EQ(failure.rank(), -1);
+  EXPECT_THAT(failure.message(),
+              AllOf(HasSubstr("size 2048 B would not finish"), HasSubstr("needs about 140s")));
+  EXPECT_THAT(host_.StopNodes(), ElementsAre("node-a", "node-b"));
+  AllNodesStopped();
+  EXPECT_EQ(report().state(), v1::TEST_STATE_FAILED);
+  EXPECT_EQ(report().results_size(), 1);
+}
+
 TEST_F(TestRunDeadlineTest, EveryRankStuckInASizeItShouldFinishNamesNoRank) {
   CreateAndStart();
   RegisterAll();
@@ -163,7 +183,9 @@ TEST_F(TestRunDeadlineTest, EveryRankStuckInASizeItShouldFinishNamesNoRank) {
   executor_.AdvanceTime(kStep);
   ASSERT_EQ(report().failures_size(), 1);
   const v1::Failure& failure = report().failures(0);
-  EXPECT_EQ(failure.kind(), v1::FAILURE_KIND_TIMEOUT);
+  // Issue 29: a data path that carries nothing is a network fault of the
+  // test's nodes (a validation re-tests them), still TIMED_OUT for run-test.
+  EXPECT_EQ(failure.kind(), v1::FAILURE_KIND_NO_PROGRESS);
   EXPECT_EQ(failure.rank(), -1);
   EXPECT_THAT(failure.message(),
               AllOf(HasSubstr("every rank stuck at size 2048"), HasSubstr("no rank is named"),
@@ -179,9 +201,27 @@ TEST_F(TestRunDeadlineTest, EveryRankStuckInTheFirstSizeIsATimeoutWithoutMeasure
   JoinAll();
   executor_.AdvanceTime(kStep);
   ASSERT_EQ(report().failures_size(), 1);
-  EXPECT_EQ(report().failures(0).kind(), v1::FAILURE_KIND_TIMEOUT);
+  EXPECT_EQ(report().failures(0).kind(), v1::FAILURE_KIND_NO_PROGRESS);
   EXPECT_EQ(report().failures(0).rank(), -1);
   EXPECT_THAT(report().failures(0).message(), HasSubstr("every rank stuck at size 1024"));
+  AllNodesStopped();
+  EXPECT_EQ(report().state(), v1::TEST_STATE_TIMED_OUT);
+}
+
+// Every rank reached the rendezvous and none joined: what connects the
+// nodes carried nothing; no rank is behind another to be named.
+TEST_F(TestRunDeadlineTest, InitWhereEveryRankReachedTheRendezvousAndNoneJoinedIsNoProgress) {
+  CreateAndStart();
+  RegisterAll();
+  for (int rank = 0; rank < 4; ++rank) Joining(rank);
+  executor_.AdvanceTime(kInit);
+  ASSERT_EQ(report().failures_size(), 1);
+  const v1::Failure& failure = report().failures(0);
+  EXPECT_EQ(failure.kind(), v1::FAILURE_KIND_NO_PROGRESS);
+  EXPECT_EQ(failure.rank(), -1);
+  EXPECT_THAT(failure.message(), HasSubstr("every rank reached the rendezvous"));
+  AllNodesStopped();
+  EXPECT_EQ(report().state(), v1::TEST_STATE_TIMED_OUT);
 }
 
 TEST_F(TestRunDeadlineTest, TotalDeadlineTimesOutASlowButProgressingTest) {

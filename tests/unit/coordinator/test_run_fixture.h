@@ -171,6 +171,7 @@ class TestRunFixture : public ::testing::Test {
     run_->OnWorkerEvent(NodeOf(rank), Event(rank, kind));
   }
   void Register(int rank) { Send(rank, ebnccl::v1::WORKER_EVENT_KIND_REGISTERED); }
+  void Joining(int rank) { Send(rank, ebnccl::v1::WORKER_EVENT_KIND_JOINING); }
   void Join(int rank) { Send(rank, ebnccl::v1::WORKER_EVENT_KIND_JOINED); }
   void Finish(int rank) { Send(rank, ebnccl::v1::WORKER_EVENT_KIND_FINISHED); }
 

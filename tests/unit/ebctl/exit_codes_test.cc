@@ -69,6 +69,7 @@ TEST(ExitCodeForReportTest, FailedByEveryPrimaryFailureKind) {
       {v1::FAILURE_KIND_INTERNAL, kExitInternal},
       {v1::FAILURE_KIND_INTERRUPTED, kExitInterrupted},
       {v1::FAILURE_KIND_TOO_SLOW, kExitCheckFailed},
+      {v1::FAILURE_KIND_NO_PROGRESS, kExitTimeout},
       {static_cast<v1::FailureKind>(99), kExitInternal},
   };
   for (const auto& c : kCases) {
@@ -79,7 +80,7 @@ TEST(ExitCodeForReportTest, FailedByEveryPrimaryFailureKind) {
         << v1::FailureKind_Name(c.kind);
   }
   // Every known kind is covered above.
-  EXPECT_EQ(v1::FailureKind_MAX, v1::FAILURE_KIND_TOO_SLOW);
+  EXPECT_EQ(v1::FailureKind_MAX, v1::FAILURE_KIND_NO_PROGRESS);
 }
 
 TEST(ExitCodeForReportTest, StateWinsOverFailureKind) {

@@ -144,7 +144,8 @@ v1::ValidationReport BuiltWithEnums() {
   rail.set_verdict(v1::VERDICT_FAILED);
   rail.set_confidence(v1::CONFIDENCE_CONFIRMED);
   rail.set_reason("rail 3");
-  for (int i = 1; i <= v1::FindingKind_MAX; ++i) {
+  // The kinds the golden files were written with (tests_unjudged came later).
+  for (int i = 1; i <= v1::FINDING_KIND_TOO_FEW_NODES; ++i) {
     v1::ValidationFinding& f = *r.add_findings();
     f.set_kind(static_cast<v1::FindingKind>(i));
     f.set_bad((i - 1) % 2);

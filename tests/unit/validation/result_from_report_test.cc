@@ -112,6 +112,32 @@ TEST(ValidationOutcomeTest, TimeoutBeforeAnyRowIsInfraNamingNobody) {
   EXPECT_THAT(r.nodes, IsEmpty());
 }
 
+// Issue 29: a data path that carried nothing is the worst network fault, not
+// "no information": a hardware failure of every node of the test, which pair
+// inference re-tests with other partners before blaming a node or the path.
+TEST(ValidationOutcomeTest, NoProgressIsHardwareNamingEveryNodeOfTheTest) {
+  for (const bool with_rows : {false, true}) {
+    v1::TestReport report = Report(v1::TEST_STATE_TIMED_OUT, with_rows);
+    for (const char* node : {"a", "a", "b", "b"}) report.add_ranks()->set_node_name(node);
+    AddFailure(report, v1::FAILURE_KIND_NO_PROGRESS, "");
+    const TestResult r = ResultFromReport(1, report);
+    EXPECT_EQ(r.outcome, TestOutcome::kHardwareFailure);
+    EXPECT_THAT(r.nodes, ElementsAre("a", "b"));
+  }
+}
+
+// A size too big for the step deadline is a measurement: completed with the
+// rows measured, cut short (graded slow), not an infrastructure failure.
+TEST(ValidationOutcomeTest, TooSlowIsCompletedCutShortWithTheRowsMeasured) {
+  v1::TestReport report = Report(v1::TEST_STATE_FAILED, true);
+  AddFailure(report, v1::FAILURE_KIND_TOO_SLOW, "");
+  const TestResult r = ResultFromReport(1, report);
+  EXPECT_EQ(r.outcome, TestOutcome::kCompleted);
+  EXPECT_TRUE(r.cut_short);
+  EXPECT_DOUBLE_EQ(r.busbw_gbps, 11.0);
+  EXPECT_EQ(r.message, "summary");
+}
+
 TEST(ValidationOutcomeTest, CancelledIsInfra) {
   EXPECT_EQ(ResultFromReport(1, Report(v1::TEST_STATE_CANCELLED, true)).outcome,
             TestOutcome::kInfraFailure);

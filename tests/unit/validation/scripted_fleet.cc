@@ -23,6 +23,15 @@ TestResult ScriptedFleet::Answer(const Round& round, const PlannedTest& test) {
       return TestResult::HardwareFailure(test.id, {node}, "wrong data on rank 3");
     }
   }
+  const std::set<std::string> test_nodes(test.nodes.begin(), test.nodes.end());
+  const bool stuck_node =
+      test.nodes.size() > 1 &&
+      std::any_of(test.nodes.begin(), test.nodes.end(),
+                  [&](const std::string& node) { return script_.stuck_node.count(node) != 0; });
+  if (stuck_node || script_.stuck_path.count(test_nodes) != 0 ||
+      (script_.fleet_stuck && test.kind == TestKind::kFleet)) {
+    return TestResult::HardwareFailure(test.id, test.nodes, "no rank made progress for 3s");
+  }
   // A deterministic wobble of +-0.4% instead of noise.
   const double wobble = 1 + 0.002 * static_cast<double>(test.id % 5 - 2);
   auto factor = [&](const std::map<std::string, double>& m, const std::string& node) {

@@ -28,7 +28,13 @@ struct Script {
   std::map<std::string, int> dies_in_round;            // infra failure naming it from then on
   std::map<std::string, int> unnamed_infra;            // infra failures naming nobody
   std::set<std::string> wrong_data;                    // hardware failure attributed to it
-  double fleet = 1;                                    // factor of the fleet test
+  // No progress (issue 29): nothing moved between the two nodes, or with the
+  // node in any test with another: a hardware failure naming every node of
+  // the test, as ResultFromReport makes of FAILURE_KIND_NO_PROGRESS.
+  std::set<std::set<std::string>> stuck_path;
+  std::set<std::string> stuck_node;
+  bool fleet_stuck = false;  // the fleet test carries nothing
+  double fleet = 1;          // factor of the fleet test
 };
 
 class ScriptedFleet {

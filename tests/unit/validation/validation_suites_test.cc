@@ -164,6 +164,22 @@ TEST(SuitesTest, FleetSuiteRunsOneTestOverTheHealthyNodes) {
                                       Field(&Finding::bad, true))));
 }
 
+// Issue 29: a fleet test in which nothing moved names no node (every node
+// did well in pairs) but is a bad finding: never a pass.
+TEST(SuitesTest, AFleetTestThatCarriesNothingIsABadFindingNamingNoNode) {
+  Options options = AllSuites();
+  options.suites.push_back(Suite::kFleet);
+  Script s;
+  s.fleet_stuck = true;
+  const Outcome o = RunToEnd(H100Fleet(6), options, s);
+  ASSERT_EQ(o.error, "");
+  for (const NodeVerdict& v : o.report.nodes) EXPECT_EQ(v.verdict, Verdict::kHealthy) << v.node;
+  EXPECT_THAT(o.report.findings,
+              Contains(testing::AllOf(Field(&Finding::kind, FindingKind::kFleetTestFailed),
+                                      Field(&Finding::bad, true))));
+  EXPECT_TRUE(o.report.AnyBad());
+}
+
 TEST(SuitesTest, ASingleNodeIsJudgedByIntraAndThePairsSaySoInAFinding) {
   const Outcome o = RunToEnd(H100Fleet(1), AllSuites(), Script{});
   ASSERT_EQ(o.error, "");

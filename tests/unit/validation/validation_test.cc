@@ -3,6 +3,7 @@
 // rounds and tests.
 #include "coordinator/validation/validation.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -172,7 +173,9 @@ TEST(AdaptiveTest, TwoNodesWithOneBadSayWhyTheyCannotBeToldApart) {
   EXPECT_EQ(o.report.pair_rounds, 1);
   for (const std::string n : {"node-00", "node-01"}) {
     const NodeVerdict& v = V(o, n);
-    EXPECT_EQ(v.verdict, Verdict::kHealthy) << n;  // falls back to intra
+    // Issue 29: not healthy on intra alone; its network was tested, badly,
+    // and nothing could tell which node (or the path) is at fault.
+    EXPECT_EQ(v.verdict, Verdict::kUntestable) << n;
     EXPECT_FALSE(v.network_judged) << n;
     EXPECT_THAT(v.reason, HasSubstr("no node passed a pair test")) << n;
   }
@@ -256,6 +259,72 @@ TEST(AdaptiveTest, UnattributedInfraFailuresTwiceMakeANodeUntestable) {
     EXPECT_NE(v.verdict, Verdict::kDegraded) << v.node;
     EXPECT_NE(v.verdict, Verdict::kFailed) << v.node;
   }
+}
+
+// Issue 29: a pair whose data path carried nothing. Both nodes are re-tested
+// with partners that did well, the pair is re-tested, fails again: a failed
+// path, confirmed; both nodes healthy.
+TEST(AdaptiveTest, APathThatCarriesNothingIsAConfirmedFailedPath) {
+  Script s;
+  s.stuck_path.insert({"node-01", "node-04"});  // round 1 pairs node i with node i + 3
+  const Outcome o = RunToEnd(H100Fleet(6), PairsOnly(), s);
+  ASSERT_EQ(o.error, "");
+  ASSERT_EQ(o.report.paths.size(), 1u);
+  const PathVerdict& path = o.report.paths[0];
+  EXPECT_EQ(path.a, "node-01");
+  EXPECT_EQ(path.b, "node-04");
+  EXPECT_EQ(path.verdict, Verdict::kFailed);
+  EXPECT_EQ(path.confidence, Confidence::kConfirmed);
+  ExpectOthersHealthy(o, {});
+}
+
+// A node with which nothing moves, whoever the partner: failed, confirmed by
+// two partners that did well elsewhere; no path is blamed.
+TEST(AdaptiveTest, ANodeWhoseEveryTestCarriesNothingIsFailed) {
+  Script s;
+  s.stuck_node.insert("node-02");
+  const Outcome o = RunToEnd(H100Fleet(6), PairsOnly(), s);
+  ASSERT_EQ(o.error, "");
+  EXPECT_EQ(V(o, "node-02").verdict, Verdict::kFailed);
+  EXPECT_EQ(V(o, "node-02").confidence, Confidence::kConfirmed);
+  EXPECT_THAT(o.report.paths, ::testing::IsEmpty());
+  ExpectOthersHealthy(o, {"node-02"});
+}
+
+// Two nodes and nothing moves between them: no partner can tell either node
+// from the path. Both untestable (never healthy), the path failed (suspect).
+TEST(AdaptiveTest, TwoNodesThatCannotBeToldApartAreUntestableAndTheirPathFailed) {
+  Script s;
+  s.stuck_path.insert({"node-00", "node-01"});
+  const Outcome o = RunToEnd(H100Fleet(2), PairsOnly(), s);
+  ASSERT_EQ(o.error, "");
+  for (const char* node : {"node-00", "node-01"}) {
+    EXPECT_EQ(V(o, node).verdict, Verdict::kUntestable) << node;
+    EXPECT_THAT(V(o, node).reason, HasSubstr("nothing could tell it from them")) << node;
+  }
+  ASSERT_EQ(o.report.paths.size(), 1u);
+  EXPECT_EQ(o.report.paths[0].verdict, Verdict::kFailed);
+  EXPECT_EQ(o.report.paths[0].confidence, Confidence::kSuspect);
+}
+
+// A test that could not run (naming nobody) leaves the validation unjudged:
+// its nodes are re-tested with another partner, and a finding says the
+// validation is not a pass, although every verdict is healthy.
+TEST(AdaptiveTest, ATestThatCouldNotRunIsRetestedAndLeavesAnUnjudgedFinding) {
+  Script s;
+  s.unnamed_infra["node-02"] = 1;
+  const Outcome o = RunToEnd(H100Fleet(6), PairsOnly(), s);
+  ASSERT_EQ(o.error, "");
+  ExpectOthersHealthy(o, {});
+  int tests_with_node = 0;
+  for (const Round& round : RoundsOf(o, TestKind::kPair)) {
+    for (const PlannedTest& t : round.tests) {
+      tests_with_node += static_cast<int>(std::count(t.nodes.begin(), t.nodes.end(), "node-02"));
+    }
+  }
+  EXPECT_EQ(tests_with_node, 2);
+  EXPECT_THAT(o.report.findings,
+              Contains(::testing::Field(&Finding::kind, FindingKind::kTestsUnjudged)));
 }
 
 TEST(AdaptiveTest, WrongDataIsAFailureConfirmedByARetest) {

@@ -62,7 +62,7 @@
     controls.appendChild(zoom);
     controls.appendChild(filter);
     s.appendChild(controls);
-    legend(s, [['#ffffff', 'untested'], ['#37474f', 'test failed'], ['#cfd8dc', 'same node']], refText);
+    legend(s, [['#ffffff', 'untested'], ['#c62828', 'failed'], ['#37474f', 'not judged (could not run)'], ['#cfd8dc', 'same node']], refText);
     var wrap = el('div', { class: 'matrix-wrap' });
     var canvas = el('canvas', { id: 'pair-matrix' });
     wrap.appendChild(canvas);
@@ -92,7 +92,9 @@
         var ij = k.split(','), a = pos[ij[0]], b = pos[ij[1]];
         if (a === undefined || b === undefined) return;
         var c = cells[k];
-        ctx.fillStyle = c.failed ? '#37474f' : ratioColor(c.bw / ref);
+        // A failure that blames hardware is red; a test that could not run
+        // is unjudged: dark grey, never a colour of the bandwidth scale.
+        ctx.fillStyle = !c.failed ? ratioColor(c.bw / ref) : (c.outcome === 'hardware_failure' ? '#c62828' : '#37474f');
         ctx.fillRect(margin + a * cell, margin + b * cell, cell, cell);
         ctx.fillRect(margin + b * cell, margin + a * cell, cell, cell);
         drawn++;
@@ -125,7 +127,7 @@
       var text = names[a] + ' \u00d7 ' + names[b] + '\n';
       if (a === b) text += 'same node (' + str(nodes[a].verdict) + ')';
       else if (!c) text += 'not tested';
-      else if (c.failed) text += c.outcome + ' (' + c.test + ')';
+      else if (c.failed) text += (c.outcome === 'hardware_failure' ? 'failed' : 'not judged: ' + c.outcome) + ' (' + c.test + ')';
       else text += fmt(c.bw) + ' GB/s, ' + pct(c.bw / ref) + ' (' + c.test + ')';
       showTip(ev, text);
     });

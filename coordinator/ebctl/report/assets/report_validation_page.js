@@ -31,6 +31,16 @@
     return NaN;
   }
 
+  // The state as the exit code reads it: "done" is green only with exit 0;
+  // done with bad verdicts (7) or with something left unjudged (3) says so.
+  function stateChip(r) {
+    var state = str(r.state), code = r.exit_code;
+    if (state !== 'done' || code === undefined || code === null || num(code) === 0) return chip(state);
+    var word = num(code) === 7 ? 'failed' : 'untestable';
+    var text = num(code) === 7 ? 'done: bad (exit 7)' : 'done: not all judged (exit ' + num(code) + ')';
+    return el('span', { class: 'chip v-' + word, text: text });
+  }
+
   function renderValidation(main, page) {
     var r = obj(page.report), spec = obj(r.spec), nodes = arr(r.nodes).map(obj), rounds = arr(r.rounds).map(obj);
     var offenders = {};
@@ -53,7 +63,7 @@
     });
     var start = num(r.start_time_unix_ms), end = num(r.end_time_unix_ms);
     s.appendChild(kvTable([
-      ['State', el('span', {}, [chip(r.state), document.createTextNode(' ' + str(r.summary))])],
+      ['State', el('span', {}, [stateChip(r), document.createTextNode(' ' + str(r.summary))])],
       ['Validation', str(r.validation_id)],
       ['Nodes', String(nodes.length)],
       ['By verdict', byVerdict],
