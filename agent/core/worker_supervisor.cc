@@ -298,6 +298,7 @@ absl::Status WorkerSupervisor::ReportEvent(const v1::ReportWorkerEventRequest& r
     case v1::WORKER_EVENT_KIND_JOINING:
     case v1::WORKER_EVENT_KIND_JOINED:
     case v1::WORKER_EVENT_KIND_SIZE_DONE:
+    case v1::WORKER_EVENT_KIND_PROGRESS:
       break;
     case v1::WORKER_EVENT_KIND_FINISHED:
       worker->finished = true;

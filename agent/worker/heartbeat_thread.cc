@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "agent/worker/worker_runtime.h"
@@ -9,8 +11,8 @@
 
 namespace eb::worker {
 
-HeartbeatThread::HeartbeatThread(AgentLink& link, absl::Duration period)
-    : link_(link), period_(period) {
+HeartbeatThread::HeartbeatThread(AgentLink& link, absl::Duration period, ProgressBoard& progress)
+    : link_(link), period_(period), progress_(progress) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -35,6 +37,16 @@ void HeartbeatThread::Run() {
         std::_Exit(kExitStopped);
       }
       last_reply = absl::Now();
+      if (std::optional<ebnccl::v1::IterationProgress> news = progress_.TakeNew()) {
+        ebnccl::v1::WorkerEvent event;
+        event.set_kind(ebnccl::v1::WORKER_EVENT_KIND_PROGRESS);
+        *event.mutable_progress() = *std::move(news);
+        // Best effort: a lost progress report only lets the hang detector
+        // judge on the next one.
+        if (absl::Status sent = link_.Report(std::move(event)); !sent.ok()) {
+          spdlog::debug("progress report not sent: {}", sent.ToString());
+        }
+      }
       continue;
     }
     const absl::Duration silence = absl::Now() - last_reply;

@@ -8,6 +8,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "agent/worker/agent_link.h"
+#include "agent/worker/progress_board.h"
 
 namespace eb::worker {
 
@@ -16,11 +17,14 @@ namespace eb::worker {
 // outlive its agent or its test. "Gone" includes frozen: the agent's
 // process exists (no parent-death signal) but has not answered a heartbeat
 // for AgentSilenceLimit(period); each call has a short deadline, so this
-// does not depend on the agent's replies. The destructor stops and joins
-// the thread. `link` must outlive it.
+// does not depend on the agent's replies. After each heartbeat answered, it
+// reports what `progress` holds that is new (a PROGRESS event), so the
+// communicator's thread never waits on the agent between timed calls. The
+// destructor stops and joins the thread. `link` and `progress` must outlive
+// it.
 class HeartbeatThread {
  public:
-  HeartbeatThread(AgentLink& link, absl::Duration period);
+  HeartbeatThread(AgentLink& link, absl::Duration period, ProgressBoard& progress);
   ~HeartbeatThread();
   HeartbeatThread(const HeartbeatThread&) = delete;
   HeartbeatThread& operator=(const HeartbeatThread&) = delete;
@@ -30,6 +34,7 @@ class HeartbeatThread {
 
   AgentLink& link_;
   const absl::Duration period_;
+  ProgressBoard& progress_;
   absl::Notification done_;
   std::thread thread_;
 };

@@ -180,6 +180,8 @@ class WorkerRun {
   const WorkerOptions& options_;
   AgentLink link_;
   v1::RegisterWorkerReply registration_;
+  // Before heartbeats_, which reads it until it is destroyed.
+  ProgressBoard progress_;
   std::unique_ptr<HeartbeatThread> heartbeats_;
   transport::BenchmarkOptions benchmark_;
   std::vector<v1::Collective> collectives_;
@@ -188,6 +190,13 @@ class WorkerRun {
   // Counts sizes across the collectives (fault injection names a step of
   // the whole run).
   int size_index_ = 0;
+  // Sizes reported (SIZE_DONE), the rail's included: the step a progress
+  // report is about, as the coordinator counts them.
+  int sizes_reported_ = 0;
+  // Publishes the size's progress for the heartbeat thread.
+  const transport::ProgressCallback on_progress_ = [this](const transport::SizeProgress& p) {
+    progress_.Publish(sizes_reported_, p);
+  };
 };
 
 int WorkerRun::Register() {
@@ -215,7 +224,7 @@ int WorkerRun::Register() {
       registration_.bootstrap_interface(), registration_.bootstrap_address(),
       assignment().device_index(), assignment().gpu_pci_bus_id());
   heartbeats_ = std::make_unique<HeartbeatThread>(
-      link_, absl::Milliseconds(registration_.heartbeat_period_ms()));
+      link_, absl::Milliseconds(registration_.heartbeat_period_ms()), progress_);
   return kExitOk;
 }
 
@@ -308,9 +317,11 @@ int WorkerRun::Sweep() {
     transport::BenchmarkOptions per_collective = benchmark_;
     per_collective.collective = *spec::ToTransport(collective);
     transport::BenchmarkRunner runner(*communicator_, per_collective);
-    swept = runner.Run([&](const transport::SizeMeasurement& measurement) {
-      return ReportSize(collective, measurement);
-    });
+    swept = runner.Run(
+        [&](const transport::SizeMeasurement& measurement) {
+          return ReportSize(collective, measurement);
+        },
+        on_progress_);
     if (!swept.ok()) break;
   }
   if (!swept.ok()) {
@@ -335,6 +346,7 @@ absl::Status WorkerRun::ReportSize(v1::Collective collective,
     result.mutable_out_of_place()->set_wrong_elements(measurement.out_of_place.wrong + 1);
   }
   ++size_index_;
+  ++sizes_reported_;
   return link_.Report(event);
 }
 
@@ -342,11 +354,14 @@ int WorkerRun::SweepRail() {
   if (rail_ == nullptr) return kExitOk;
   // The same sweep on the rail; every rail runs it at the same time.
   transport::BenchmarkRunner rail_runner(*rail_, benchmark_);
-  const absl::Status swept = rail_runner.Run([&](const transport::SizeMeasurement& measurement) {
-    v1::WorkerEvent event = SizeDoneEvent(measurement);
-    event.mutable_size_result()->set_rail(true);
-    return link_.Report(event);
-  });
+  const absl::Status swept = rail_runner.Run(
+      [&](const transport::SizeMeasurement& measurement) {
+        v1::WorkerEvent event = SizeDoneEvent(measurement);
+        event.mutable_size_result()->set_rail(true);
+        ++sizes_reported_;
+        return link_.Report(event);
+      },
+      on_progress_);
   if (!swept.ok()) {
     rail_->Abort(swept.message());
     communicator_->Abort(swept.message());

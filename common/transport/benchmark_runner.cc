@@ -86,6 +86,7 @@ absl::Status BenchmarkRunner::Measure(const CollectiveCall& call, PlacementResul
   // on all ranks with connections and caches warm (BenchTime's "Sync").
   EB_RETURN_IF_ERROR(comm_.FillInput(DataPattern{checked, world_size, kTimedSeed}));
   EB_RETURN_IF_ERROR(comm_.Run(call, 1).status());
+  CallDone(false, {});
   EB_RETURN_IF_ERROR(comm_.Barrier());
   // The barrier's release is the instant every rank shares: arrivals are
   // measured from it on each rank's own steady clock.
@@ -99,8 +100,15 @@ absl::Status BenchmarkRunner::Measure(const CollectiveCall& call, PlacementResul
     timed.iteration_times = &iteration_times;
   }
   const auto released = std::chrono::steady_clock::now();
+  progress_.timed_calls = 0;
+  progress_.timed_elapsed = absl::ZeroDuration();
+  const int calls_before = progress_.calls_done;
+  const std::function<void()> timed_call_done = [&] { CallDone(true, released); };
+  if (on_progress_ != nullptr) timed.on_call_done = &timed_call_done;
 
   EB_ASSIGN_OR_RETURN(absl::Duration batch, comm_.RunTimedBatch(timed, options_.iterations));
+  // A backend that completes the batch as a whole told nothing so far.
+  progress_.calls_done = calls_before + options_.iterations;
   result.time_us = absl::ToDoubleMicroseconds(batch) / options_.iterations;
   result.arrival_us = 0;
   result.arrival_samples = static_cast<int>(arrivals.size());
@@ -123,13 +131,26 @@ absl::Status BenchmarkRunner::Measure(const CollectiveCall& call, PlacementResul
     const DataPattern pattern{checked, world_size, seed};
     EB_RETURN_IF_ERROR(comm_.FillInput(pattern));
     EB_RETURN_IF_ERROR(comm_.Run(checked, 1).status());
+    CallDone(false, {});
     EB_ASSIGN_OR_RETURN(int64_t wrong, comm_.CountWrong(pattern));
     result.wrong += wrong;
   }
   return absl::OkStatus();
 }
 
-absl::Status BenchmarkRunner::Run(const SizeCallback& on_size) {
+void BenchmarkRunner::CallDone(bool timed, std::chrono::steady_clock::time_point timed_start) {
+  if (on_progress_ == nullptr) return;
+  ++progress_.calls_done;
+  if (timed) {
+    ++progress_.timed_calls;
+    progress_.timed_elapsed = absl::FromChrono(std::chrono::steady_clock::now() - timed_start);
+  }
+  (*on_progress_)(progress_);
+}
+
+absl::Status BenchmarkRunner::Run(const SizeCallback& on_size,
+                                  const ProgressCallback& on_progress) {
+  on_progress_ = on_progress ? &on_progress : nullptr;
   const int rank = comm_.Rank();
   const int world_size = comm_.WorldSize();
   EB_RETURN_IF_ERROR(Validate(options_, world_size));
@@ -160,6 +181,8 @@ absl::Status BenchmarkRunner::Run(const SizeCallback& on_size) {
   for (int64_t size : options_.sizes) {
     EB_ASSIGN_OR_RETURN(CollectiveLayout layout,
                         ComputeLayout(options_.collective, size, element_size, world_size));
+    progress_ = SizeProgress{};
+    progress_.calls_planned = 2 * (1 + options_.iterations + options_.check_iterations);
     SizeMeasurement m;
     m.size_bytes = layout.printed_size_bytes();
     m.count = layout.param_count;

@@ -35,6 +35,21 @@ struct BenchmarkOptions {
   bool per_iter_timing = false;
 };
 
+// How far the size being measured got: what the hang detector needs to
+// tell a slow size from a stuck one (issue 29).
+struct SizeProgress {
+  int calls_done = 0;     // untimed, timed and check calls of both variants
+  int calls_planned = 0;  // 2 x (1 + iterations + check_iterations)
+  // Timed calls completed in the variant being timed and their time so far;
+  // 0 while the backend cannot tell the calls of a batch apart (NCCL).
+  int timed_calls = 0;
+  absl::Duration timed_elapsed;
+};
+
+// Called on the communicator's thread after each call of a size completes
+// (between timed calls: it must be cheap, e.g. store and return).
+using ProgressCallback = std::function<void(const SizeProgress&)>;
+
 // One placement's result on this rank.
 struct PlacementResult {
   double time_us = 0;  // this rank's time per call (batch time / iterations)
@@ -79,15 +94,21 @@ class BenchmarkRunner {
   // "size 1048576 out-of-place: ..." or "warm-up size 8: ..." (codes as
   // Communicator: DEADLINE_EXCEEDED, UNAVAILABLE, ABORTED, UNIMPLEMENTED,
   // RESOURCE_EXHAUSTED).
-  absl::Status Run(const SizeCallback& on_size);
+  // `on_progress`, when set, is told of each call completed inside a size.
+  absl::Status Run(const SizeCallback& on_size, const ProgressCallback& on_progress = nullptr);
 
  private:
   absl::Status Measure(const CollectiveCall& call, PlacementResult& result);
+  // One more call of the current size done (timed: of the timed batch,
+  // which started at `timed_start`).
+  void CallDone(bool timed, std::chrono::steady_clock::time_point timed_start);
 
   Communicator& comm_;
   const BenchmarkOptions options_;
   // Seeds of the check rounds; advanced identically on every rank.
   uint32_t next_check_seed_ = 1;
+  const ProgressCallback* on_progress_ = nullptr;
+  SizeProgress progress_;
 };
 
 }  // namespace eb::transport

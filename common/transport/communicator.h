@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -65,6 +66,12 @@ struct CollectiveCall {
   // call; NCCL: a CUDA event pair around each enqueue). Not part of the
   // call's shape; backends in CUDA-graph mode leave it empty.
   std::vector<absl::Duration>* iteration_times = nullptr;
+  // When set, backends that complete the calls of a batch one by one (Gloo)
+  // call it after each call that completed, on the calling thread: how far
+  // a long batch got (BenchmarkRunner's progress). It runs between timed
+  // calls, so it must be cheap. NCCL's batches complete as a whole: it is
+  // not called there. Not part of the call's shape.
+  const std::function<void()>* on_call_done = nullptr;
 };
 
 // Records an arrival at a call of a batch into `call.arrivals`, if set.

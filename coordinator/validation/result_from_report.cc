@@ -33,9 +33,14 @@ std::vector<std::string> NodesOf(const v1::TestReport& report) {
 }
 
 // Whether every failure of a FAILED test is a measurement that failed a
-// check (too slow, below --min-busbw): the test still measured.
+// check (too slow, below --min-busbw) and something was measured: a row,
+// or the calls of a size that could not finish.
 bool OnlyMeasurementFailures(const v1::TestReport& report) {
-  return report.state() == v1::TEST_STATE_FAILED && !report.failures().empty() &&
+  const bool measured =
+      !report.results().empty() ||
+      std::any_of(report.failures().begin(), report.failures().end(),
+                  [](const v1::Failure& f) { return f.measured_busbw_gbps() > 0; });
+  return measured && report.state() == v1::TEST_STATE_FAILED && !report.failures().empty() &&
          std::all_of(report.failures().begin(), report.failures().end(), [](const v1::Failure& f) {
            return spec::RowOf(f.kind()).blame == FailureBlame::kMeasurement;
          });
@@ -53,7 +58,11 @@ TestResult Measured(int64_t planned_id, const v1::TestReport& report) {
   }
   TestResult result = TestResult::Completed(planned_id, LargestSizeBusbw(report), std::move(rails));
   for (const v1::Failure& f : report.failures()) {
-    if (f.kind() == v1::FAILURE_KIND_TOO_SLOW) result.cut_short = true;
+    if (f.kind() != v1::FAILURE_KIND_TOO_SLOW) continue;
+    result.cut_short = true;
+    // The calls done at the size that could not finish: the figure at the
+    // size the test was meant to grade, not at the smaller ones before it.
+    if (f.measured_busbw_gbps() > 0) result.busbw_gbps = f.measured_busbw_gbps();
   }
   if (result.cut_short) result.message = Message(report);
   return result;
@@ -84,8 +93,7 @@ double LargestSizeBusbw(const v1::TestReport& report) {
 }
 
 TestResult ResultFromReport(int64_t planned_id, const v1::TestReport& report) {
-  if (report.state() == v1::TEST_STATE_PASSED ||
-      (OnlyMeasurementFailures(report) && !report.results().empty())) {
+  if (report.state() == v1::TEST_STATE_PASSED || OnlyMeasurementFailures(report)) {
     return Measured(planned_id, report);
   }
   if (report.state() == v1::TEST_STATE_CANCELLED || report.failures().empty()) {

@@ -12,6 +12,9 @@
 # fails again, and the report names the path node1-node3 as `failed`,
 # confirmed; every node is healthy (each did well with others); exit 7. The
 # report's state badge agrees (never a green "done").
+# Then (item 2) one host shaped so slow that a size overruns its step: a
+# measurement (too_slow, with the busbw of the calls done), found from the
+# ranks' per-call progress before the deadline, never "no progress".
 #
 # Needs root, iproute2 and nft; exits 77 (ctest: skipped) otherwise.
 #   tests/netns/netns_stuck_path_test.sh BIN_DIR
@@ -52,6 +55,14 @@ ebctl() { ip netns exec "$prefix-h1" "$bin/ebctl" --coordinator "$coordinator" $
 for _ in $(seq 150); do
   [[ $(ebctl nodes --json 2>/dev/null | grep -c '"state": "idle"') == "${#hosts[@]}" ]] && break
   sleep 0.1
+done
+
+# Every host's link at 200 Mbit/s (tbf, a burst of 20 ms at that rate): a
+# rate the 2 CPUs carry easily, so that the link, not the CPU, sets a pair's
+# busbw, and healthy pairs agree (unshaped, Gloo's CPU-bound pairs spread
+# 2.5x under load, and a healthy node was once graded slow).
+for h in "${hosts[@]}"; do
+  tc -n "$prefix-h$h" qdisc add dev eth0 root tbf rate 200mbit burst 500kb latency 100ms
 done
 
 # node1 -> node3: data dropped, small packets (handshakes, ACKs) pass.
@@ -110,5 +121,47 @@ else
     { echo "FAIL: the state badge does not say exit 7"; exit 1; }
   echo "ok: the page draws; its badge reads 'done: bad (exit 7)'"
 fi
+ip netns exec "$prefix-h1" nft delete table inet ebstuck
+
+# Item 2: a host so slow that one size cannot finish within the step
+# deadline. node2's egress at 20 Mbit/s (htb; the coordinator's port kept
+# fast so that heartbeats pass), one size of 4 MiB: each call takes about
+# 1.6 s, the size's 10 calls about 16 s, the step deadline is 10 s. With
+# one size, no earlier row predicts it: the ranks' per-call progress must.
+# Expected: exit 7, too_slow with the busbw of the calls done, stopped as
+# soon as two timed calls predict the overrun (well before 10 s); never a
+# hang ("no progress").
+echo "== run-test over a host shaped so slow that the size overruns its step"
+for _ in $(seq 100); do
+  [[ $(ebctl nodes --json 2>/dev/null | grep -c '"state": "idle"') == "${#hosts[@]}" ]] && break
+  sleep 0.1
+done
+tc -n "$prefix-h2" qdisc del dev eth0 root
+tc -n "$prefix-h2" qdisc add dev eth0 root handle 1: htb default 20 r2q 1000
+tc -n "$prefix-h2" class add dev eth0 parent 1: classid 1:10 htb rate 1gbit
+tc -n "$prefix-h2" class add dev eth0 parent 1: classid 1:20 htb rate 20mbit ceil 20mbit
+tc -n "$prefix-h2" filter add dev eth0 parent 1: protocol ip prio 1 u32 \
+  match ip dport "${coordinator##*:}" 0xffff flowid 1:10
+start=$(date +%s.%N)
+set +e
+ebctl run-test --json --nodes node0,node2 --collective all_reduce -b 4M -e 4M -n 3 -w 0 -c 1 \
+  --step-timeout 10s >"$work/slow.out" 2>"$work/slow.err"
+code=$?
+set -e
+elapsed=$(python3 -c "import sys; print(round($(date +%s.%N) - $start, 1))")
+tc -n "$prefix-h2" qdisc del dev eth0 root
+python3 - "$work/slow.out" "$code" "$elapsed" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+code, elapsed = int(sys.argv[2]), float(sys.argv[3])
+first = r["failures"][0] if r["failures"] else {}
+print("exit", code, "in", elapsed, "s:", r["summary"])
+assert code == 7, f"expected exit 7, got {code}"
+assert first.get("kind") == "too_slow" and first.get("rank") == -1, r["failures"]
+assert first["measured_busbw_gbps"] > 0, first
+assert "would not finish" in first["message"], first["message"]
+assert elapsed < 10, f"took {elapsed} s: it waited for the step deadline"
+print("ok: too slow at", round(first["measured_busbw_gbps"], 4), "GB/s busbw, stopped early")
+PY
 failed=0
 echo "PASS"

@@ -91,6 +91,7 @@ class GlooCommunicator final : public Communicator {
           call.iteration_times->push_back(
               absl::FromChrono(std::chrono::steady_clock::now() - call_start));
         }
+        if (call.on_call_done != nullptr) (*call.on_call_done)();
       }
       elapsed = absl::FromChrono(std::chrono::steady_clock::now() - start);
       return absl::OkStatus();

@@ -55,10 +55,12 @@ TestRun::TestRun(std::string test_id, v1::TestSpec spec, std::vector<v1::RankAss
                  host_.Publish(id(), event);
                }),
       progress_(report_.ranks_size(), static_cast<int>(results_.sweep().size())),
-      deadlines_(report_, progress_, results_.sweep(), timeouts_) {}
+      deadlines_(report_, progress_, results_.sweep(), timeouts_),
+      size_watch_(report_, results_.sweep(), timeouts_.step) {}
 
 TestRun::~TestRun() {
   executor_.Cancel(phase_timer_);
+  executor_.Cancel(size_timer_);
   executor_.Cancel(total_timer_);
   executor_.Cancel(stop_timer_);
 }
@@ -120,6 +122,9 @@ void TestRun::OnWorkerEvent(const std::string& node, const v1::WorkerEvent& even
       break;
     case v1::WORKER_EVENT_KIND_SIZE_DONE:
       OnSizeDone(rank, node, event.size_result());
+      break;
+    case v1::WORKER_EVENT_KIND_PROGRESS:
+      OnProgress(rank, event.progress());
       break;
     case v1::WORKER_EVENT_KIND_FINISHED:
       OnRankFinished(rank);
@@ -236,13 +241,42 @@ void TestRun::Raise(int rank, int level) {
   // In the sweep, any progress restarts the step deadline: a step that no
   // rank finishes within step_timeout names the ranks that are behind.
   ArmPhaseTimer(timeouts_.step);
-  // Every rank entered the next size: stop now if it is predicted to miss
-  // its deadline anyway.
   if (progress_.SlowestLevel() == slowest_before) return;
+  EnterStep();
+  // Every rank entered the next size: stop now if the sizes measured so far
+  // predict that it misses its deadline anyway.
   const int step = RunProgress::StepAt(progress_.SlowestLevel());
   if (step <= 0) return;
   if (std::optional<v1::Failure> miss = deadlines_.PredictedToMiss(static_cast<size_t>(step))) {
     AddFailure(*std::move(miss));
+  }
+}
+
+void TestRun::EnterStep() {
+  const int step = RunProgress::StepAt(progress_.SlowestLevel());
+  executor_.Cancel(size_timer_);
+  if (step < 0 || step >= static_cast<int>(results_.sweep().size())) return;
+  size_watch_.EnterStep(step, clock_.Now());
+  size_timer_ = executor_.PostAfter(timeouts_.step, [this, step] { OnSizeDeadline(step); });
+}
+
+void TestRun::OnProgress(int rank, const v1::IterationProgress& progress) {
+  if (stopping_ || report_.state() != v1::TEST_STATE_RUNNING) return;
+  if (progress.step() != RunProgress::StepAt(progress_.level(rank))) return;
+  if (!size_watch_.Record(rank, progress)) return;
+  // A call completed: the data path moves, so the hang deadline restarts.
+  if (progress_.level(rank) == progress_.SlowestLevel()) ArmPhaseTimer(timeouts_.step);
+  if (std::optional<v1::Failure> miss = size_watch_.PredictedOverrun(clock_.Now())) {
+    AddFailure(*std::move(miss));
+  }
+}
+
+void TestRun::OnSizeDeadline(int step) {
+  if (stopping_ || finished_ || RunProgress::StepAt(progress_.SlowestLevel()) != step) return;
+  // Calls completed but the size did not finish: a measurement. Without
+  // any, the hang deadline (armed at the same time) names what is stuck.
+  if (std::optional<v1::Failure> overran = size_watch_.Overran(clock_.Now())) {
+    AddFailure(*std::move(overran));
   }
 }
 
@@ -256,6 +290,7 @@ void TestRun::UpdatePhase() {
   if (target == report_.state()) return;
   SetState(target);
   ArmPhaseTimer(target == v1::TEST_STATE_RUNNING ? timeouts_.step : timeouts_.init);
+  if (target == v1::TEST_STATE_RUNNING) EnterStep();
 }
 
 void TestRun::SetState(v1::TestState state) {
@@ -293,6 +328,7 @@ void TestRun::AddFailure(v1::Failure failure) {
 void TestRun::BeginStopping() {
   stopping_ = true;
   executor_.Cancel(phase_timer_);
+  executor_.Cancel(size_timer_);
   executor_.Cancel(total_timer_);
   SetState(v1::TEST_STATE_STOPPING);
   if (report_.failures_size() > 0 || cancelled_) {

@@ -30,6 +30,7 @@
 #include "coordinator/core/collective_tests/run_nodes.h"
 #include "coordinator/core/collective_tests/run_progress.h"
 #include "coordinator/core/collective_tests/run_results.h"
+#include "coordinator/core/collective_tests/size_progress.h"
 #include "coordinator/core/collective_tests/sweep_plan.h"
 #include "ebnccl/v1/agent.pb.h"
 #include "ebnccl/v1/control.pb.h"
@@ -102,6 +103,13 @@ class TestRun {
  private:
   // OnWorkerEvent, by kind.
   void OnSizeDone(int rank, const std::string& node, const ebnccl::v1::RankSizeResult& result);
+  // Calls completed inside a size: restart the hang deadline, and stop a
+  // size predicted to miss its deadline.
+  void OnProgress(int rank, const ebnccl::v1::IterationProgress& progress);
+  // Every rank is in a new step of the sweep: watch its progress, and time
+  // the whole size against the step deadline.
+  void EnterStep();
+  void OnSizeDeadline(int step);
   void OnRankFinished(int rank);
   void OnRankFailed(int rank, const ebnccl::v1::Failure& failure);
   // Raises `rank` to `level`; any progress while RUNNING restarts the
@@ -136,12 +144,14 @@ class TestRun {
   RunResults results_;
   RunProgress progress_;
   DeadlineJudge deadlines_;
+  SizeProgressWatch size_watch_;
 
   bool stopping_ = false;
   bool cancelled_ = false;
   bool finished_ = false;
   std::string cancel_reason_;
   common::TimerId phase_timer_ = 0;
+  common::TimerId size_timer_ = 0;
   common::TimerId total_timer_ = 0;
   common::TimerId stop_timer_ = 0;
 };

@@ -162,6 +162,7 @@ json FailureToJson(const v1::Failure& failure) {
       {"message", failure.message()},
       {"exit_code", failure.exit_code()},
       {"signal", failure.signal()},
+      {"measured_busbw_gbps", failure.measured_busbw_gbps()},
       {"nccl_warnings",
        std::vector<std::string>(failure.nccl_warnings().begin(), failure.nccl_warnings().end())},
   };

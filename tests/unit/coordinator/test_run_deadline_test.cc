@@ -175,6 +175,60 @@ TEST_F(TestRunDeadlineTest, SizePredictedToMissTheStepDeadlineStopsAtOnce) {
   EXPECT_EQ(report().results_size(), 1);
 }
 
+// Issue 29, progress by iteration: a size whose calls complete is not a
+// hang. It cannot finish within the step deadline: at the deadline it is
+// too slow, with the busbw of the calls done (what a validation grades).
+TEST_F(TestRunDeadlineTest, SizeThatProgressesButCannotFinishIsTooSlowWithTheBusbwOfItsCalls) {
+  CreateAndStart();
+  RegisterAll();
+  JoinAll();
+  AllRanksDoSize(0);
+  executor_.AdvanceTime(absl::Seconds(20));
+  // 3 of 14 calls, the 2 timed ones at 0.5 s each: 20 s + 5.5 s left fits.
+  AllRanksProgress(1, 3, 2, 1'000'000);
+  EXPECT_EQ(report().failures_size(), 0);
+  executor_.AdvanceTime(absl::Seconds(10));
+  ASSERT_EQ(report().failures_size(), 1);
+  const v1::Failure& failure = report().failures(0);
+  EXPECT_EQ(failure.kind(), v1::FAILURE_KIND_TOO_SLOW);
+  EXPECT_EQ(failure.rank(), -1);
+  EXPECT_GT(failure.measured_busbw_gbps(), 0);
+  EXPECT_THAT(failure.message(),
+              AllOf(HasSubstr("size 2048 did not finish"), HasSubstr("3 of 14 calls done"),
+                    HasSubstr("500000 us a call")));
+  AllNodesStopped();
+  EXPECT_EQ(report().state(), v1::TEST_STATE_FAILED);
+}
+
+// The calls done predict that the size needs more than the step deadline:
+// stopped at once, not after waiting the deadline out.
+TEST_F(TestRunDeadlineTest, SizeWhoseCallsPredictAnOverrunStopsAtOnce) {
+  CreateAndStart();
+  RegisterAll();
+  JoinAll();
+  AllRanksDoSize(0);
+  executor_.AdvanceTime(absl::Seconds(1));
+  AllRanksProgress(1, 3, 2, 10'000'000);  // 5 s a call, 11 calls left
+  ASSERT_EQ(report().failures_size(), 1);
+  EXPECT_EQ(report().failures(0).kind(), v1::FAILURE_KIND_TOO_SLOW);
+  EXPECT_THAT(report().failures(0).message(),
+              AllOf(HasSubstr("would not finish"), HasSubstr("needs about 56s")));
+}
+
+// Progress restarts the hang deadline; a report of another step (late, or
+// out of order) does not.
+TEST_F(TestRunDeadlineTest, ProgressOfTheCurrentStepRestartsTheHangDeadline) {
+  CreateAndStart();
+  RegisterAll();
+  JoinAll();
+  AllRanksDoSize(0);
+  executor_.AdvanceTime(absl::Seconds(20));
+  AllRanksProgress(0, 14, 0, 0);  // step 0: stale
+  executor_.AdvanceTime(kStep - absl::Seconds(20));
+  ASSERT_EQ(report().failures_size(), 1);
+  EXPECT_EQ(report().failures(0).kind(), v1::FAILURE_KIND_NO_PROGRESS);
+}
+
 TEST_F(TestRunDeadlineTest, EveryRankStuckInASizeItShouldFinishNamesNoRank) {
   CreateAndStart();
   RegisterAll();

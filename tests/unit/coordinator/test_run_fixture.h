@@ -186,6 +186,24 @@ class TestRunFixture : public ::testing::Test {
     run_->OnWorkerEvent(NodeOf(rank), event);
   }
 
+  // `rank` completed `calls_done` calls of step `step`, `timed_calls` of
+  // them timed in `timed_elapsed_us`.
+  void Progress(int rank, int step, int calls_done, int timed_calls, int64_t timed_elapsed_us,
+                int calls_planned = 14) {
+    ebnccl::v1::WorkerEvent event = Event(rank, ebnccl::v1::WORKER_EVENT_KIND_PROGRESS);
+    ebnccl::v1::IterationProgress& p = *event.mutable_progress();
+    p.set_step(step);
+    p.set_calls_done(calls_done);
+    p.set_calls_planned(calls_planned);
+    p.set_timed_calls(timed_calls);
+    p.set_timed_elapsed_us(timed_elapsed_us);
+    run_->OnWorkerEvent(NodeOf(rank), event);
+  }
+  void AllRanksProgress(int step, int calls_done, int timed_calls, int64_t timed_elapsed_us) {
+    for (int r = 0; r < world_size_; ++r)
+      Progress(r, step, calls_done, timed_calls, timed_elapsed_us);
+  }
+
   // `rank` failed or exited with `kind`.
   void Fail(int rank, ebnccl::v1::WorkerEventKind event_kind, ebnccl::v1::FailureKind kind,
             const std::string& message, int exit_code = 0, int signal = 0) {

@@ -157,7 +157,7 @@ TEST(ReportToJsonTest, FailuresAndErrors) {
   EXPECT_EQ(doc["failures"], json::parse(R"([
       {"kind": "worker_exited", "rank": 1, "node": "host2", "local_rank": 0, "device": -1,
        "message": "rank 1 on host2 slot 0 was killed by signal 9", "exit_code": -1,
-       "signal": 9, "nccl_warnings": []}])"))
+       "signal": 9, "measured_busbw_gbps": 0, "nccl_warnings": []}])"))
       << doc["failures"].dump(2);
   EXPECT_EQ(doc["errors"], json::parse(R"(["rank 1 on host2 slot 0 was killed by signal 9"])"));
 }

@@ -343,6 +343,38 @@ void RunOverGloo(int world_size, Collective collective, DataType type, ReduceOp 
   }
 }
 
+// Issue 29: over Gloo every call of a size is reported as it completes,
+// the timed ones with their time so far, so that the coordinator tells a
+// slow size from a stuck one. 2 x (1 + 3 + 2) calls a size.
+TEST(BenchmarkRunnerGlooTest, ReportsEveryCallOfASizeAsItCompletes) {
+  BenchmarkOptions o;
+  o.sizes = {1024, 4096};
+  o.max_bytes = 4096;
+  o.iterations = 3;
+  o.warmup_iterations = 1;
+  o.check_iterations = 2;
+  std::vector<std::vector<SizeProgress>> seen(2);
+  const std::vector<absl::Status> results =
+      testing::RunRanks(2, [&](Communicator& comm) -> absl::Status {
+        return BenchmarkRunner(comm, o).Run(
+            [](const SizeMeasurement&) { return absl::OkStatus(); },
+            [&](const SizeProgress& p) { seen[comm.Rank()].push_back(p); });
+      });
+  for (const absl::Status& s : results) ASSERT_TRUE(s.ok()) << s;
+  for (const std::vector<SizeProgress>& rank : seen) {
+    ASSERT_EQ(rank.size(), 2u * 12u);  // every call of both sizes
+    for (size_t i = 0; i < rank.size(); ++i) {
+      EXPECT_EQ(rank[i].calls_done, static_cast<int>(i % 12) + 1) << i;
+      EXPECT_EQ(rank[i].calls_planned, 12);
+    }
+    // The out-of-place variant's untimed call, then its 3 timed calls.
+    EXPECT_EQ(rank[1].timed_calls, 1);
+    EXPECT_EQ(rank[3].timed_calls, 3);
+    EXPECT_GT(rank[3].timed_elapsed, absl::ZeroDuration());
+    EXPECT_GE(rank[3].timed_elapsed, rank[1].timed_elapsed);
+  }
+}
+
 TEST(BenchmarkRunnerGlooTest, AllReduceTwoRanks) {
   RunOverGloo(2, Collective::kAllReduce, DataType::kFloat, ReduceOp::kSum);
 }

@@ -138,6 +138,20 @@ TEST(ValidationOutcomeTest, TooSlowIsCompletedCutShortWithTheRowsMeasured) {
   EXPECT_EQ(r.message, "summary");
 }
 
+// With the ranks' progress, too_slow carries the busbw of the calls done at
+// the size that could not finish: that is the figure graded, rows or not.
+TEST(ValidationOutcomeTest, TooSlowIsGradedByTheBusbwOfTheCallsDoneAtTheCutSize) {
+  for (const bool with_rows : {false, true}) {
+    v1::TestReport report = Report(v1::TEST_STATE_FAILED, with_rows);
+    AddFailure(report, v1::FAILURE_KIND_TOO_SLOW, "");
+    report.mutable_failures(0)->set_measured_busbw_gbps(0.25);
+    const TestResult r = ResultFromReport(1, report);
+    EXPECT_EQ(r.outcome, TestOutcome::kCompleted);
+    EXPECT_TRUE(r.cut_short);
+    EXPECT_DOUBLE_EQ(r.busbw_gbps, 0.25);
+  }
+}
+
 TEST(ValidationOutcomeTest, CancelledIsInfra) {
   EXPECT_EQ(ResultFromReport(1, Report(v1::TEST_STATE_CANCELLED, true)).outcome,
             TestOutcome::kInfraFailure);

@@ -1,0 +1,113 @@
+#include "coordinator/core/collective_tests/size_progress.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_format.h"
+#include "common/spec/proto_enums.h"
+#include "common/transport/bandwidth.h"
+#include "common/transport/data_types.h"
+#include "coordinator/core/collective_tests/run_deadlines.h"
+#include "coordinator/core/collective_tests/run_failures.h"
+
+namespace eb::coordinator {
+namespace v1 = ebnccl::v1;
+
+SizeProgressWatch::SizeProgressWatch(const v1::TestReport& report, const TestSweep& sweep,
+                                     absl::Duration step_deadline)
+    : report_(report), sweep_(sweep), step_deadline_(step_deadline) {}
+
+void SizeProgressWatch::EnterStep(int index, absl::Time now) {
+  step_ = index;
+  entered_ = now;
+  v1::IterationProgress none;
+  none.set_step(-1);
+  latest_.assign(static_cast<size_t>(report_.ranks_size()), none);
+}
+
+bool SizeProgressWatch::Record(int rank, const v1::IterationProgress& progress) {
+  if (step_ < 0 || rank < 0 || rank >= static_cast<int>(latest_.size())) return false;
+  if (progress.step() != step_ || progress.calls_done() < 0 || progress.calls_planned() <= 0 ||
+      progress.calls_done() > progress.calls_planned() || progress.timed_calls() < 0 ||
+      progress.timed_elapsed_us() < 0) {
+    return false;
+  }
+  v1::IterationProgress& latest = latest_[static_cast<size_t>(rank)];
+  if (latest.step() == step_ && progress.calls_done() <= latest.calls_done()) return false;
+  latest = progress;
+  return true;
+}
+
+SizeProgressWatch::Summary SizeProgressWatch::Summarize() const {
+  Summary s;
+  bool first = true;
+  for (const v1::IterationProgress& p : latest_) {
+    const int calls = p.step() == step_ ? p.calls_done() : 0;
+    const int timed = p.step() == step_ ? p.timed_calls() : 0;
+    s.fewest_calls = first ? calls : std::min(s.fewest_calls, calls);
+    s.fewest_timed = first ? timed : std::min(s.fewest_timed, timed);
+    first = false;
+    if (p.step() != step_) continue;
+    s.calls_planned = std::max(s.calls_planned, p.calls_planned());
+    if (p.timed_calls() > 0) {
+      s.slowest_call_us =
+          std::max(s.slowest_call_us, static_cast<double>(p.timed_elapsed_us()) / p.timed_calls());
+    }
+  }
+  return s;
+}
+
+double SizeProgressWatch::BusbwAt(double call_us) const {
+  // The sweep's own sizes only: a rail's world is not the test's.
+  if (call_us <= 0 || step_ < 0 || static_cast<size_t>(step_) >= sweep_.steps.size()) return 0;
+  const PlannedSize& size = sweep_.steps[static_cast<size_t>(step_)];
+  absl::StatusOr<transport::Collective> collective = spec::ToTransport(size.collective);
+  absl::StatusOr<transport::DataType> type = spec::ToTransport(report_.spec().data_type());
+  if (!collective.ok() || !type.ok()) return 0;
+  return transport::ComputeBandwidth(*collective, size.count, transport::DataTypeSize(*type),
+                                     report_.ranks_size(), call_us)
+      .busbw_gbps;
+}
+
+std::optional<v1::Failure> SizeProgressWatch::PredictedOverrun(absl::Time now) const {
+  const Summary s = Summarize();
+  // Two timed calls at least: the first of a batch pays for what the
+  // untimed call did not warm.
+  if (s.slowest_call_us <= 0 || s.fewest_timed < 2 || s.calls_planned == 0) return std::nullopt;
+  const absl::Duration left =
+      absl::Microseconds(s.slowest_call_us * (s.calls_planned - s.fewest_calls));
+  const absl::Duration needed = (now - entered_) + left;
+  if (needed <= step_deadline_) return std::nullopt;
+  return TooSlow(s, needed, true);
+}
+
+std::optional<v1::Failure> SizeProgressWatch::Overran(absl::Time now) const {
+  const Summary s = Summarize();
+  if (s.fewest_calls == 0 || s.calls_planned == 0) return std::nullopt;
+  const absl::Duration needed =
+      s.slowest_call_us > 0
+          ? (now - entered_) +
+                absl::Microseconds(s.slowest_call_us * (s.calls_planned - s.fewest_calls))
+          : absl::ZeroDuration();
+  return TooSlow(s, needed, false);
+}
+
+v1::Failure SizeProgressWatch::TooSlow(const Summary& s, absl::Duration needed,
+                                       bool predicted) const {
+  const double busbw = BusbwAt(s.slowest_call_us);
+  std::string rate = s.slowest_call_us > 0
+                         ? absl::StrFormat("at %.0f us a call (%.3f GB/s busbw), it needs about %s",
+                                           s.slowest_call_us, busbw, DeadlineText(needed))
+                         : std::string("the calls were not timed one by one");
+  v1::Failure failure = UnattributedFailure(
+      v1::FAILURE_KIND_TOO_SLOW,
+      absl::StrFormat("too slow: %s %s within the step deadline of %s: %d of %d calls done; %s; "
+                      "the sweep stopped there with %d of %d sizes measured",
+                      sweep_.StepName(static_cast<size_t>(step_)),
+                      predicted ? "would not finish" : "did not finish",
+                      DeadlineText(step_deadline_), s.fewest_calls, s.calls_planned, rate,
+                      report_.results_size(), sweep_.steps.size()));
+  failure.set_measured_busbw_gbps(busbw);
+  return failure;
+}
+
+}  // namespace eb::coordinator
