@@ -58,10 +58,7 @@ constexpr absl::Duration kFrozenAgentWorkersGone = absl::Milliseconds(3300);
 constexpr absl::Duration kUnregisteredWorkerGone = absl::Seconds(10);
 constexpr absl::Duration kVerdictSlack = absl::Seconds(5);
 
-const std::vector<std::string> kLongSweep = {
-    "run-test", "--json", "--nodes", "host0,host1", "--collective", "all_reduce",
-    "-b",       "256K",   "-e",      "256K",        "-i",           "1",
-    "-n",       "200000", "-w",      "0",           "-c",           "0"};
+const std::vector<std::string> kLongSweep = LongSweepArgs();
 const std::vector<std::string> kQuickTest = {
     "run-test", "--json", "--nodes", "host0,host1", "-b", "8", "-e", "64K", "-f", "8", "-n", "2"};
 

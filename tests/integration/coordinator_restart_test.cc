@@ -33,9 +33,7 @@ nlohmann::json Parse(const CliResult& result) {
 // Starts a test that runs for minutes on host0,host1 (2 workers each) and
 // waits until its 4 workers are up; returns the ebctl handle.
 int StartLongTest(LocalCluster& cluster) {
-  const int handle =
-      cluster.StartEbctl({"run-test", "--json", "--nodes", "host0,host1", "-b", "256K", "-e",
-                          "256K", "-i", "1", "-n", "200000", "-w", "0", "-c", "0"});
+  const int handle = cluster.StartEbctl(LongSweepArgs());
   const absl::Time deadline = absl::Now() + absl::Seconds(20);
   while (cluster.WorkerPids().size() < 4 && absl::Now() < deadline) {
     absl::SleepFor(absl::Milliseconds(50));

@@ -21,12 +21,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// A sweep long enough (several seconds on a loaded 2-core machine) to be
-// interrupted in the middle.
-const std::vector<std::string> kLongSweep = {
-    "run-test", "--json", "--nodes", "host0,host1", "--collective", "all_reduce",
-    "-b",       "256K",   "-e",      "256K",        "-i",           "1",
-    "-n",       "200000", "-w",      "0",           "-c",           "0"};
+const std::vector<std::string> kLongSweep = LongSweepArgs();
 const std::vector<std::string> kQuickTest = {
     "run-test", "--json", "--nodes", "host0,host1", "-b", "8", "-e", "64K", "-f", "8", "-n", "2"};
 
@@ -147,9 +142,7 @@ TEST_F(FaultInjectionTest, WorkerThatNeverRegistersTimesOut) {
 
 TEST_F(FaultInjectionTest, HungWorkerIsNamed) {
   StartCluster();
-  std::vector<std::string> args = kLongSweep;
-  args.insert(args.end(), {"--step-timeout", "3s"});
-  const int handle = cluster_.StartEbctl(args);
+  const int handle = cluster_.StartEbctl(kLongSweep);
   const pid_t victim = cluster_.WaitForRunningWorker(1);
   ASSERT_GT(victim, 0);
   ASSERT_EQ(kill(victim, SIGSTOP), 0);

@@ -36,10 +36,7 @@ using ::testing::HasSubstr;
 // LocalCluster::FastAgentFlags' 200 ms heartbeat: limit 3 s, + 0.2 s + 0.1 s.
 constexpr absl::Duration kWorkersGoneAfterFreeze = absl::Milliseconds(3300);
 
-const std::vector<std::string> kLongSweep = {
-    "run-test", "--json", "--nodes", "host0,host1", "--collective", "all_reduce",
-    "-b",       "256K",   "-e",      "256K",        "-i",           "1",
-    "-n",       "200000", "-w",      "0",           "-c",           "0"};
+const std::vector<std::string> kLongSweep = LongSweepArgs();
 
 TEST(FrozenAgentTest, WorkersOfAFrozenAgentAreGoneSoonAfterTheVerdict) {
   LocalCluster cluster;

@@ -136,7 +136,7 @@ done
 
 echo "== 3. a host cut off from the network is named"
 ebctl run-test --json --nodes node0,node1,node2 --collective all_reduce -b 1M -e 1M -i 1 \
-  -n 100000 -w 0 -c 0 >"$work/run3.out" 2>"$work/run3.err" &
+  -n 100000 -w 0 -c 0 --step-timeout 1h >"$work/run3.out" 2>"$work/run3.err" &
 run=$!
 for _ in $(seq 200); do grep -q "state TEST_STATE_RUNNING" "$work/coordinator.log" && break; sleep 0.05; done
 ip -n "$prefix-h2" link set eth0 down

@@ -105,6 +105,29 @@ bool IsSanitizerFinding(const std::string& line) {
 
 }  // namespace
 
+std::vector<std::string> LongSweepArgs() {
+  return {"run-test",
+          "--json",
+          "--nodes",
+          "host0,host1",
+          "--collective",
+          "all_reduce",
+          "-b",
+          "256K",
+          "-e",
+          "256K",
+          "-i",
+          "1",
+          "-n",
+          "200000",
+          "-w",
+          "0",
+          "-c",
+          "0",
+          "--step-timeout",
+          "1h"};
+}
+
 std::string BinaryPath(const std::string& name) {
   // EB_BIN_DIR in the environment runs the tests against another build (the
   // bundle on the GPU machine).

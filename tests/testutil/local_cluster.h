@@ -31,6 +31,13 @@ std::string BinaryPath(const std::string& name);
 // /etc/ebnccl/*.toml (read by default) must not change what a test runs.
 inline constexpr char kNoConfigFile[] = "--config=/dev/null";
 
+// `ebctl run-test --json` of one size on host0,host1 that runs for minutes
+// (2 x 200,000 calls of 256 KiB), for tests that stop a test in the middle.
+// Its step deadline (1 h) is longer than the size needs: the coordinator
+// stops a size predicted to overrun its deadline at once (issue 29), which
+// would end the test before the fault a test injects.
+std::vector<std::string> LongSweepArgs();
+
 struct CliResult {
   int exit_code = -1;
   std::string out;

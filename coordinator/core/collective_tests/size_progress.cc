@@ -82,12 +82,12 @@ std::optional<v1::Failure> SizeProgressWatch::PredictedOverrun(absl::Time now) c
 
 std::optional<v1::Failure> SizeProgressWatch::Overran(absl::Time now) const {
   const Summary s = Summarize();
-  if (s.fewest_calls == 0 || s.calls_planned == 0) return std::nullopt;
+  // Only timed calls seen one by one show that the data path still moves:
+  // a backend whose batch completes as a whole (NCCL) may be stuck inside
+  // it, which the hang deadline judges.
+  if (s.fewest_timed == 0 || s.slowest_call_us <= 0 || s.calls_planned == 0) return std::nullopt;
   const absl::Duration needed =
-      s.slowest_call_us > 0
-          ? (now - entered_) +
-                absl::Microseconds(s.slowest_call_us * (s.calls_planned - s.fewest_calls))
-          : absl::ZeroDuration();
+      (now - entered_) + absl::Microseconds(s.slowest_call_us * (s.calls_planned - s.fewest_calls));
   return TooSlow(s, needed, false);
 }
 
@@ -97,7 +97,7 @@ v1::Failure SizeProgressWatch::TooSlow(const Summary& s, absl::Duration needed,
   std::string rate = s.slowest_call_us > 0
                          ? absl::StrFormat("at %.0f us a call (%.3f GB/s busbw), it needs about %s",
                                            s.slowest_call_us, busbw, DeadlineText(needed))
-                         : std::string("the calls were not timed one by one");
+                         : std::string("its calls were not timed one by one");
   v1::Failure failure = UnattributedFailure(
       v1::FAILURE_KIND_TOO_SLOW,
       absl::StrFormat("too slow: %s %s within the step deadline of %s: %d of %d calls done; %s; "

@@ -35,8 +35,9 @@ class SizeProgressWatch {
   // than the step deadline from its start; nullopt otherwise.
   std::optional<ebnccl::v1::Failure> PredictedOverrun(absl::Time now) const;
   // The step deadline passed since the size began: TOO_SLOW with what the
-  // calls done measured when every rank completed calls in it; nullopt when
-  // some did not (a hang: DeadlineJudge names it).
+  // calls done measured when every rank completed timed calls in it, seen
+  // one by one; nullopt otherwise (a hang, or a batch that completes as a
+  // whole: the hang deadline judges).
   std::optional<ebnccl::v1::Failure> Overran(absl::Time now) const;
 
  private:

@@ -215,6 +215,23 @@ TEST_F(TestRunDeadlineTest, SizeWhoseCallsPredictAnOverrunStopsAtOnce) {
               AllOf(HasSubstr("would not finish"), HasSubstr("needs about 56s")));
 }
 
+// NCCL's timed batch completes as a whole: calls outside it (the untimed
+// one) are progress, but nothing shows the batch moving, so the size's
+// deadline passes no verdict and the hang deadline decides.
+TEST_F(TestRunDeadlineTest, ProgressWithoutTimedCallsLeavesTheVerdictToTheHangDeadline) {
+  CreateAndStart();
+  RegisterAll();
+  JoinAll();
+  AllRanksDoSize(0);
+  executor_.AdvanceTime(absl::Seconds(1));
+  AllRanksProgress(1, 1, 0, 0);
+  executor_.AdvanceTime(kStep - absl::Seconds(1));
+  EXPECT_EQ(report().failures_size(), 0);
+  executor_.AdvanceTime(absl::Seconds(1));
+  ASSERT_EQ(report().failures_size(), 1);
+  EXPECT_EQ(report().failures(0).kind(), v1::FAILURE_KIND_NO_PROGRESS);
+}
+
 // Progress restarts the hang deadline; a report of another step (late, or
 // out of order) does not.
 TEST_F(TestRunDeadlineTest, ProgressOfTheCurrentStepRestartsTheHangDeadline) {
