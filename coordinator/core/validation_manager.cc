@@ -12,6 +12,7 @@
 #include "common/spec/identifiers.h"
 #include "common/status/status_macros.h"
 #include "coordinator/core/collective_tests/transport_selection.h"
+#include "coordinator/core/validation_fleet.h"
 #include "coordinator/validation/baselines_toml.h"
 #include "coordinator/validation/report_proto.h"
 #include "coordinator/validation/result_from_report.h"
@@ -22,17 +23,6 @@ namespace eb::coordinator {
 
 namespace v1 = ebnccl::v1;
 namespace val = eb::validation;
-
-namespace {
-
-// One registry record as the core's node (unreachable when lost).
-val::Node NodeFromRecord(const NodeRecord& record) {
-  val::Node node = val::NodeFromInventory(record.name, record.inventory);
-  node.reachable = record.state != v1::NODE_STATE_LOST;
-  return node;
-}
-
-}  // namespace
 
 // One validation in flight. `report` holds what the manager knows (spec,
 // rounds, times, baselines); the verdicts come from `core` in Snapshot.
@@ -157,7 +147,8 @@ absl::StatusOr<std::string> ValidationManager::Start(v1::ValidationSpec spec,
     return absl::FailedPreconditionError(
         absl::StrCat("the coordinator's baselines (", config_.baselines_origin, "): ", message));
   }
-  absl::StatusOr<val::Options> options = val::OptionsFromSpec(spec, *baselines);
+  absl::StatusOr<val::Options> options =
+      val::OptionsFromSpec(spec, *baselines, FleetRunsNccl(registry_, spec.transport(), *nodes));
   if (!options.ok()) return options.status();
   absl::StatusOr<std::unique_ptr<val::Validation>> core =
       val::Validation::Create(*nodes, *std::move(options));

@@ -137,7 +137,10 @@ void AddRunTestFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f) {
 // validate takes run-test's sweep flags (AddSweepFlags) and nodes, and its
 // own.
 void AddValidateFlags(CLI::App& cmd, eb::ebctl::ValidateFlags& f) {
-  AddSweepFlags(cmd, f.test, "Largest size (the one graded)", "Multiplicative step (default 2)");
+  AddSweepFlags(cmd, f.test,
+                "Largest size, the one graded (without -b/-e: each test at its plateau, "
+                "docs/VALIDATION.md)",
+                "Multiplicative step (default 2)");
   cmd.add_option("--nodes", f.test.nodes, "Comma-separated node names (default: every idle node)");
   std::vector<std::string> suites;
   for (int suite = 1; suite <= ebnccl::v1::Suite_MAX; ++suite) {
@@ -313,6 +316,9 @@ int main(int argc, char** argv) {
   run_test.flags.nodes_given = run_cmd->count("--nodes") > 0;
   run_test.flags.average_given = run_cmd->count("--average") > 0;
   validate.flags.test.nodes_given = validate_cmd->count("--nodes") > 0;
+  validate.flags.sweep_given =
+      validate_cmd->count("--minbytes") > 0 || validate_cmd->count("--maxbytes") > 0;
+  validate.flags.iterations_given = validate_cmd->count("--iters") > 0;
   if (format == "json") options.json = true;
   if (run_test.json_lines && options.json) {
     std::fprintf(stderr, "ebctl: run-test: --json-lines and --json are two outputs: choose one\n");

@@ -6,6 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "common/spec/byte_size.h"
+#include "common/spec/wire_names.h"
 
 namespace eb::validation {
 namespace {
@@ -31,7 +33,20 @@ size_t ModelMatch(const std::string& model, const std::vector<std::string>& node
 
 std::string Figure(double gbps) { return absl::StrFormat("%.4g GB/s", gbps); }
 
+// "370 GB/s at all_reduce 8G"
+std::string FigureText(double gbps, const FigureAt& at) {
+  return absl::StrCat(Figure(gbps), " at ", FigureAtText(at));
+}
+
 }  // namespace
+
+bool Comparable(const FigureAt& at, ebnccl::v1::Collective collective, int64_t graded_bytes) {
+  return at.collective == collective && graded_bytes >= at.size_bytes;
+}
+
+std::string FigureAtText(const FigureAt& at) {
+  return absl::StrCat(spec::WireName(at.collective), " ", spec::FormatSize(at.size_bytes));
+}
 
 std::optional<Expected> ExpectedIntra(const BaselineTable& table, const std::string& gpu_model,
                                       int gpu_count) {
@@ -48,8 +63,9 @@ std::optional<Expected> ExpectedIntra(const BaselineTable& table, const std::str
   }
   if (best == nullptr) return std::nullopt;
   return Expected{best->busbw_gbps,
-                  absl::StrCat(best->gpu_model, " x", gpu_count,
-                               " intra: ", Figure(best->busbw_gbps), " (", best->source, ")")};
+                  absl::StrCat(best->gpu_model, " x", gpu_count, " intra: ",
+                               FigureText(best->busbw_gbps, best->at), " (", best->source, ")"),
+                  best->at};
 }
 
 std::optional<Expected> ExpectedPair(const BaselineTable& table, int64_t hca_rate_gbps,
@@ -57,24 +73,28 @@ std::optional<Expected> ExpectedPair(const BaselineTable& table, int64_t hca_rat
   for (const PairBaseline& entry : table.pairs) {
     if (entry.hca_rate_gbps == hca_rate_gbps && entry.hca_count == hca_count) {
       return Expected{entry.busbw_gbps,
-                      absl::StrCat(hca_count, " x ", hca_rate_gbps,
-                                   "G pair: ", Figure(entry.busbw_gbps), " (", entry.source, ")")};
+                      absl::StrCat(hca_count, " x ", hca_rate_gbps, "G pair: ",
+                                   FigureText(entry.busbw_gbps, entry.at), " (", entry.source, ")"),
+                      entry.at};
     }
   }
   const std::optional<Expected> rail = ExpectedRail(table, hca_rate_gbps);
   if (!rail.has_value() || hca_count < 1) return std::nullopt;
   const double gbps = rail->busbw_gbps * hca_count;
-  return Expected{gbps, absl::StrCat(hca_count, " x ", hca_rate_gbps, "G pair: ", Figure(gbps),
-                                     " (derived: ", hca_count, " x the per-NIC figure; ",
-                                     rail->description, ")")};
+  return Expected{
+      gbps,
+      absl::StrCat(hca_count, " x ", hca_rate_gbps, "G pair: ", FigureText(gbps, rail->at),
+                   " (derived: ", hca_count, " x the per-NIC figure; ", rail->description, ")"),
+      rail->at};
 }
 
 std::optional<Expected> ExpectedRail(const BaselineTable& table, int64_t hca_rate_gbps) {
   for (const PairBaseline& entry : table.pairs) {
     if (entry.hca_rate_gbps == hca_rate_gbps && entry.hca_count == 1) {
       return Expected{entry.busbw_gbps,
-                      absl::StrCat("one ", hca_rate_gbps, "G NIC: ", Figure(entry.busbw_gbps), " (",
-                                   entry.source, ")")};
+                      absl::StrCat("one ", hca_rate_gbps, "G NIC: ",
+                                   FigureText(entry.busbw_gbps, entry.at), " (", entry.source, ")"),
+                      entry.at};
     }
   }
   return std::nullopt;

@@ -9,7 +9,18 @@
 #include <string>
 #include <vector>
 
+#include "ebnccl/v1/common.pb.h"
+
 namespace eb::validation {
+
+// Where a figure holds: the collective and the message size it was measured
+// at (nccl-tests' -e). A figure is a plateau figure: busbw at that size and
+// above. Smaller sizes are below the plateau, so the figure is never
+// compared with them (Comparable).
+struct FigureAt {
+  ebnccl::v1::Collective collective = ebnccl::v1::COLLECTIVE_ALL_REDUCE;
+  int64_t size_bytes = 0;
+};
 
 // One node alone, all its GPUs (the intra suite).
 struct IntraBaseline {
@@ -20,6 +31,7 @@ struct IntraBaseline {
   int gpu_count = 0;
   double busbw_gbps = 0;
   std::string source;  // where the figure comes from
+  FigureAt at;
 };
 
 // A 2-node test over `hca_count` HCAs of `hca_rate_gbps` each (the pairs
@@ -29,6 +41,7 @@ struct PairBaseline {
   int hca_count = 0;
   double busbw_gbps = 0;
   std::string source;
+  FigureAt at;
 };
 
 struct BaselineTable {
@@ -39,8 +52,17 @@ struct BaselineTable {
 // What a result is expected to reach, and how we know.
 struct Expected {
   double busbw_gbps = 0;
-  std::string description;  // "NVIDIA H200 x8 intra: 475 GB/s (nccl-tests #212)"
+  std::string description;  // "H200 x8 intra: 370 GB/s at all_reduce 8G (nccl-tests #212)"
+  FigureAt at;
 };
+
+// Whether a figure that holds `at` may be compared with a measurement of
+// `collective` at `graded_bytes`: the same collective, at the figure's size
+// or above (the plateau holds upward; below it busbw is lower on healthy
+// hardware, and the figure would call it slow).
+bool Comparable(const FigureAt& at, ebnccl::v1::Collective collective, int64_t graded_bytes);
+// "all_reduce 8G"
+std::string FigureAtText(const FigureAt& at);
 
 std::optional<Expected> ExpectedIntra(const BaselineTable& table, const std::string& gpu_model,
                                       int gpu_count);

@@ -11,6 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "common/spec/byte_size.h"
+#include "common/spec/wire_names.h"
 
 namespace eb::validation {
 namespace {
@@ -112,6 +114,25 @@ absl::StatusOr<double> Number(const Entry& entry, const std::string& key, bool i
   return *value;
 }
 
+// Where the entry's figure holds: `collective` (a wire name, "all_reduce")
+// and `size` ("8G"), both required: a figure is compared only at its size
+// and above (baselines.h, Comparable).
+absl::StatusOr<FigureAt> FigureAtOf(const Entry& entry) {
+  absl::StatusOr<std::string> collective = String(entry, "collective");
+  if (!collective.ok()) return collective.status();
+  absl::StatusOr<std::string> size = String(entry, "size");
+  if (!size.ok()) return size.status();
+  const int collective_line = entry.keys.at("collective").second;
+  const int size_line = entry.keys.at("size").second;
+  absl::StatusOr<ebnccl::v1::Collective> parsed =
+      spec::ParseWireName<ebnccl::v1::Collective>(*collective, "collective");
+  if (!parsed.ok()) return LineError(collective_line, std::string(parsed.status().message()));
+  absl::StatusOr<int64_t> bytes = spec::ParseSize(*size, "size");
+  if (!bytes.ok()) return LineError(size_line, std::string(bytes.status().message()));
+  if (*bytes <= 0) return LineError(size_line, "size must be positive");
+  return FigureAt{*parsed, *bytes};
+}
+
 absl::Status CheckKeys(const Entry& entry, const std::vector<std::string>& allowed) {
   for (const auto& [key, value] : entry.keys) {
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
@@ -124,7 +145,8 @@ absl::Status CheckKeys(const Entry& entry, const std::vector<std::string>& allow
 
 absl::Status AddEntry(const Entry& entry, BaselineTable& table) {
   if (entry.table == "intra") {
-    absl::Status keys = CheckKeys(entry, {"gpu_model", "gpu_count", "busbw_gbps", "source"});
+    absl::Status keys =
+        CheckKeys(entry, {"gpu_model", "gpu_count", "busbw_gbps", "collective", "size", "source"});
     if (!keys.ok()) return keys;
     absl::StatusOr<std::string> model = String(entry, "gpu_model");
     if (!model.ok()) return model.status();
@@ -132,15 +154,18 @@ absl::Status AddEntry(const Entry& entry, BaselineTable& table) {
     if (!count.ok()) return count.status();
     absl::StatusOr<double> busbw = Number(entry, "busbw_gbps", /*integer=*/false);
     if (!busbw.ok()) return busbw.status();
+    absl::StatusOr<FigureAt> at = FigureAtOf(entry);
+    if (!at.ok()) return at.status();
     absl::StatusOr<std::string> source = String(entry, "source");
     if (!source.ok()) return source.status();
     if (absl::StripAsciiWhitespace(*model).empty()) {
       return LineError(entry.line, "[[intra]] gpu_model is empty");
     }
-    table.intra.push_back({*model, static_cast<int>(*count), *busbw, *source});
+    table.intra.push_back({*model, static_cast<int>(*count), *busbw, *source, *at});
     return absl::OkStatus();
   }
-  absl::Status keys = CheckKeys(entry, {"hca_rate_gbps", "hca_count", "busbw_gbps", "source"});
+  absl::Status keys = CheckKeys(
+      entry, {"hca_rate_gbps", "hca_count", "busbw_gbps", "collective", "size", "source"});
   if (!keys.ok()) return keys;
   absl::StatusOr<double> rate = Number(entry, "hca_rate_gbps", /*integer=*/true);
   if (!rate.ok()) return rate.status();
@@ -148,9 +173,12 @@ absl::Status AddEntry(const Entry& entry, BaselineTable& table) {
   if (!count.ok()) return count.status();
   absl::StatusOr<double> busbw = Number(entry, "busbw_gbps", /*integer=*/false);
   if (!busbw.ok()) return busbw.status();
+  absl::StatusOr<FigureAt> at = FigureAtOf(entry);
+  if (!at.ok()) return at.status();
   absl::StatusOr<std::string> source = String(entry, "source");
   if (!source.ok()) return source.status();
-  table.pairs.push_back({static_cast<int64_t>(*rate), static_cast<int>(*count), *busbw, *source});
+  table.pairs.push_back(
+      {static_cast<int64_t>(*rate), static_cast<int>(*count), *busbw, *source, *at});
   return absl::OkStatus();
 }
 
@@ -189,8 +217,16 @@ absl::StatusOr<BaselineTable> ParseBaselinesToml(const std::string& text) {
       if (key != "version") {
         return LineError(line_number, absl::StrCat("key '", key, "' outside [[intra]]/[[pairs]]"));
       }
-      if (version == nullptr || *version != 1) {
-        return LineError(line_number, "version must be 1");
+      if (version != nullptr && *version == 1) {
+        // Version 1 figures said nothing of their size, and were compared
+        // with 32 MiB results below the plateau they were measured at.
+        return LineError(line_number,
+                         "version 1 is no longer read: version 2 gives each entry the "
+                         "collective and size its figure holds at (collective = \"all_reduce\", "
+                         "size = \"8G\"; docs/VALIDATION.md, \"Baselines\")");
+      }
+      if (version == nullptr || *version != 2) {
+        return LineError(line_number, "version must be 2");
       }
       continue;
     }

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "coordinator/validation/baselines.h"
+#include "coordinator/validation/graded_size.h"
 #include "ebnccl/v1/common.pb.h"
 #include "ebnccl/v1/control.pb.h"
 
@@ -81,6 +82,8 @@ struct Options {
   int max_pair_rounds = 8;
   // Intra tests of one node at most (the first plus re-tests). >= 1.
   int max_intra_tests = 3;
+  // At which size each test is graded and how much it moves (graded_size.h).
+  SizePolicy sizes;
 };
 
 bool HasSuite(const Options& options, Suite suite);

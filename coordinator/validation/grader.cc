@@ -3,10 +3,14 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "common/spec/byte_size.h"
+#include "common/spec/wire_names.h"
 
 namespace eb::validation {
 Grader::Grader(const std::vector<Node>& nodes, const Options& options)
-    : baselines_(options.baselines), tolerance_(options.tolerance) {
+    : baselines_(options.baselines),
+      collective_(options.collective),
+      tolerance_(options.tolerance) {
   for (const Node& node : nodes) {
     hardware_.push_back(
         {node.gpu_model, node.gpu_count, ActiveHcaRate(node), ActiveHcaCount(node)});
@@ -26,14 +30,40 @@ std::pair<int64_t, int> Grader::PairHardware(const std::vector<int>& which) cons
   return {rate, count};
 }
 
+int64_t Grader::FigureBytes(TestKind kind, const std::vector<int>& nodes) const {
+  std::optional<Expected> expected;
+  if (kind == TestKind::kIntra) {
+    const Hardware& node = hardware_[nodes.front()];
+    expected = ExpectedIntra(baselines_, node.gpu_model, node.gpu_count);
+  } else if (const auto [rate, count] = PairHardware(nodes); count > 0) {
+    expected = ExpectedPair(baselines_, rate, count);
+  }
+  if (!expected.has_value() || expected->at.collective != collective_) return 0;
+  return expected->at.size_bytes;
+}
+
+// A class is one hardware at one graded size: results at another size are
+// not the same figure.
 std::string Grader::KeyOf(const Observation& o) const {
   if (o.kind == TestKind::kIntra) {
     const Hardware& node = hardware_[o.nodes.front()];
-    return absl::StrCat("intra|", node.gpu_model, "|", node.gpu_count);
+    return absl::StrCat("intra|", node.gpu_model, "|", node.gpu_count, "|", o.graded_bytes);
   }
   // Pair and fleet tests are judged by the same network figure.
   const auto [rate, count] = PairHardware(o.nodes);
-  return absl::StrCat("net|", rate, "|", count);
+  return absl::StrCat("net|", rate, "|", count, "|", o.graded_bytes);
+}
+
+// A baseline figure holds at its collective and size and above; anything
+// else is not compared, and the class's name says why.
+void Grader::KeepComparable(std::optional<Expected>& expected, int64_t graded_bytes,
+                            std::string& what) const {
+  if (!expected.has_value() || Comparable(expected->at, collective_, graded_bytes)) return;
+  absl::StrAppend(
+      &what, " at ", spec::WireName(collective_), " ",
+      graded_bytes > 0 ? spec::FormatSize(graded_bytes) : std::string("an unknown size"),
+      " (its baseline holds at ", FigureAtText(expected->at), ")");
+  expected.reset();
 }
 
 Grader::Class& Grader::ClassOf(const Observation& o) {
@@ -46,12 +76,16 @@ Grader::Class& Grader::ClassOf(const Observation& o) {
     const std::string model = node.gpu_model.empty() ? "no GPU" : node.gpu_model;
     c.what = absl::StrCat(model, " x", node.gpu_count, " intra");
     c.expected = ExpectedIntra(baselines_, node.gpu_model, node.gpu_count);
+    KeepComparable(c.expected, o.graded_bytes, c.what);
   } else {
     const auto [rate, count] = PairHardware(o.nodes);
     c.what = count > 0 ? absl::StrCat(count, " x ", rate, "G pair") : "pair (no active HCA)";
     if (count > 0) {
       c.expected = ExpectedPair(baselines_, rate, count);
       c.rail_expected = ExpectedRail(baselines_, rate);
+      std::string rail_what = c.what;
+      KeepComparable(c.expected, o.graded_bytes, c.what);
+      KeepComparable(c.rail_expected, o.graded_bytes, rail_what);
     }
   }
   return classes_.emplace(key, std::move(c)).first->second;

@@ -27,6 +27,10 @@ class Grader {
  public:
   Grader(const std::vector<Node>& nodes, const Options& options);
 
+  // The size the baseline of a test of `kind` over `nodes` holds at, when
+  // it is for the validation's collective; 0 without one (graded_size.h).
+  int64_t FigureBytes(TestKind kind, const std::vector<int>& nodes) const;
+
   // A completed observation joins its class's bests.
   void Add(const Observation& observation);
   // Grades every recorded observation (sets grade, aggregate_grade,
@@ -44,6 +48,8 @@ class Grader {
     int tests = 0;                                    // completed tests added
   };
   std::string KeyOf(const Observation& observation) const;
+  void KeepComparable(std::optional<Expected>& expected, int64_t graded_bytes,
+                      std::string& what) const;
   Class& ClassOf(const Observation& observation);
 
   // What the classes need of each node (copied: the Grader may outlive a
@@ -63,6 +69,7 @@ class Grader {
 
   std::vector<Hardware> hardware_;
   BaselineTable baselines_;
+  ebnccl::v1::Collective collective_;
   double tolerance_;
   std::map<std::string, Class> classes_;
 };

@@ -26,8 +26,10 @@ struct Observation {
   Outcome outcome = Outcome::kCompleted;
   double busbw_gbps = 0;
   std::vector<RailResult> rails;
-  std::vector<int> named;  // infra: lost nodes; hardware: nodes it is attributed to
-  bool cut_short = false;  // completed, but stopped as too slow (TestResult::cut_short)
+  std::vector<int> named;     // infra: lost nodes; hardware: nodes it is attributed to
+  bool cut_short = false;     // completed, but stopped as too slow (TestResult::cut_short)
+  int64_t graded_bytes = 0;   // TestResult::graded_bytes
+  int64_t plateau_bytes = 0;  // TestResult::plateau_bytes
   std::string message;
 
   // Set when its round is complete (every test of the round recorded).

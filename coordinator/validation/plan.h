@@ -43,6 +43,10 @@ struct PlannedTest {
   // color = local rank; nccl-tests' NCCL_TESTS_SPLIT="MOD <gpus per node>"):
   // one busbw per rail, in parallel. Report them in TestResult::rails.
   bool split_rails = false;
+  // Its sweep and calls per size (graded_size.h); 0 = the validation spec's.
+  int64_t min_bytes = 0;
+  int64_t max_bytes = 0;
+  int32_t iterations = 0;
   std::string purpose;  // why this test, for progress output
 };
 
@@ -90,6 +94,11 @@ struct TestResult {
   // its deadline; busbw_gbps is what the sizes done measured, and the test
   // is graded slow whatever its yardstick says.
   bool cut_short = false;
+  // kCompleted: the size whose busbw is graded (the sweep's largest), and
+  // the smallest size within 5 % of its busbw (graded_size.h, PlateauBytes);
+  // 0 = not known (a runner that does not say).
+  int64_t graded_bytes = 0;
+  int64_t plateau_bytes = 0;
 
   static TestResult Completed(int64_t id, double busbw_gbps, std::vector<RailResult> rails = {});
   static TestResult InfraFailure(int64_t id, std::vector<std::string> lost, std::string message);

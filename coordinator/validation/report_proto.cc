@@ -98,6 +98,8 @@ void FillBaselines(const BaselineTable& table, v1::ValidationReport& out) {
     row.set_gpu_count(b.gpu_count);
     row.set_busbw_gbps(b.busbw_gbps);
     row.set_source(b.source);
+    row.set_collective(b.at.collective);
+    row.set_size_bytes(b.at.size_bytes);
   }
   for (const PairBaseline& b : table.pairs) {
     v1::BaselineUsed& row = *out.add_baselines();
@@ -106,6 +108,8 @@ void FillBaselines(const BaselineTable& table, v1::ValidationReport& out) {
     row.set_hca_count(b.hca_count);
     row.set_busbw_gbps(b.busbw_gbps);
     row.set_source(b.source);
+    row.set_collective(b.at.collective);
+    row.set_size_bytes(b.at.size_bytes);
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/spec/failure_kinds.h"
+#include "coordinator/validation/graded_size.h"
 
 namespace eb::validation {
 
@@ -57,6 +58,13 @@ TestResult Measured(int64_t planned_id, const v1::TestReport& report) {
         rail.rail(), (last.out_of_place().busbw_gbps() + last.in_place().busbw_gbps()) / 2});
   }
   TestResult result = TestResult::Completed(planned_id, LargestSizeBusbw(report), std::move(rails));
+  std::vector<SizeBusbw> rows;
+  for (const v1::SizeResult& row : report.results()) {
+    rows.emplace_back(row.size_bytes(),
+                      (row.out_of_place().busbw_gbps() + row.in_place().busbw_gbps()) / 2);
+  }
+  if (!rows.empty()) result.graded_bytes = report.results().rbegin()->size_bytes();
+  result.plateau_bytes = PlateauBytes(std::move(rows));
   for (const v1::Failure& f : report.failures()) {
     if (f.kind() != v1::FAILURE_KIND_TOO_SLOW) continue;
     result.cut_short = true;

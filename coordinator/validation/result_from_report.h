@@ -17,7 +17,8 @@ double LargestSizeBusbw(const ebnccl::v1::TestReport& report);
 
 // Maps the final report of planned test `planned_id`:
 //  * PASSED, or FAILED only below --min-busbw: Completed with the busbw of
-//    the largest size (the validation grades it, not --min-busbw);
+//    the largest size (the validation grades it, not --min-busbw), that
+//    size, and the sweep's plateau (graded_size.h, PlateauBytes);
 //  * node_lost, launch_failed, worker_registration_timeout, a timeout
 //    before any row, cancelled, interrupted, internal, or a failure naming
 //    no node: InfraFailure naming the nodes the primary kind names;

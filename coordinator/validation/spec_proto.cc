@@ -70,10 +70,34 @@ absl::Status NormalizeValidationSpec(v1::ValidationSpec& spec) {
                                                     {spec.timeout_ms(), "timeout_ms"}}) {
     if (absl::Status status = NonNegative(value, field); !status.ok()) return status;
   }
+  // max_bytes 0 asks for each test at its plateau: a lone min_bytes would
+  // be silently ignored.
+  if (spec.max_bytes() == 0 && spec.min_bytes() > 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_bytes: 0 (each test at its plateau) with min_bytes ", spec.min_bytes(),
+                     "; give both or neither"));
+  }
+  if (spec.max_bytes() < spec.min_bytes()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_bytes: ", spec.max_bytes(), " is smaller than min_bytes ", spec.min_bytes()));
+  }
   return absl::OkStatus();
 }
 
-absl::StatusOr<Options> OptionsFromSpec(const v1::ValidationSpec& spec, BaselineTable baselines) {
+SizePolicy SizePolicyFor(const v1::ValidationSpec& spec, bool nccl) {
+  SizePolicy policy;
+  policy.user_sweep = spec.max_bytes() > 0;
+  policy.user_max_bytes = spec.max_bytes();
+  policy.user_iterations = spec.iterations() > 0;
+  if (!nccl) {
+    policy.sweep_min_bytes = int64_t{256} << 10;
+    policy.sweep_max_bytes = int64_t{64} << 20;
+  }
+  return policy;
+}
+
+absl::StatusOr<Options> OptionsFromSpec(const v1::ValidationSpec& spec, BaselineTable baselines,
+                                        bool nccl) {
   Options options;
   absl::StatusOr<std::vector<Suite>> suites = SuitesOf(spec);
   if (!suites.ok()) return suites.status();
@@ -82,8 +106,9 @@ absl::StatusOr<Options> OptionsFromSpec(const v1::ValidationSpec& spec, Baseline
   options.suites = *std::move(suites);
   options.strategy = *strategy;
   options.tolerance = spec.tolerance();
-  options.baselines = std::move(baselines);
+  if (nccl) options.baselines = std::move(baselines);
   options.collective = spec.collective();
+  options.sizes = SizePolicyFor(spec, nccl);
   // Pair tests split rails (TestSpecFor), so that a slow pair names its
   // rail; the workers run the split since issue 12.
   options.split_rails = true;
@@ -93,10 +118,11 @@ absl::StatusOr<Options> OptionsFromSpec(const v1::ValidationSpec& spec, Baseline
 v1::TestSpec TestSpecFor(const PlannedTest& planned, const v1::ValidationSpec& spec, bool nccl) {
   v1::TestSpec test;
   test.set_collective(spec.collective());
-  test.set_min_bytes(spec.min_bytes());
-  test.set_max_bytes(spec.max_bytes());
-  test.set_step_factor(spec.step_factor());
-  test.set_iterations(spec.iterations());
+  // The planned sizes (from the plateau) unless the user gave a sweep.
+  test.set_min_bytes(planned.max_bytes > 0 ? planned.min_bytes : spec.min_bytes());
+  test.set_max_bytes(planned.max_bytes > 0 ? planned.max_bytes : spec.max_bytes());
+  test.set_step_factor(planned.max_bytes > 0 ? 2 : spec.step_factor());
+  test.set_iterations(planned.iterations > 0 ? planned.iterations : spec.iterations());
   test.set_warmup_iterations(spec.warmup_iterations());
   test.set_check_iterations(spec.check_iterations());
   test.set_transport(spec.transport());

@@ -25,9 +25,18 @@ absl::Status NormalizeValidationSpec(ebnccl::v1::ValidationSpec& spec);
 
 // Options for the core from a normalized spec and the baselines to use.
 // Pair tests are split per rail (split_rails; TestSpecFor asks for it on
-// NCCL only).
+// NCCL only). `nccl`: the fleet's tests run NCCL (the runner asks
+// SelectTransport of every node). On Gloo the baselines, NCCL figures, are
+// not used, and the sweep without -b/-e is Gloo's (SizePolicyFor).
 absl::StatusOr<Options> OptionsFromSpec(const ebnccl::v1::ValidationSpec& spec,
-                                        BaselineTable baselines);
+                                        BaselineTable baselines, bool nccl);
+
+// At which sizes the tests run (graded_size.h): the user's sweep when the spec
+// has one (max_bytes > 0), else from the plateau: NCCL sweeps 1M..1G in the
+// intra round (raised to a baseline's size), Gloo 256K..64M, whose TCP
+// plateau is reached within a few MiB. Calls per size: the spec's when
+// iterations > 0, else enough for 1 GiB per rail.
+SizePolicy SizePolicyFor(const ebnccl::v1::ValidationSpec& spec, bool nccl);
 
 // The test to run for `planned`: every slot of each of its nodes, the
 // spec's sweep, collective, transport and deadlines. The planned NCCL

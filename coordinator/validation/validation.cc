@@ -56,11 +56,30 @@ void Validation::AddTest(Round& round, TestKind kind, std::vector<int> nodes, st
     t.nccl_env.emplace_back("NCCL_ALGO", "Ring");
     t.split_rails = state_.options.split_rails;
   }
+  const SizePolicy& sizes = state_.options.sizes;
+  const int64_t figure = grader_.FigureBytes(kind, o.nodes);
+  const TestSize size = kind == TestKind::kIntra
+                            ? IntraTestSize(sizes, figure)
+                            : NetworkTestSize(sizes, figure, LearnedPlateauBytes());
+  t.min_bytes = size.min_bytes;
+  t.max_bytes = size.max_bytes;
+  t.iterations = size.iterations;
+  o.graded_bytes = size.graded_bytes();
   t.purpose = o.purpose;
   round.tests.push_back(std::move(t));
   current_.push_back(state_.observations.size());
   state_.observations.push_back(std::move(o));
   ++pending_;
+}
+
+// The plateau the intra round found: the largest over the nodes, so that
+// every node's network test is on its plateau (0: none measured).
+int64_t Validation::LearnedPlateauBytes() const {
+  int64_t plateau = 0;
+  for (const Observation& o : state_.observations) {
+    if (o.kind == TestKind::kIntra && o.Completed()) plateau = std::max(plateau, o.plateau_bytes);
+  }
+  return plateau;
 }
 
 bool Validation::PlanIntra(Round& round) {
@@ -274,6 +293,9 @@ absl::Status Validation::Record(const TestResult& result) {
   o.named = std::move(named);
   o.message = result.message;
   o.cut_short = result.outcome == Outcome::kCompleted && result.cut_short;
+  // The size planned, unless the runner measured another (the user's sweep).
+  if (result.graded_bytes > 0) o.graded_bytes = result.graded_bytes;
+  o.plateau_bytes = result.plateau_bytes;
   if (o.outcome == Outcome::kCompleted && o.nodes.size() == 2) {
     met_.insert({std::min(o.nodes[0], o.nodes[1]), std::max(o.nodes[0], o.nodes[1])});
   }

@@ -69,6 +69,7 @@ class Validation {
   bool PlanFleet(Round& round);
   void StartPairs();
   void AddTest(Round& round, TestKind kind, std::vector<int> nodes, std::string purpose);
+  int64_t LearnedPlateauBytes() const;
   void MarkLost(int node, const Observation& during, const std::string& message);
 
   ValidationState state_;

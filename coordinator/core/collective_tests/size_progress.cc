@@ -22,6 +22,34 @@ void SizeProgressWatch::EnterStep(int index, absl::Time now) {
   v1::IterationProgress none;
   none.set_step(-1);
   latest_.assign(static_cast<size_t>(report_.ranks_size()), none);
+  calls_.clear();
+  timed_.clear();
+  planned_.clear();
+  call_us_.clear();
+  if (!latest_.empty()) {
+    calls_[0] = static_cast<int>(latest_.size());
+    timed_[0] = static_cast<int>(latest_.size());
+  }
+}
+
+namespace {
+template <typename Key>
+void Adjust(std::map<Key, int>& counts, Key key, int delta) {
+  auto [it, inserted] = counts.emplace(key, 0);
+  it->second += delta;
+  if (it->second <= 0) counts.erase(it);
+}
+}  // namespace
+
+void SizeProgressWatch::Count(const v1::IterationProgress& p, int delta) {
+  const bool current = p.step() == step_;
+  Adjust(calls_, current ? p.calls_done() : 0, delta);
+  Adjust(timed_, current ? p.timed_calls() : 0, delta);
+  if (!current) return;
+  Adjust(planned_, p.calls_planned(), delta);
+  if (p.timed_calls() > 0) {
+    Adjust(call_us_, static_cast<double>(p.timed_elapsed_us()) / p.timed_calls(), delta);
+  }
 }
 
 bool SizeProgressWatch::Record(int rank, const v1::IterationProgress& progress) {
@@ -33,26 +61,18 @@ bool SizeProgressWatch::Record(int rank, const v1::IterationProgress& progress) 
   }
   v1::IterationProgress& latest = latest_[static_cast<size_t>(rank)];
   if (latest.step() == step_ && progress.calls_done() <= latest.calls_done()) return false;
+  Count(latest, -1);
   latest = progress;
+  Count(latest, +1);
   return true;
 }
 
 SizeProgressWatch::Summary SizeProgressWatch::Summarize() const {
   Summary s;
-  bool first = true;
-  for (const v1::IterationProgress& p : latest_) {
-    const int calls = p.step() == step_ ? p.calls_done() : 0;
-    const int timed = p.step() == step_ ? p.timed_calls() : 0;
-    s.fewest_calls = first ? calls : std::min(s.fewest_calls, calls);
-    s.fewest_timed = first ? timed : std::min(s.fewest_timed, timed);
-    first = false;
-    if (p.step() != step_) continue;
-    s.calls_planned = std::max(s.calls_planned, p.calls_planned());
-    if (p.timed_calls() > 0) {
-      s.slowest_call_us =
-          std::max(s.slowest_call_us, static_cast<double>(p.timed_elapsed_us()) / p.timed_calls());
-    }
-  }
+  if (!calls_.empty()) s.fewest_calls = calls_.begin()->first;
+  if (!timed_.empty()) s.fewest_timed = timed_.begin()->first;
+  if (!planned_.empty()) s.calls_planned = planned_.rbegin()->first;
+  if (!call_us_.empty()) s.slowest_call_us = call_us_.rbegin()->first;
   return s;
 }
 

@@ -8,6 +8,7 @@
 // soon as its calls predict it, or at the deadline. Pure; owned by the
 // TestRun, on its executor.
 
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -48,7 +49,13 @@ class SizeProgressWatch {
     int fewest_timed = 0;        // timed calls, the rank with the fewest
     double slowest_call_us = 0;  // the slowest timed rate; 0 when none timed
   };
+  // O(1): read off the counted values below, which each report updates in
+  // O(log ranks). A test of thousands of ranks reports several times a
+  // second per rank; a scan of every rank per report would be quadratic
+  // on the coordinator's event loop.
   Summary Summarize() const;
+  // `rank`'s current report leaves (remove) or joins (add) the counts.
+  void Count(const ebnccl::v1::IterationProgress& progress, int delta);
   // busbw of one call of the current step at `call_us`; 0 when unknown.
   double BusbwAt(double call_us) const;
   ebnccl::v1::Failure TooSlow(const Summary& summary, absl::Duration needed, bool predicted) const;
@@ -59,6 +66,12 @@ class SizeProgressWatch {
   int step_ = -1;
   absl::Time entered_;
   std::vector<ebnccl::v1::IterationProgress> latest_;  // per rank; step -1: none
+  // Over the ranks' latest reports of the current step (a rank without
+  // one counts 0 calls): value -> number of ranks.
+  std::map<int, int> calls_;
+  std::map<int, int> timed_;
+  std::map<int, int> planned_;     // ranks that reported
+  std::map<double, int> call_us_;  // ranks with timed calls: their mean call time
 };
 
 }  // namespace eb::coordinator

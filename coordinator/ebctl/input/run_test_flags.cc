@@ -4,11 +4,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/spec/byte_size.h"
 #include "common/spec/names.h"
 #include "common/status/status_macros.h"
 #include "coordinator/ebctl/input/cli_checks.h"
 #include "coordinator/ebctl/input/duration_parse.h"
-#include "coordinator/ebctl/input/size_parse.h"
 
 namespace eb::ebctl {
 namespace v1 = ebnccl::v1;
@@ -60,9 +60,10 @@ absl::Status AddElementType(const RunTestFlags& flags, v1::TestSpec& spec) {
 
 // -b, -e, -i and -f: the sizes swept and the step between them.
 absl::Status AddSweep(const RunTestFlags& flags, v1::TestSpec& spec) {
-  EB_ASSIGN_OR_RETURN(const int64_t min_bytes, ParseSize(flags.min_bytes, "-b/--minbytes"));
-  EB_ASSIGN_OR_RETURN(const int64_t max_bytes, ParseSize(flags.max_bytes, "-e/--maxbytes"));
-  EB_ASSIGN_OR_RETURN(const int64_t step_bytes, ParseSize(flags.step_bytes, "-i/--stepbytes"));
+  EB_ASSIGN_OR_RETURN(const int64_t min_bytes, spec::ParseSize(flags.min_bytes, "-b/--minbytes"));
+  EB_ASSIGN_OR_RETURN(const int64_t max_bytes, spec::ParseSize(flags.max_bytes, "-e/--maxbytes"));
+  EB_ASSIGN_OR_RETURN(const int64_t step_bytes,
+                      spec::ParseSize(flags.step_bytes, "-i/--stepbytes"));
   if (max_bytes < min_bytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         "-e/--maxbytes: ", flags.max_bytes, " is smaller than -b/--minbytes ", flags.min_bytes));

@@ -28,12 +28,13 @@ absl::StatusOr<v1::ValidationSpec> BuildValidationSpec(const ValidateFlags& flag
   spec.set_strategy(flags.strategy);
   spec.set_tolerance(flags.tolerance);
   spec.set_collective(test->collective());
-  spec.set_min_bytes(test->min_bytes());
-  spec.set_max_bytes(test->max_bytes());
+  // 0: the coordinator picks each test's size (its plateau).
+  spec.set_min_bytes(flags.sweep_given ? test->min_bytes() : 0);
+  spec.set_max_bytes(flags.sweep_given ? test->max_bytes() : 0);
   // A ValidationSpec has no additive step (the largest size is the one
   // graded): without -f the sweep doubles.
   spec.set_step_factor(test->step_factor() > 0 ? test->step_factor() : 2);
-  spec.set_iterations(test->iterations());
+  spec.set_iterations(flags.iterations_given ? test->iterations() : 0);
   spec.set_warmup_iterations(test->warmup_iterations());
   spec.set_check_iterations(test->check_iterations());
   spec.set_transport(test->transport());

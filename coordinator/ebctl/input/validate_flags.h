@@ -22,6 +22,11 @@ struct ValidateFlags {
   std::string baselines;  // a TOML file; "" = the coordinator's
   std::string timeout;    // of the whole validation; "" = the coordinator's
   bool detach = false;    // print the id and return
+  // Whether -b/--minbytes or -e/--maxbytes, and -n/--iters, were given.
+  // Without a size, each test runs at its plateau; without -n, enough calls
+  // for 1 GiB per rail (docs/VALIDATION.md, "How much is measured").
+  bool sweep_given = false;
+  bool iterations_given = false;
 };
 
 // INVALID_ARGUMENT naming the flag. `baselines_text` is the content of

@@ -251,6 +251,30 @@ TEST_F(ValidationManagerTest, CancelStopsRunningTestsAndSaysCancelled) {
               StatusIs(absl::StatusCode::kNotFound, HasSubstr(*id)));
 }
 
+// Without -b/-e (max_bytes 0) the tests run at the plateau (issue 29, item
+// 3): on a Gloo fleet the intra round sweeps Gloo's range, 256K to 64M,
+// with 20 calls (16 would move 1 GiB at 64M).
+TEST_F(ValidationManagerTest, WithoutSizesAGlooFleetSweepsGloosPlateauRange) {
+  for (const std::string& node : kFour) AddNode(node);
+  v1::ValidationSpec spec;
+  absl::StatusOr<std::string> id = Start(spec);
+  ASSERT_THAT(id, IsOk());
+  const std::vector<v1::TestReport> intra = RunningTests();
+  ASSERT_EQ(intra.size(), 4u);
+  for (const v1::TestReport& test : intra) {
+    EXPECT_EQ(test.spec().min_bytes(), int64_t{256} << 10);
+    EXPECT_EQ(test.spec().max_bytes(), int64_t{64} << 20);
+    EXPECT_EQ(test.spec().iterations(), 20);
+  }
+  ASSERT_THAT(validations_.Cancel(*id, "enough"), IsOk());
+  for (const v1::TestReport& report : RunningTests()) {
+    for (const std::string& node : report.spec().node_names()) {
+      tests_.OnWorkersStopped(node, report.test_id());
+    }
+  }
+  executor_.RunUntilIdle();
+}
+
 TEST_F(ValidationManagerTest, DeadlineEndsItTimedOut) {
   for (const std::string& node : kFour) AddNode(node);
   v1::ValidationSpec spec = Spec({});

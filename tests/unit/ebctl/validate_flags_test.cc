@@ -16,13 +16,15 @@ TEST(ValidateFlagsTest, FlagsBecomeTheSpec) {
   flags.test.min_bytes = "4K";
   flags.test.max_bytes = "1M";
   flags.test.iterations = 3;
+  flags.sweep_given = true;
+  flags.iterations_given = true;
   flags.test.transport = "gloo";
   flags.test.timeout = "90s";
   flags.suites = "preflight,pairs";
   flags.strategy = "all-pairs";
   flags.tolerance = 0.2;
   flags.timeout = "1h";
-  absl::StatusOr<v1::ValidationSpec> spec = BuildValidationSpec(flags, "version = 1\n");
+  absl::StatusOr<v1::ValidationSpec> spec = BuildValidationSpec(flags, "version = 2\n");
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_THAT(spec->node_names(), ElementsAre("a", "b"));
   EXPECT_THAT(spec->suites(), ElementsAre(v1::SUITE_PREFLIGHT, v1::SUITE_PAIRS));
@@ -36,7 +38,23 @@ TEST(ValidateFlagsTest, FlagsBecomeTheSpec) {
   EXPECT_EQ(spec->transport(), v1::TRANSPORT_GLOO);
   EXPECT_EQ(spec->test_timeout_ms(), 90'000);
   EXPECT_EQ(spec->timeout_ms(), 3'600'000);
-  EXPECT_EQ(spec->baselines_toml(), "version = 1\n");
+  EXPECT_EQ(spec->baselines_toml(), "version = 2\n");
+}
+
+// Without -b/-e the coordinator grades each test at its plateau; without
+// -n it makes enough calls for 1 GiB per rail (issue 29, item 3).
+TEST(ValidateFlagsTest, WithoutSizesOrItersTheCoordinatorPicksThem) {
+  ValidateFlags flags;
+  absl::StatusOr<v1::ValidationSpec> spec = BuildValidationSpec(flags, "");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->min_bytes(), 0);
+  EXPECT_EQ(spec->max_bytes(), 0);
+  EXPECT_EQ(spec->iterations(), 0);
+  flags.sweep_given = true;
+  spec = BuildValidationSpec(flags, "");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->max_bytes(), 32 << 20);  // run-test's defaults for what was not given
+  EXPECT_EQ(spec->iterations(), 0);
 }
 
 TEST(ValidateFlagsTest, ErrorsNameTheFlag) {

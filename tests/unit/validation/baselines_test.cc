@@ -40,6 +40,10 @@ TEST(BaselinesTomlTest, ShippedFileHasTheDocumentedFiguresWithSources) {
     ASSERT_TRUE(e.has_value());
     EXPECT_EQ(e->busbw_gbps, want.gbps);
     EXPECT_THAT(e->description, HasSubstr("#"));  // a source: an issue or PR number
+    // Every figure says where it holds: all_reduce at 8 GiB.
+    EXPECT_EQ(e->at.collective, ebnccl::v1::COLLECTIVE_ALL_REDUCE);
+    EXPECT_EQ(e->at.size_bytes, int64_t{8} << 30);
+    EXPECT_THAT(e->description, HasSubstr("at all_reduce 8G"));
   }
   EXPECT_FALSE(ExpectedIntra(*table, "NVIDIA A800-SXM4-80GB", 8).has_value());
   EXPECT_EQ(ExpectedRail(*table, 400)->busbw_gbps, 46);
@@ -48,21 +52,26 @@ TEST(BaselinesTomlTest, ShippedFileHasTheDocumentedFiguresWithSources) {
   EXPECT_EQ(ExpectedPair(*table, 200, 8)->busbw_gbps, 192);
   for (const IntraBaseline& b : table->intra) EXPECT_FALSE(b.source.empty()) << b.gpu_model;
   for (const PairBaseline& b : table->pairs) EXPECT_FALSE(b.source.empty()) << b.hca_rate_gbps;
+  for (const PairBaseline& b : table->pairs) EXPECT_GT(b.at.size_bytes, 0) << b.hca_rate_gbps;
 }
 
 TEST(BaselinesTomlTest, ParsesTheSubset) {
   absl::StatusOr<BaselineTable> table = ParseBaselinesToml(R"(
 # comment
-version = 1
+version = 2
 [[intra]]
 gpu_model = "H100"   # trailing comment
 gpu_count = 8
 busbw_gbps = 475.5
+collective = "all_reduce"
+size = "8G"
 source = "a \"quoted\" # not a comment"
 [[pairs]]
 hca_rate_gbps = 400
 hca_count = 1
 busbw_gbps = 4_6
+collective = "alltoall"
+size = "512MiB"
 source = "x"
 )");
   ASSERT_TRUE(table.ok()) << table.status();
@@ -73,11 +82,17 @@ source = "x"
   EXPECT_EQ(table->intra[0].source, "a \"quoted\" # not a comment");
   ASSERT_EQ(table->pairs.size(), 1u);
   EXPECT_EQ(table->pairs[0].busbw_gbps, 46);
+  EXPECT_EQ(table->intra[0].at.size_bytes, int64_t{8} << 30);
+  EXPECT_EQ(table->pairs[0].at.collective, ebnccl::v1::COLLECTIVE_ALL_TO_ALL);
+  EXPECT_EQ(table->pairs[0].at.size_bytes, int64_t{512} << 20);
   EXPECT_TRUE(ParseBaselinesToml("").ok());  // an empty file: no figures
 }
 
 TEST(BaselinesTomlTest, RefusesWhatItDoesNotUnderstandNamingTheLine) {
   const std::string entry =
+      "[[intra]]\ngpu_model = \"H100\"\ngpu_count = 8\nbusbw_gbps = 370\nsource = \"s\"\n"
+      "collective = \"all_reduce\"\nsize = \"8G\"\n";
+  const std::string no_size =
       "[[intra]]\ngpu_model = \"H100\"\ngpu_count = 8\nbusbw_gbps = 370\nsource = \"s\"\n";
   struct Case {
     std::string text;
@@ -87,9 +102,17 @@ TEST(BaselinesTomlTest, RefusesWhatItDoesNotUnderstandNamingTheLine) {
       {"[intra]\n", "line 1: unknown table [intra]"},
       {"[[other]]\n", "line 1: unknown table"},
       {"gpu_count = 8\n", "line 1: key 'gpu_count' outside"},
-      {"version = 2\n", "line 1: version must be 1"},
-      {entry + "colour = \"red\"\n", "line 6: unknown key 'colour' in [[intra]]"},
-      {entry + "gpu_count = 4\n", "line 6: key 'gpu_count' given twice"},
+      {"version = 3\n", "line 1: version must be 2"},
+      {"version = 1\n", "line 1: version 1 is no longer read: version 2 gives each entry"},
+      {entry + "colour = \"red\"\n", "line 8: unknown key 'colour' in [[intra]]"},
+      {entry + "gpu_count = 4\n", "line 8: key 'gpu_count' given twice"},
+      {no_size + "collective = \"all_reduce\"\n", "line 1: [[intra]] entry needs size"},
+      {no_size + "size = \"8G\"\n", "line 1: [[intra]] entry needs collective"},
+      {no_size + "collective = \"all_reduce\"\nsize = \"eight\"\n", "line 7: size: 'eight'"},
+      {no_size + "collective = \"all_reduce\"\nsize = \"0\"\n", "line 7: size must be positive"},
+      {no_size + "collective = \"gather\"\nsize = \"8G\"\n", "line 6: collective: "},
+      {no_size + "collective = \"all_reduce\"\nsize = 8\n",
+       "line 7: [[intra]] size must be a string"},
       {"[[intra]]\ngpu_model = \"H100\"\nbusbw_gbps = 370\nsource = \"s\"\n",
        "line 1: [[intra]] entry needs gpu_count"},
       {"[[intra]]\ngpu_model = \"H100\"\ngpu_count = 8.5\nbusbw_gbps = 370\nsource = \"s\"\n",
@@ -102,7 +125,8 @@ TEST(BaselinesTomlTest, RefusesWhatItDoesNotUnderstandNamingTheLine) {
       {"[[intra]]\ngpu_model = \"H\\x\"\n", "unsupported escape"},
       {"[[intra]]\ngpu_model = fast\n", "'fast' is neither a string nor a number"},
       {"[[intra]]\njust words\n", "line 2: expected key = value"},
-      {"[[pairs]]\nhca_rate_gbps = 400\nhca_count = 1\nbusbw_gbps = 46\n",
+      {"[[pairs]]\nhca_rate_gbps = 400\nhca_count = 1\nbusbw_gbps = 46\n"
+       "collective = \"all_reduce\"\nsize = \"8G\"\n",
        "[[pairs]] entry needs source"},
   };
   for (const Case& c : cases) {
@@ -123,6 +147,15 @@ TEST(BaselinesTest, GpuModelsMatchByTokensAndTheMostSpecificEntryWins) {
   EXPECT_FALSE(ExpectedIntra(table, "NVIDIA H100 80GB HBM3", 2).has_value());
   EXPECT_FALSE(ExpectedIntra(table, "NVIDIA H1000", 8).has_value());  // a token, not a prefix
   EXPECT_THAT(ExpectedIntra(table, "NVIDIA H100", 8)->description, HasSubstr("(a)"));
+}
+
+TEST(BaselinesTest, AFigureIsComparedOnlyAtItsCollectiveAndSizeOrLarger) {
+  const FigureAt at{ebnccl::v1::COLLECTIVE_ALL_REDUCE, int64_t{8} << 30};
+  EXPECT_TRUE(Comparable(at, ebnccl::v1::COLLECTIVE_ALL_REDUCE, int64_t{8} << 30));
+  EXPECT_TRUE(Comparable(at, ebnccl::v1::COLLECTIVE_ALL_REDUCE, int64_t{16} << 30));
+  EXPECT_FALSE(Comparable(at, ebnccl::v1::COLLECTIVE_ALL_REDUCE, int64_t{32} << 20));
+  EXPECT_FALSE(Comparable(at, ebnccl::v1::COLLECTIVE_ALL_GATHER, int64_t{8} << 30));
+  EXPECT_EQ(FigureAtText(at), "all_reduce 8G");
 }
 
 TEST(BaselinesTest, PairFigureIsExactOrDerivedFromThePerNicFigure) {

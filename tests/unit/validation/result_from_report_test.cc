@@ -21,13 +21,22 @@ v1::TestReport Report(v1::TestState state, bool with_rows) {
   report.set_state(state);
   report.set_summary("summary");
   if (with_rows) {
+    int64_t size = int64_t{1} << 20;
     for (double busbw : {1.0, 10.0}) {  // the largest size is the last row
       v1::SizeResult& row = *report.add_results();
+      row.set_size_bytes(size);
+      size *= 2;
       row.mutable_out_of_place()->set_busbw_gbps(busbw);
       row.mutable_in_place()->set_busbw_gbps(busbw + 2);
     }
   }
   return report;
+}
+
+BaselineTable test_baselines() {
+  BaselineTable table;
+  table.intra.push_back({"H100", 8, 370, "s"});
+  return table;
 }
 
 void AddFailure(v1::TestReport& report, v1::FailureKind kind, const std::string& node) {
@@ -42,6 +51,86 @@ TEST(ValidationOutcomeTest, PassedIsCompletedWithTheLargestSizesBusbw) {
   EXPECT_EQ(r.test_id, 7);
   EXPECT_EQ(r.outcome, TestOutcome::kCompleted);
   EXPECT_DOUBLE_EQ(r.busbw_gbps, 11.0);
+  EXPECT_EQ(r.graded_bytes, int64_t{2} << 20);
+  EXPECT_EQ(r.plateau_bytes, int64_t{2} << 20);  // 2 GB/s at 1M is far below 11
+}
+
+// Issue 29, item 3: the plateau is the smallest size within 5 % of the
+// largest size's busbw, and the runner passes it on for the pairs' size.
+TEST(ValidationOutcomeTest, ASweepGivesItsPlateau) {
+  v1::TestReport report = Report(v1::TEST_STATE_PASSED, false);
+  int64_t size = int64_t{1} << 20;
+  for (double busbw : {10.0, 60.0, 96.0, 99.0, 100.0}) {
+    v1::SizeResult& row = *report.add_results();
+    row.set_size_bytes(size);
+    row.mutable_out_of_place()->set_busbw_gbps(busbw);
+    row.mutable_in_place()->set_busbw_gbps(busbw);
+    size *= 4;
+  }
+  const TestResult r = ResultFromReport(1, report);
+  EXPECT_EQ(r.plateau_bytes, int64_t{16} << 20);  // 96 of 100
+  EXPECT_EQ(r.graded_bytes, int64_t{256} << 20);
+}
+
+// A planned size (the plateau's) replaces the spec's sweep; without one the
+// user's sweep and -n stand.
+TEST(ValidationOutcomeTest, APlannedSizeReplacesTheSpecsSweep) {
+  v1::ValidationSpec spec;
+  spec.set_min_bytes(4096);
+  spec.set_max_bytes(8192);
+  spec.set_step_factor(4);
+  spec.set_iterations(3);
+  PlannedTest planned;
+  planned.nodes = {"a", "b"};
+  v1::TestSpec user = TestSpecFor(planned, spec, /*nccl=*/true);
+  EXPECT_EQ(user.min_bytes(), 4096);
+  EXPECT_EQ(user.max_bytes(), 8192);
+  EXPECT_EQ(user.step_factor(), 4);
+  EXPECT_EQ(user.iterations(), 3);
+  planned.min_bytes = int64_t{1} << 20;
+  planned.max_bytes = int64_t{1} << 30;
+  planned.iterations = 20;
+  v1::TestSpec plateau = TestSpecFor(planned, v1::ValidationSpec(), /*nccl=*/true);
+  EXPECT_EQ(plateau.min_bytes(), int64_t{1} << 20);
+  EXPECT_EQ(plateau.max_bytes(), int64_t{1} << 30);
+  EXPECT_EQ(plateau.step_factor(), 2);
+  EXPECT_EQ(plateau.iterations(), 20);
+}
+
+// Without -b/-e the sweep is the plateau's, NCCL's or Gloo's; a lone
+// min_bytes or max below min is refused, naming the field.
+TEST(ValidationOutcomeTest, TheSizePolicyFollowsTheSpecAndTheDataPlane) {
+  v1::ValidationSpec spec;
+  ASSERT_TRUE(NormalizeValidationSpec(spec).ok());
+  const SizePolicy nccl = SizePolicyFor(spec, true);
+  EXPECT_FALSE(nccl.user_sweep);
+  EXPECT_FALSE(nccl.user_iterations);
+  EXPECT_EQ(nccl.sweep_max_bytes, int64_t{1} << 30);
+  EXPECT_EQ(SizePolicyFor(spec, false).sweep_max_bytes, int64_t{64} << 20);
+  spec.set_max_bytes(1024);
+  spec.set_iterations(2);
+  const SizePolicy user = SizePolicyFor(spec, true);
+  EXPECT_TRUE(user.user_sweep);
+  EXPECT_EQ(user.user_max_bytes, 1024);
+  EXPECT_TRUE(user.user_iterations);
+  v1::ValidationSpec lone_min;
+  lone_min.set_min_bytes(1024);
+  EXPECT_THAT(std::string(NormalizeValidationSpec(lone_min).message()),
+              ::testing::StartsWith("max_bytes: 0 (each test at its plateau)"));
+  v1::ValidationSpec inverted;
+  inverted.set_min_bytes(2048);
+  inverted.set_max_bytes(1024);
+  EXPECT_THAT(std::string(NormalizeValidationSpec(inverted).message()),
+              ::testing::StartsWith("max_bytes: 1024 is smaller than min_bytes 2048"));
+  // Gloo runs no NCCL figure.
+  v1::ValidationSpec normalized;
+  ASSERT_TRUE(NormalizeValidationSpec(normalized).ok());
+  absl::StatusOr<Options> gloo = OptionsFromSpec(normalized, test_baselines(), false);
+  ASSERT_TRUE(gloo.ok()) << gloo.status();
+  EXPECT_TRUE(gloo->baselines.intra.empty());
+  absl::StatusOr<Options> with_nccl = OptionsFromSpec(normalized, test_baselines(), true);
+  ASSERT_TRUE(with_nccl.ok()) << with_nccl.status();
+  EXPECT_EQ(with_nccl->baselines.intra.size(), 1u);
 }
 
 TEST(ValidationOutcomeTest, SplitRailsGiveOneBusbwPerRailFromItsLargestSize) {

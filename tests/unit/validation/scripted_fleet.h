@@ -35,6 +35,9 @@ struct Script {
   std::set<std::string> stuck_node;
   bool fleet_stuck = false;  // the fleet test carries nothing
   double fleet = 1;          // factor of the fleet test
+  // The size a test of the user's sweep measured at, as ResultFromReport
+  // reads it off the last row (0: the core's planned size stands).
+  int64_t graded_bytes = 0;
 };
 
 class ScriptedFleet {
@@ -43,6 +46,7 @@ class ScriptedFleet {
   TestResult Answer(const Round& round, const PlannedTest& test);
 
  private:
+  TestResult Measure(const Round& round, const PlannedTest& test);
   Script script_;
   std::set<std::set<std::string>> seen_pairs_;
   std::set<std::string> seen_intra_;

@@ -121,6 +121,72 @@ TEST(SuitesTest, PreflightOnlyJudgesTheInventory) {
   }
 }
 
+// Issue 29, item 3: without -b/-e every test is graded on its plateau. The
+// intra round sweeps up to the intra baseline's size; a pair runs its
+// baseline's size alone; each moves at least 1 GiB per rail.
+TEST(SuitesTest, TestsAreGradedAtTheSizeTheirBaselineHoldsAt) {
+  const Outcome o = RunToEnd(H100Fleet(4), AllSuites(), Script{});
+  ASSERT_EQ(o.error, "");
+  constexpr int64_t k8G = int64_t{8} << 30;
+  const PlannedTest& intra = o.rounds[0].tests[0];
+  EXPECT_EQ(intra.min_bytes, int64_t{1} << 20);
+  EXPECT_EQ(intra.max_bytes, k8G);
+  EXPECT_EQ(intra.iterations, 20);
+  const PlannedTest& pair = o.rounds[1].tests[0];
+  EXPECT_EQ(pair.min_bytes, k8G);
+  EXPECT_EQ(pair.max_bytes, k8G);
+  for (const NodeVerdict& v : o.report.nodes) EXPECT_EQ(v.verdict, Verdict::kHealthy);
+}
+
+// Hardware without a figure: the pairs run at the plateau the intra round
+// found (the largest over the nodes), with calls for 1 GiB per rail.
+TEST(SuitesTest, WithoutABaselinePairsRunAtThePlateauTheIntraRoundFound) {
+  Options options = AllSuites();
+  options.baselines = {};
+  absl::StatusOr<std::unique_ptr<Validation>> v = Validation::Create(H100Fleet(4), options);
+  ASSERT_TRUE(v.ok()) << v.status();
+  absl::StatusOr<Round> intra = (*v)->NextRound();
+  ASSERT_TRUE(intra.ok());
+  ASSERT_EQ(intra->kind, TestKind::kIntra);
+  EXPECT_EQ(intra->tests[0].max_bytes, int64_t{1} << 30);  // the policy's top: no figure
+  int64_t plateau = int64_t{16} << 20;
+  for (const PlannedTest& t : intra->tests) {
+    TestResult r = TestResult::Completed(t.id, 370);
+    r.graded_bytes = t.max_bytes;
+    r.plateau_bytes = plateau;
+    plateau *= 2;  // 16M, 32M, 64M, 128M: the largest wins
+    ASSERT_TRUE((*v)->Record(r).ok());
+  }
+  absl::StatusOr<Round> pairs = (*v)->NextRound();
+  ASSERT_TRUE(pairs.ok());
+  ASSERT_EQ(pairs->kind, TestKind::kPair);
+  for (const PlannedTest& t : pairs->tests) {
+    EXPECT_EQ(t.min_bytes, int64_t{128} << 20);
+    EXPECT_EQ(t.max_bytes, int64_t{128} << 20);
+    EXPECT_EQ(t.iterations, 20);
+  }
+}
+
+// The user's -e below the figures' size: the figures are not compared
+// (below the plateau a healthy node is slower), and the verdict says so.
+TEST(SuitesTest, AFigureIsNotComparedBelowItsSizeAndTheVerdictSaysSo) {
+  Options options = AllSuites();
+  options.sizes.user_sweep = true;
+  options.sizes.user_max_bytes = int64_t{32} << 20;
+  Script s;
+  s.graded_bytes = int64_t{32} << 20;
+  s.nic["node-03"] = 0.5;
+  const Outcome o = RunToEnd(H100Fleet(8), options, s);
+  ASSERT_EQ(o.error, "");
+  EXPECT_EQ(o.rounds[1].tests[0].max_bytes, 0);    // the user's sweep
+  EXPECT_EQ(o.rounds[1].tests[0].iterations, 32);  // 32 x 32M = 1G per rail
+  const NodeVerdict* v = o.report.Find("node-03");
+  EXPECT_EQ(v->verdict, Verdict::kDegraded);
+  EXPECT_THAT(v->evidence.back().text,
+              HasSubstr("8 x 400G pair at all_reduce 32M (its baseline holds at all_reduce 8G)"));
+  EXPECT_THAT(o.report.findings, Contains(Field(&Finding::kind, FindingKind::kMedianOnly)));
+}
+
 TEST(SuitesTest, WithoutAnExpectedFigureTheVerdictRestsOnTheFleetMedianAndSaysSo) {
   Options options = AllSuites();
   options.baselines = {};

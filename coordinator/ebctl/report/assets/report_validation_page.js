@@ -85,9 +85,10 @@
     var baselines = arr(r.baselines).map(obj);
     if (baselines.length) {
       var d = el('details', {}, [el('summary', { text: 'Baselines used (' + baselines.length + ')' })]);
-      d.appendChild(table(['suite', 'GPU model', 'GPUs', 'HCA rate (Gb/s)', 'HCAs', 'busbw (GB/s)', 'source'],
+      d.appendChild(table(['suite', 'GPU model', 'GPUs', 'HCA rate (Gb/s)', 'HCAs', 'busbw (GB/s)', 'holds at', 'source'],
         baselines.map(function (b) {
-          return [str(b.suite), str(b.gpu_model), str(b.gpu_count), str(b.hca_rate_gbps), str(b.hca_count), num(b.busbw_gbps), str(b.source)];
+          var at = str(b.collective) + (num(b.size_bytes) > 0 ? ' from ' + num(b.size_bytes) + ' B' : '');
+          return [str(b.suite), str(b.gpu_model), str(b.gpu_count), str(b.hca_rate_gbps), str(b.hca_count), num(b.busbw_gbps), at, str(b.source)];
         }), [2, 3, 4, 5]));
       s.appendChild(d);
     }

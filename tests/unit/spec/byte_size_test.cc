@@ -1,4 +1,4 @@
-#include "coordinator/ebctl/input/size_parse.h"
+#include "common/spec/byte_size.h"
 
 #include <cstdint>
 #include <limits>
@@ -6,7 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace eb::ebctl {
+namespace eb::spec {
 namespace {
 
 using ::testing::HasSubstr;
@@ -114,4 +114,4 @@ TEST(FormatSizeTest, RoundTrips) {
 }
 
 }  // namespace
-}  // namespace eb::ebctl
+}  // namespace eb::spec

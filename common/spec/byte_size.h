@@ -1,8 +1,8 @@
 #pragma once
 
-// Byte sizes on ebctl's command line, in the forms nccl-tests accepts for
-// -b/-e/-i ("8", "64M", "1G"; binary units), plus the forms people type by
-// habit ("512KiB", "64mb"). Pure functions, callable from any thread.
+// Byte sizes on ebctl's command line and in files (baselines.toml), in the forms nccl-tests accepts
+// for -b/-e/-i ("8", "64M", "1G"; binary units), plus the forms people type by habit ("512KiB",
+// "64mb"). Pure functions, callable from any thread.
 
 #include <cstdint>
 #include <string>
@@ -10,7 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace eb::ebctl {
+namespace eb::spec {
 
 // Parses `text` as a byte count: a decimal number, optionally followed by a
 // unit K, M, G or T (powers of 1024, case-insensitive, optionally followed by
@@ -27,4 +27,4 @@ absl::StatusOr<int64_t> ParseSize(absl::string_view text, absl::string_view flag
 // divides it exactly ("64M", "1G", "1536", "0"); ParseSize reads it back.
 std::string FormatSize(int64_t bytes);
 
-}  // namespace eb::ebctl
+}  // namespace eb::spec

@@ -1,4 +1,4 @@
-#include "coordinator/ebctl/input/size_parse.h"
+#include "common/spec/byte_size.h"
 
 #include <limits>
 #include <numeric>
@@ -7,7 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
-namespace eb::ebctl {
+namespace eb::spec {
 namespace {
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
@@ -118,4 +118,4 @@ std::string FormatSize(int64_t bytes) {
   return absl::StrCat(bytes);
 }
 
-}  // namespace eb::ebctl
+}  // namespace eb::spec

@@ -1,0 +1,31 @@
+#include "coordinator/core/validation_fleet.h"
+
+#include <string>
+
+#include "coordinator/core/collective_tests/transport_selection.h"
+
+namespace eb::coordinator {
+
+namespace v1 = ebnccl::v1;
+
+validation::Node NodeFromRecord(const NodeRecord& record) {
+  validation::Node node = validation::NodeFromInventory(record.name, record.inventory);
+  node.reachable = record.state != v1::NODE_STATE_LOST;
+  return node;
+}
+
+bool FleetRunsNccl(NodeRegistry& registry, v1::Transport requested,
+                   const std::vector<validation::Node>& nodes) {
+  std::vector<std::string> names;
+  std::vector<v1::NodeInventory> inventories;
+  for (const validation::Node& node : nodes) {
+    const NodeRecord* record = registry.Find(node.name);
+    if (record == nullptr || record->state == v1::NODE_STATE_LOST) continue;
+    names.push_back(node.name);
+    inventories.push_back(record->inventory);
+  }
+  absl::StatusOr<v1::Transport> transport = SelectTransport(requested, names, inventories);
+  return transport.ok() && *transport == v1::TRANSPORT_NCCL;
+}
+
+}  // namespace eb::coordinator
