@@ -17,8 +17,9 @@ namespace {
 std::string SpeedNumber(const std::string& speed) {
   const std::vector<std::string> words = absl::StrSplit(speed, ' ', absl::SkipEmpty());
   double gts = 0;
-  // Digits and a point only: an agent's text is input ("nan", "1e9").
-  if (words.size() < 2 || words[1] != "GT/s" ||
+  // Digits and a point only, and short: an agent's text is input ("nan",
+  // "1e9", a megabyte of digits).
+  if (words.size() < 2 || words[1] != "GT/s" || words[0].size() > 8 ||
       words[0].find_first_not_of("0123456789.") != std::string::npos ||
       !absl::SimpleAtod(words[0], &gts) || gts <= 0) {
     return "";
