@@ -12,6 +12,7 @@
 #include "agent/core/gpu_discovery.h"
 #include "agent/core/inventory.h"
 #include "agent/core/launch_check.h"
+#include "agent/core/pcie_link.h"
 #include "agent/core/worker_spec.h"
 #include "agent/host/child_nvml.h"
 #include "agent/host/child_probe.h"
@@ -108,9 +109,11 @@ v1::RegisterAgent AgentServer::MakeRegistration() {
   std::vector<std::string> bus_ids;
   bus_ids.reserve(gpus.size());
   for (const v1::GpuInfo& gpu : gpus) bus_ids.push_back(gpu.pci_bus_id());
-  ApplyAffinity(ComputeAffinity(ReadPciTopology(config_.sysfs_pci, config_.sysfs_infiniband,
-                                                bus_ids, AffinityHcaNames(config_))),
-                gpus);
+  const PciTopology topology = ReadPciTopology(config_.sysfs_pci, config_.sysfs_infiniband, bus_ids,
+                                               AffinityHcaNames(config_));
+  ApplyAffinity(ComputeAffinity(topology), gpus);
+  // Issue 29, item 5: each GPU's PCIe link, current and maximum.
+  ApplyPcieLinks(topology, gpus);
   *registration.mutable_inventory() = BuildInventory(config_, gpus, ReadHostFacts(config_));
   return registration;
 }

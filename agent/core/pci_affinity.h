@@ -24,6 +24,9 @@ struct PciDevice {
   std::vector<std::string> bridges;
   // NUMA node, -1 when unknown.
   int numa_node = -1;
+  // Its PCIe link (current and maximum speed and width); empty when sysfs
+  // has none (agent/core/pcie_link.h).
+  ebnccl::v1::PcieLink pcie_link;
 };
 
 struct PciTopology {

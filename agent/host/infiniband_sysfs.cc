@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <system_error>
 
 #include "absl/strings/ascii.h"
@@ -10,18 +9,31 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "agent/core/pcie_link.h"
 #include "agent/host/pci_topology.h"
+#include "agent/host/sysfs_file.h"
 
 namespace eb::agent {
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string ReadLine(const fs::path& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return std::string(absl::StripAsciiWhitespace(line));
+std::string ReadLine(const fs::path& path) { return ReadSysfsValueOrEmpty(path.string()); }
+
+// The port's width from its rate file ("400 Gb/sec (4X NDR)" -> 4), and
+// why the file could not be read or parsed when it exists.
+void ReadPortWidth(const fs::path& rate_file, ebnccl::v1::HcaInfo& info) {
+  absl::StatusOr<std::string> rate = ReadSysfsValue(rate_file.string());
+  if (!rate.ok()) {
+    if (!absl::IsNotFound(rate.status())) info.set_rate_error(std::string(rate.status().message()));
+    return;
+  }
+  absl::StatusOr<uint32_t> lanes = ParsePortWidth(*rate);
+  if (lanes.ok()) {
+    info.set_link_width(*lanes);
+  } else {
+    info.set_rate_error(absl::StrCat(rate_file.string(), ": ", lanes.status().message()));
+  }
 }
 
 std::vector<std::string> ListDir(const fs::path& dir) {
@@ -64,10 +76,12 @@ ebnccl::v1::HcaInfo ReadPort(const fs::path& device, const std::string& name, in
   info.set_phys_state(link.phys_state());
   info.set_link_layer(link.link_layer());
   info.set_rate_gbps(link.rate_gbps());
+  ReadPortWidth(dir / "rate", info);
   info.set_fw_ver(ReadLine(device / "fw_ver"));
   const PciDevice pci = ReadPciDevice((device / "device").string(), name);
   info.set_numa_node(pci.numa_node);
   info.set_pci_bus_id(pci.bus_id);
+  if (HasPcieLink(pci.pcie_link)) *info.mutable_pcie_link() = pci.pcie_link;
   return info;
 }
 

@@ -2,15 +2,22 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <system_error>
 
 #include "absl/strings/numbers.h"
-#include "absl/strings/strip.h"
+#include "absl/strings/str_cat.h"
+#include "agent/core/pcie_link.h"
+#include "agent/host/sysfs_file.h"
 #include "common/gpu/pci_bus_id.h"
 
 namespace eb::agent {
 namespace fs = std::filesystem;
+
+ebnccl::v1::PcieLink ReadPcieLink(const std::string& dir) {
+  auto read = [&dir](const char* name) { return ReadSysfsValue(absl::StrCat(dir, "/", name)); };
+  return PcieLinkFromFiles({dir, read("current_link_speed"), read("current_link_width"),
+                            read("max_link_speed"), read("max_link_width")});
+}
 
 PciDevice ReadPciDevice(const std::string& link, const std::string& name) {
   PciDevice device;
@@ -33,13 +40,11 @@ PciDevice ReadPciDevice(const std::string& link, const std::string& name) {
   device.bus_id = functions.back();
   functions.pop_back();
   device.bridges = std::move(functions);
-  std::ifstream in(real / "numa_node");
-  std::string text;
-  std::getline(in, text);
   int numa = -1;
-  if (absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &numa) && numa >= 0) {
+  if (absl::SimpleAtoi(ReadSysfsValueOrEmpty((real / "numa_node").string()), &numa) && numa >= 0) {
     device.numa_node = numa;
   }
+  device.pcie_link = ReadPcieLink(real.string());
   return device;
 }
 

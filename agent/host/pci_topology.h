@@ -16,8 +16,15 @@
 
 namespace eb::agent {
 
+// The PCIe link of the PCI device whose sysfs directory is `dir`: its
+// current_link_* and max_link_* files, each read bounded; a file that is
+// missing leaves its value unknown, one that is too long or not the
+// expected form too, and PcieLink.error names it.
+ebnccl::v1::PcieLink ReadPcieLink(const std::string& dir);
+
 // The device behind `link` (a sysfs link or directory): its bus id, the
-// bridges above it and its numa_node file (-1 when missing or negative).
+// bridges above it, its numa_node file (-1 when missing or negative) and
+// its PCIe link (ReadPcieLink).
 // A link that does not resolve gives a device with only `name` set.
 PciDevice ReadPciDevice(const std::string& link, const std::string& name);
 

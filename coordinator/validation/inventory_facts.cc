@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "coordinator/validation/pcie_links.h"
 
 namespace eb::validation {
 namespace v1 = ebnccl::v1;
@@ -69,6 +70,36 @@ std::string FactLinkRate(const v1::HcaInfo& hca) {
 // port, and the inventory lists ports.
 std::string FactFirmware(const v1::HcaInfo& hca) { return hca.fw_ver(); }
 
+// The current PCIe link's width ("x16") and speed ("32.0 GT/s"), compared
+// apart: each is unknown on its own, and a GPU's speed is unknown while it
+// may be saving power (pcie_links.h). A link below its own maximum is
+// judged apart too (pcie_links.h, TrainedDownLinks).
+std::string FactHcaPcieWidth(const v1::HcaInfo& hca) { return CurrentPcieWidth(hca.pcie_link()); }
+
+std::string FactHcaPcieSpeed(const v1::HcaInfo& hca) {
+  return CurrentPcieSpeed(hca.pcie_link(), LinkOwner::kHca);
+}
+
+std::string FactGpuPcieWidth(const v1::GpuInfo& gpu) { return CurrentPcieWidth(gpu.pcie_link()); }
+
+std::string FactGpuPcieSpeed(const v1::GpuInfo& gpu) {
+  return CurrentPcieSpeed(gpu.pcie_link(), LinkOwner::kGpu);
+}
+
+// The port's lanes, "4X" (from its rate file); 0 when unknown.
+std::string FactLinkWidth(const v1::HcaInfo& hca) {
+  return hca.link_width() > 0 ? absl::StrCat(hca.link_width(), "X") : "";
+}
+
+// Which HCA is nearest to the GPU and why: "mlx5_3 (same PCIe switch)",
+// "none"; unknown when the agent did not read the topology. A NIC under
+// another switch, or two GPUs' NICs swapped, differ here.
+std::string FactNearestHca(const v1::GpuInfo& gpu) {
+  if (gpu.hca_affinity().empty()) return "";
+  if (gpu.nearest_hca().empty()) return gpu.hca_affinity();
+  return absl::StrCat(gpu.nearest_hca(), " (", gpu.hca_affinity(), ")");
+}
+
 std::string FactBootstrapInterface(const v1::NodeInventory& inventory) {
   return inventory.bootstrap_interface();
 }
@@ -118,6 +149,19 @@ const std::vector<InventoryFact>& InventoryFacts() {
       {"link layer", HcaPortFactReader{FactLinkLayer}, kEmptyIsUnknown, kAlsoRunTest},
       {"link rate", HcaPortFactReader{FactLinkRate}, kEmptyIsUnknown, kAlsoRunTest},
       {"firmware", HcaPortFactReader{FactFirmware}, kEmptyIsUnknown, kAlsoRunTest},
+      // Links that run slower or narrower than the fleet's are judged by
+      // preflight only: a test across them still runs (nothing hangs) and
+      // measures what they carry, which is the evidence the operator
+      // needs; refusing it would hide that. A GPU's link speed also moves
+      // with its power state. The port's rate, which a narrower port
+      // lowers too, refuses a run-test above. The nearest HCA (a NIC under
+      // another switch, swapped NICs) slows a rail without breaking it.
+      {"link width", HcaPortFactReader{FactLinkWidth}, kEmptyIsUnknown, kPreflightOnly},
+      {"PCIe link width", HcaPortFactReader{FactHcaPcieWidth}, kEmptyIsUnknown, kPreflightOnly},
+      {"PCIe link speed", HcaPortFactReader{FactHcaPcieSpeed}, kEmptyIsUnknown, kPreflightOnly},
+      {"PCIe link width", GpuFactReader{FactGpuPcieWidth}, kEmptyIsUnknown, kPreflightOnly},
+      {"PCIe link speed", GpuFactReader{FactGpuPcieSpeed}, kEmptyIsUnknown, kPreflightOnly},
+      {"nearest HCA", GpuFactReader{FactNearestHca}, kEmptyIsUnknown, kPreflightOnly},
       {"bootstrap interface", NodeFactReader{FactBootstrapInterface}, "(any)", kPreflightOnly},
       {"bootstrap interface MTU", NodeFactReader{FactBootstrapMtu}, kEmptyIsUnknown, kAlsoRunTest},
   };

@@ -25,7 +25,11 @@
 // GPU count (run-test places ranks within each node's GPUs), GPU memory (a
 // variant or a node with retired memory; test sizes fit the smallest GPU,
 // and the model is compared) and the bootstrap interface's name (each node
-// bootstraps on its own; its MTU is compared).
+// bootstraps on its own; its MTU is compared). Preflight alone also judges
+// the PCIe links, port widths and GPU-HCA affinity (issue 29, item 5): a
+// link slower or narrower than the fleet's slows a test without breaking
+// it, and the test's measurement of it is the evidence to keep; the port's
+// rate, which refuses, already differs when its width does.
 
 #include <string>
 #include <variant>

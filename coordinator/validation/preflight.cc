@@ -3,6 +3,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "coordinator/validation/inventory_compare.h"
+#include "coordinator/validation/pcie_links.h"
 
 namespace eb::validation {
 
@@ -12,6 +13,15 @@ std::vector<NodePreflight> RunPreflight(const std::vector<Node>& nodes) {
   for (size_t i = 0; i < nodes.size(); ++i) {
     out[i].compared = nodes[i].reachable;
     if (nodes[i].reachable) inventories[i] = &nodes[i].inventory;
+  }
+  // A link below its own maximum needs no fleet to judge it: listed before
+  // the differences from the majority.
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (inventories[i] == nullptr) continue;
+    for (std::string& line : TrainedDownLinks(*inventories[i])) {
+      out[i].fit = false;
+      out[i].reasons.push_back(std::move(line));
+    }
   }
   for (const FactDifference& d : CompareInventories(inventories)) {
     NodePreflight& node = out[d.node];

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace eb::testing {
@@ -66,6 +67,26 @@ class FakeSysfs {
     std::ofstream(dir / "phys_state") << phys_state << "\n";
     std::ofstream(dir / "rate") << rate << "\n";
     std::ofstream(dir / "link_layer") << link_layer << "\n";
+  }
+
+  // The PCIe link files of a device directory (AddPciDevice's); an empty
+  // value leaves its file out.
+  static void SetPcieLink(const std::filesystem::path& device, const std::string& current_speed,
+                          const std::string& current_width, const std::string& max_speed,
+                          const std::string& max_width) {
+    const std::pair<const char*, const std::string*> files[] = {
+        {"current_link_speed", &current_speed},
+        {"current_link_width", &current_width},
+        {"max_link_speed", &max_speed},
+        {"max_link_width", &max_width}};
+    for (const auto& [name, value] : files) {
+      if (!value->empty()) std::ofstream(device / name) << *value << "\n";
+    }
+  }
+
+  // Any file, with exactly `content` (garbage, oversized, no newline).
+  static void WriteFile(const std::filesystem::path& path, const std::string& content) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
   }
 
   void SetCounter(const std::string& hca, int port, const std::string& name, uint64_t value,
