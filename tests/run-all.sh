@@ -12,7 +12,7 @@
 #   EB_SANITIZERS="thread"                     TSan only (the fuzz targets then
 #                                              get a tree of their own: only them)
 #   EB_SANITIZERS=""                           neither (fuzzing still runs)
-#   EB_FUZZ_SECONDS=20                         per fuzz target (default); 0 skips fuzzing
+#   EB_FUZZ_SECONDS=10                         per fuzz target (default); 0 skips fuzzing
 # The instrumented trees are unity builds, built one after the other, at idle
 # priority (nice 19), while the plain tree's tests run: the tests keep the CPU
 # whenever they want it and the builds take what is left. Each tree's tests
@@ -23,7 +23,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 sanitizers=${EB_SANITIZERS-address,undefined thread}
 tsan_labels=${EB_TSAN_LABELS-unit|integration}
-export EB_FUZZ_SECONDS=${EB_FUZZ_SECONDS:-20}
+export EB_FUZZ_SECONDS=${EB_FUZZ_SECONDS:-10}
 fuzz=false
 if [[ "$EB_FUZZ_SECONDS" != 0 ]] && command -v clang++-14 >/dev/null; then fuzz=true; fi
 started=$SECONDS

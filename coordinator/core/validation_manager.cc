@@ -40,6 +40,7 @@ struct ValidationManager::Running {
   v1::ValidationState stop_state = v1::VALIDATION_STATE_CANCELLED;
   std::string stop_reason;
   common::TimerId deadline = 0;
+  int64_t soak_until_ms = 0;  // set when the first soak repeat starts
 };
 
 namespace {
@@ -198,6 +199,8 @@ absl::StatusOr<std::string> ValidationManager::Start(v1::ValidationSpec spec,
 }
 
 void ValidationManager::NextRound(Running& v) {
+  // The soak runs from its first repeat's start for spec.soak_ms.
+  if (v.soak_until_ms > 0) v.core->KeepSoaking(NowMs() < v.soak_until_ms);
   absl::StatusOr<val::Round> round = v.core->NextRound();
   if (!round.ok()) {
     Finish(v.id, v1::VALIDATION_STATE_FAILED, std::string(round.status().message()));
@@ -211,7 +214,9 @@ void ValidationManager::NextRound(Running& v) {
   r.set_number(round->number);
   r.set_kind(val::ToWire(round->kind));
   r.set_suite_round(round->suite_round);
+  r.set_soak(round->soak);
   r.set_start_time_unix_ms(NowMs());
+  if (round->soak && v.soak_until_ms == 0) v.soak_until_ms = NowMs() + v.spec.soak_ms();
   v.test_index.clear();
   for (const val::PlannedTest& planned : round->tests) {
     v.test_index[planned.id] = r.tests_size();

@@ -156,6 +156,9 @@ void AddValidateFlags(CLI::App& cmd, eb::ebctl::ValidateFlags& f) {
   cmd.add_option("--baselines", f.baselines,
                  "Baselines TOML (expected busbw by hardware; default: the coordinator's)");
   cmd.add_option("--validation-timeout", f.timeout, "Deadline of the whole validation (6h)");
+  cmd.add_option("--soak", f.soak,
+                 "After the pairs, repeat pair tests of the healthy nodes at the graded size "
+                 "(partners rotating) for this long, judging every repeat (e.g. 30m)");
   cmd.add_flag("--detach", f.detach, "Print the validation id and return; it keeps running");
 }
 

@@ -84,6 +84,9 @@ struct Options {
   int max_intra_tests = 3;
   // At which size each test is graded and how much it moves (graded_size.h).
   SizePolicy sizes;
+  // After the pairs, repeat pair tests of the healthy nodes (partners
+  // rotating) while the runner says there is time (Validation::KeepSoaking).
+  bool soak = false;
 };
 
 bool HasSuite(const Options& options, Suite suite);

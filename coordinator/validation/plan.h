@@ -54,7 +54,8 @@ struct Round {
   bool done = false;  // nothing left to run: read Validation::Report()
   int number = 0;     // 1-based over the whole validation
   TestKind kind = TestKind::kIntra;
-  int suite_round = 0;  // 1-based within its suite ("pair round 2")
+  int suite_round = 0;  // 1-based within its suite ("pair round 2"), or repeat of the soak
+  bool soak = false;    // a soak repeat (Options::soak)
   std::vector<PlannedTest> tests;
 };
 

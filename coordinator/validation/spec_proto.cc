@@ -67,8 +67,14 @@ absl::Status NormalizeValidationSpec(v1::ValidationSpec& spec) {
                                                     {spec.launch_timeout_ms(), "launch_timeout_ms"},
                                                     {spec.init_timeout_ms(), "init_timeout_ms"},
                                                     {spec.step_timeout_ms(), "step_timeout_ms"},
-                                                    {spec.timeout_ms(), "timeout_ms"}}) {
+                                                    {spec.timeout_ms(), "timeout_ms"},
+                                                    {spec.soak_ms(), "soak_ms"}}) {
     if (absl::Status status = NonNegative(value, field); !status.ok()) return status;
+  }
+  if (spec.timeout_ms() > 0 && spec.soak_ms() >= spec.timeout_ms()) {
+    return absl::InvalidArgumentError(absl::StrCat("soak_ms: ", spec.soak_ms(),
+                                                   " is not less than the validation's timeout_ms ",
+                                                   spec.timeout_ms()));
   }
   // max_bytes 0 asks for each test at its plateau: a lone min_bytes would
   // be silently ignored.
@@ -109,6 +115,7 @@ absl::StatusOr<Options> OptionsFromSpec(const v1::ValidationSpec& spec, Baseline
   if (nccl) options.baselines = std::move(baselines);
   options.collective = spec.collective();
   options.sizes = SizePolicyFor(spec, nccl);
+  options.soak = spec.soak_ms() > 0;
   // Pair tests split rails (TestSpecFor), so that a slow pair names its
   // rail; the workers run the split since issue 12.
   options.split_rails = true;

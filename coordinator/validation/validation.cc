@@ -169,6 +169,41 @@ bool Validation::PlanPairs(Round& round) {
   return true;
 }
 
+// A soak repeat: the nodes the pairs found healthy, in pairs of a
+// round-robin tournament (partners rotate, so that a flaky link shows with
+// more than one partner), at the graded size. Their results are graded like
+// any pair test; a slow one is re-tested by PlanPairs before the next repeat.
+bool Validation::PlanSoak(Round& round) {
+  if (!state_.options.soak || !soak_open_ || !HasSuite(state_.options, Suite::kPairs) ||
+      state_.pairs_too_few) {
+    return false;
+  }
+  const ValidationReport report = BuildReport(state_);
+  auto healthy = [&](int i) {
+    return state_.in_pairs[i] && !state_.lost[i] && report.nodes[i].verdict == Verdict::kHealthy;
+  };
+  if (soak_schedule_.empty()) {
+    std::vector<int> nodes;
+    for (int i = 0; i < state_.size(); ++i) {
+      if (healthy(i)) nodes.push_back(i);
+    }
+    if (nodes.size() < 2) return false;
+    soak_schedule_ = RoundRobin(nodes);
+  }
+  round.kind = TestKind::kPair;
+  round.soak = true;
+  round.suite_round = soak_rounds_ + 1;
+  for (const NodePair& p : soak_schedule_[soak_rounds_ % soak_schedule_.size()]) {
+    if (!healthy(p.first) || !healthy(p.second)) continue;
+    AddTest(round, TestKind::kPair, {p.first, p.second},
+            absl::StrCat("soak repeat ", soak_rounds_ + 1));
+  }
+  ++soak_rounds_;
+  if (!round.tests.empty()) return true;
+  soak_open_ = false;  // no healthy pair is left to soak
+  return false;
+}
+
 bool Validation::PlanFleet(Round& round) {
   if (!HasSuite(state_.options, Suite::kFleet) || state_.fleet_started) return false;
   state_.fleet_started = true;
@@ -206,6 +241,10 @@ absl::StatusOr<Round> Validation::NextRound() {
       case Stage::kPairs:
         planned = PlanPairs(round);
         break;
+      case Stage::kSoak:
+        // Re-tests of what the last repeat found slow come first.
+        planned = PlanPairs(round) || PlanSoak(round);
+        break;
       case Stage::kFleet:
         planned = PlanFleet(round);
         break;
@@ -214,8 +253,8 @@ absl::StatusOr<Round> Validation::NextRound() {
     }
     if (planned) {
       ++round_number_;
-      state_.rounds.push_back(
-          {round.number, round.kind, round.suite_round, static_cast<int>(round.tests.size())});
+      state_.rounds.push_back({round.number, round.kind, round.suite_round,
+                               static_cast<int>(round.tests.size()), round.soak});
       return round;
     }
     stage_ = static_cast<Stage>(static_cast<int>(stage_) + 1);

@@ -51,6 +51,10 @@ class Validation {
   // range, a negative or non-finite busbw, a hardware failure naming nobody).
   absl::Status Record(const TestResult& result);
 
+  // With Options::soak: whether another soak repeat may start (the runner
+  // owns the clock: true until the soak's time is up). Once false, it stays.
+  void KeepSoaking(bool more) { soak_open_ = soak_open_ && more; }
+
   // The runner ended the validation early (`reason`: "cancelled: ...", a
   // deadline, a restart). Report() then says of every node that no test
   // reached that it was not reached, instead of leaving "untestable" to read
@@ -61,11 +65,12 @@ class Validation {
   bool done() const { return state_.done; }
 
  private:
-  enum class Stage { kIntra, kPairs, kFleet, kDone };
+  enum class Stage { kIntra, kPairs, kSoak, kFleet, kDone };
 
   Validation(std::vector<Node> nodes, Options options);
   bool PlanIntra(Round& round);
   bool PlanPairs(Round& round);
+  bool PlanSoak(Round& round);
   bool PlanFleet(Round& round);
   void StartPairs();
   void AddTest(Round& round, TestKind kind, std::vector<int> nodes, std::string purpose);
@@ -85,6 +90,9 @@ class Validation {
   std::vector<int> partner_uses_;
   std::vector<std::vector<NodePair>> schedule_;  // all-pairs
   size_t schedule_next_ = 0;
+  bool soak_open_ = true;
+  int soak_rounds_ = 0;
+  std::vector<std::vector<NodePair>> soak_schedule_;  // partners rotate: a tournament
 };
 
 }  // namespace eb::validation

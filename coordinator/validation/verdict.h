@@ -127,6 +127,7 @@ struct RoundSummary {
   TestKind kind = TestKind::kIntra;
   int suite_round = 0;
   int tests = 0;
+  bool soak = false;
 };
 
 struct ValidationReport {

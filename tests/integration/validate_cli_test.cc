@@ -71,9 +71,13 @@ class ValidationTest : public ::testing::Test {
   LocalCluster cluster_;
 };
 
-TEST_F(ValidationTest, HealthyFleetExitsZeroWithEveryNodeHealthy) {
+// With --soak (issue 29, item 3): after the pairs, pair tests repeat with
+// rotating partners for the soak's time, every repeat judged.
+TEST_F(ValidationTest, HealthyFleetExitsZeroWithEveryNodeHealthyAfterItsSoak) {
   StartCluster();
-  CliResult result = cluster_.Ebctl(kValidate, absl::Minutes(3));
+  std::vector<std::string> args = kValidate;
+  args.insert(args.end(), {"--soak", "3s"});
+  CliResult result = cluster_.Ebctl(args, absl::Minutes(3));
   nlohmann::json report = Parse(result);
   EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
   EXPECT_EQ(report["state"], "done");
@@ -81,6 +85,16 @@ TEST_F(ValidationTest, HealthyFleetExitsZeroWithEveryNodeHealthy) {
   for (const std::string& node : kNodes) {
     EXPECT_EQ(VerdictOf(report, node), "healthy/confirmed") << result.out;
   }
+  EXPECT_EQ(report["spec"]["soak_ms"], 3000);
+  int repeats = 0;
+  for (const nlohmann::json& round : report["rounds"]) {
+    if (round["soak"] != true) continue;
+    ++repeats;
+    EXPECT_EQ(round["suite_round"], repeats);
+    EXPECT_EQ(round["tests"].size(), 2u) << round.dump();  // 4 healthy nodes, in 2 pairs
+    for (const nlohmann::json& test : round["tests"]) EXPECT_EQ(test["outcome"], "completed");
+  }
+  EXPECT_GE(repeats, 1) << result.out;
   // It is in the history, with the tests it ran.
   CliResult list = cluster_.Ebctl({"validations", "--json"});
   EXPECT_EQ(list.exit_code, 0) << list.err;

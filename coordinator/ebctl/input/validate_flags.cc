@@ -18,6 +18,8 @@ absl::StatusOr<v1::ValidationSpec> BuildValidationSpec(const ValidateFlags& flag
   }
   absl::StatusOr<int64_t> timeout_ms = ParseTimeoutMs(flags.timeout, "--validation-timeout");
   if (!timeout_ms.ok()) return timeout_ms.status();
+  absl::StatusOr<int64_t> soak_ms = ParseTimeoutMs(flags.soak, "--soak");
+  if (!soak_ms.ok()) return soak_ms.status();
   v1::ValidationSpec spec;
   for (const std::string& node : test->node_names()) spec.add_node_names(node);
   for (absl::string_view word : absl::StrSplit(flags.suites, ',', absl::SkipWhitespace())) {
@@ -43,6 +45,7 @@ absl::StatusOr<v1::ValidationSpec> BuildValidationSpec(const ValidateFlags& flag
   spec.set_init_timeout_ms(test->init_timeout_ms());
   spec.set_step_timeout_ms(test->step_timeout_ms());
   spec.set_timeout_ms(*timeout_ms);
+  spec.set_soak_ms(*soak_ms);
   spec.set_baselines_toml(baselines_text);
   return spec;
 }

@@ -21,6 +21,7 @@ struct ValidateFlags {
   double tolerance = 0.10;
   std::string baselines;  // a TOML file; "" = the coordinator's
   std::string timeout;    // of the whole validation; "" = the coordinator's
+  std::string soak;       // repeat pair tests for this long after the pairs; "" = none
   bool detach = false;    // print the id and return
   // Whether -b/--minbytes or -e/--maxbytes, and -n/--iters, were given.
   // Without a size, each test runs at its plateau; without -n, enough calls

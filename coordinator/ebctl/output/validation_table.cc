@@ -15,9 +15,13 @@ std::string RoundLine(const v1::ValidationRound& round) {
   std::vector<std::string> tests;
   for (const v1::ValidationTest& t : round.tests())
     tests.push_back(absl::StrJoin(t.node_names(), "+"));
-  return absl::StrFormat("round %d (%s round %d): %d test(s): %s", round.number(),
-                         spec::WireName(round.kind()), round.suite_round(), round.tests_size(),
-                         absl::StrJoin(tests, ", "));
+  // A soak repeat: "round 9 (soak repeat 2)".
+  const std::string within =
+      round.soak()
+          ? absl::StrFormat("soak repeat %d", round.suite_round())
+          : absl::StrFormat("%s round %d", spec::WireName(round.kind()), round.suite_round());
+  return absl::StrFormat("round %d (%s): %d test(s): %s", round.number(), within,
+                         round.tests_size(), absl::StrJoin(tests, ", "));
 }
 
 std::string TestLine(const v1::ValidationTest& test) {

@@ -24,6 +24,7 @@ TEST(ValidateFlagsTest, FlagsBecomeTheSpec) {
   flags.strategy = "all-pairs";
   flags.tolerance = 0.2;
   flags.timeout = "1h";
+  flags.soak = "30m";
   absl::StatusOr<v1::ValidationSpec> spec = BuildValidationSpec(flags, "version = 2\n");
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_THAT(spec->node_names(), ElementsAre("a", "b"));
@@ -38,6 +39,7 @@ TEST(ValidateFlagsTest, FlagsBecomeTheSpec) {
   EXPECT_EQ(spec->transport(), v1::TRANSPORT_GLOO);
   EXPECT_EQ(spec->test_timeout_ms(), 90'000);
   EXPECT_EQ(spec->timeout_ms(), 3'600'000);
+  EXPECT_EQ(spec->soak_ms(), 1'800'000);
   EXPECT_EQ(spec->baselines_toml(), "version = 2\n");
 }
 
@@ -67,6 +69,9 @@ TEST(ValidateFlagsTest, ErrorsNameTheFlag) {
   flags.test.min_bytes = "1M";
   EXPECT_THAT(std::string(BuildValidationSpec(flags, "").status().message()),
               HasSubstr("-e/--maxbytes"));
+  flags = ValidateFlags();
+  flags.soak = "a while";
+  EXPECT_THAT(std::string(BuildValidationSpec(flags, "").status().message()), HasSubstr("--soak"));
   flags = ValidateFlags();
   flags.timeout = "soon";
   EXPECT_THAT(std::string(BuildValidationSpec(flags, "").status().message()),

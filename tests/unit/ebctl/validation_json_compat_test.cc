@@ -41,12 +41,15 @@ std::string ReadGolden(const std::string& name) {
 //    phrase) where JSON_SCHEMA.md documents "infra_failure", the value's
 //    one name now;
 //  - each baseline says where its figure holds (issue 29, item 3): a
-//    report stored before has neither, printed as the unknown "" and 0.
+//    report stored before has neither, printed as the unknown "" and 0;
+//    the spec's soak_ms and each round's soak flag are new (0, false).
 nlohmann::json Expected() {
   nlohmann::json expected =
       nlohmann::json::parse(ReadGolden("validation_report_before_enums.json"));
   expected["spec"]["collective"] = "all_reduce";
   expected["spec"]["transport"] = "auto";
+  expected["spec"]["soak_ms"] = 0;
+  for (auto& round : expected["rounds"]) round["soak"] = false;
   for (auto& baseline : expected["baselines"]) {
     baseline["collective"] = "";
     baseline["size_bytes"] = 0;

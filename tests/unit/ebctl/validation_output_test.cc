@@ -61,6 +61,15 @@ TEST(ValidationTableTest, RowsPerNodeWithEvidenceOfTheBadOnes) {
               HasSubstr("round 1 (intra round 1): 1 test(s): a"));
   EXPECT_EQ(TestLine(Report(v1::VALIDATION_STATE_DONE, v1::VERDICT_HEALTHY).rounds(0).tests(0)),
             "  t-1 a: completed, 11.5 GB/s");
+  v1::ValidationRound soak;
+  soak.set_number(9);
+  soak.set_kind(v1::TEST_KIND_PAIR);
+  soak.set_suite_round(2);
+  soak.set_soak(true);
+  v1::ValidationTest& t = *soak.add_tests();
+  t.add_node_names("a");
+  t.add_node_names("b");
+  EXPECT_EQ(RoundLine(soak), "round 9 (soak repeat 2): 1 test(s): a+b");
 }
 
 TEST(ValidationJsonTest, SchemaStateWordsAndNumbers) {

@@ -122,6 +122,15 @@ TEST(ValidationOutcomeTest, TheSizePolicyFollowsTheSpecAndTheDataPlane) {
   inverted.set_max_bytes(1024);
   EXPECT_THAT(std::string(NormalizeValidationSpec(inverted).message()),
               ::testing::StartsWith("max_bytes: 1024 is smaller than min_bytes 2048"));
+  // A soak as long as the whole validation's deadline would never end.
+  v1::ValidationSpec soak;
+  soak.set_timeout_ms(60'000);
+  soak.set_soak_ms(60'000);
+  EXPECT_THAT(std::string(NormalizeValidationSpec(soak).message()),
+              ::testing::StartsWith("soak_ms: 60000 is not less than the validation's timeout_ms"));
+  soak.set_soak_ms(-1);
+  EXPECT_THAT(std::string(NormalizeValidationSpec(soak).message()),
+              ::testing::StartsWith("soak_ms: must not be negative"));
   // Gloo runs no NCCL figure.
   v1::ValidationSpec normalized;
   ASSERT_TRUE(NormalizeValidationSpec(normalized).ok());

@@ -6,8 +6,16 @@ namespace eb::validation::test {
 
 TestResult ScriptedFleet::Answer(const Round& round, const PlannedTest& test) {
   TestResult result = Measure(round, test);
-  if (result.outcome == ::eb::validation::Outcome::kCompleted)
-    result.graded_bytes = script_.graded_bytes;
+  if (result.outcome != ::eb::validation::Outcome::kCompleted) return result;
+  result.graded_bytes = script_.graded_bytes;
+  for (const std::string& node : test.nodes) {
+    auto it = script_.slow_from_soak_repeat.find(node);
+    if (it == script_.slow_from_soak_repeat.end()) continue;
+    if (round.soak && round.suite_round >= it->second) turned_slow_.insert(node);
+    if (turned_slow_.count(node) == 0) continue;
+    result.busbw_gbps /= 2;
+    for (RailResult& r : result.rails) r.busbw_gbps /= 2;
+  }
   return result;
 }
 
@@ -87,8 +95,11 @@ Outcome RunToEnd(std::vector<Node> nodes, Options options, Script script) {
     out.error = std::string(v.status().message());
     return out;
   }
+  const int soak_repeats = script.soak_repeats;
   ScriptedFleet fleet(std::move(script));
+  int soaked = 0;
   for (int guard = 0; guard < 1000; ++guard) {
+    (*v)->KeepSoaking(soaked < soak_repeats);
     absl::StatusOr<Round> round = (*v)->NextRound();
     if (!round.ok()) {
       out.error = std::string(round.status().message());
@@ -102,6 +113,7 @@ Outcome RunToEnd(std::vector<Node> nodes, Options options, Script script) {
         return out;
       }
     }
+    if (round->soak) ++soaked;
     out.rounds.push_back(*std::move(round));
   }
   out.report = (*v)->Report();

@@ -38,6 +38,11 @@ struct Script {
   // The size a test of the user's sweep measured at, as ResultFromReport
   // reads it off the last row (0: the core's planned size stands).
   int64_t graded_bytes = 0;
+  // Soak (Options::soak): repeats the runner allows (KeepSoaking), and
+  // nodes whose pair tests run at half speed from a repeat (1-based) on, in
+  // that repeat and every test after it (a link that turns bad mid-soak).
+  int soak_repeats = 0;
+  std::map<std::string, int> slow_from_soak_repeat;
 };
 
 class ScriptedFleet {
@@ -50,6 +55,7 @@ class ScriptedFleet {
   Script script_;
   std::set<std::set<std::string>> seen_pairs_;
   std::set<std::string> seen_intra_;
+  std::set<std::string> turned_slow_;  // slow_from_soak_repeat reached
 };
 
 struct Outcome {

@@ -187,6 +187,58 @@ TEST(SuitesTest, AFigureIsNotComparedBelowItsSizeAndTheVerdictSaysSo) {
   EXPECT_THAT(o.report.findings, Contains(Field(&Finding::kind, FindingKind::kMedianOnly)));
 }
 
+// --soak: after the pairs, repeats of pair tests among the healthy nodes
+// with rotating partners, while the runner has time, then the fleet suite.
+TEST(SuitesTest, SoakRepeatsPairTestsWithRotatingPartnersWhileTimeRemains) {
+  Options options = AllSuites();
+  options.soak = true;
+  Script s;
+  s.soak_repeats = 3;
+  const Outcome o = RunToEnd(H100Fleet(6), options, s);
+  ASSERT_EQ(o.error, "");
+  std::vector<Round> soak;
+  for (const Round& r : o.rounds) {
+    if (r.soak) soak.push_back(r);
+  }
+  ASSERT_EQ(soak.size(), 3u);
+  std::set<std::set<std::string>> pairs;
+  for (size_t k = 0; k < soak.size(); ++k) {
+    EXPECT_EQ(soak[k].kind, TestKind::kPair);
+    EXPECT_EQ(soak[k].suite_round, static_cast<int>(k) + 1);
+    EXPECT_EQ(soak[k].tests.size(), 3u);  // every healthy node, once
+    for (const PlannedTest& t : soak[k].tests) {
+      EXPECT_EQ(t.purpose, "soak repeat " + std::to_string(k + 1));
+      EXPECT_EQ(t.max_bytes, int64_t{8} << 30);  // the graded size
+      pairs.insert({t.nodes[0], t.nodes[1]});
+    }
+  }
+  EXPECT_EQ(pairs.size(), 9u);  // partners rotate: no pair twice in 3 repeats
+  for (const NodeVerdict& v : o.report.nodes) EXPECT_EQ(v.verdict, Verdict::kHealthy);
+  // Without soak, no repeat.
+  const Outcome plain = RunToEnd(H100Fleet(6), AllSuites(), s);
+  for (const Round& r : plain.rounds) EXPECT_FALSE(r.soak);
+}
+
+// A node that turns slow in the second repeat of the soak (fine before) is
+// judged like any slow node: re-tested between repeats, then named.
+TEST(SuitesTest, ANodeThatTurnsSlowDuringTheSoakIsFoundAndNamed) {
+  Options options = AllSuites();
+  options.soak = true;
+  Script s;
+  s.soak_repeats = 4;
+  s.slow_from_soak_repeat["node-02"] = 2;
+  const Outcome o = RunToEnd(H100Fleet(6), options, s);
+  ASSERT_EQ(o.error, "");
+  const NodeVerdict* v = o.report.Find("node-02");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->verdict, Verdict::kDegraded) << v->reason;
+  for (const NodeVerdict& other : o.report.nodes) {
+    if (other.node != "node-02") {
+      EXPECT_EQ(other.verdict, Verdict::kHealthy) << other.node;
+    }
+  }
+}
+
 TEST(SuitesTest, WithoutAnExpectedFigureTheVerdictRestsOnTheFleetMedianAndSaysSo) {
   Options options = AllSuites();
   options.baselines = {};

@@ -252,7 +252,7 @@
       var counts = {};
       ts.forEach(function (t) { var o = str(t.outcome) || 'running'; counts[o] = (counts[o] || 0) + 1; });
       var d = el('details', { id: 'round-' + str(x.number) }, [el('summary', {
-        text: 'Round ' + str(x.number) + ' \u00b7 ' + str(x.kind) + ' ' + str(x.suite_round) + ' \u00b7 ' + ts.length + ' tests (' +
+        text: 'Round ' + str(x.number) + ' \u00b7 ' + (x.soak === true ? 'soak repeat' : str(x.kind)) + ' ' + str(x.suite_round) + ' \u00b7 ' + ts.length + ' tests (' +
           Object.keys(counts).map(function (k) { return counts[k] + ' ' + k; }).join(', ') + ') \u00b7 ' +
           seconds(num(x.end_time_unix_ms) - num(x.start_time_unix_ms)) })]);
       var filled = false;
