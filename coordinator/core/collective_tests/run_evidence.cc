@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/spec/failure_kinds.h"
+#include "coordinator/core/collective_tests/nccl_path_check.h"
 
 namespace eb::coordinator {
 namespace v1 = ebnccl::v1;
@@ -182,6 +183,7 @@ void MergeNodeEvidence(const std::string& node, const v1::NodeTestEvidence& evid
 
 std::string FinishEvidence(v1::TestReport& report) {
   OrderEvidence(report);
+  ClassifyIntraNode(report);
   CopyWarningsIntoFailures(report);
   if (std::string grown = PortEvidenceNote(report); !grown.empty()) return grown;
   if (report.port_counters_size() > 0 && HasNetworkVerdict(report)) {
