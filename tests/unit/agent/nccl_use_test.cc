@@ -4,11 +4,14 @@
 
 #include "agent/core/nccl_use.h"
 
+#include <map>
+
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "agent/core/evidence_collector.h"
 #include "common/spec/nccl_paths.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -147,6 +150,48 @@ TEST(NcclUseTest, GarbageAndOversizedInputNeverCrashAndStayBounded) {
   const NcclUse bounded = ParseNcclUse(many, 0);
   EXPECT_EQ(bounded.channels.size(), 512u);
   EXPECT_TRUE(bounded.truncated);
+}
+
+TEST(EvidenceCollectorNcclUseTest, EachNcclRankSaysWhatItUsedOrWhyThatIsUnknown) {
+  const std::map<std::string, std::string> logs = {
+      {"/logs/rank-0.log", Fixture("ib_rails_rank0.log")},
+      {"/logs/rank-1.log", Fixture("warn_only.log")},
+      {"/logs/rank-2.log", "worker never reached NCCL\n"}};
+  EvidenceReaders readers;
+  readers.read_log = [&logs](const std::string& path, bool from_start, size_t) {
+    EXPECT_TRUE(from_start);  // NCCL names its paths at init, near the start
+    return logs.at(path);
+  };
+  SupervisedTest test;
+  test.launch.mutable_spec()->set_transport(ebnccl::v1::TRANSPORT_NCCL);
+  for (int rank = 0; rank < 3; ++rank) {
+    SupervisedWorker& worker = test.workers.emplace_back();
+    worker.assignment.set_rank(rank);
+    worker.assignment.set_node_name("a800-0");
+    worker.log_path = absl::StrCat("/logs/rank-", rank, ".log");
+    worker.spawned = true;
+    worker.finished = true;
+  }
+  const ebnccl::v1::NodeTestEvidence evidence = EvidenceCollector("a800-0", readers).Collect(test);
+  // Rank 2 logged nothing of NCCL's: nothing to say.
+  ASSERT_EQ(evidence.nic_use_size(), 2);
+  const ebnccl::v1::RankNicUse& used = evidence.nic_use(0);
+  EXPECT_EQ(used.rank(), 0);
+  EXPECT_TRUE(used.info_level());
+  EXPECT_EQ(used.net_transport(), "IB");
+  EXPECT_THAT(used.nics(), ElementsAre("mlx5_100"));
+  EXPECT_EQ(used.channels_size(), 8);
+  EXPECT_EQ(used.coll_channels(), 4);
+  EXPECT_TRUE(used.has_gdr() && used.gdr());
+  EXPECT_EQ(used.nccl_version(), "2.28.3+cuda13.0");
+  EXPECT_THAT(used.nccl_env(), ::testing::Contains("NCCL_IB_RESILIENCY_PORT_FAILOVER=0"));
+  const ebnccl::v1::RankNicUse& unknown = evidence.nic_use(1);
+  EXPECT_EQ(unknown.rank(), 1);
+  EXPECT_FALSE(unknown.info_level());
+  EXPECT_THAT(unknown.unknown_reason(), ::testing::HasSubstr("NCCL_DEBUG below INFO"));
+  // Gloo workers load no NCCL: nothing is read.
+  test.launch.mutable_spec()->set_transport(ebnccl::v1::TRANSPORT_GLOO);
+  EXPECT_EQ(EvidenceCollector("a800-0", readers).Collect(test).nic_use_size(), 0);
 }
 
 TEST(NcclPathTransportTest, KeepsTheTransportOfAPath) {
