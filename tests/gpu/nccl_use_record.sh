@@ -6,7 +6,12 @@
 # repository root on the GPU machine (the device tool):
 #   tests/gpu/nccl_use_record.sh
 # Every case runs ranks as processes on GPU 0, each with its own
-# NCCL_HOSTID (two "hosts": NCCL's network path), except world1.
+# NCCL_HOSTID (two "hosts": NCCL's network path), except world1 and
+# same_host (one host hash: NCCL refuses two ranks on one GPU). One GPU
+# cannot show P2P or SHM between two ranks (p2p_shm_off shows that the
+# network path is then all there is). The device tool sends the session's
+# own checkout: from another worktree, send these two files inside the
+# command (e.g. a base64 tarball unpacked into /tmp).
 set -uo pipefail
 out=${OUT:-/tmp}/nccl_logs
 mkdir -p "$out"

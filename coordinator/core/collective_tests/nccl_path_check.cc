@@ -6,8 +6,10 @@
 #include <set>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "common/spec/nccl_paths.h"
 #include "coordinator/core/collective_tests/run_evidence.h"
 #include "coordinator/core/collective_tests/run_failures.h"
@@ -77,10 +79,27 @@ std::string Joined(const google::protobuf::RepeatedPtrField<std::string>& values
   return values.empty() ? "none" : absl::StrJoin(values, ",");
 }
 
+// The test or the operator asked for sockets (NCCL_IB_DISABLE=1 or
+// NCCL_NET=Socket, e.g. to compare with IB): in the test's spec, or in what
+// NCCL said it read.
+bool SocketsChosen(const v1::TestReport& report, const v1::RankNicUse& use) {
+  const auto& env = report.spec().nccl_env();
+  if (auto it = env.find("NCCL_IB_DISABLE"); it != env.end() && it->second == "1") return true;
+  if (auto it = env.find("NCCL_NET");
+      it != env.end() && absl::EqualsIgnoreCase(it->second, "Socket")) {
+    return true;
+  }
+  for (const std::string& entry : use.nccl_env()) {
+    if (entry == "NCCL_IB_DISABLE=1" || absl::EqualsIgnoreCase(entry, "NCCL_NET=Socket"))
+      return true;
+  }
+  return false;
+}
+
 void CompareWithNode(const v1::TestReport& report, const v1::RankNicUse& use,
                      std::vector<std::string>& out, std::set<std::string>& nodes_listed) {
   const v1::NodeInventory* inventory = InventoryOf(report, use.rank());
-  if (inventory == nullptr) return;
+  if (inventory == nullptr || SocketsChosen(report, use)) return;
   const std::vector<std::string> hcas = ConfiguredHcas(*inventory);
   if (hcas.empty()) return;  // nothing configured: sockets are what the node offers
   const std::string configured = absl::StrJoin(hcas, ",");
@@ -93,11 +112,16 @@ void CompareWithNode(const v1::TestReport& report, const v1::RankNicUse& use,
   std::set<std::string> reported;
   for (const v1::NcclChannelPath& channel : use.channels()) {
     if (channel.nic().empty() || !reported.insert(channel.nic()).second) continue;
-    if (use.net_transport() != "Socket" &&
-        std::find(hcas.begin(), hcas.end(), channel.nic()) == hcas.end()) {
+    // NCCL names a device of merged ports (NCCL_IB_MERGE_NICS) "a+b".
+    const std::vector<std::string> parts = absl::StrSplit(channel.nic(), '+');
+    const bool all_configured = std::all_of(parts.begin(), parts.end(), [&](const std::string& p) {
+      return std::find(hcas.begin(), hcas.end(), p) != hcas.end();
+    });
+    if (use.net_transport() != "Socket" && !all_configured) {
       out.push_back(
           absl::StrCat("used ", channel.nic(), ", not a configured HCA (", configured, ")"));
-    } else if (!rail_hca.empty() && channel.nic() != rail_hca && use.net_transport() != "Socket") {
+    } else if (!rail_hca.empty() && use.net_transport() != "Socket" &&
+               std::find(parts.begin(), parts.end(), rail_hca) == parts.end()) {
       out.push_back(absl::StrCat("used ", channel.nic(), " for rail ",
                                  LocalIndex(report, use.rank()), " (expected ", rail_hca, ")"));
     }
@@ -105,12 +129,13 @@ void CompareWithNode(const v1::TestReport& report, const v1::RankNicUse& use,
   // NCCL's list of IB devices: once per node.
   if (use.net_transport() == "IB" && use.net_devices_size() > 0 &&
       nodes_listed.insert(assignment.node_name()).second) {
+    std::set<std::string> listed;
+    for (const std::string& device : use.net_devices()) {
+      for (absl::string_view part : absl::StrSplit(device, '+')) listed.emplace(part);
+    }
     std::vector<std::string> missing;
     for (const std::string& hca : hcas) {
-      if (std::find(use.net_devices().begin(), use.net_devices().end(), hca) ==
-          use.net_devices().end()) {
-        missing.push_back(hca);
-      }
+      if (!listed.contains(hca)) missing.push_back(hca);
     }
     if (!missing.empty()) {
       out.push_back(absl::StrCat("NCCL found ", hcas.size() - missing.size(), " of ", hcas.size(),

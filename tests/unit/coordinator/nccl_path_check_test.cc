@@ -97,10 +97,44 @@ TEST(NcclPathCheckTest, SocketInsteadOfIb) {
   EXPECT_EQ(Decide(report).state, v1::TEST_STATE_FAILED);
 }
 
+TEST(NcclPathCheckTest, SocketsAskedForAreNoFinding) {
+  // A test comparing sockets with IB turns IB off: what it asked for.
+  v1::TestReport report = Healthy();
+  for (v1::RankNicUse& use : *report.mutable_nic_use()) {
+    use.set_net_transport("Socket");
+    use.clear_gdr();
+    use.mutable_channels(0)->set_path("NET/Socket/0");
+    use.mutable_channels(0)->set_nic("eth0");
+  }
+  (*report.mutable_spec()->mutable_nccl_env())["NCCL_IB_DISABLE"] = "1";
+  JudgeNcclPaths({}, report);
+  EXPECT_EQ(report.failures_size(), 0);
+  // Or NCCL said it read NCCL_NET=Socket (the operator's worker.env).
+  report = Healthy();
+  v1::RankNicUse& use = *report.mutable_nic_use(1);
+  use.set_net_transport("Socket");
+  use.add_nccl_env("NCCL_NET=Socket");
+  // Still unlike the test's majority.
+  EXPECT_THAT(FindingsOf(report, 1),
+              ElementsAre("used NET/Socket instead of NET/IB (the test's majority)"));
+}
+
 TEST(NcclPathCheckTest, WrongHcaForARail) {
   v1::TestReport report = Healthy();
   report.mutable_nic_use(3)->mutable_channels(0)->set_nic("mlx5_100");
   EXPECT_THAT(FindingsOf(report, 3), ElementsAre("used mlx5_100 for rail 1 (expected mlx5_101)"));
+}
+
+TEST(NcclPathCheckTest, MergedPortsOfConfiguredHcasAreConfigured) {
+  // NCCL_IB_MERGE_NICS: one device "mlx5_100+mlx5_101" for two ports.
+  v1::TestReport report = Healthy();
+  for (v1::RankNicUse& use : *report.mutable_nic_use()) {
+    use.clear_net_devices();
+    use.add_net_devices("mlx5_100+mlx5_101");
+    use.mutable_channels(0)->set_nic("mlx5_100+mlx5_101");
+  }
+  JudgeNcclPaths({}, report);
+  EXPECT_EQ(report.failures_size(), 0);
 }
 
 TEST(NcclPathCheckTest, ANicThatIsNotAConfiguredHca) {
