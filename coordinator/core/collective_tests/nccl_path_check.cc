@@ -109,21 +109,27 @@ void CompareWithNode(const v1::TestReport& report, const v1::RankNicUse& use,
   }
   const v1::RankAssignment& assignment = report.ranks(use.rank());
   const std::string rail_hca = NearestHca(*inventory, assignment.device_index());
-  std::set<std::string> reported;
+  // The NICs of its network channels: all of them (nics), and those of the
+  // channels kept.
+  std::vector<std::string> used(use.nics().begin(), use.nics().end());
   for (const v1::NcclChannelPath& channel : use.channels()) {
-    if (channel.nic().empty() || !reported.insert(channel.nic()).second) continue;
+    if (!channel.nic().empty() &&
+        std::find(used.begin(), used.end(), channel.nic()) == used.end()) {
+      used.push_back(channel.nic());
+    }
+  }
+  for (const std::string& nic : used) {
     // NCCL names a device of merged ports (NCCL_IB_MERGE_NICS) "a+b".
-    const std::vector<std::string> parts = absl::StrSplit(channel.nic(), '+');
+    const std::vector<std::string> parts = absl::StrSplit(nic, '+');
     const bool all_configured = std::all_of(parts.begin(), parts.end(), [&](const std::string& p) {
       return std::find(hcas.begin(), hcas.end(), p) != hcas.end();
     });
     if (use.net_transport() != "Socket" && !all_configured) {
-      out.push_back(
-          absl::StrCat("used ", channel.nic(), ", not a configured HCA (", configured, ")"));
+      out.push_back(absl::StrCat("used ", nic, ", not a configured HCA (", configured, ")"));
     } else if (!rail_hca.empty() && use.net_transport() != "Socket" &&
                std::find(parts.begin(), parts.end(), rail_hca) == parts.end()) {
-      out.push_back(absl::StrCat("used ", channel.nic(), " for rail ",
-                                 LocalIndex(report, use.rank()), " (expected ", rail_hca, ")"));
+      out.push_back(absl::StrCat("used ", nic, " for rail ", LocalIndex(report, use.rank()),
+                                 " (expected ", rail_hca, ")"));
     }
   }
   // NCCL's list of IB devices: once per node.
@@ -148,19 +154,17 @@ void CompareWithNode(const v1::TestReport& report, const v1::RankNicUse& use,
 
 }  // namespace
 
-void ClassifyIntraNode(v1::TestReport& report) {
-  for (v1::RankNicUse& use : *report.mutable_nic_use()) {
-    const v1::RankAssignment* self = AssignmentOf(report, use.rank());
-    if (self == nullptr) continue;
-    std::set<std::string> transports;
-    for (const v1::NcclChannelPath& channel : use.channels()) {
-      const v1::RankAssignment* peer = AssignmentOf(report, channel.peer_rank());
-      if (peer == nullptr || peer->node_name() != self->node_name()) continue;
-      transports.insert(spec::NcclPathTransport(channel.path()));
-    }
-    use.clear_intra_transports();
-    for (const std::string& transport : transports) *use.add_intra_transports() = transport;
+void ClassifyIntraNode(const v1::TestReport& report, v1::RankNicUse& use) {
+  const v1::RankAssignment* self = AssignmentOf(report, use.rank());
+  if (self == nullptr) return;
+  std::set<std::string> transports;
+  for (const v1::NcclChannelPath& channel : use.channels()) {
+    const v1::RankAssignment* peer = AssignmentOf(report, channel.peer_rank());
+    if (peer == nullptr || peer->node_name() != self->node_name()) continue;
+    transports.insert(spec::NcclPathTransport(channel.path()));
   }
+  use.clear_intra_transports();
+  for (const std::string& transport : transports) *use.add_intra_transports() = transport;
 }
 
 std::vector<std::pair<int, std::vector<std::string>>> FindPathMismatches(
@@ -216,7 +220,9 @@ std::vector<std::pair<int, std::vector<std::string>>> FindPathMismatches(
 }
 
 void JudgeNcclPaths(absl::Span<const RankResults> /*ranks*/, v1::TestReport& report) {
-  ClassifyIntraNode(report);
+  for (v1::RankNicUse& use : *report.mutable_nic_use()) {
+    if (use.channels_dropped() == 0) ClassifyIntraNode(report, use);
+  }
   for (auto& [rank, findings] : FindPathMismatches(report)) {
     for (v1::RankNicUse& use : *report.mutable_nic_use()) {
       if (use.rank() != rank) continue;

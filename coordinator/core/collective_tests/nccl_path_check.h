@@ -18,9 +18,11 @@
 
 namespace eb::coordinator {
 
-// Fills each nic_use entry's intra_transports from its channels: the
-// transports to peers of its own node (report.ranks names the nodes).
-void ClassifyIntraNode(ebnccl::v1::TestReport& report);
+// Fills `use`'s intra_transports from its channels: the transports to peers
+// of its own node (report.ranks names the nodes). MergeNodeEvidence calls it
+// before it bounds the channels; JudgeNcclPaths again for every entry that
+// kept all of them.
+void ClassifyIntraNode(const ebnccl::v1::TestReport& report, ebnccl::v1::RankNicUse& use);
 
 // The findings of each rank, by rank, in rank order; empty when none.
 // Comparisons (each only where both sides are known):

@@ -178,12 +178,22 @@ void MergeNodeEvidence(const std::string& node, const v1::NodeTestEvidence& evid
     bool unexpected = false;
     for (const std::string& nic : use.nics()) unexpected |= !expected.empty() && nic != expected;
     out.set_unexpected(unexpected);
+    // The node's own peers from every channel, then the channels bounded.
+    ClassifyIntraNode(report, out);
+    int kept_channels = 0;
+    for (const v1::RankNicUse& other : report.nic_use()) kept_channels += other.channels_size();
+    kept_channels -= out.channels_size();
+    const int keep = std::max(0, std::min({out.channels_size(), kMaxRankNcclChannels,
+                                           kMaxTestNcclChannels - kept_channels}));
+    if (keep < out.channels_size()) {
+      out.set_channels_dropped(out.channels_size() - keep);
+      out.mutable_channels()->DeleteSubrange(keep, out.channels_size() - keep);
+    }
   }
 }
 
 std::string FinishEvidence(v1::TestReport& report) {
   OrderEvidence(report);
-  ClassifyIntraNode(report);
   CopyWarningsIntoFailures(report);
   if (std::string grown = PortEvidenceNote(report); !grown.empty()) return grown;
   if (report.port_counters_size() > 0 && HasNetworkVerdict(report)) {

@@ -99,6 +99,7 @@ json NicUseToJson(const v1::TestReport& report) {
         {"net_devices",
          std::vector<std::string>(use.net_devices().begin(), use.net_devices().end())},
         {"channels", ChannelsToJson(use)},
+        {"channels_dropped", use.channels_dropped()},
         {"coll_channels", use.coll_channels() > 0 ? json(use.coll_channels()) : json()},
         {"gdr", use.has_gdr() ? json(use.gdr()) : json()},
         {"intra_transports",

@@ -241,6 +241,10 @@ std::string NcclBlock(const v1::TestReport& report) {
         use.has_gdr() ? (use.gdr() ? "on" : "off") : "-",
         use.intra_transports().empty() ? "-" : absl::StrJoin(use.intra_transports(), ","),
         use.nccl_version().empty() ? "" : ", NCCL ", use.nccl_version());
+    if (use.channels_dropped() > 0) {
+      absl::StrAppendFormat(&out, "#   (%d channel connections not kept in the report)\n",
+                            use.channels_dropped());
+    }
     for (const std::string& finding : use.findings()) {
       absl::StrAppendFormat(&out, "#   MISMATCH: rank %d %s\n", use.rank(), finding);
     }

@@ -209,14 +209,14 @@ TEST(ReportToJsonTest, WhatNcclUsedPerRank) {
        "unexpected": false, "info_level": true, "nccl_version": null, "net_transport": "IB",
        "net_devices": ["mlx5_100"],
        "channels": [{"channel": 2, "peer_rank": 0, "path": "NET/IB/0/GDRDMA",
-                     "nic": "mlx5_100", "send": true}],
+                     "nic": "mlx5_100", "send": true}], "channels_dropped": 0,
        "coll_channels": 4, "gdr": true, "intra_transports": ["P2P/CUMEM"],
        "nccl_env": ["NCCL_IB_RESILIENCY_PORT_FAILOVER=0"],
        "findings": ["used mlx5_100 for rail 1 (expected mlx5_101)"], "unknown_reason": null
 },
       {"rank": 0, "node": "host1", "nics": [], "expected_hca": null, "unexpected": false,
        "info_level": false, "nccl_version": null, "net_transport": null, "net_devices": [],
-       "channels": [], "coll_channels": null, "gdr": null, "intra_transports": [],
+       "channels": [], "channels_dropped": 0, "coll_channels": null, "gdr": null, "intra_transports": [],
        "nccl_env": [], "findings": [], "unknown_reason": "no INFO lines"}])json"));
 }
 
