@@ -135,10 +135,16 @@ void ParseInfoLine(absl::string_view text, int self_rank, const NcclUseLimits& l
     absl::string_view number = text.substr(0, coll);
     if (ConsumeInt(&number, &count) && number.empty()) state.use.coll_channels = count;
   } else if (absl::StartsWith(text, "NCCL_")) {
-    // "NCCL_NET set by environment to Socket", param.cc's "... to 0."
-    const size_t set = text.find(" set by environment to ");
+    // "NCCL_NET set by environment to Socket", param.cc's "... to 0.", and
+    // "NCCL_IB_HCA set to =mlx5_0" (recorded from 2.28.3).
+    size_t set = text.find(" set by environment to ");
+    size_t skip = 23;
+    if (set == absl::string_view::npos) {
+      set = text.find(" set to ");
+      skip = 8;
+    }
     if (set == absl::string_view::npos) return;
-    absl::string_view value = text.substr(set + 23);
+    absl::string_view value = text.substr(set + skip);
     if (absl::EndsWith(value, ".")) value.remove_suffix(1);
     std::string entry = Field(text.substr(0, set), limits.max_field_bytes) + "=" +
                         Field(value, limits.max_field_bytes);
@@ -157,12 +163,11 @@ void ParseInfoLine(absl::string_view text, int self_rank, const NcclUseLimits& l
 // The devices of the transport used, each network channel's NIC, and GDR.
 void Resolve(const NcclUseLimits& limits, Parsing& state) {
   if (state.use.net_transport.empty()) state.use.net_transport = state.plugin;
-  // The devices of the transport used (the one listed, when only one is).
+  // The devices of the transport used (none when NCCL chose none: a
+  // failed init lists what it tried).
   const std::map<int, std::string>* listed = nullptr;
   if (auto it = state.devices.find(state.use.net_transport); it != state.devices.end()) {
     listed = &it->second;
-  } else if (state.devices.size() == 1 && state.use.net_transport.empty()) {
-    listed = &state.devices.begin()->second;
   }
   if (listed != nullptr) {
     int next = 0;

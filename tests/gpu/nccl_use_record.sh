@@ -11,7 +11,8 @@
 # cannot show P2P or SHM between two ranks (p2p_shm_off shows that the
 # network path is then all there is). The device tool sends the session's
 # own checkout: from another worktree, send these two files inside the
-# command (e.g. a base64 tarball unpacked into /tmp).
+# command (e.g. a base64 tarball unpacked into /tmp), as the recording in
+# tests/unit/agent/testdata/nccl_logs/recorded was made.
 set -uo pipefail
 out=${OUT:-/tmp}/nccl_logs
 mkdir -p "$out"

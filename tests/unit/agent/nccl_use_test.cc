@@ -152,6 +152,89 @@ TEST(NcclUseTest, GarbageAndOversizedInputNeverCrashAndStayBounded) {
   EXPECT_TRUE(bounded.truncated);
 }
 
+// Recorded on the GPU machine (one H100, NCCL 2.28.3, no InfiniBand; ranks
+// as processes on GPU 0 with distinct NCCL_HOSTIDs): testdata/nccl_logs/
+// recorded, its README names the command.
+TEST(NcclUseRecordedTest, TwoHostsOnSocketsNameEth0AndNoGdr) {
+  for (const int rank : {0, 1}) {
+    const NcclUse use =
+        ParseNcclUse(Fixture(absl::StrCat("recorded/socket2.rank", rank, ".log")), rank);
+    EXPECT_TRUE(use.info_level);
+    EXPECT_EQ(use.nccl_version, "2.28.3+cuda13.0");
+    // IB found no device ("NET/IB : Using [RO]; ..." lists none).
+    EXPECT_EQ(use.net_transport, "Socket");
+    EXPECT_THAT(use.net_devices, ElementsAre("eth0"));
+    EXPECT_EQ(use.coll_channels, 2);
+    ASSERT_EQ(use.channels.size(), 4u);
+    for (const NcclChannelUse& channel : use.channels) {
+      EXPECT_EQ(channel.peer_rank, 1 - rank);
+      EXPECT_EQ(channel.path, "NET/Socket/0");
+      EXPECT_EQ(channel.nic, "eth0");
+    }
+    ASSERT_TRUE(use.gdr.has_value());
+    EXPECT_FALSE(*use.gdr);
+    EXPECT_THAT(use.nccl_env, ::testing::Contains(absl::StrCat("NCCL_HOSTID=host", rank)));
+  }
+}
+
+TEST(NcclUseRecordedTest, OneChannelIsFewerThanTheDefaultTwo) {
+  const NcclUse use = ParseNcclUse(Fixture("recorded/one_channel.rank0.log"), 0);
+  EXPECT_EQ(use.coll_channels, 1);
+  EXPECT_EQ(use.channels.size(), 2u);
+  EXPECT_THAT(use.nccl_env, ::testing::Contains("NCCL_MAX_NCHANNELS=1"));
+}
+
+TEST(NcclUseRecordedTest, AWrongHcaNameFallsBackToSocketsWithoutAWord) {
+  // NCCL_IB_HCA==mlx5_bogus and NCCL_NET unset: NCCL says nothing worse
+  // than INFO and runs on sockets; on a node configured for IB the check
+  // names it (nccl_path_check_test: SocketInsteadOfIb).
+  const NcclUse use = ParseNcclUse(Fixture("recorded/wrong_hca.rank0.log"), 0);
+  EXPECT_EQ(use.net_transport, "Socket");
+  EXPECT_THAT(use.nccl_env, ::testing::Contains("NCCL_IB_HCA==mlx5_bogus"));
+  EXPECT_EQ(use.channels[0].path, "NET/Socket/0");
+}
+
+TEST(NcclUseRecordedTest, P2pAndShmOffBetweenTwoHostsStayOnTheNetwork) {
+  // One GPU cannot show P2P or SHM between two ranks: with distinct host
+  // ids the network is all there is, with or without them.
+  const NcclUse use = ParseNcclUse(Fixture("recorded/p2p_shm_off.rank0.log"), 0);
+  EXPECT_THAT(use.nccl_env, ::testing::IsSupersetOf({"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1"}));
+  for (const NcclChannelUse& channel : use.channels) EXPECT_EQ(channel.path, "NET/Socket/0");
+}
+
+TEST(NcclUseRecordedTest, LoopbackInterfaceAndExplicitSocketNet) {
+  EXPECT_THAT(ParseNcclUse(Fixture("recorded/ifname_lo.rank0.log"), 0).net_devices,
+              ElementsAre("lo"));
+  const NcclUse use = ParseNcclUse(Fixture("recorded/net_socket.rank0.log"), 0);
+  EXPECT_EQ(use.net_transport, "Socket");
+  EXPECT_EQ(use.channels.size(), 4u);
+}
+
+TEST(NcclUseRecordedTest, WorldSizeOneConnectsNothing) {
+  const NcclUse use = ParseNcclUse(Fixture("recorded/world1.rank0.log"), 0);
+  EXPECT_EQ(use.net_transport, "Socket");
+  EXPECT_EQ(use.coll_channels, 64);
+  EXPECT_THAT(use.channels, IsEmpty());
+  EXPECT_FALSE(use.gdr.has_value());  // no network channel: unknown
+}
+
+TEST(NcclUseRecordedTest, FailedInitsChoseNoNetwork) {
+  // NCCL_NET=IB without IB: "Failed to initialize any NET plugin".
+  NcclUse use = ParseNcclUse(Fixture("recorded/net_ib.rank0.log"), 0);
+  EXPECT_TRUE(use.info_level);
+  EXPECT_EQ(use.net_transport, "");
+  EXPECT_THAT(use.net_devices, IsEmpty());
+  EXPECT_THAT(use.nccl_env, ::testing::Contains("NCCL_IB_HCA==mlx5_0"));
+  // NCCL_SOCKET_IFNAME==eth9: "Bootstrap : no socket interface found".
+  use = ParseNcclUse(Fixture("recorded/missing_nic.rank0.log"), 0);
+  EXPECT_EQ(use.net_transport, "");
+  EXPECT_THAT(use.channels, IsEmpty());
+  // Two ranks of one host on one GPU: "Duplicate GPU detected".
+  use = ParseNcclUse(Fixture("recorded/same_host.rank0.log"), 0);
+  EXPECT_EQ(use.net_transport, "Socket");
+  EXPECT_THAT(use.channels, IsEmpty());
+}
+
 TEST(EvidenceCollectorNcclUseTest, EachNcclRankSaysWhatItUsedOrWhyThatIsUnknown) {
   const std::map<std::string, std::string> logs = {
       {"/logs/rank-0.log", Fixture("ib_rails_rank0.log")},
