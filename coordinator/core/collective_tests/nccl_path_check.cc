@@ -204,8 +204,9 @@ std::vector<std::pair<int, std::vector<std::string>>> FindPathMismatches(
     }
     if (channel_count.has_value() && use.coll_channels() > 0 &&
         use.coll_channels() < *channel_count) {
-      out.push_back(absl::StrCat(use.coll_channels(), " channels, fewer than the test's majority (",
-                                 *channel_count, ")"));
+      out.push_back(absl::StrCat(use.coll_channels(),
+                                 use.coll_channels() == 1 ? " channel" : " channels",
+                                 ", fewer than the test's majority (", *channel_count, ")"));
     }
     if (intra_majority.has_value() && use.intra_transports_size() > 0 &&
         Joined(use.intra_transports()) != *intra_majority) {

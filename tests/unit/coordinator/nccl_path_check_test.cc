@@ -167,6 +167,9 @@ TEST(NcclPathCheckTest, FewerChannelsThanTheMajority) {
   v1::TestReport report = Healthy();
   report.mutable_nic_use(0)->set_coll_channels(2);
   EXPECT_THAT(FindingsOf(report, 0), ElementsAre("2 channels, fewer than the test's majority (4)"));
+  report = Healthy();
+  report.mutable_nic_use(0)->set_coll_channels(1);
+  EXPECT_THAT(FindingsOf(report, 0), ElementsAre("1 channel, fewer than the test's majority (4)"));
   // More than the majority is not a finding.
   report = Healthy();
   report.mutable_nic_use(0)->set_coll_channels(8);
