@@ -1,8 +1,10 @@
 #include "agent/core/evidence_collector.h"
 
+#include <set>
 #include <utility>
 
 #include "agent/core/nccl_log.h"
+#include "agent/core/nccl_use.h"
 
 namespace eb::agent {
 namespace v1 = ebnccl::v1;
@@ -77,13 +79,37 @@ void EvidenceCollector::AddNicUse(const SupervisedTest& test,
   if (!readers_.read_log || test.launch.spec().transport() != v1::TRANSPORT_NCCL) return;
   for (const SupervisedWorker& worker : test.workers) {
     if (!worker.spawned) continue;
-    std::vector<std::string> nics =
-        ParseNicUse(readers_.read_log(worker.log_path, true, kLogHeadBytes));
-    if (nics.empty()) continue;
+    const int rank = worker.assignment.rank();
+    const std::string head = readers_.read_log(worker.log_path, true, kLogHeadBytes);
+    NcclUse parsed = ParseNcclUse(head, rank);
+    // A rank that logged nothing (it never started NCCL) has nothing to say.
+    if (!parsed.info_level && head.find(" NCCL ") == std::string::npos) continue;
     v1::RankNicUse& use = *evidence.add_nic_use();
-    use.set_rank(worker.assignment.rank());
+    use.set_rank(rank);
     use.set_node_name(worker.assignment.node_name());
-    for (std::string& nic : nics) *use.add_nics() = std::move(nic);
+    use.set_info_level(parsed.info_level);
+    if (!parsed.info_level) {
+      use.set_unknown_reason(
+          "no NCCL INFO lines in its log (NCCL_DEBUG below INFO): what NCCL used is unknown");
+      continue;
+    }
+    use.set_nccl_version(parsed.nccl_version);
+    use.set_net_transport(parsed.net_transport);
+    for (std::string& device : parsed.net_devices) *use.add_net_devices() = std::move(device);
+    std::set<std::string> nics;
+    for (NcclChannelUse& channel : parsed.channels) {
+      if (!channel.nic.empty()) nics.insert(channel.nic);
+      v1::NcclChannelPath& out = *use.add_channels();
+      out.set_channel(channel.channel);
+      out.set_peer_rank(channel.peer_rank);
+      out.set_path(std::move(channel.path));
+      out.set_nic(std::move(channel.nic));
+      out.set_send(channel.send);
+    }
+    for (const std::string& nic : nics) *use.add_nics() = nic;
+    use.set_coll_channels(parsed.coll_channels);
+    if (parsed.gdr.has_value()) use.set_gdr(*parsed.gdr);
+    for (std::string& entry : parsed.nccl_env) *use.add_nccl_env() = std::move(entry);
   }
 }
 

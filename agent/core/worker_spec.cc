@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "agent/core/env_policy.h"
 #include "agent/core/fabric_config.h"
 #include "common/spec/worker_token.h"
@@ -27,8 +30,21 @@ std::string NcclDebugAtLeastWarn(const std::vector<std::string>& env) {
     if (level == "INFO" || level == "ABORT" || level == "TRACE" || level == "WARN") {
       return entry.substr(std::string("NCCL_DEBUG=").size());
     }
+    return "WARN";  // set quieter: its warnings at least
   }
-  return "WARN";
+  // Unset: INFO, whose init lines say what NCCL used (issue 29, item 4).
+  return "INFO";
+}
+
+bool NcclVersionAtLeast(absl::string_view version, int major, int minor, int patch) {
+  int parts[3] = {0, 0, 0};
+  int index = 0;
+  for (absl::string_view part : absl::StrSplit(version.substr(0, version.find('+')), '.')) {
+    if (index >= 3 || !absl::SimpleAtoi(part, &parts[index])) return false;
+    ++index;
+  }
+  if (index < 2) return false;
+  return std::make_tuple(parts[0], parts[1], parts[2]) >= std::make_tuple(major, minor, patch);
 }
 
 bool IsPassedThrough(const std::string& env_entry) {
@@ -117,6 +133,24 @@ common::ProcessSpec BuildWorkerSpec(const AgentCoreConfig& config, const WorkerL
     std::erase_if(spec.env,
                   [](const std::string& entry) { return absl::StartsWith(entry, "NCCL_DEBUG="); });
     spec.env.insert(std::upper_bound(spec.env.begin(), spec.env.end(), floor), floor);
+    auto set_unless_given = [&spec](absl::string_view name, absl::string_view value) {
+      const std::string prefix = absl::StrCat(name, "=");
+      for (const std::string& entry : spec.env) {
+        if (absl::StartsWith(entry, prefix)) return;
+      }
+      const std::string entry = absl::StrCat(prefix, value);
+      spec.env.insert(std::upper_bound(spec.env.begin(), spec.env.end(), entry), entry);
+    };
+    // What NCCL really used (issue 29, item 4): its init, environment and
+    // network lines, unless the operator or the test chose the subsystems.
+    if (floor == "NCCL_DEBUG=INFO") set_unless_given("NCCL_DEBUG_SUBSYS", "INIT,ENV,NET");
+    // NCCL >= 2.29.7 can fail an IB connection over to another port: a dead
+    // port would then be a slower pass, not a failure. Pinned off (its
+    // default there, pinned against an inherited or future default) unless
+    // set; the rank's ENV line records the value NCCL read.
+    if (NcclVersionAtLeast(config.nccl_version, 2, 29, 7)) {
+      set_unless_given("NCCL_IB_RESILIENCY_PORT_FAILOVER", "0");
+    }
     if (!worker.nccl_ras_address.empty()) {
       // The test's own RAS port: concurrent tests on this node must not
       // share NCCL's default one (the agent queries it on a failure).

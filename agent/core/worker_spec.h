@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "agent/core/agent_core_config.h"
 #include "common/process/process_launcher.h"
 #include "ebnccl/v1/agent.pb.h"
@@ -60,8 +61,11 @@ std::vector<std::string> BuildWorkerEnv(const AgentCoreConfig& config,
 // GPU is the assignment's device_index, selected with cudaSetDevice;
 // CUDA_VISIBLE_DEVICES is never set (it would remap the indices and disable
 // CUDA IPC between local ranks, NVIDIA/nccl#129). An NCCL test's workers
-// always log NCCL's warnings: NCCL_DEBUG is raised to WARN when it is unset
-// or quieter (NcclDebugAtLeastWarn), and get the test's own RAS port
+// always log NCCL's warnings: NCCL_DEBUG is INFO when unset (with
+// NCCL_DEBUG_SUBSYS=INIT,ENV,NET unless set: what NCCL used, issue 29 item
+// 4) and raised to WARN when quieter (NcclDebugAtLeastWarn); with NCCL >=
+// 2.29.7 (config.nccl_version) NCCL_IB_RESILIENCY_PORT_FAILOVER=0 unless
+// set (a dead port fails the test); and they get the test's own RAS port
 // (NCCL_RAS_ADDR = worker.nccl_ras_address, over any other value) when the
 // agent gave one.
 common::ProcessSpec BuildWorkerSpec(const AgentCoreConfig& config, const WorkerLaunch& worker);
@@ -73,8 +77,13 @@ common::ProcessSpec BuildNcclProbeSpec(const AgentCoreConfig& config,
                                        const std::vector<std::string>& agent_env);
 
 // The NCCL_DEBUG level a worker runs with, given its environment: the one
-// set when it is WARN or more verbose (INFO, ABORT, TRACE), else "WARN".
+// set when it is WARN or more verbose (INFO, ABORT, TRACE), "WARN" when set
+// quieter, "INFO" when unset.
 std::string NcclDebugAtLeastWarn(const std::vector<std::string>& env);
+
+// `version` ("2.29.7", "2.28.3+cuda13.0") is at least major.minor.patch;
+// false when it does not read as a version.
+bool NcclVersionAtLeast(absl::string_view version, int major, int minor, int patch);
 
 // Directory of a test's logs: <run_dir>/logs/<test_id>.
 std::string WorkerLogDir(const std::string& run_dir, const std::string& test_id);

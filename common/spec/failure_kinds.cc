@@ -24,6 +24,9 @@ constexpr FailureKindRow kCommunicationError{4, Exit::kCommunication, false, tru
                                              Blame::kNamedNode};
 constexpr FailureKindRow kWrongData{5, Exit::kCheckFailed, false, false, Blame::kNamedNode};
 constexpr FailureKindRow kBelowMinBusbw{6, Exit::kCheckFailed, false, true, Blame::kMeasurement};
+// NCCL took another path than configured or than the test's majority: the
+// named rank's node (its configuration or hardware), whatever it measured.
+constexpr FailureKindRow kUnexpectedPath{6, Exit::kCheckFailed, false, false, Blame::kNamedNode};
 constexpr FailureKindRow kInterrupted{7, Exit::kInterrupted, false, false, Blame::kInfrastructure};
 constexpr FailureKindRow kInternal{7, Exit::kInternal, false, false, Blame::kInfrastructure};
 
@@ -52,6 +55,8 @@ const FailureKindRow& RowOf(v1::FailureKind kind) {
       return kWrongData;
     case v1::FAILURE_KIND_BELOW_MIN_BUSBW:
       return kBelowMinBusbw;
+    case v1::FAILURE_KIND_UNEXPECTED_PATH:
+      return kUnexpectedPath;
     case v1::FAILURE_KIND_INTERRUPTED:
       return kInterrupted;
     case v1::FAILURE_KIND_INTERNAL:

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/spec/failure_kinds.h"
+#include "coordinator/core/collective_tests/nccl_path_check.h"
 
 namespace eb::coordinator {
 namespace v1 = ebnccl::v1;
@@ -177,6 +178,17 @@ void MergeNodeEvidence(const std::string& node, const v1::NodeTestEvidence& evid
     bool unexpected = false;
     for (const std::string& nic : use.nics()) unexpected |= !expected.empty() && nic != expected;
     out.set_unexpected(unexpected);
+    // The node's own peers from every channel, then the channels bounded.
+    ClassifyIntraNode(report, out);
+    int kept_channels = 0;
+    for (const v1::RankNicUse& other : report.nic_use()) kept_channels += other.channels_size();
+    kept_channels -= out.channels_size();
+    const int keep = std::max(0, std::min({out.channels_size(), kMaxRankNcclChannels,
+                                           kMaxTestNcclChannels - kept_channels}));
+    if (keep < out.channels_size()) {
+      out.set_channels_dropped(out.channels_size() - keep);
+      out.mutable_channels()->DeleteSubrange(keep, out.channels_size() - keep);
+    }
   }
 }
 

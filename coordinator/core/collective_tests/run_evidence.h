@@ -19,6 +19,11 @@ inline constexpr size_t kMaxTestNcclWarningBytes = 64 * 1024;
 // agent keeps at most 16 KiB; every node's RAS describes the whole job, so
 // the first replies say most of it).
 inline constexpr size_t kMaxTestNcclRasBytes = 64 * 1024;
+// What NCCL used (issue 29, item 4): the channel connections kept per rank
+// and per test (about 100 bytes each); the rest are counted in
+// RankNicUse.channels_dropped.
+inline constexpr int kMaxRankNcclChannels = 128;
+inline constexpr int kMaxTestNcclChannels = 8192;
 
 // The HCA the node's inventory names closest to GPU `device_index`
 // (GpuInfo.nearest_hca), or "".

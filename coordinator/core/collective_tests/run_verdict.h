@@ -46,8 +46,12 @@ void JudgeDataCheck(absl::Span<const RankResults> ranks, ebnccl::v1::TestReport&
 // collective, only when the data was right (exactly nccl-tests' check).
 void JudgeMinBusbw(absl::Span<const RankResults> ranks, ebnccl::v1::TestReport& report);
 
+// UNEXPECTED_PATH for each rank whose NCCL took another path than its node
+// is configured for or than the test's majority (nccl_path_check.h).
+void JudgeNcclPaths(absl::Span<const RankResults> ranks, ebnccl::v1::TestReport& report);
+
 // The checks, in order; a new finding is one more entry.
-inline constexpr RunCheck kRunChecks[] = {&JudgeDataCheck, &JudgeMinBusbw};
+inline constexpr RunCheck kRunChecks[] = {&JudgeDataCheck, &JudgeMinBusbw, &JudgeNcclPaths};
 
 // Runs every check of kRunChecks.
 void RunChecks(absl::Span<const RankResults> ranks, ebnccl::v1::TestReport& report);

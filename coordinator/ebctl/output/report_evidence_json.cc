@@ -68,15 +68,45 @@ json NcclRasToJson(const v1::TestReport& report) {
   return nodes;
 }
 
+namespace {
+
+json ChannelsToJson(const v1::RankNicUse& use) {
+  json channels = json::array();
+  for (const v1::NcclChannelPath& channel : use.channels()) {
+    channels.push_back(json{{"channel", channel.channel()},
+                            {"peer_rank", channel.peer_rank()},
+                            {"path", channel.path()},
+                            {"nic", channel.nic().empty() ? json() : json(channel.nic())},
+                            {"send", channel.send()}});
+  }
+  return channels;
+}
+
+}  // namespace
+
 json NicUseToJson(const v1::TestReport& report) {
   json ranks = json::array();
   for (const v1::RankNicUse& use : report.nic_use()) {
-    ranks.push_back(
-        json{{"rank", use.rank()},
-             {"node", use.node_name()},
-             {"nics", std::vector<std::string>(use.nics().begin(), use.nics().end())},
-             {"expected_hca", use.expected_hca().empty() ? json() : json(use.expected_hca())},
-             {"unexpected", use.unexpected()}});
+    ranks.push_back(json{
+        {"rank", use.rank()},
+        {"node", use.node_name()},
+        {"nics", std::vector<std::string>(use.nics().begin(), use.nics().end())},
+        {"expected_hca", use.expected_hca().empty() ? json() : json(use.expected_hca())},
+        {"unexpected", use.unexpected()},
+        {"info_level", use.info_level()},
+        {"nccl_version", use.nccl_version().empty() ? json() : json(use.nccl_version())},
+        {"net_transport", use.net_transport().empty() ? json() : json(use.net_transport())},
+        {"net_devices",
+         std::vector<std::string>(use.net_devices().begin(), use.net_devices().end())},
+        {"channels", ChannelsToJson(use)},
+        {"channels_dropped", use.channels_dropped()},
+        {"coll_channels", use.coll_channels() > 0 ? json(use.coll_channels()) : json()},
+        {"gdr", use.has_gdr() ? json(use.gdr()) : json()},
+        {"intra_transports",
+         std::vector<std::string>(use.intra_transports().begin(), use.intra_transports().end())},
+        {"nccl_env", std::vector<std::string>(use.nccl_env().begin(), use.nccl_env().end())},
+        {"findings", std::vector<std::string>(use.findings().begin(), use.findings().end())},
+        {"unknown_reason", use.unknown_reason().empty() ? json() : json(use.unknown_reason())}});
   }
   return ranks;
 }

@@ -223,11 +223,31 @@ std::string NcclBlock(const v1::TestReport& report) {
     absl::StrAppend(&out, "# Drift (--allow-drift): ", line, "\n");
   }
   for (const v1::RankNicUse& use : report.nic_use()) {
+    if (!use.info_level() && !use.unknown_reason().empty()) {
+      absl::StrAppendFormat(&out, "# rank %d (%s): NCCL paths unknown: %s\n", use.rank(),
+                            use.node_name(), use.unknown_reason());
+      continue;
+    }
     absl::StrAppendFormat(&out, "# rank %d (%s): NCCL used %s%s\n", use.rank(), use.node_name(),
-                          absl::StrJoin(use.nics(), ","),
+                          use.nics().empty() ? "no NIC" : absl::StrJoin(use.nics(), ","),
                           use.unexpected()
                               ? absl::StrCat(", NOT its nearest HCA ", use.expected_hca())
                               : std::string());
+    if (!use.info_level()) continue;
+    // What NCCL really used (issue 29, item 4).
+    absl::StrAppendFormat(
+        &out, "#   net %s, %d channels, GDR %s, own node via %s%s%s\n",
+        use.net_transport().empty() ? "none" : use.net_transport(), use.coll_channels(),
+        use.has_gdr() ? (use.gdr() ? "on" : "off") : "-",
+        use.intra_transports().empty() ? "-" : absl::StrJoin(use.intra_transports(), ","),
+        use.nccl_version().empty() ? "" : ", NCCL ", use.nccl_version());
+    if (use.channels_dropped() > 0) {
+      absl::StrAppendFormat(&out, "#   (%d channel connections not kept in the report)\n",
+                            use.channels_dropped());
+    }
+    for (const std::string& finding : use.findings()) {
+      absl::StrAppendFormat(&out, "#   MISMATCH: rank %d %s\n", use.rank(), finding);
+    }
   }
   if (report.nccl_warnings_size() > 0) {
     out += "# NCCL warnings (last lines of each rank's log)\n";

@@ -167,7 +167,9 @@ TEST_F(WorkerSpecTest, NcclWorkersAlwaysLogAtLeastNcclsWarnings) {
   // Issue 12, part 5: a failure's report carries NCCL's last warnings, so
   // an NCCL worker always runs with NCCL_DEBUG=WARN or more verbose.
   launch_.mutable_spec()->set_transport(v1::TRANSPORT_NCCL);
-  EXPECT_EQ(EnvMap(BuildWorkerSpec(config_, Worker()).env).at("NCCL_DEBUG"), "WARN");
+  // Unset: INFO, for what NCCL used (issue 29, item 4).
+  EXPECT_EQ(EnvMap(BuildWorkerSpec(config_, Worker()).env).at("NCCL_DEBUG"), "INFO");
+  EXPECT_EQ(EnvMap(BuildWorkerSpec(config_, Worker()).env).at("NCCL_DEBUG_SUBSYS"), "INIT,ENV,NET");
   EXPECT_EQ(EnvMap(BuildWorkerSpec(config_, Worker({"NCCL_DEBUG=VERSION"})).env).at("NCCL_DEBUG"),
             "WARN");
   (*launch_.mutable_spec()->mutable_nccl_env())["NCCL_DEBUG"] = "INFO";
@@ -176,10 +178,36 @@ TEST_F(WorkerSpecTest, NcclWorkersAlwaysLogAtLeastNcclsWarnings) {
   EXPECT_TRUE(std::is_sorted(spec.env.begin(), spec.env.end()));
   EXPECT_EQ(NcclDebugAtLeastWarn({"NCCL_DEBUG=trace"}), "trace");
   EXPECT_EQ(NcclDebugAtLeastWarn({"NCCL_DEBUG=NONE"}), "WARN");
+  EXPECT_EQ(NcclDebugAtLeastWarn({}), "INFO");
   // Gloo workers load no NCCL: their environment is left as it was.
   launch_.mutable_spec()->set_transport(v1::TRANSPORT_GLOO);
   launch_.mutable_spec()->clear_nccl_env();
   EXPECT_FALSE(EnvMap(BuildWorkerSpec(config_, Worker()).env).contains("NCCL_DEBUG"));
+}
+
+TEST_F(WorkerSpecTest, IbPortFailoverIsPinnedOffFromNccl2297UnlessSet) {
+  // Issue 29, item 4: a dead port must fail the test, not pass it slower.
+  launch_.mutable_spec()->set_transport(v1::TRANSPORT_NCCL);
+  config_.nccl_version = "2.28.3";
+  EXPECT_FALSE(
+      EnvMap(BuildWorkerSpec(config_, Worker()).env).contains("NCCL_IB_RESILIENCY_PORT_FAILOVER"));
+  config_.nccl_version = "2.29.7";
+  const common::ProcessSpec spec = BuildWorkerSpec(config_, Worker());
+  EXPECT_EQ(EnvMap(spec.env).at("NCCL_IB_RESILIENCY_PORT_FAILOVER"), "0");
+  EXPECT_TRUE(std::is_sorted(spec.env.begin(), spec.env.end()));
+  // The operator's choice stands (and NCCL's ENV line records it).
+  EXPECT_EQ(EnvMap(BuildWorkerSpec(config_, Worker({"NCCL_IB_RESILIENCY_PORT_FAILOVER=1"})).env)
+                .at("NCCL_IB_RESILIENCY_PORT_FAILOVER"),
+            "1");
+  // A chosen NCCL_DEBUG_SUBSYS stands too.
+  EXPECT_EQ(EnvMap(BuildWorkerSpec(config_, Worker({"NCCL_DEBUG_SUBSYS=ALL"})).env)
+                .at("NCCL_DEBUG_SUBSYS"),
+            "ALL");
+  EXPECT_TRUE(NcclVersionAtLeast("2.30.7", 2, 29, 7));
+  EXPECT_TRUE(NcclVersionAtLeast("2.29.7+cuda13.0", 2, 29, 7));
+  EXPECT_FALSE(NcclVersionAtLeast("2.29.3", 2, 29, 7));
+  EXPECT_FALSE(NcclVersionAtLeast("", 2, 29, 7));
+  EXPECT_FALSE(NcclVersionAtLeast("garbage", 2, 29, 7));
 }
 
 TEST_F(WorkerSpecTest, DeviceOrderIsAlwaysPciBusId) {

@@ -71,8 +71,8 @@ TEST(AgentConfigFileTest, ExampleIsAnEightGpuRoceNode) {
   EXPECT_EQ(config.worker_socket_linger, defaults.worker_socket_linger);
   EXPECT_EQ(config.reconnect_initial, defaults.reconnect_initial);
   EXPECT_EQ(config.reconnect_max, defaults.reconnect_max);
-  EXPECT_THAT(config.worker_env,
-              ElementsAre("NCCL_DEBUG=WARN", "NCCL_IB_QPS_PER_CONNECTION=2", "NCCL_IB_TC=106"));
+  EXPECT_THAT(config.worker_env, ElementsAre("NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=INIT,ENV,NET",
+                                             "NCCL_IB_QPS_PER_CONNECTION=2", "NCCL_IB_TC=106"));
   EXPECT_EQ(settings.log_level, "info");
   EXPECT_EQ(settings.log_file, "");
   EXPECT_EQ(settings.config.metrics_listen, "");

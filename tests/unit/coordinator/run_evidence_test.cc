@@ -198,5 +198,26 @@ TEST(TestEvidenceTest, ARankWhoseNcclUsedAnotherNicIsFlagged) {
               HasSubstr("rank 3 (a800-1) used mlx5_100, not its nearest HCA mlx5_101"));
 }
 
+TEST(TestEvidenceTest, ChannelsAreBoundedPerRankAfterTheIntraNodeTransportsAreTaken) {
+  // Issue 29, item 4: 200 channel connections of rank 2, the last one to
+  // its node's peer over SHM.
+  v1::TestReport report = Report();
+  v1::NodeTestEvidence evidence;
+  v1::RankNicUse& use = *evidence.add_nic_use();
+  use.set_rank(2);
+  use.set_info_level(true);
+  for (int i = 0; i < 200; ++i) {
+    v1::NcclChannelPath& channel = *use.add_channels();
+    channel.set_channel(i % 32);
+    channel.set_peer_rank(i == 199 ? 3 : 0);
+    channel.set_path(i == 199 ? "SHM/direct" : "NET/IB/0/GDRDMA");
+  }
+  MergeNodeEvidence("a800-1", evidence, report);
+  ASSERT_EQ(report.nic_use_size(), 1);
+  EXPECT_EQ(report.nic_use(0).channels_size(), kMaxRankNcclChannels);
+  EXPECT_EQ(report.nic_use(0).channels_dropped(), 200 - kMaxRankNcclChannels);
+  EXPECT_THAT(report.nic_use(0).intra_transports(), ElementsAre("SHM/direct"));
+}
+
 }  // namespace
 }  // namespace eb::coordinator

@@ -244,6 +244,53 @@ TEST_F(TestRunResultsTest, AverageBusbwAtTheMinimumPasses) {
   EXPECT_EQ(report().state(), v1::TEST_STATE_PASSED);
 }
 
+// Issue 29, item 4: the bandwidth passes, but rank 3's NCCL used sockets on
+// a node configured for IB: FAILED, UNEXPECTED_PATH naming it (exit 7).
+TEST_F(TestRunResultsTest, ARankOnAnotherPathThanConfiguredFailsAFineSweep) {
+  edit_inventory_ = [](int, v1::NodeInventory& inventory) {
+    inventory.add_hcas()->set_name("mlx5_0");
+  };
+  CreateAndStart();
+  RunWholeSweep();
+  for (const std::string node : {"node-a", "node-b"}) {
+    v1::NodeTestEvidence evidence;
+    for (int rank = node == "node-a" ? 0 : 2, last = rank + 2; rank < last; ++rank) {
+      v1::RankNicUse& use = *evidence.add_nic_use();
+      use.set_rank(rank);
+      use.set_info_level(true);
+      use.set_net_transport(rank == 3 ? "Socket" : "IB");
+    }
+    run_->OnNodeEvidence(node, evidence);
+  }
+  AllNodesStopped();
+  ASSERT_TRUE(run_->finished());
+  EXPECT_EQ(report().state(), v1::TEST_STATE_FAILED);
+  ASSERT_EQ(report().failures_size(), 1);
+  EXPECT_EQ(report().failures(0).kind(), v1::FAILURE_KIND_UNEXPECTED_PATH);
+  EXPECT_EQ(report().failures(0).rank(), 3);
+  EXPECT_THAT(report().summary(),
+              HasSubstr("NCCL's path: used NET/Socket instead of NET/IB (HCAs configured: "
+                        "mlx5_0)"));
+  EXPECT_THAT(report().nic_use(3).findings(), SizeIs(1));
+}
+
+// A rank whose log had no INFO lines is unknown: the test passes.
+TEST_F(TestRunResultsTest, UnknownNcclPathsNeverFailATest) {
+  edit_inventory_ = [](int, v1::NodeInventory& inventory) {
+    inventory.add_hcas()->set_name("mlx5_0");
+  };
+  CreateAndStart();
+  RunWholeSweep();
+  v1::NodeTestEvidence evidence;
+  v1::RankNicUse& use = *evidence.add_nic_use();
+  use.set_rank(0);
+  use.set_unknown_reason("no NCCL INFO lines in its log (NCCL_DEBUG below INFO)");
+  run_->OnNodeEvidence("node-a", evidence);
+  AllNodesStopped();
+  ASSERT_TRUE(run_->finished());
+  EXPECT_EQ(report().state(), v1::TEST_STATE_PASSED);
+}
+
 TEST_F(TestRunResultsTest, NothingIsPublishedOrSentAfterTheTestFinished) {
   CreateAndStart();
   RunWholeSweep();

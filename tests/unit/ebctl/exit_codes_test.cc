@@ -70,6 +70,7 @@ TEST(ExitCodeForReportTest, FailedByEveryPrimaryFailureKind) {
       {v1::FAILURE_KIND_INTERRUPTED, kExitInterrupted},
       {v1::FAILURE_KIND_TOO_SLOW, kExitCheckFailed},
       {v1::FAILURE_KIND_NO_PROGRESS, kExitTimeout},
+      {v1::FAILURE_KIND_UNEXPECTED_PATH, kExitCheckFailed},
       {static_cast<v1::FailureKind>(99), kExitInternal},
   };
   for (const auto& c : kCases) {
@@ -80,7 +81,7 @@ TEST(ExitCodeForReportTest, FailedByEveryPrimaryFailureKind) {
         << v1::FailureKind_Name(c.kind);
   }
   // Every known kind is covered above.
-  EXPECT_EQ(v1::FailureKind_MAX, v1::FAILURE_KIND_NO_PROGRESS);
+  EXPECT_EQ(v1::FailureKind_MAX, v1::FAILURE_KIND_UNEXPECTED_PATH);
 }
 
 TEST(ExitCodeForReportTest, StateWinsOverFailureKind) {

@@ -179,6 +179,47 @@ TEST(ReportToJsonTest, NcclRasStatusPerNode) {
        "error": "RAS accepted the connection but did not answer within 3s"}])"));
 }
 
+TEST(ReportToJsonTest, WhatNcclUsedPerRank) {
+  // Issue 29, item 4: unknown values are null.
+  v1::TestReport report = testing::TwoRankReport();
+  v1::RankNicUse& use = *report.add_nic_use();
+  use.set_rank(1);
+  use.set_node_name("host2");
+  use.add_nics("mlx5_100");
+  use.set_info_level(true);
+  use.set_net_transport("IB");
+  use.add_net_devices("mlx5_100");
+  v1::NcclChannelPath& channel = *use.add_channels();
+  channel.set_channel(2);
+  channel.set_peer_rank(0);
+  channel.set_path("NET/IB/0/GDRDMA");
+  channel.set_nic("mlx5_100");
+  channel.set_send(true);
+  use.set_coll_channels(4);
+  use.set_gdr(true);
+  use.add_intra_transports("P2P/CUMEM");
+  use.add_nccl_env("NCCL_IB_RESILIENCY_PORT_FAILOVER=0");
+  use.add_findings("used mlx5_100 for rail 1 (expected mlx5_101)");
+  v1::RankNicUse& unknown = *report.add_nic_use();
+  unknown.set_rank(0);
+  unknown.set_node_name("host1");
+  unknown.set_unknown_reason("no INFO lines");
+  EXPECT_EQ(ReportToJson(report)["nic_use"], json::parse(R"json([
+      {"rank": 1, "node": "host2", "nics": ["mlx5_100"], "expected_hca": null,
+       "unexpected": false, "info_level": true, "nccl_version": null, "net_transport": "IB",
+       "net_devices": ["mlx5_100"],
+       "channels": [{"channel": 2, "peer_rank": 0, "path": "NET/IB/0/GDRDMA",
+                     "nic": "mlx5_100", "send": true}], "channels_dropped": 0,
+       "coll_channels": 4, "gdr": true, "intra_transports": ["P2P/CUMEM"],
+       "nccl_env": ["NCCL_IB_RESILIENCY_PORT_FAILOVER=0"],
+       "findings": ["used mlx5_100 for rail 1 (expected mlx5_101)"], "unknown_reason": null
+},
+      {"rank": 0, "node": "host1", "nics": [], "expected_hca": null, "unexpected": false,
+       "info_level": false, "nccl_version": null, "net_transport": null, "net_devices": [],
+       "channels": [], "channels_dropped": 0, "coll_channels": null, "gdr": null, "intra_transports": [],
+       "nccl_env": [], "findings": [], "unknown_reason": "no INFO lines"}])json"));
+}
+
 TEST(ReportToJsonTest, SlowestRank) {
   const json slowest = ReportToJson(testing::TwoRankReport())["slowest_rank"];
   EXPECT_EQ(slowest["rank"], 1);

@@ -344,6 +344,33 @@ TEST(TableFooterTest, PortCountersNcclWarningsNicUseAndDrift) {
   EXPECT_LT(footer.find("# HCA port counters"), footer.find("# Result:"));
 }
 
+TEST(TableFooterTest, WhatNcclUsedItsMismatchesAndUnknownRanks) {
+  // Issue 29, item 4.
+  v1::TestReport report = testing::TwoRankReport();
+  v1::RankNicUse& used = *report.add_nic_use();
+  used.set_rank(0);
+  used.set_node_name("host1");
+  used.set_info_level(true);
+  used.add_nics("eth0");
+  used.set_net_transport("Socket");
+  used.set_coll_channels(2);
+  used.set_gdr(false);
+  used.set_nccl_version("2.28.3+cuda13.0");
+  used.add_findings("used NET/Socket instead of NET/IB (HCAs configured: mlx5_100)");
+  v1::RankNicUse& unknown = *report.add_nic_use();
+  unknown.set_rank(1);
+  unknown.set_node_name("host2");
+  unknown.set_unknown_reason("no NCCL INFO lines in its log (NCCL_DEBUG below INFO)");
+  const std::string footer = TableFooter(report);
+  EXPECT_THAT(footer, HasSubstr("# rank 0 (host1): NCCL used eth0\n"
+                                "#   net Socket, 2 channels, GDR off, own node via -, NCCL "
+                                "2.28.3+cuda13.0\n"
+                                "#   MISMATCH: rank 0 used NET/Socket instead of NET/IB (HCAs "
+                                "configured: mlx5_100)\n"
+                                "# rank 1 (host2): NCCL paths unknown: no NCCL INFO lines in its "
+                                "log (NCCL_DEBUG below INFO)\n"));
+}
+
 }  // namespace
 }  // namespace eb::ebctl
 

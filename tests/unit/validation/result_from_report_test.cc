@@ -224,6 +224,16 @@ TEST(ValidationOutcomeTest, NoProgressIsHardwareNamingEveryNodeOfTheTest) {
   }
 }
 
+// Issue 29, item 4: NCCL took another path than configured on one rank: a
+// hardware failure of that rank's node, however good the bandwidth.
+TEST(ValidationOutcomeTest, UnexpectedPathIsHardwareNamingTheRanksNode) {
+  v1::TestReport report = Report(v1::TEST_STATE_FAILED, true);
+  AddFailure(report, v1::FAILURE_KIND_UNEXPECTED_PATH, "b");
+  const TestResult r = ResultFromReport(1, report);
+  EXPECT_EQ(r.outcome, TestOutcome::kHardwareFailure);
+  EXPECT_THAT(r.nodes, ElementsAre("b"));
+}
+
 // A size too big for the step deadline is a measurement: completed with the
 // rows measured, cut short (graded slow), not an infrastructure failure.
 TEST(ValidationOutcomeTest, TooSlowIsCompletedCutShortWithTheRowsMeasured) {
