@@ -103,6 +103,14 @@ std::optional<Action> DecideBad(const SchedulerNode& node, const NodeHistory& hi
                                  policy.confirmations_to_drain),
                  history.latest_bad);
   }
+  if (history.confirmed_bad >= policy.confirmations_to_drain) {
+    // Said once, and never drained (the guard held it back, or the
+    // integration was off): a re-test decides, not an old report.
+    return Leave(node, LeaveWhy::kStaleEvidence,
+                 absl::StrCat("confirmed bad, but older than ",
+                              absl::FormatDuration(policy.evidence_max_age), ": re-test it"),
+                 history.latest_bad);
+  }
   if (history.suspect_bad) {
     return Leave(node, LeaveWhy::kSuspectOnly, "suspect, not confirmed: suspect never drains");
   }

@@ -60,6 +60,8 @@ std::string LeaveWhyName(LeaveWhy why) {
       return "fleet-wide slowdown";
     case LeaveWhy::kNoEvidence:
       return "no evidence";
+    case LeaveWhy::kStaleEvidence:
+      return "stale evidence";
   }
   return "none";
 }

@@ -115,6 +115,7 @@ enum class LeaveWhy {
   kUnfitNotDrained,        // confirmed unfit, and drain_unfit is off
   kFleetWideSlowdown,      // degraded in a validation that found the fleet slow
   kNoEvidence,             // drained by us, and no verdict of it is known
+  kStaleEvidence,          // confirmed bad, but older than evidence_max_age: re-test it
 };
 std::string LeaveWhyName(LeaveWhy why);
 

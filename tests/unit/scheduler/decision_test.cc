@@ -116,7 +116,7 @@ TEST(DecisionTest, WhatTheVerdictsOfAnIdleNodeLeadTo) {
        {Bad("n1", "v-1", 25)},
        {},
        ActionKind::kLeave,
-       LeaveWhy::kNone},
+       LeaveWhy::kStaleEvidence},
   };
   for (const VerdictCase& c : cases) {
     SCOPED_TRACE(c.name);
@@ -275,6 +275,18 @@ TEST(DecisionTest, AFleetWideSlowdownIsOneFindingNotDrains) {
   }
   // Wrong data is not slowness: the failed node is still drained.
   EXPECT_EQ(ActionFor(decision, "n7").kind, ActionKind::kDrain);
+}
+
+TEST(DecisionTest, ARoundThatRetestsOnlyTheSuspectsIsNotAFleetWideSlowdown) {
+  // 3 of 3 judged nodes slow, but 3 of 20 is not the fleet (coverage 50%).
+  SchedulerPolicy policy;
+  policy.max_drained_share = 0.5;
+  const Decision decision = MustDecide(
+      Input(Fleet(20), {Bad("n1", "v-9", 1), Bad("n2", "v-9", 1), Bad("n3", "v-9", 1)}, policy));
+  EXPECT_TRUE(decision.findings.empty());
+  for (const char* node : {"n1", "n2", "n3"}) {
+    EXPECT_EQ(ActionFor(decision, node).kind, ActionKind::kDrain) << node;
+  }
 }
 
 TEST(DecisionTest, HalfTheFleetSlowIsNotAFleetWideSlowdown) {
