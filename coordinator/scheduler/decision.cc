@@ -316,4 +316,18 @@ absl::StatusOr<Decision> Decide(const DecisionInput& input, absl::Time now) {
   return decision;
 }
 
+std::string AuditLine(const Action& action) {
+  std::string line = absl::StrCat(ActionKindName(action.kind), " ", OneLine(action.node, 128));
+  if (action.kind == ActionKind::kLeave)
+    absl::StrAppend(&line, " (", LeaveWhyName(action.why), ")");
+  absl::StrAppend(&line, ": ", action.reason);
+  if (action.cause) {
+    absl::StrAppend(&line, " (cause ", action.cause->validation_id, " at ",
+                    absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", action.cause->time, absl::UTCTimeZone()),
+                    ": ", action.cause->evidence, ")");
+  }
+  if (action.kind != ActionKind::kLeave && !action.execute) absl::StrAppend(&line, " [dry run]");
+  return line;
+}
+
 }  // namespace eb::scheduler

@@ -8,6 +8,8 @@
 // no state (docs/DESIGN.md, "Scheduler integration (issue 30): the
 // decision core"); any thread.
 
+#include <string>
+
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "coordinator/scheduler/scheduler_types.h"
@@ -42,5 +44,11 @@ namespace eb::scheduler {
 // outside [0, 1], a count below 1, an empty prefix) or a node the scheduler
 // lists twice.
 absl::StatusOr<Decision> Decide(const DecisionInput& input, absl::Time now);
+
+// One line for the audit log: "drain n1: ebnccl v-1: rail 3 at 52% of
+// expected (cause v-1 at 2026-12-06T11:00:00Z: rail 3 at 52% of
+// expected)", "leave n2 (blast-radius guard): ...", with " [dry run]" when
+// the action is not to be carried out. Built from sanitized parts only.
+std::string AuditLine(const Action& action);
 
 }  // namespace eb::scheduler

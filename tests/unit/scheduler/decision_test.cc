@@ -394,6 +394,38 @@ TEST(DecisionTest, ReasonOfUntrustedEvidenceIsBoundedAndPrintable) {
   EXPECT_LE(action.cause->evidence.size(), 256u);
 }
 
+TEST(DecisionTest, AuditLinesNameTheActionTheNodeAndTheCause) {
+  std::vector<SchedulerNode> nodes = Fleet(10);
+  nodes[2].state = NodeState::kAllocated;
+  nodes[2].held_by_us = true;  // our borrow job holds it
+  SchedulerPolicy dry;
+  dry.dry_run = true;
+  const Decision decision =
+      MustDecide(Input(nodes, {Bad("n3", "v-1", 1), Bad("n4", "v-1", 1)}, dry));
+  std::vector<std::string> lines;
+  for (const Action& action : decision.actions) lines.push_back(AuditLine(action));
+  EXPECT_EQ(lines, (std::vector<std::string>{
+                       "drain n3: ebnccl v-1: rail 3 at 52% of expected (cause v-1 at "
+                       "2026-12-06T11:00:00Z: rail 3 at 52% of expected) [dry run]",
+                       "leave n4 (blast-radius guard): blast-radius guard: 1 of 10 fleet nodes "
+                       "drained by ebnccl (cause v-1 at 2026-12-06T11:00:00Z: rail 3 at 52% of "
+                       "expected)"}));
+  EXPECT_TRUE(decision.actions[0].node_has_job);
+}
+
+TEST(DecisionTest, TheSchedulersNodeOrderDoesNotMatter) {
+  std::vector<SchedulerNode> nodes = Fleet(10);
+  const std::vector<NodeVerdictRecord> verdicts = {Bad("n7", "v-1", 1), Bad("n2", "v-1", 1)};
+  const Decision first = MustDecide(Input(nodes, verdicts));
+  std::reverse(nodes.begin(), nodes.end());
+  const Decision reversed = MustDecide(Input(nodes, verdicts));
+  ASSERT_EQ(first.actions.size(), 2u);
+  ASSERT_EQ(reversed.actions.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(AuditLine(first.actions[i]), AuditLine(reversed.actions[i]));
+  }
+}
+
 TEST(DecisionTest, RefusesAPolicyOutOfRangeAndANodeListedTwice) {
   SchedulerPolicy policy;
   policy.max_drained_share = 1.5;
