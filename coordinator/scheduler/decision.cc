@@ -131,13 +131,15 @@ std::optional<Action> DecideNode(const SchedulerNode& node, const NodeHistory& h
   const bool ours = IsOurReason(node.reason, policy.reason_prefix);
   if (IsDrained(node.state) && ours) return DecideOurs(node, history, policy);
   std::optional<Action> wanted = DecideBad(node, history, policy, now);
-  if (!wanted || wanted->kind != ActionKind::kDrain) return wanted;
+  if (!wanted) return wanted;
+  // Whatever the verdicts say, another's drain is the only thing to say.
   if (IsDrained(node.state)) {
     return Leave(node, LeaveWhy::kOperatorDrained,
                  absl::StrCat("drained by someone else (reason: ",
                               OneLine(node.reason, kMaxReasonBytes), "): never touched"),
                  history.latest_bad);
   }
+  if (wanted->kind != ActionKind::kDrain) return wanted;
   if (node.state == NodeState::kDown || node.state == NodeState::kUnknown) {
     return Leave(node, LeaveWhy::kSchedulerUnavailable,
                  absl::StrCat("the scheduler has it ", NodeStateName(node.state),

@@ -153,12 +153,16 @@ TEST(DecisionTest, AnOperatorsDrainIsNeverTouched) {
   nodes[0] = Node("n1", NodeState::kDrained, "maintenance: fan 2");
   nodes[1] = Node("n2", NodeState::kDrained, "ebncclx v-1: another tool");
   nodes[2] = Node("n3", NodeState::kDraining, "");
-  const Decision decision = MustDecide(Input(nodes, {Bad("n1", "v-1", 1), Good("n2", "v-1", 1),
-                                                     Good("n2", "v-2", 0.5), Bad("n3", "v-1", 1)}));
+  nodes[3] = Node("n4", NodeState::kDrained, "rma");
+  const Decision decision =
+      MustDecide(Input(nodes, {Bad("n1", "v-1", 1), Good("n2", "v-1", 1), Good("n2", "v-2", 0.5),
+                               Bad("n3", "v-1", 1),
+                               V("n4", Verdict::kDegraded, "v-1", 1, "x", Confidence::kSuspect)}));
   EXPECT_EQ(ActionFor(decision, "n1").why, LeaveWhy::kOperatorDrained);
   EXPECT_NE(ActionFor(decision, "n1").reason.find("maintenance: fan 2"), std::string::npos);
   EXPECT_EQ(ActionFor(decision, "n2").reason, "none");  // passes, but not ours to resume
   EXPECT_EQ(ActionFor(decision, "n3").why, LeaveWhy::kOperatorDrained);
+  EXPECT_EQ(ActionFor(decision, "n4").why, LeaveWhy::kOperatorDrained);
   for (const Action& action : decision.actions) EXPECT_EQ(action.kind, ActionKind::kLeave);
 }
 
