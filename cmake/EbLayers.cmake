@@ -23,7 +23,7 @@ set(EB_LAYER_IO SQLite::SQLite3 eb_history PkgConfig::EB_HTTPLIB
   eb_metrics eb_systemd eb_config tomlplusplus::tomlplusplus eb_net dl ${CMAKE_DL_LIBS})
 set(EB_LAYER_DAEMONS eb_base eb_net eb_common eb_spec eb_transport eb_transport_tcp_link
   eb_transport_gloo eb_transport_nccl eb_process eb_config eb_systemd eb_metrics eb_history eb_history_api
-  eb_validation eb_coordinator_core eb_coordinator_lib eb_coordinator_metrics eb_agent_core
+  eb_validation eb_scheduler_core eb_coordinator_core eb_coordinator_lib eb_coordinator_metrics eb_agent_core
   eb_agent_host eb_agent_lib eb_agent_metrics eb_worker_lib)
 
 function(eb_forbid_links target)

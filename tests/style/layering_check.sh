@@ -38,6 +38,13 @@ RULES=(
   "coordinator/validation :: ^spdlog/                     :: logging: the caller logs what the library returns"
   "coordinator/validation :: ^(thread|mutex|future|chrono|random|fstream|filesystem|cstdio|iostream|unistd\.h|spawn\.h)$ :: threads, time, hidden randomness, files: a seed and data come in as arguments"
   "coordinator/validation :: ^coordinator/(core|grpc|history|ebctl)/ :: the fleet logic is below the coordinator"
+  # coordinator/scheduler: the decisions of scheduler integration (issue 30), pure like the fleet logic.
+  "coordinator/scheduler :: ^grpcpp/|\.grpc\.pb\.h$        :: gRPC"
+  "coordinator/scheduler :: ^common/(rpc|process|net|exec|time|logging)/ :: RPC, processes, sockets, executors, the clock, logging"
+  "coordinator/scheduler :: ^absl/time/clock\.h$          :: the clock: now is the caller's argument"
+  "coordinator/scheduler :: ^spdlog/                      :: logging: the backend logs the actions it carries out"
+  "coordinator/scheduler :: ^(thread|mutex|future|chrono|random|fstream|filesystem|cstdio|iostream|unistd\.h|spawn\.h|sys/wait\.h)$ :: threads, time, randomness, files, processes: the backends talk to the scheduler"
+  "coordinator/scheduler :: ^coordinator/(core|grpc|history|ebctl|metrics)/ :: the decisions are below the coordinator"
   # common/transport: the data planes never talk gRPC or spawn processes.
   "common/transport :: ^grpcpp/|\.grpc\.pb\.h$            :: gRPC: the worker hands the transport a RendezvousStore"
   "common/transport :: ^common/(rpc|process)/             :: RPC glue and processes"
