@@ -174,7 +174,7 @@ void Resolve(const NcclUseLimits& limits, Parsing& state) {
     for (const auto& [index, name] : *listed) {
       // Indices are dense in NCCL's list; a gap is named by its index.
       for (; next < index && next < static_cast<int>(limits.max_devices); ++next) {
-        state.use.net_devices.push_back("");
+        state.use.net_devices.emplace_back();
       }
       state.use.net_devices.push_back(name);
       next = index + 1;
