@@ -125,7 +125,7 @@ std::vector<std::string> LongSweepArgs() {
           "-c",
           "0",
           "--step-timeout",
-          "1h"};
+          "100h"};
 }
 
 std::string BinaryPath(const std::string& name) {
