@@ -35,9 +35,9 @@ namespace v1 = ebnccl::v1;
 using ::eb::testing::FakeNcclRasServer;
 using ::testing::HasSubstr;
 
-constexpr absl::Duration kWait = absl::Seconds(30);
+constexpr absl::Duration kRasWait = absl::Seconds(30);
 
-constexpr char kStatus[] =
+constexpr char kIncompleteStatus[] =
     "Job summary\n"
     "===========\n"
     "\n"
@@ -88,7 +88,7 @@ class ScriptedCoordinator final : public v1::AgentService::Service {
     queue_.push_back(std::move(message));
   }
 
-  // The first message for which `match` holds, waiting up to kWait; false
+  // The first message for which `match` holds, waiting up to kRasWait; false
   // when none came.
   bool Await(const std::function<bool(const v1::AgentMessage&)>& match, v1::AgentMessage* out) {
     absl::MutexLock lock(&mu_);
@@ -101,7 +101,7 @@ class ScriptedCoordinator final : public v1::AgentService::Service {
       }
       return false;
     };
-    return mu_.AwaitWithTimeout(absl::Condition(&found), kWait);
+    return mu_.AwaitWithTimeout(absl::Condition(&found), kRasWait);
   }
 
  private:
@@ -113,7 +113,7 @@ class ScriptedCoordinator final : public v1::AgentService::Service {
 TEST(AgentNcclRasTest, AStoppedNcclTestCarriesTheRasStatusAskedBeforeTheStop) {
   std::string dir = absl::StrCat(::testing::TempDir(), "/eb_agent_ras_XXXXXX");
   ASSERT_NE(mkdtemp(dir.data()), nullptr);
-  FakeNcclRasServer ras(FakeNcclRasServer::Mode::kNccl2283, kStatus);
+  FakeNcclRasServer ras(FakeNcclRasServer::Mode::kNccl2283, kIncompleteStatus);
   ScriptedCoordinator coordinator;
   auto server = common::RpcServer::Start({"127.0.0.1:0", {&coordinator}});
   ASSERT_TRUE(server.ok()) << server.status();
@@ -164,7 +164,7 @@ TEST(AgentNcclRasTest, AStoppedNcclTestCarriesTheRasStatusAskedBeforeTheStop) {
   const v1::NcclRasStatus& status = message.workers_stopped().evidence().nccl_ras();
   EXPECT_EQ(status.node_name(), "node-a");
   EXPECT_EQ(status.port(), ras.port());
-  EXPECT_EQ(status.text(), kStatus);
+  EXPECT_EQ(status.text(), kIncompleteStatus);
   EXPECT_EQ(status.error(), "");
   agent->reset();
   (*server)->Shutdown(absl::Seconds(1));

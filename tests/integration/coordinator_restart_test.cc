@@ -16,19 +16,11 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/testutil/cli_json.h"
 #include "tests/testutil/local_cluster.h"
 
 namespace eb::testing {
 namespace {
-
-const std::vector<std::string> kQuickTest = {
-    "run-test", "--json", "--nodes", "host0,host1", "-b", "8", "-e", "64K", "-f", "8", "-n", "2"};
-
-nlohmann::json Parse(const CliResult& result) {
-  nlohmann::json json = nlohmann::json::parse(result.out, nullptr, false);
-  EXPECT_FALSE(json.is_discarded()) << result.out << result.err;
-  return json;
-}
 
 // Starts a test that runs for minutes on host0,host1 (2 workers each) and
 // waits until its 4 workers are up; returns the ebctl handle.
@@ -88,7 +80,7 @@ TEST(CoordinatorRestartTest, AgentsComeBackAndHistorySurvives) {
   ASSERT_TRUE(cluster.StartAgent("host0", 2).ok());
   ASSERT_TRUE(cluster.StartAgent("host1", 2).ok());
 
-  nlohmann::json finished = Parse(cluster.Ebctl(kQuickTest));
+  nlohmann::json finished = ParseJsonOut(cluster.Ebctl(QuickTestArgs()));
   ASSERT_EQ(finished["state"], "passed");
   const std::string finished_id = finished["test_id"];
 
@@ -104,15 +96,15 @@ TEST(CoordinatorRestartTest, AgentsComeBackAndHistorySurvives) {
   EXPECT_TRUE(cluster.WaitForNoWorkers("", absl::Seconds(10)));
   ASSERT_TRUE(cluster.WaitForIdleNodes(2, absl::Seconds(30)).ok());
 
-  nlohmann::json jobs = Parse(cluster.Ebctl({"jobs", "--json"}))["tests"];
+  nlohmann::json jobs = ParseJsonOut(cluster.Ebctl({"jobs", "--json"}))["tests"];
   ASSERT_EQ(jobs.size(), 2u) << jobs.dump(2);
   EXPECT_EQ(jobs[0]["state"], "interrupted");  // newest first
   EXPECT_EQ(jobs[1]["test_id"], finished_id);
   EXPECT_EQ(jobs[1]["state"], "passed");
-  nlohmann::json shown = Parse(cluster.Ebctl({"show", finished_id, "--json"}));
+  nlohmann::json shown = ParseJsonOut(cluster.Ebctl({"show", finished_id, "--json"}));
   EXPECT_EQ(shown["results"].size(), finished["results"].size());
 
-  nlohmann::json next = Parse(cluster.Ebctl(kQuickTest));
+  nlohmann::json next = ParseJsonOut(cluster.Ebctl(QuickTestArgs()));
   EXPECT_EQ(next["state"], "passed") << next["summary"];
 }
 
@@ -130,19 +122,19 @@ TEST(CoordinatorRestartTest, GracefulStopInterruptsTheRunningTestWithoutBlamingN
   ASSERT_TRUE(cluster.RestartCoordinator(SIGTERM).ok());
   CliResult cut = cluster.WaitEbctl(handle);
   EXPECT_EQ(cut.exit_code, 130) << cut.out << cut.err;
-  EXPECT_EQ(Parse(cut)["state"], "interrupted");
+  EXPECT_EQ(ParseJsonOut(cut)["state"], "interrupted");
 
   EXPECT_TRUE(cluster.WaitForNoWorkers("", absl::Seconds(10)));
   ASSERT_TRUE(cluster.WaitForIdleNodes(2, absl::Seconds(30)).ok());
-  nlohmann::json jobs = Parse(cluster.Ebctl({"jobs", "--json"}))["tests"];
+  nlohmann::json jobs = ParseJsonOut(cluster.Ebctl({"jobs", "--json"}))["tests"];
   ASSERT_EQ(jobs.size(), 1u) << jobs.dump(2);
   EXPECT_EQ(jobs[0]["state"], "interrupted");
-  nlohmann::json shown = Parse(cluster.Ebctl({"show", jobs[0]["test_id"], "--json"}));
+  nlohmann::json shown = ParseJsonOut(cluster.Ebctl({"show", jobs[0]["test_id"], "--json"}));
   ASSERT_GE(shown["failures"].size(), 1u) << shown.dump(2);
   EXPECT_EQ(shown["failures"][0]["kind"], "interrupted");
   for (const auto& failure : shown["failures"]) EXPECT_NE(failure["kind"], "node_lost") << failure;
 
-  nlohmann::json next = Parse(cluster.Ebctl(kQuickTest));
+  nlohmann::json next = ParseJsonOut(cluster.Ebctl(QuickTestArgs()));
   EXPECT_EQ(next["state"], "passed") << next["summary"];
 }
 

@@ -22,6 +22,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/testutil/cli_json.h"
 #include "tests/testutil/fake_sysfs.h"
 #include "tests/testutil/local_cluster.h"
 
@@ -29,12 +30,6 @@ namespace eb::testing {
 namespace {
 
 using ::testing::HasSubstr;
-
-nlohmann::json Parse(const CliResult& result) {
-  nlohmann::json report = nlohmann::json::parse(result.out, nullptr, false);
-  EXPECT_FALSE(report.is_discarded()) << "stdout: " << result.out << "\nstderr: " << result.err;
-  return report;
-}
 
 void MakeHca(FakeSysfs& sysfs, const std::string& fw_ver) {
   sysfs.AddHca("mlx5_100", {}, fw_ver);
@@ -62,7 +57,7 @@ void StartCluster(LocalCluster& cluster, int workers, FakeSysfs& host0, FakeSysf
   }
 }
 
-std::vector<std::string> Sweep(std::vector<std::string> extra = {}) {
+std::vector<std::string> GlooSweep(std::vector<std::string> extra = {}) {
   std::vector<std::string> args = {"run-test", "--nodes", "host0,host1", "--transport", "gloo",
                                    "-b",       "8",       "-e",          "32K",         "-f",
                                    "8",        "-n",      "3",           "-w",          "1"};
@@ -89,13 +84,13 @@ TEST(PortCountersTest, CountersAdvancedDuringTheRunAreInTheReport) {
   // Slow enough (30 timed calls x 100 ms) that the counters move while the
   // test runs.
   StartCluster(cluster, 1, host0, host1, "slow=100:rank=0");
-  const int ebctl = cluster.StartEbctl(Sweep({"--json"}));
+  const int ebctl = cluster.StartEbctl(GlooSweep({"--json"}));
   ASSERT_GT(cluster.WaitForRunningWorker(1), 0);
   host1.SetCounter("mlx5_100", 1, "symbol_error", 12);
   host1.SetCounter("mlx5_100", 1, "port_xmit_data", 91000);
   CliResult result = cluster.WaitEbctl(ebctl);
   ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
-  nlohmann::json report = Parse(result);
+  nlohmann::json report = ParseJsonOut(result);
   const nlohmann::json& ports = report["port_counters"];
   ASSERT_EQ(ports.size(), 2u) << report.dump();
   for (const nlohmann::json& port : ports) {
@@ -138,7 +133,7 @@ TEST(NcclWarningsTest, AFailedTestCarriesTheRanksLastNcclWarnings) {
   MakeHca(host1, "28.39.1002");
   LocalCluster cluster;
   StartCluster(cluster, 2, host0, host1, "slow=200:rank=0");
-  const int ebctl = cluster.StartEbctl(Sweep({"--json"}));
+  const int ebctl = cluster.StartEbctl(GlooSweep({"--json"}));
   const pid_t victim = cluster.WaitForRunningWorker(3);
   ASSERT_GT(victim, 0);
   // NCCL writes its warnings to the rank's stderr, which is this log.
@@ -152,7 +147,7 @@ TEST(NcclWarningsTest, AFailedTestCarriesTheRanksLastNcclWarnings) {
   ASSERT_EQ(::kill(victim, SIGKILL), 0);
   CliResult result = cluster.WaitEbctl(ebctl);
   EXPECT_NE(result.exit_code, 0) << result.err << result.out;
-  nlohmann::json report = Parse(result);
+  nlohmann::json report = ParseJsonOut(result);
   EXPECT_EQ(report["state"], "failed") << report.dump();
   const nlohmann::json& warnings = report["nccl_warnings"];
   ASSERT_EQ(warnings.size(), 4u) << report.dump();
@@ -189,7 +184,7 @@ TEST(DriftTest, NodesWithDifferentHcaFirmwareAreRefusedUnlessAllowed) {
   MakeHca(host1, "28.35.2000");
   LocalCluster cluster;
   StartCluster(cluster, 1, host0, host1, "");
-  CliResult refused = cluster.Ebctl(Sweep());
+  CliResult refused = cluster.Ebctl(GlooSweep());
   EXPECT_NE(refused.exit_code, 0) << refused.out;
   EXPECT_THAT(refused.err, HasSubstr("HCA mlx5_100:1 firmware"));
   EXPECT_THAT(refused.err, HasSubstr("28.35.2000"));
@@ -197,9 +192,9 @@ TEST(DriftTest, NodesWithDifferentHcaFirmwareAreRefusedUnlessAllowed) {
   // Nothing started.
   EXPECT_TRUE(cluster.WorkerPids().empty());
 
-  CliResult allowed = cluster.Ebctl(Sweep({"--json", "--allow-drift"}));
+  CliResult allowed = cluster.Ebctl(GlooSweep({"--json", "--allow-drift"}));
   ASSERT_EQ(allowed.exit_code, 0) << allowed.err << allowed.out;
-  nlohmann::json report = Parse(allowed);
+  nlohmann::json report = ParseJsonOut(allowed);
   // Two nodes, two values: no majority, so both are named.
   ASSERT_EQ(report["drift_warnings"].size(), 2u) << report.dump();
   EXPECT_THAT(report["drift_warnings"][0].get<std::string>(), HasSubstr("HCA mlx5_100:1 firmware"));

@@ -13,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/testutil/cli_json.h"
 #include "tests/testutil/local_cluster.h"
 
 namespace eb::testing {
@@ -21,12 +22,6 @@ namespace {
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-nlohmann::json Parse(const CliResult& result) {
-  nlohmann::json report = nlohmann::json::parse(result.out, nullptr, false);
-  EXPECT_FALSE(report.is_discarded()) << "stdout: " << result.out << "\nstderr: " << result.err;
-  return report;
-}
 
 // Both agents get the same fault: its `rank=` picks the one worker.
 void StartCluster(LocalCluster& cluster, int workers, const std::string& fault) {
@@ -62,7 +57,7 @@ TEST_P(SlowRankTest, ThePausedRankIsNamedByArrivalEveryTime) {
     SCOPED_TRACE(absl::StrCat("run ", run));
     CliResult result = cluster.Ebctl(Sweep({"--json"}));
     ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
-    nlohmann::json report = Parse(result);
+    nlohmann::json report = ParseJsonOut(result);
     const nlohmann::json& slowest = report["slowest_rank"];
     ASSERT_TRUE(slowest.is_object()) << report.dump();
     EXPECT_EQ(slowest["basis"], "arrival");
@@ -98,7 +93,7 @@ TEST(HealthyRunTest, NamesNoStragglerAndSaysArrivalsAreFlat) {
     CliResult result = cluster.Ebctl({"run-test", "--json", "--nodes", "host0,host1", "-b", "8",
                                       "-e", "1M", "-f", "4", "-n", "5"});
     ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
-    nlohmann::json report = Parse(result);
+    nlohmann::json report = ParseJsonOut(result);
     EXPECT_TRUE(report["slowest_rank"].is_null()) << report["slowest_rank"].dump();
     ASSERT_TRUE(report["arrivals"].is_object()) << report.dump();
     EXPECT_EQ(report["arrivals"]["measurements"], 18);
@@ -111,7 +106,7 @@ TEST(SplitRailsTest, FourRailsEachWithResults) {
   StartCluster(cluster, 4, "");
   CliResult result = cluster.Ebctl(Sweep({"--json", "--split-rails"}));
   ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
-  nlohmann::json report = Parse(result);
+  nlohmann::json report = ParseJsonOut(result);
   EXPECT_EQ(report["config"]["split_rails"], true);
   EXPECT_EQ(report["results"].size(), 5u);
   const nlohmann::json& rails = report["rails"];
@@ -142,7 +137,7 @@ TEST(SplitRailsTest, ASlowedWorkerShowsUpOnItsRailOnly) {
   StartCluster(cluster, 4, "slow=20:rank=6");
   CliResult result = cluster.Ebctl(Sweep({"--json", "--split-rails"}));
   ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
-  nlohmann::json report = Parse(result);
+  nlohmann::json report = ParseJsonOut(result);
   const nlohmann::json& rails = report["rails"];
   ASSERT_EQ(rails.size(), 4u) << report.dump();
   EXPECT_EQ(rails[2]["slow"], true) << rails[2].dump();

@@ -14,22 +14,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/testutil/cli_json.h"
 #include "tests/testutil/local_cluster.h"
 
 namespace eb::testing {
 namespace {
 
 using ::testing::HasSubstr;
-
-const std::vector<std::string> kLongSweep = LongSweepArgs();
-const std::vector<std::string> kQuickTest = {
-    "run-test", "--json", "--nodes", "host0,host1", "-b", "8", "-e", "64K", "-f", "8", "-n", "2"};
-
-nlohmann::json Parse(const CliResult& result) {
-  nlohmann::json report = nlohmann::json::parse(result.out, nullptr, false);
-  EXPECT_FALSE(report.is_discarded()) << "stdout: " << result.out << "\nstderr: " << result.err;
-  return report;
-}
 
 class FaultInjectionTest : public ::testing::Test {
  protected:
@@ -44,9 +35,9 @@ class FaultInjectionTest : public ::testing::Test {
   // The agents must run the next test normally.
   void ExpectNextTestPasses() {
     ASSERT_TRUE(cluster_.WaitForIdleNodes(2).ok());
-    CliResult result = cluster_.Ebctl(kQuickTest);
+    CliResult result = cluster_.Ebctl(QuickTestArgs());
     EXPECT_EQ(result.exit_code, 0) << result.err;
-    EXPECT_EQ(Parse(result)["state"], "passed");
+    EXPECT_EQ(ParseJsonOut(result)["state"], "passed");
   }
 
   LocalCluster cluster_;
@@ -54,7 +45,7 @@ class FaultInjectionTest : public ::testing::Test {
 
 TEST_F(FaultInjectionTest, KilledWorkerFailsTheTestWithinSeconds) {
   StartCluster();
-  const int handle = cluster_.StartEbctl(kLongSweep);
+  const int handle = cluster_.StartEbctl(LongSweepArgs());
   const pid_t victim = cluster_.WaitForRunningWorker(3);
   ASSERT_GT(victim, 0);
   const absl::Time killed = absl::Now();
@@ -63,7 +54,7 @@ TEST_F(FaultInjectionTest, KilledWorkerFailsTheTestWithinSeconds) {
   const absl::Duration detection = absl::Now() - killed;
   EXPECT_LT(detection, absl::Seconds(5)) << "the failure must not wait for a deadline";
   EXPECT_EQ(result.exit_code, 3) << result.err;
-  nlohmann::json report = Parse(result);
+  nlohmann::json report = ParseJsonOut(result);
   EXPECT_EQ(report["state"], "failed");
   const nlohmann::json& primary = report["failures"][0];
   EXPECT_EQ(primary["kind"], "worker_exited");
@@ -80,14 +71,14 @@ TEST_F(FaultInjectionTest, KilledWorkerFailsTheTestWithinSeconds) {
 
 TEST_F(FaultInjectionTest, KilledAgentFailsTheTestNamingTheNode) {
   StartCluster();
-  const int handle = cluster_.StartEbctl(kLongSweep);
+  const int handle = cluster_.StartEbctl(LongSweepArgs());
   ASSERT_GT(cluster_.WaitForRunningWorker(0), 0);
   const absl::Time killed = absl::Now();
   ASSERT_TRUE(cluster_.SignalAgent("host1", SIGKILL).ok());
   CliResult result = cluster_.WaitEbctl(handle);
   EXPECT_LT(absl::Now() - killed, absl::Seconds(5));
   EXPECT_EQ(result.exit_code, 3) << result.err;
-  nlohmann::json report = Parse(result);
+  nlohmann::json report = ParseJsonOut(result);
   const nlohmann::json& primary = report["failures"][0];
   EXPECT_EQ(primary["kind"], "node_lost");
   EXPECT_EQ(primary["node"], "host1");
@@ -102,13 +93,13 @@ TEST_F(FaultInjectionTest, KilledAgentFailsTheTestNamingTheNode) {
 
 TEST_F(FaultInjectionTest, RankThatNeverJoinsTimesOutNamingIt) {
   StartCluster({"--worker-env=EB_WORKER_FAULT=hang_before_join:rank=3"});
-  std::vector<std::string> args = kQuickTest;
+  std::vector<std::string> args = QuickTestArgs();
   args.insert(args.end(), {"--init-timeout", "3s"});
   CliResult result = cluster_.Ebctl(args);
   EXPECT_EQ(result.exit_code, 4) << result.err;
   EXPECT_GE(result.elapsed, absl::Seconds(3));
   EXPECT_LT(result.elapsed, absl::Seconds(3 + 8));
-  nlohmann::json report = Parse(result);
+  nlohmann::json report = ParseJsonOut(result);
   EXPECT_EQ(report["state"], "timed_out");
   ASSERT_EQ(report["failures"].size(), 1u) << report["failures"].dump();
   EXPECT_EQ(report["failures"][0]["kind"], "timeout");
@@ -125,7 +116,7 @@ TEST_F(FaultInjectionTest, RankThatNeverJoinsTimesOutNamingIt) {
 
 TEST_F(FaultInjectionTest, WorkerThatNeverRegistersTimesOut) {
   StartCluster({"--worker-env=EB_WORKER_FAULT=hang_before_register:rank=2"});
-  std::vector<std::string> args = kQuickTest;
+  std::vector<std::string> args = QuickTestArgs();
   // 2 s for the healthy ranks to start and register, as many times longer
   // as instrumented workers are slower (ASan under load took more than 2 s
   // for two healthy ranks, and they were named too).
@@ -133,7 +124,7 @@ TEST_F(FaultInjectionTest, WorkerThatNeverRegistersTimesOut) {
               {"--launch-timeout", absl::StrCat(2 * LocalCluster::TestSlowdown(), "s")});
   CliResult result = cluster_.Ebctl(args);
   EXPECT_EQ(result.exit_code, 4) << result.err;
-  nlohmann::json report = Parse(result);
+  nlohmann::json report = ParseJsonOut(result);
   EXPECT_EQ(report["state"], "timed_out");
   EXPECT_EQ(report["failures"][0]["kind"], "worker_registration_timeout");
   EXPECT_EQ(report["failures"][0]["rank"], 2);
@@ -142,13 +133,13 @@ TEST_F(FaultInjectionTest, WorkerThatNeverRegistersTimesOut) {
 
 TEST_F(FaultInjectionTest, HungWorkerIsNamed) {
   StartCluster();
-  const int handle = cluster_.StartEbctl(kLongSweep);
+  const int handle = cluster_.StartEbctl(LongSweepArgs());
   const pid_t victim = cluster_.WaitForRunningWorker(1);
   ASSERT_GT(victim, 0);
   ASSERT_EQ(kill(victim, SIGSTOP), 0);
   CliResult result = cluster_.WaitEbctl(handle);
   EXPECT_NE(result.exit_code, 0);
-  nlohmann::json report = Parse(result);
+  nlohmann::json report = ParseJsonOut(result);
   EXPECT_NE(report["state"], "passed");
   const nlohmann::json& primary = report["failures"][0];
   EXPECT_EQ(primary["kind"], "worker_hung") << report["failures"].dump(2);
@@ -160,9 +151,9 @@ TEST_F(FaultInjectionTest, HungWorkerIsNamed) {
 
 TEST_F(FaultInjectionTest, WrongDataExitsSeven) {
   StartCluster({"--worker-env=EB_WORKER_FAULT=corrupt_at_size=1:rank=2"});
-  CliResult result = cluster_.Ebctl(kQuickTest);
+  CliResult result = cluster_.Ebctl(QuickTestArgs());
   EXPECT_EQ(result.exit_code, 7) << result.err;
-  nlohmann::json report = Parse(result);
+  nlohmann::json report = ParseJsonOut(result);
   EXPECT_EQ(report["state"], "failed");
   EXPECT_EQ(report["failures"][0]["kind"], "wrong_data");
   EXPECT_EQ(report["failures"][0]["rank"], 2);
@@ -172,18 +163,18 @@ TEST_F(FaultInjectionTest, WrongDataExitsSeven) {
 
 TEST_F(FaultInjectionTest, BandwidthBelowMinimumExitsSeven) {
   StartCluster();
-  std::vector<std::string> args = kQuickTest;
+  std::vector<std::string> args = QuickTestArgs();
   args.insert(args.end(), {"--min-busbw", "100000"});
   CliResult result = cluster_.Ebctl(args);
   EXPECT_EQ(result.exit_code, 7) << result.err;
-  nlohmann::json report = Parse(result);
+  nlohmann::json report = ParseJsonOut(result);
   EXPECT_EQ(report["failures"][0]["kind"], "below_min_busbw");
   EXPECT_EQ(report["average_bus_bandwidth"]["okay"], false);
 }
 
 TEST_F(FaultInjectionTest, InterruptedEbctlCancelsTheTest) {
   StartCluster();
-  const int handle = cluster_.StartEbctl(kLongSweep);
+  const int handle = cluster_.StartEbctl(LongSweepArgs());
   ASSERT_GT(cluster_.WaitForRunningWorker(0), 0);
   cluster_.SignalEbctl(handle, SIGINT);
   CliResult result = cluster_.WaitEbctl(handle, absl::Seconds(20));

@@ -36,14 +36,12 @@ using ::testing::HasSubstr;
 // LocalCluster::FastAgentFlags' 200 ms heartbeat: limit 3 s, + 0.2 s + 0.1 s.
 constexpr absl::Duration kWorkersGoneAfterFreeze = absl::Milliseconds(3300);
 
-const std::vector<std::string> kLongSweep = LongSweepArgs();
-
 TEST(FrozenAgentTest, WorkersOfAFrozenAgentAreGoneSoonAfterTheVerdict) {
   LocalCluster cluster;
   ASSERT_TRUE(cluster.StartCoordinator().ok());
   ASSERT_TRUE(cluster.StartAgent("host0", 2).ok());
   ASSERT_TRUE(cluster.StartAgent("host1", 2).ok());
-  const int handle = cluster.StartEbctl(kLongSweep);
+  const int handle = cluster.StartEbctl(LongSweepArgs());
   ASSERT_GT(cluster.WaitForRunningWorker(3), 0);
   const absl::Time frozen = absl::Now();
   ASSERT_TRUE(cluster.SignalAgent("host1", SIGSTOP).ok());

@@ -35,6 +35,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/integration/html_report_test_fleet.h"
+#include "tests/testutil/cli_json.h"
 #include "tests/testutil/local_cluster.h"
 
 namespace eb::testing {
@@ -198,12 +199,6 @@ std::string MakeTempDir() {
   return dir != nullptr ? dir : "/tmp";
 }
 
-nlohmann::json Parse(const CliResult& result) {
-  nlohmann::json doc = nlohmann::json::parse(result.out, nullptr, false);
-  EXPECT_FALSE(doc.is_discarded()) << result.out << result.err;
-  return doc;
-}
-
 // One cluster for the three real pages: a test, a validation, a node.
 TEST(HtmlReportTest, TestValidationAndNodePagesOfAGlooCluster) {
   SKIP_WITHOUT_CHROMIUM();
@@ -228,7 +223,7 @@ TEST(HtmlReportTest, TestValidationAndNodePagesOfAGlooCluster) {
                      "4", "-n", "3", "-w", "1", "--split-rails", "--min-busbw", "0.0001"},
                     absl::Minutes(2));
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
-  const nlohmann::json test = Parse(run);
+  const nlohmann::json test = ParseJsonOut(run);
   const std::string test_page = cluster.work_dir() + "/test.html";
   CliResult report = cluster.Ebctl({"report", test["test_id"].get<std::string>(), "-o", test_page});
   ASSERT_EQ(report.exit_code, 0) << report.err;
@@ -253,7 +248,7 @@ TEST(HtmlReportTest, TestValidationAndNodePagesOfAGlooCluster) {
        "1K", "-e", "4K", "-f", "4", "-n", "3", "-w", "1"},
       absl::Minutes(2));
   ASSERT_EQ(two.exit_code, 0) << two.out << two.err;
-  const nlohmann::json two_json = Parse(two);
+  const nlohmann::json two_json = ParseJsonOut(two);
   ASSERT_EQ(two_json["results"].size(), 4u);
   const std::string two_page = cluster.work_dir() + "/two.html";
   ASSERT_EQ(
@@ -268,7 +263,7 @@ TEST(HtmlReportTest, TestValidationAndNodePagesOfAGlooCluster) {
   CliResult validate = cluster.Ebctl({"validate", "--json", "-b", "4K", "-e", "4K", "-n", "2", "-w",
                                       "1", "-c", "1", "--report", fleet_page},
                                      absl::Minutes(4));
-  const nlohmann::json validation = Parse(validate);
+  const nlohmann::json validation = ParseJsonOut(validate);
   ASSERT_TRUE(validation.contains("rounds")) << validate.out << validate.err;
   EXPECT_TRUE(absl::StrContains(validate.err, "wrote " + fleet_page)) << validate.err;
   v1::ValidationReport proto;  // the pairs the page must colour, counted here

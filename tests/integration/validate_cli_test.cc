@@ -22,6 +22,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/testutil/cli_json.h"
 #include "tests/testutil/local_cluster.h"
 
 namespace eb::testing {
@@ -51,12 +52,6 @@ class ValidationTest : public ::testing::Test {
     ASSERT_TRUE(cluster_.WaitForIdleNodes(4).ok());
   }
 
-  static nlohmann::json Parse(const CliResult& result) {
-    nlohmann::json report = nlohmann::json::parse(result.out, nullptr, false);
-    EXPECT_FALSE(report.is_discarded()) << "stdout: " << result.out << "\nstderr: " << result.err;
-    return report;
-  }
-
   // "verdict/confidence" of `node` in the report.
   static std::string VerdictOf(const nlohmann::json& report, const std::string& node) {
     if (!report.contains("nodes")) return "no nodes";
@@ -78,7 +73,7 @@ TEST_F(ValidationTest, HealthyFleetExitsZeroWithEveryNodeHealthyAfterItsSoak) {
   std::vector<std::string> args = kValidate;
   args.insert(args.end(), {"--soak", "3s"});
   CliResult result = cluster_.Ebctl(args, absl::Minutes(3));
-  nlohmann::json report = Parse(result);
+  nlohmann::json report = ParseJsonOut(result);
   EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
   EXPECT_EQ(report["state"], "done");
   EXPECT_EQ(report["schema"], "ebnccl.validation_report");
@@ -98,18 +93,18 @@ TEST_F(ValidationTest, HealthyFleetExitsZeroWithEveryNodeHealthyAfterItsSoak) {
   // It is in the history, with the tests it ran.
   CliResult list = cluster_.Ebctl({"validations", "--json"});
   EXPECT_EQ(list.exit_code, 0) << list.err;
-  nlohmann::json validations = Parse(list);
+  nlohmann::json validations = ParseJsonOut(list);
   ASSERT_EQ(validations["validations"].size(), 1u) << list.out;
   EXPECT_EQ(validations["validations"][0]["validation_id"], report["validation_id"]);
   CliResult show = cluster_.Ebctl({"show", report["validation_id"].get<std::string>(), "--json"});
   EXPECT_EQ(show.exit_code, 0) << show.err;
-  EXPECT_EQ(Parse(show)["rounds"].size(), report["rounds"].size());
+  EXPECT_EQ(ParseJsonOut(show)["rounds"].size(), report["rounds"].size());
 }
 
 TEST_F(ValidationTest, SlowedNodeIsDegradedConfirmedOthersHealthyExitSeven) {
   StartCluster("host2");
   CliResult result = cluster_.Ebctl(kValidate, absl::Minutes(4));
-  nlohmann::json report = Parse(result);
+  nlohmann::json report = ParseJsonOut(result);
   EXPECT_EQ(result.exit_code, 7) << result.out << result.err;
   EXPECT_EQ(VerdictOf(report, "host2"), "degraded/confirmed") << result.out;
   for (const char* node : {"host0", "host1", "host3"}) {
@@ -125,7 +120,7 @@ TEST_F(ValidationTest, AgentKilledMidValidationIsUntestableNeverDegraded) {
   ASSERT_GT(cluster_.WaitForRunningWorker(0, absl::Seconds(60)), 0);
   ASSERT_TRUE(cluster_.SignalAgent("host3", SIGKILL).ok());
   CliResult result = cluster_.WaitEbctl(handle, absl::Minutes(4));
-  nlohmann::json report = Parse(result);
+  nlohmann::json report = ParseJsonOut(result);
   EXPECT_EQ(VerdictOf(report, "host3").substr(0, 11), "untestable/") << result.out;
   for (const char* node : {"host0", "host1", "host2"}) {
     EXPECT_EQ(VerdictOf(report, node), "healthy/confirmed") << result.out;

@@ -105,6 +105,11 @@ bool IsSanitizerFinding(const std::string& line) {
 
 }  // namespace
 
+std::vector<std::string> QuickTestArgs() {
+  return {"run-test", "--json", "--nodes", "host0,host1", "-b", "8",
+          "-e",       "64K",    "-f",      "8",           "-n", "2"};
+}
+
 std::vector<std::string> LongSweepArgs() {
   return {"run-test",
           "--json",

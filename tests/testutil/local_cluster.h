@@ -39,6 +39,8 @@ inline constexpr char kNoConfigFile[] = "--config=/dev/null";
 // enough under ASan: the first calls of a sweep (16 ms each there) predicted
 // 6,480 s for the 400,002 calls.
 std::vector<std::string> LongSweepArgs();
+// `ebctl run-test --json` of a short sweep (8 B..64 KiB, 2 calls) on host0,host1.
+std::vector<std::string> QuickTestArgs();
 
 struct CliResult {
   int exit_code = -1;

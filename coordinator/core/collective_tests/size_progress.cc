@@ -93,6 +93,13 @@ std::optional<v1::Failure> SizeProgressWatch::PredictedOverrun(absl::Time now) c
   // Two timed calls at least: the first of a batch pays for what the
   // untimed call did not warm.
   if (s.slowest_call_us <= 0 || s.fewest_timed < 2 || s.calls_planned == 0) return std::nullopt;
+  // And a share of the size behind it, in calls or in time: the first calls
+  // of a long size may be slower than the rest (a cold allocator, a process
+  // still starting under a sanitizer), and two of 400,000 calls are no
+  // prediction of the others. Until then the step deadline judges.
+  const double calls_share = static_cast<double>(s.fewest_calls) / s.calls_planned;
+  const double time_share = absl::FDivDuration(now - entered_, step_deadline_);
+  if (calls_share < kPredictionShare && time_share < kPredictionShare) return std::nullopt;
   const absl::Duration left =
       absl::Microseconds(s.slowest_call_us * (s.calls_planned - s.fewest_calls));
   const absl::Duration needed = (now - entered_) + left;

@@ -21,6 +21,10 @@ namespace eb::coordinator {
 
 class SizeProgressWatch {
  public:
+  // The share of a size's calls, or of its step deadline, that must be
+  // behind it before its calls so far predict the rest.
+  static constexpr double kPredictionShare = 0.1;
+
   // `report` (its spec and ranks) and `sweep` must outlive the watch.
   SizeProgressWatch(const ebnccl::v1::TestReport& report, const TestSweep& sweep,
                     absl::Duration step_deadline);
@@ -33,7 +37,8 @@ class SizeProgressWatch {
   // (late, or of a rank ahead) and out of range are ignored.
   bool Record(int rank, const ebnccl::v1::IterationProgress& progress);
   // TOO_SLOW when the timed calls so far predict that the size needs more
-  // than the step deadline from its start; nullopt otherwise.
+  // than the step deadline from its start; nullopt otherwise, and before
+  // kPredictionShare of the size's calls or of its deadline have passed.
   std::optional<ebnccl::v1::Failure> PredictedOverrun(absl::Time now) const;
   // The step deadline passed since the size began: TOO_SLOW with what the
   // calls done measured when every rank completed timed calls in it, seen

@@ -109,7 +109,7 @@ NvmlFunctions FakeFunctions() {
   return f;
 }
 
-constexpr unsigned long long kH200Bytes = 143771ULL << 20;
+constexpr unsigned long long kNvmlH200Bytes = 143771ULL << 20;
 
 class NvmlTest : public ::testing::Test {
  protected:
@@ -117,7 +117,7 @@ class NvmlTest : public ::testing::Test {
   ~NvmlTest() override { fake = nullptr; }
 
   void AddH200(const std::string& bus_id) {
-    state_.devices.push_back({bus_id, "NVIDIA H200", kH200Bytes});
+    state_.devices.push_back({bus_id, "NVIDIA H200", kNvmlH200Bytes});
   }
 
   FakeNvmlState state_;
@@ -131,7 +131,7 @@ TEST_F(NvmlTest, DescribesEveryGpuAndShutsDown) {
   ASSERT_EQ(report->gpus.size(), 2u);
   EXPECT_EQ(report->gpus[0].pci_bus_id, "00000000:18:00.0");
   EXPECT_EQ(report->gpus[0].name, "NVIDIA H200");
-  EXPECT_EQ(report->gpus[0].memory_bytes, static_cast<int64_t>(kH200Bytes));
+  EXPECT_EQ(report->gpus[0].memory_bytes, static_cast<int64_t>(kNvmlH200Bytes));
   EXPECT_EQ(report->gpus[1].pci_bus_id, "00000000:9A:00.0");
   EXPECT_THAT(report->problems, IsEmpty());
   EXPECT_EQ(state_.inits, 1);

@@ -10,13 +10,15 @@
 namespace eb::transport {
 namespace {
 
-constexpr int kRanks = 3;
-constexpr size_t kCount = 6;
+constexpr int kPatternRanks = 3;
+constexpr size_t kPatternCount = 6;
 
 // Buffers of every rank for one call, sized for the largest region.
 struct World {
-  std::vector<std::vector<float>> send{kRanks, std::vector<float>(kCount* kRanks)};
-  std::vector<std::vector<float>> recv{kRanks, std::vector<float>(kCount* kRanks)};
+  std::vector<std::vector<float>> send{kPatternRanks,
+                                       std::vector<float>(kPatternCount* kPatternRanks)};
+  std::vector<std::vector<float>> recv{kPatternRanks,
+                                       std::vector<float>(kPatternCount* kPatternRanks)};
 };
 
 DataPattern PatternFor(Collective c, World& w, int rank, uint32_t seed) {
@@ -25,10 +27,10 @@ DataPattern PatternFor(Collective c, World& w, int rank, uint32_t seed) {
   p.call.type = DataType::kFloat;
   p.call.op = ReduceOp::kSum;
   p.call.root = 1;
-  p.call.count = kCount;
+  p.call.count = kPatternCount;
   p.call.send = w.send[rank].data();
   p.call.recv = w.recv[rank].data();
-  p.world_size = kRanks;
+  p.world_size = kPatternRanks;
   p.seed = seed;
   return p;
 }
@@ -36,34 +38,35 @@ DataPattern PatternFor(Collective c, World& w, int rank, uint32_t seed) {
 // A straightforward reference of each collective on the filled send
 // buffers (sum), independent of pattern::Expected.
 void Simulate(Collective c, World& w) {
-  for (int r = 0; r < kRanks; ++r) {
-    for (size_t i = 0; i < kCount * kRanks; ++i) {
-      const size_t q = i / kCount;
-      const size_t j = i % kCount;
+  for (int r = 0; r < kPatternRanks; ++r) {
+    for (size_t i = 0; i < kPatternCount * kPatternRanks; ++i) {
+      const size_t q = i / kPatternCount;
+      const size_t j = i % kPatternCount;
       float& out = w.recv[r][i];
       switch (c) {
         case Collective::kAllReduce:
         case Collective::kReduce:
-          if (i < kCount && (c == Collective::kAllReduce || r == 1)) {
+          if (i < kPatternCount && (c == Collective::kAllReduce || r == 1)) {
             out = w.send[0][i] + w.send[1][i] + w.send[2][i];
           }
           break;
         case Collective::kReduceScatter:
-          if (i < kCount) {
-            out = w.send[0][r * kCount + i] + w.send[1][r * kCount + i] + w.send[2][r * kCount + i];
+          if (i < kPatternCount) {
+            out = w.send[0][r * kPatternCount + i] + w.send[1][r * kPatternCount + i] +
+                  w.send[2][r * kPatternCount + i];
           }
           break;
         case Collective::kBroadcast:
-          if (i < kCount) out = w.send[1][i];
+          if (i < kPatternCount) out = w.send[1][i];
           break;
         case Collective::kAllGather:
           out = w.send[q][j];
           break;
         case Collective::kAllToAll:
-          out = w.send[q][r * kCount + j];
+          out = w.send[q][r * kPatternCount + j];
           break;
         case Collective::kSendRecv:
-          if (i < kCount) out = w.send[(r + kRanks - 1) % kRanks][i];
+          if (i < kPatternCount) out = w.send[(r + kPatternRanks - 1) % kPatternRanks][i];
           break;
       }
     }
@@ -73,18 +76,18 @@ void Simulate(Collective c, World& w) {
 TEST(CpuPatternTest, FillThenReferenceCollectiveVerifiesAndOneFlipIsCounted) {
   for (Collective c : kAllCollectives) {
     World w;
-    for (int r = 0; r < kRanks; ++r) {
+    for (int r = 0; r < kPatternRanks; ++r) {
       ASSERT_TRUE(CpuFillInput(PatternFor(c, w, r, 42), r).ok());
     }
     Simulate(c, w);
-    for (int r = 0; r < kRanks; ++r) {
+    for (int r = 0; r < kPatternRanks; ++r) {
       auto wrong = CpuCountWrong(PatternFor(c, w, r, 42), r);
       ASSERT_TRUE(wrong.ok()) << wrong.status();
       EXPECT_EQ(*wrong, 0) << Name(c) << " rank " << r;
     }
     // Flip one element of the receive region of the root (defined on every
     // collective, reduce included).
-    w.recv[1][kCount - 1] += 1000.0f;
+    w.recv[1][kPatternCount - 1] += 1000.0f;
     auto wrong = CpuCountWrong(PatternFor(c, w, 1, 42), 1);
     ASSERT_TRUE(wrong.ok());
     EXPECT_EQ(*wrong, 1) << Name(c);
@@ -104,17 +107,17 @@ TEST(CpuPatternTest, FillPoisonsTheReceiveRegion) {
   for (float v : w.recv[0]) EXPECT_TRUE(std::isnan(v));
   auto wrong = CpuCountWrong(p, 0);
   ASSERT_TRUE(wrong.ok());
-  EXPECT_EQ(*wrong, static_cast<int64_t>(kCount * kRanks));
+  EXPECT_EQ(*wrong, static_cast<int64_t>(kPatternCount * kPatternRanks));
 }
 
 TEST(CpuPatternTest, InPlaceAllGatherFillsTheRanksSlotAfterPoisoning) {
   World w;
   DataPattern p = PatternFor(Collective::kAllGather, w, 2, 1);
-  p.call.send = w.recv[2].data() + 2 * kCount;  // nccl-tests in-place
+  p.call.send = w.recv[2].data() + 2 * kPatternCount;  // nccl-tests in-place
   ASSERT_TRUE(CpuFillInput(p, 2).ok());
   const pattern::PatternSpec spec = ToPatternSpec(p);
-  for (size_t i = 0; i < kCount; ++i) {
-    EXPECT_EQ(w.recv[2][2 * kCount + i], pattern::Input<float>(spec, 2, i));
+  for (size_t i = 0; i < kPatternCount; ++i) {
+    EXPECT_EQ(w.recv[2][2 * kPatternCount + i], pattern::Input<float>(spec, 2, i));
     EXPECT_TRUE(std::isnan(w.recv[2][i]));
   }
 }

@@ -38,7 +38,7 @@ constexpr TypeOp kTypeOps[] = {
 
 // Sizes in bytes: small and unaligned, and one that spans several of Gloo's
 // ring segments.
-constexpr int64_t kSizes[] = {1000, 40000};
+constexpr int64_t kCommunicatorSizes[] = {1000, 40000};
 constexpr size_t kBufferBytes = 2 * 40000;
 
 // The pointers nccl-tests passes (startColl): out of place send -> recv; in
@@ -68,7 +68,7 @@ absl::Status CheckEveryCollective(Communicator& comm) {
   uint32_t seed = 1;
   for (Collective c : kAllCollectives) {
     for (TypeOp t : kTypeOps) {
-      for (int64_t size : kSizes) {
+      for (int64_t size : kCommunicatorSizes) {
         for (bool in_place : {false, true}) {
           EB_ASSIGN_OR_RETURN(CollectiveLayout layout,
                               ComputeLayout(c, size, DataTypeSize(t.type), n));

@@ -242,12 +242,12 @@ TEST(RingLinksTest, SilentPeerExceedsTheOpDeadlineNamingIt) {
   EXPECT_LT(took, seconds(3));
 }
 
-struct GoneCase {
+struct RingGoneCase {
   int ranks;
   int victim;
 };
 
-class RingLinksPeerGoneTest : public ::testing::TestWithParam<GoneCase> {};
+class RingLinksPeerGoneTest : public ::testing::TestWithParam<RingGoneCase> {};
 
 // The victim's links are aborted (its connections reset, as when its
 // process dies) while the others are inside a Shift of messages far larger
@@ -261,7 +261,7 @@ class RingLinksPeerGoneTest : public ::testing::TestWithParam<GoneCase> {};
 // is the machine's timing, not the product's. Every rank returns within a few
 // seconds of the victim going, against an op deadline of 60 s.
 TEST_P(RingLinksPeerGoneTest, OthersFailPromptlyNamingTheRank) {
-  const GoneCase c = GetParam();
+  const RingGoneCase c = GetParam();
   std::vector<std::unique_ptr<RingLinks>> links = Ring(c.ranks);
   ASSERT_EQ(links.size(), static_cast<size_t>(c.ranks));
   constexpr size_t kBytes = size_t{16} << 20;
@@ -317,9 +317,9 @@ TEST_P(RingLinksPeerGoneTest, OthersFailPromptlyNamingTheRank) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, RingLinksPeerGoneTest,
-                         ::testing::Values(GoneCase{2, 0}, GoneCase{2, 1}, GoneCase{3, 1},
-                                           GoneCase{4, 2}),
-                         [](const ::testing::TestParamInfo<GoneCase>& param) {
+                         ::testing::Values(RingGoneCase{2, 0}, RingGoneCase{2, 1},
+                                           RingGoneCase{3, 1}, RingGoneCase{4, 2}),
+                         [](const ::testing::TestParamInfo<RingGoneCase>& param) {
                            return absl::StrCat("n", param.param.ranks, "_rank", param.param.victim,
                                                "_gone");
                          });
