@@ -58,10 +58,6 @@ constexpr absl::Duration kFrozenAgentWorkersGone = absl::Milliseconds(3300);
 constexpr absl::Duration kUnregisteredWorkerGone = absl::Seconds(10);
 constexpr absl::Duration kVerdictSlack = absl::Seconds(5);
 
-const std::vector<std::string> kLongSweep = LongSweepArgs();
-const std::vector<std::string> kQuickTest = {
-    "run-test", "--json", "--nodes", "host0,host1", "-b", "8", "-e", "64K", "-f", "8", "-n", "2"};
-
 struct Process {
   pid_t pid = 0;
   pid_t ppid = 0;
@@ -93,22 +89,6 @@ std::vector<Process> Processes() {
   }
   closedir(proc);
   return processes;
-}
-
-// Agents of the cluster in `work_dir`: name -> pid.
-std::map<std::string, pid_t> AgentPids(const std::string& work_dir) {
-  std::map<std::string, pid_t> agents;
-  for (const Process& process : Processes()) {
-    if (process.argv.empty() || !absl::EndsWith(process.argv[0], "eb-agent")) continue;
-    std::string name;
-    bool ours = false;
-    for (const std::string& arg : process.argv) {
-      if (absl::StartsWith(arg, "--node-name=")) name = arg.substr(12);
-      if (absl::StartsWith(arg, "--run-dir=" + work_dir + "/")) ours = true;
-    }
-    if (ours && process.state != 'Z') agents[name] = process.pid;
-  }
-  return agents;
 }
 
 // Zombies whose parent is this process or one of `parents`.
@@ -235,8 +215,10 @@ class ChaosTest : public ::testing::Test {
         if (fault.target == Target::kWorker) {
           *victim = cluster_.WorkerPid(rank);
         } else {
-          auto agents = AgentPids(cluster_.work_dir());
-          if (agents.contains(fault.node)) *victim = agents[fault.node];
+          // The pid its launcher started, not a search of /proc by argv: a
+          // worker that the agent is spawning shows the agent's argv until
+          // its exec, and a SIGSTOP meant for the agent once hit it.
+          *victim = cluster_.AgentPid(fault.node);
         }
       }
       if (*victim > 0) break;
@@ -257,7 +239,7 @@ class ChaosTest : public ::testing::Test {
       if (!condition) problems.push_back(what);
     };
 
-    const int handle = cluster_.StartEbctl(kLongSweep);
+    const int handle = cluster_.StartEbctl(LongSweepArgs());
     pid_t victim = -1;
     const absl::Time fault_at = Inject(fault, &victim);
     if (fault_at == absl::InfinitePast()) {
@@ -348,13 +330,15 @@ class ChaosTest : public ::testing::Test {
     check(cluster_.WaitForNoWorkers("", absl::Seconds(15)), "leftover workers before next test");
     absl::SleepFor(absl::Milliseconds(200));  // reapers run
     std::vector<pid_t> agents;
-    for (const auto& [name, pid] : AgentPids(cluster_.work_dir())) agents.push_back(pid);
+    for (const char* name : {"host0", "host1"}) {
+      if (const pid_t pid = cluster_.AgentPid(name); pid > 0) agents.push_back(pid);
+    }
     const std::vector<pid_t> zombies = Zombies(agents);
     check(zombies.empty(), absl::StrCat(zombies.size(), " zombie(s)"));
     const std::vector<std::string> cores = CoreFiles(cluster_.work_dir());
     check(cores.empty(), absl::StrCat("core file ", cores.empty() ? "" : cores.front()));
 
-    const CliResult next = cluster_.Ebctl(kQuickTest, absl::Seconds(60));
+    const CliResult next = cluster_.Ebctl(QuickTestArgs(), absl::Seconds(60));
     check(next.exit_code == 0,
           absl::StrCat("next test exit ", next.exit_code, ": ", next.err.substr(0, 300)));
     row.ok = problems.empty();
