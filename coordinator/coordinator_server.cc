@@ -90,7 +90,7 @@ std::string ReadBaselines(const std::string& path) {
 // an intent must be on record before its action is carried out.
 class SchedulerAudit final : public scheduler_io::ActionAudit {
  public:
-  SchedulerAudit(common::Executor& loop, AuditHistory& history, std::string scheduler)
+  SchedulerAudit(common::Executor& loop, AuditHistory& history, const std::string& scheduler)
       : loop_(loop), history_(history), identity_(absl::StrCat("ebnccl-scheduler/", scheduler)) {}
 
   absl::Status Record(const std::string& method, const std::string& target,

@@ -297,33 +297,33 @@ grpc::ServerWriteReactor<v1::ValidationEvent>* ControlService::RunValidation(
   // is never tested (issue 30).
   return new ValidationStreamReactor(
       executor_,
-      ValidationStreamReactor::AsyncAttach(
-          [this, spec = request->spec(), caller = std::move(caller)](
-              std::shared_ptr<ValidationObserver> observer, ValidationStreamReactor::Fail fail) {
-            std::vector<std::string> names(spec.node_names().begin(), spec.node_names().end());
-            if (names.empty()) {
-              for (const NodeRecord* record : registry_.All()) {
-                names.push_back(record->name);
+      ValidationStreamReactor::AsyncAttach([this, spec = request->spec(),
+                                            caller = std::move(caller)](
+                                               const std::shared_ptr<ValidationObserver>& observer,
+                                               const ValidationStreamReactor::Fail& fail) {
+        std::vector<std::string> names(spec.node_names().begin(), spec.node_names().end());
+        if (names.empty()) {
+          for (const NodeRecord* record : registry_.All()) {
+            names.push_back(record->name);
+          }
+        }
+        scheduler_->LeaveOut(
+            std::move(names), [this, spec, caller, observer,
+                               fail](absl::StatusOr<std::map<std::string, std::string>> leave_out) {
+              absl::Status started = leave_out.ok()
+                                         ? StartValidation(spec, caller, observer, *leave_out)
+                                         : absl::UnavailableError(absl::StrCat(
+                                               "no validation started: the scheduler cannot say "
+                                               "which nodes hold a job: ",
+                                               leave_out.status().message()));
+              if (!leave_out.ok()) {
+                audit_.Record(caller, "RunValidation",
+                              absl::StrCat("nodes=", absl::StrJoin(spec.node_names(), ",")),
+                              started);
               }
-            }
-            scheduler_->LeaveOut(
-                std::move(names),
-                [this, spec, caller, observer,
-                 fail](absl::StatusOr<std::map<std::string, std::string>> leave_out) {
-                  absl::Status started =
-                      leave_out.ok() ? StartValidation(spec, caller, observer, *leave_out)
-                                     : absl::UnavailableError(absl::StrCat(
-                                           "no validation started: the scheduler cannot say "
-                                           "which nodes hold a job: ",
-                                           leave_out.status().message()));
-                  if (!leave_out.ok()) {
-                    audit_.Record(caller, "RunValidation",
-                                  absl::StrCat("nodes=", absl::StrJoin(spec.node_names(), ",")),
-                                  started);
-                  }
-                  if (!started.ok()) fail(started);
-                });
-          }));
+              if (!started.ok()) fail(started);
+            });
+      }));
 }
 
 absl::Status ControlService::StartValidation(const v1::ValidationSpec& spec, const Caller& caller,

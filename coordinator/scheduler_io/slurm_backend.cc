@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "coordinator/scheduler/drain_reason.h"
 #include "coordinator/scheduler/slurm/slurm_output.h"
 
@@ -40,8 +41,11 @@ absl::StatusOr<std::string> SlurmBackend::Tool(const std::string& tool,
   if (!config_.slurm_conf.empty()) env.push_back("SLURM_CONF=" + config_.slurm_conf);
   absl::StatusOr<CommandResult> result = runner_.Run(argv, env, config_.command_timeout);
   if (!result.ok()) {
+    // The runner names the command too: said once.
+    absl::string_view message = result.status().message();
+    message = absl::StripLeadingAsciiWhitespace(absl::StripPrefix(message, *command_text));
     return absl::Status(result.status().code(),
-                        absl::StrCat("slurm: `", *command_text, "`: ", result.status().message()));
+                        absl::StrCat("slurm: `", *command_text, "`: ", message));
   }
   if (result->exit_code != 0) {
     std::string tail(absl::StripAsciiWhitespace(result->output));

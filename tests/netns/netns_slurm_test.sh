@@ -14,6 +14,8 @@
 #     names the evidence; the audit log has the intent before the drain;
 #   - node2 keeps the operator's reason, node4 its job, the others idle.
 # Then the throttle is removed and one passing validation resumes node3.
+# Last, with slurmctld killed, no validation starts, and the error names
+# slurm and the command.
 #
 # Needs root, iproute2, tc, and Slurm + munge (deploy/scripts/install-deps.sh);
 # exits 77 (ctest: skipped) otherwise.
@@ -49,6 +51,7 @@ ip netns exec "$prefix-h0" "$bin/eb-coordinator" --config /dev/null --listen "$c
   $(tls coordinator) --history-path "$work/history.db" \
   --heartbeat-period-ms 200 --heartbeat-miss-limit 5 --stop-timeout-ms 5000 \
   --scheduler slurm --scheduler-partition batch --slurm-conf "$work/slurm/slurm.conf" \
+  --scheduler-command-timeout-ms 5000 \
   >"$work/coordinator.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do grep -q "listening on" "$work/coordinator.log" && break; sleep 0.1; done
@@ -168,6 +171,18 @@ done
 [[ $(state "node$operator_drained") == "drained|operator: bad fan | ticket 42" ]] ||
   { echo "FAIL: the operator's drain changed"; exit 1; }
 echo "ok: node$throttled resumed; the operator's drain kept"
+
+echo "== 3. the controller gone: no validation starts, the error names slurm and the command"
+kill -KILL "$slurmctld_pid"
+set +e
+validate >"$work/noslurm.out" 2>"$work/noslurm.err"
+code=$?
+set -e
+cat "$work/noslurm.err"
+[[ $code != 0 ]] || { echo "FAIL: a validation ran without the scheduler's answer"; exit 1; }
+grep -q 'slurm: `/usr/bin/sinfo' "$work/noslurm.err" ||
+  { echo "FAIL: the error does not name slurm and the command"; exit 1; }
+echo "ok: refused (exit $code)"
 echo "wall time: $(($(date +%s) - test_start)) s"
 failed=0
 echo "PASS"

@@ -11,6 +11,7 @@
 # orphan). Needs: prefix, subnet, hosts, work, pids.
 #   slurm_cluster_up PARTITION   write the config, start, wait for idle
 #   slurm CMD ARGS...            a Slurm client command, in host 0's namespace
+#   $slurmctld_pid               the controller (to take it away)
 # Exits 77 (skipped) when Slurm or munge is not installed.
 
 slurm_cluster_check() {
@@ -74,6 +75,7 @@ slurm_cluster_up() {
   SLURM_CONF="$dir/slurm.conf" nsenter --net="/run/netns/$prefix-h0" \
     slurmctld -D -f "$dir/slurm.conf" >"$work/slurmctld.out" 2>&1 &
   pids+=($!)
+  slurmctld_pid=$!
   for h in "${hosts[@]}"; do
     SLURM_CONF="$dir/slurm.conf" nsenter --net="/run/netns/$prefix-h$h" \
       slurmd -D -N "node$h" -f "$dir/slurm.conf" >"$work/slurmd-node$h.out" 2>&1 &
