@@ -144,13 +144,17 @@ done
 slurm sinfo -R -h -o '%N|%E'
 # The intent is on record before the drain.
 ebctl audit --json >"$work/audit.json"
-python3 - "$work/audit.json" "node$throttled" <<'PY'
+python3 - "$work/audit.json" "node$throttled" "$work/faults.out" <<'PY'
 import json, sys
 text = json.load(open(sys.argv[1]))
 entries = list(reversed(text["entries"]))  # newest first: oldest first
-methods = [e["method"] for e in entries if e["target"] == sys.argv[2]]
+mine = [e for e in entries if e["target"] == sys.argv[2]]
+methods = [e["method"] for e in mine]
 assert methods[:2] == ["scheduler.drain.intent", "scheduler.drain"], methods
-print("ok: audit", methods)
+assert mine[1]["outcome"] == "OK", mine[1]
+end = json.load(open(sys.argv[3]))["end_time_unix_ms"]
+print("ok: audit", methods, "; drained", mine[1]["time_unix_ms"] - end,
+      "ms after the validation ended")
 PY
 
 echo "== 2. the throttle removed: one passing validation resumes node$throttled"
