@@ -12,6 +12,29 @@
 
 namespace eb::coordinator {
 
+// [scheduler] (issue 30): hand verdicts back to the scheduler that owns the
+// fleet (drain, resume) and never test a node that holds a job. kind "none"
+// (the default) keeps ebnccl on its own. The policy knobs are those of the
+// decision core (coordinator/scheduler/scheduler_types.h, SchedulerPolicy).
+struct SchedulerConfig {
+  std::string kind = "none";  // "none" or "slurm"
+  // The partition whose nodes ebnccl judges ("" = every node).
+  std::string partition;
+  // Decide, record and log, carry out nothing.
+  bool dry_run = false;
+  int confirmations_to_drain = 1;
+  int passes_to_resume = 1;
+  absl::Duration flap_window = absl::Hours(24 * 7);
+  // At most this percentage of the fleet drained by ebnccl at once (at
+  // least one node).
+  int max_drained_percent = 10;
+  // Slurm: SLURM_CONF for its tools ("" = Slurm's default), where they are.
+  std::string slurm_conf;
+  std::string slurm_bin_dir = "/usr/bin";
+  // Deadline of each scheduler command.
+  absl::Duration command_timeout = absl::Seconds(10);
+};
+
 struct CoordinatorConfig {
   // Address to listen on ("host:port"; port 0 = any).
   std::string listen_address = "0.0.0.0:29470";
@@ -57,6 +80,7 @@ struct CoordinatorConfig {
   // registrations must not grow the coordinator forever; docs/SECURITY.md,
   // "Limits").
   absl::Duration lost_node_retention = absl::Hours(24);
+  SchedulerConfig scheduler;
 };
 
 }  // namespace eb::coordinator

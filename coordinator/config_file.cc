@@ -3,6 +3,7 @@
 #include <limits>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -13,7 +14,44 @@
 
 namespace eb::coordinator {
 
-namespace {}  // namespace
+namespace {
+
+// [scheduler] (issue 30); the decision core checks the policy again.
+void AddSchedulerKeys(common::ConfigSchema& schema, SchedulerConfig* scheduler) {
+  schema.Choice("scheduler.kind", &scheduler->kind, {"none", "slurm"}).Flag("--scheduler");
+  schema
+      .String("scheduler.partition", &scheduler->partition,
+              [](absl::string_view value) -> absl::Status {
+                // Passed to sinfo/sbatch as --partition=VALUE: a plain word.
+                for (char c : value) {
+                  if (!absl::ascii_isalnum(c) && c != '_' && c != '-' && c != '.') {
+                    return absl::InvalidArgumentError(
+                        "a Slurm partition name: letters, digits, '_', '-', '.'");
+                  }
+                }
+                return absl::OkStatus();
+              })
+      .Flag("--scheduler-partition");
+  schema.Bool("scheduler.dry_run", &scheduler->dry_run).Flag("--scheduler-dry-run");
+  schema.Int("scheduler.confirmations_to_drain", &scheduler->confirmations_to_drain, 1, 100)
+      .Flag("--scheduler-confirmations");
+  schema.Int("scheduler.passes_to_resume", &scheduler->passes_to_resume, 1, 100)
+      .Flag("--scheduler-passes-to-resume");
+  schema
+      .Duration("scheduler.flap_window", &scheduler->flap_window, absl::Minutes(1),
+                absl::Hours(24 * 365))
+      .Flag("--scheduler-flap-window-ms");
+  schema.Int("scheduler.max_drained_percent", &scheduler->max_drained_percent, 0, 100)
+      .Flag("--scheduler-max-drained-percent");
+  schema.String("scheduler.slurm_conf", &scheduler->slurm_conf).Flag("--slurm-conf");
+  schema.String("scheduler.slurm_bin_dir", &scheduler->slurm_bin_dir).Flag("--slurm-bin-dir");
+  schema
+      .Duration("scheduler.command_timeout", &scheduler->command_timeout, absl::Milliseconds(100),
+                absl::Minutes(10))
+      .Flag("--scheduler-command-timeout-ms");
+}
+
+}  // namespace
 
 common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings* settings) {
   common::ConfigSchema schema;
@@ -78,6 +116,8 @@ common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings* settings) {
             return common::StringTable(config.tls_roles.begin(), config.tls_roles.end());
           })
       .Flag("--tls-role");
+
+  AddSchedulerKeys(schema, &config.scheduler);
 
   schema
       .Choice("log.level", &settings->log_level,

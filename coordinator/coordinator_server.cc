@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "common/metrics/standard_metrics.h"
+#include "common/process/posix_process_launcher.h"
 #include "common/rpc/server_reflection.h"
 #include "common/rpc/tls.h"
 #include "coordinator/config_file.h"
@@ -20,6 +21,8 @@
 #include "coordinator/history/sqlite_history.h"
 #include "coordinator/history/sqlite_validation_history.h"
 #include "coordinator/history/write_behind_history.h"
+#include "coordinator/scheduler/slurm/slurm_output.h"
+#include "coordinator/scheduler_io/slurm_backend.h"
 #include "spdlog/spdlog.h"
 
 namespace eb::coordinator {
@@ -82,7 +85,130 @@ std::string ReadBaselines(const std::string& path) {
   return text.str();
 }
 
+// The scheduler integration's audit (issue 30): each entry is appended on
+// the loop, which owns the history, and Record returns once it is there:
+// an intent must be on record before its action is carried out.
+class SchedulerAudit final : public scheduler_io::ActionAudit {
+ public:
+  SchedulerAudit(common::Executor& loop, AuditHistory& history, const std::string& scheduler)
+      : loop_(loop), history_(history), identity_(absl::StrCat("ebnccl-scheduler/", scheduler)) {}
+
+  absl::Status Record(const std::string& method, const std::string& target,
+                      const absl::Status& outcome, const std::string& message) override {
+    ebnccl::v1::AuditEntry entry;
+    entry.set_time_unix_ms(absl::ToUnixMillis(common::RealClock::Get().Now()));
+    entry.set_identity(identity_);
+    entry.set_role("coordinator");
+    entry.set_method(method);
+    entry.set_target(Abbreviate(target, 512));
+    entry.set_outcome(absl::StatusCodeToString(outcome.code()));
+    entry.set_message(
+        Abbreviate(outcome.ok() ? message : absl::StrCat(message, ": ", outcome.message()), 1024));
+    spdlog::info("audit: {} {} {} -> {}: {}", identity_, method, target, entry.outcome(),
+                 entry.message());
+    auto done = std::make_shared<absl::Notification>();
+    auto appended = std::make_shared<absl::Status>();
+    loop_.Post([history = &history_, entry = std::move(entry), done, appended] {
+      *appended = history->Append(entry);
+      done->Notify();
+    });
+    if (!done->WaitForNotificationWithTimeout(absl::Seconds(5))) {
+      return absl::DeadlineExceededError("the audit log did not record the entry within 5s");
+    }
+    return *appended;
+  }
+
+ private:
+  common::Executor& loop_;
+  AuditHistory& history_;
+  const std::string identity_;
+};
+
+// The verdicts the decision core reads: every node verdict of the recorded
+// validations (newest 1,000; the core keeps what is within its windows).
+std::vector<scheduler::NodeVerdictRecord> SchedulerVerdicts(
+    ValidationHistory& history, const ebnccl::v1::ValidationReport& finished) {
+  std::vector<ebnccl::v1::ValidationReport> reports;
+  if (absl::StatusOr<std::vector<ebnccl::v1::ValidationReport>> listed = history.List(1000);
+      listed.ok()) {
+    reports = *std::move(listed);
+  } else {
+    spdlog::error("scheduler: the validation history cannot be read: {}",
+                  listed.status().ToString());
+  }
+  bool seen = false;
+  for (const auto& report : reports)
+    seen = seen || report.validation_id() == finished.validation_id();
+  if (!seen) reports.push_back(finished);
+  std::vector<scheduler::NodeVerdictRecord> verdicts;
+  for (const ebnccl::v1::ValidationReport& report : reports) {
+    if (!RecordsVerdicts(report.state())) continue;
+    for (const ebnccl::v1::NodeVerdict& node : report.nodes()) {
+      if (node.verdict() == ebnccl::v1::VERDICT_UNSPECIFIED ||
+          node.confidence() == ebnccl::v1::CONFIDENCE_UNSPECIFIED) {
+        continue;
+      }
+      scheduler::NodeVerdictRecord record;
+      record.node = node.node_name();
+      record.verdict = static_cast<validation::Verdict>(node.verdict());
+      record.confidence = static_cast<validation::Confidence>(node.confidence());
+      record.validation_id = report.validation_id();
+      record.evidence = node.reason();
+      record.time = absl::FromUnixMillis(
+          report.end_time_unix_ms() > 0 ? report.end_time_unix_ms() : report.start_time_unix_ms());
+      verdicts.push_back(std::move(record));
+    }
+  }
+  return verdicts;
+}
+
 }  // namespace
+
+absl::Status CoordinatorServer::StartScheduler() {
+  const SchedulerConfig& config = config_.scheduler;
+  if (config.kind == "none") return absl::OkStatus();
+  if (config.kind != "slurm") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("[scheduler] kind: \"", config.kind, "\" is not none or slurm"));
+  }
+  auto launcher = common::PosixProcessLauncher::Create();
+  if (!launcher.ok()) return launcher.status();
+  launcher_ = *std::move(launcher);
+  runner_ = std::make_unique<scheduler_io::LauncherCommandRunner>(*launcher_);
+  scheduler_io::SlurmBackendConfig slurm;
+  slurm.bin_dir = config.slurm_bin_dir;
+  slurm.slurm_conf = config.slurm_conf;
+  slurm.partition = config.partition;
+  slurm.command_timeout = config.command_timeout;
+  scheduler::SchedulerPolicy policy;
+  policy.confirmations_to_drain = config.confirmations_to_drain;
+  policy.passes_to_resume = config.passes_to_resume;
+  policy.flap_window = config.flap_window;
+  policy.max_drained_share = config.max_drained_percent / 100.0;
+  policy.max_drained_share_per_group = config.max_drained_percent / 100.0;
+  policy.dry_run = config.dry_run;
+  scheduler_audit_ = std::make_unique<SchedulerAudit>(loop_, *audit_history_, "slurm");
+  scheduler_ = std::make_unique<scheduler_io::SchedulerService>(
+      loop_, common::RealClock::Get(),
+      std::make_unique<scheduler_io::SlurmBackend>(*runner_, std::move(slurm)), *scheduler_audit_,
+      policy);
+  control_service_->set_scheduler(scheduler_.get());
+  validations_->set_on_finished([this](const ebnccl::v1::ValidationReport& report) {
+    if (!RecordsVerdicts(report.state())) return;
+    scheduler_io::ReconcileInput input;
+    input.trigger = absl::StrCat("validation ", report.validation_id());
+    for (const NodeRecord* record : registry_->All()) input.ebnccl_nodes.push_back(record->name);
+    input.verdicts = SchedulerVerdicts(*validation_history_, report);
+    scheduler_->AfterValidation(std::move(input));
+  });
+  spdlog::info(
+      "scheduler: slurm (partition {}, SLURM_CONF {}, {} confirmation(s) drain, {} "
+      "pass(es) resume, at most {}% drained{})",
+      config.partition.empty() ? "all" : config.partition,
+      config.slurm_conf.empty() ? "default" : config.slurm_conf, config.confirmations_to_drain,
+      config.passes_to_resume, config.max_drained_percent, config.dry_run ? ", DRY RUN" : "");
+  return absl::OkStatus();
+}
 
 CoordinatorServer::CoordinatorServer(const CoordinatorConfig& config,
                                      std::unique_ptr<TestHistory> history,
@@ -173,6 +299,8 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   }
   std::unique_ptr<CoordinatorServer> coordinator(new CoordinatorServer(
       config, *std::move(history), std::move(validation_history), std::move(audit_history)));
+  // Before the first call can come in: it may be a validation.
+  if (absl::Status scheduler = coordinator->StartScheduler(); !scheduler.ok()) return scheduler;
   common::RpcServerOptions options;
   options.listen_address = config.listen_address;
   options.tls = config.tls;
@@ -217,6 +345,9 @@ void CoordinatorServer::Shutdown() {
   shut_down_ = true;
   (void)notifier_.NotifyStopping("shutting down");
   if (watchdog_) watchdog_->Stop();
+  // Its thread may be waiting on the loop (an audit entry): stopped while
+  // the loop runs.
+  scheduler_.reset();
   // Before the loop stops: its scrapes post refreshes onto the loop.
   if (metrics_server_) metrics_server_->Stop();
   // Running tests end as interrupted before the agents' streams close:

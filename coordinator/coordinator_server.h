@@ -10,6 +10,7 @@
 #include "common/exec/event_loop.h"
 #include "common/metrics/metrics_http_server.h"
 #include "common/metrics/metrics_registry.h"
+#include "common/process/process_launcher.h"
 #include "common/rpc/server.h"
 #include "common/systemd/systemd_notifier.h"
 #include "common/systemd/watchdog_pinger.h"
@@ -27,6 +28,8 @@
 #include "coordinator/history/history_store.h"
 #include "coordinator/history/validation_history.h"
 #include "coordinator/metrics/coordinator_metrics.h"
+#include "coordinator/scheduler_io/command_runner.h"
+#include "coordinator/scheduler_io/scheduler_service.h"
 
 namespace eb::coordinator {
 
@@ -50,6 +53,9 @@ class CoordinatorServer {
   void Shutdown();
 
  private:
+  // The scheduler integration: the backend, the service and its hooks.
+  absl::Status StartScheduler();
+
   CoordinatorServer(const CoordinatorConfig& config, std::unique_ptr<TestHistory> history,
                     std::unique_ptr<ValidationHistory> validation_history,
                     std::unique_ptr<AuditHistory> audit_history);
@@ -78,6 +84,12 @@ class CoordinatorServer {
   std::unique_ptr<CoordinatorMetrics> metrics_;
   std::unique_ptr<common::MetricsHttpServer> metrics_server_;
   std::unique_ptr<common::WatchdogPinger> watchdog_;
+  // [scheduler] kind = "slurm" (issue 30), else all null. The service
+  // goes first (its thread uses the others and posts to the loop).
+  std::unique_ptr<common::ProcessLauncher> launcher_;
+  std::unique_ptr<scheduler_io::CommandRunner> runner_;
+  std::unique_ptr<scheduler_io::ActionAudit> scheduler_audit_;
+  std::unique_ptr<scheduler_io::SchedulerService> scheduler_;
   bool shut_down_ = false;
   // A malloc_trim is scheduled (see set_on_finished); event loop only.
   bool trim_pending_ = false;

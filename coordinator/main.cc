@@ -49,6 +49,9 @@ int main(int argc, char** argv) {
   int64_t step_timeout_ms = absl::ToInt64Milliseconds(config.default_step_timeout);
   int64_t test_timeout_ms = absl::ToInt64Milliseconds(config.default_test_timeout);
   int64_t stop_timeout_ms = absl::ToInt64Milliseconds(config.stop_timeout);
+  int64_t flap_window_ms = absl::ToInt64Milliseconds(config.scheduler.flap_window);
+  int64_t scheduler_command_timeout_ms =
+      absl::ToInt64Milliseconds(config.scheduler.command_timeout);
 
   CLI::App app{"eb-coordinator: the ebnccl master (registers agents, runs tests)"};
   app.set_version_flag("--version", std::string(eb::kVersion));
@@ -109,6 +112,39 @@ int main(int argc, char** argv) {
                  "certificate whose CN is IDENTITY (repeatable; replaces [tls.roles])");
   app.add_flag("--insecure", config.insecure,
                "Allow plaintext on a non-loopback address (every caller is then an admin)");
+  eb::coordinator::SchedulerConfig& scheduler = config.scheduler;
+  app.add_option("--scheduler", scheduler.kind,
+                 "none, or slurm: drain confirmed bad nodes, resume recovered ones, never test "
+                 "a node that holds a job")
+      ->check(CLI::IsMember({"none", "slurm"}))
+      ->capture_default_str();
+  app.add_option("--scheduler-partition", scheduler.partition,
+                 "Slurm partition ebnccl judges (empty = every node)");
+  app.add_flag("--scheduler-dry-run", scheduler.dry_run,
+               "Decide and audit drains and resumes, carry out none");
+  app.add_option("--scheduler-confirmations", scheduler.confirmations_to_drain,
+                 "Confirmed bad verdicts that drain a node")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  app.add_option("--scheduler-passes-to-resume", scheduler.passes_to_resume,
+                 "Healthy verdicts that resume a node ebnccl drained")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  app.add_option("--scheduler-flap-window-ms", flap_window_ms,
+                 "Bad, good, bad within it: the node stays drained")
+      ->check(CLI::Range(int64_t{60000}, int64_t{365} * 24 * 3600 * 1000))
+      ->capture_default_str();
+  app.add_option("--scheduler-max-drained-percent", scheduler.max_drained_percent,
+                 "At most this percentage of the fleet drained by ebnccl")
+      ->check(CLI::Range(0, 100))
+      ->capture_default_str();
+  app.add_option("--slurm-conf", scheduler.slurm_conf, "SLURM_CONF for Slurm's tools");
+  app.add_option("--slurm-bin-dir", scheduler.slurm_bin_dir, "Where Slurm's tools are")
+      ->capture_default_str();
+  app.add_option("--scheduler-command-timeout-ms", scheduler_command_timeout_ms,
+                 "Deadline of each scheduler command")
+      ->check(CLI::Range(100, 600000))
+      ->capture_default_str();
   app.add_option("--log-level", settings.log_level, "trace, debug, info, warn, error")
       ->capture_default_str();
   app.add_option("--log-file", settings.log_file, "Also write the log to this file");
@@ -169,6 +205,12 @@ int main(int argc, char** argv) {
   if (given.contains("--stop-timeout-ms"))
     config.stop_timeout = absl::Milliseconds(stop_timeout_ms);
   config.history_path = settings.history_path;
+  if (given.contains("--scheduler-flap-window-ms")) {
+    config.scheduler.flap_window = absl::Milliseconds(flap_window_ms);
+  }
+  if (given.contains("--scheduler-command-timeout-ms")) {
+    config.scheduler.command_timeout = absl::Milliseconds(scheduler_command_timeout_ms);
+  }
 
   if (auto status = eb::common::InitLogging(
           {"eb-coordinator", settings.log_level, settings.log_file, eb::common::StderrIsJournal()});

@@ -101,17 +101,20 @@ std::string ValidationManager::NewId() {
 }
 
 absl::StatusOr<std::vector<val::Node>> ValidationManager::SelectNodes(
-    const v1::ValidationSpec& spec) {
+    const v1::ValidationSpec& spec, const std::map<std::string, std::string>& leave_out) {
   // A running validation reserves its nodes (Start): its holder name.
   auto in_validation = [this](const std::string& name) { return tests_.ReservedBy(name); };
   std::vector<val::Node> nodes;
   if (spec.node_names().empty()) {
     for (const NodeRecord* record : registry_.All()) {
       if (record->state != v1::NODE_STATE_IDLE || !in_validation(record->name).empty()) continue;
+      if (leave_out.contains(record->name)) continue;
       nodes.push_back(NodeFromRecord(*record));
     }
     if (nodes.empty()) {
-      return absl::FailedPreconditionError("node_names: no registered node is idle");
+      return absl::FailedPreconditionError(
+          leave_out.empty() ? "node_names: no registered node is idle"
+                            : "node_names: no registered node is idle and free of the scheduler");
     }
     return nodes;
   }
@@ -120,6 +123,9 @@ absl::StatusOr<std::vector<val::Node>> ValidationManager::SelectNodes(
     if (record == nullptr) {
       return absl::NotFoundError(absl::StrCat("node_names: unknown node '", name, "'"));
     }
+    // The scheduler holds it: left out, reported (never an error: the
+    // fleet file names every node, and some always hold jobs).
+    if (leave_out.contains(name)) continue;
     if (std::string other = in_validation(name); !other.empty()) {
       return absl::ResourceExhaustedError(absl::StrCat("node_names: '", name, "' is in ", other));
     }
@@ -130,14 +136,20 @@ absl::StatusOr<std::vector<val::Node>> ValidationManager::SelectNodes(
     // A lost node stays in: the core reports it untestable.
     nodes.push_back(NodeFromRecord(*record));
   }
+  if (nodes.empty()) {
+    std::string why;
+    for (const auto& [node, reason] : leave_out) absl::StrAppend(&why, "; ", node, ": ", reason);
+    return absl::FailedPreconditionError(
+        absl::StrCat("node_names: every node named is held by the scheduler", why));
+  }
   return nodes;
 }
 
-absl::StatusOr<std::string> ValidationManager::Start(v1::ValidationSpec spec,
-                                                     std::shared_ptr<ValidationObserver> observer,
-                                                     const std::string& started_by) {
+absl::StatusOr<std::string> ValidationManager::Start(
+    v1::ValidationSpec spec, std::shared_ptr<ValidationObserver> observer,
+    const std::string& started_by, const std::map<std::string, std::string>& leave_out) {
   if (absl::Status status = val::NormalizeValidationSpec(spec); !status.ok()) return status;
-  absl::StatusOr<std::vector<val::Node>> nodes = SelectNodes(spec);
+  absl::StatusOr<std::vector<val::Node>> nodes = SelectNodes(spec, leave_out);
   if (!nodes.ok()) return nodes.status();
   const bool own_baselines = !spec.baselines_toml().empty();
   absl::StatusOr<val::BaselineTable> baselines =
@@ -166,6 +178,11 @@ absl::StatusOr<std::string> ValidationManager::Start(v1::ValidationSpec spec,
   tests_.Reserve(std::vector<std::string>(v->nodes.begin(), v->nodes.end()), Holder(v->id));
   v->report.set_schema_version(1);
   v->report.set_started_by(started_by);
+  for (const auto& [node, reason] : leave_out) {
+    v1::SkippedNode& skipped = *v->report.add_skipped();
+    skipped.set_node_name(node);
+    skipped.set_reason(reason);
+  }
   v->report.set_validation_id(v->id);
   v->report.set_state(v1::VALIDATION_STATE_RUNNING);
   v->report.set_start_time_unix_ms(NowMs());
@@ -396,6 +413,7 @@ void ValidationManager::Finish(const std::string& id, v1::ValidationState state,
   spdlog::info("validation={} {}: {}", id, StateText(state), report.summary());
   Save(report);
   Publish(*v, event);
+  if (on_finished_) on_finished_(report);
 }
 
 v1::ValidationReport ValidationManager::Snapshot(const Running& v) const {

@@ -8,6 +8,7 @@
 // lost stream never stops a validation. Owned by the coordinator's
 // executor: every method runs on it.
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -59,9 +60,18 @@ class ValidationManager {
   // idle. Returns the id; `observer` gets `accepted` first.
   // `started_by` (the caller's identity) goes into the report; its tests
   // are started by "validation <id>".
+  // `leave_out`: nodes the scheduler holds (issue 30: they hold a job, or
+  // an operator drained them), each with why: never tested, listed in the
+  // report's `skipped`; FAILED_PRECONDITION when no node is left.
   absl::StatusOr<std::string> Start(ebnccl::v1::ValidationSpec spec,
                                     std::shared_ptr<ValidationObserver> observer,
-                                    const std::string& started_by = "");
+                                    const std::string& started_by = "",
+                                    const std::map<std::string, std::string>& leave_out = {});
+  // Called on the executor with each validation's final report, once it is
+  // recorded (the scheduler integration acts on its verdicts).
+  void set_on_finished(std::function<void(const ebnccl::v1::ValidationReport&)> on_finished) {
+    on_finished_ = std::move(on_finished);
+  }
   // `observer` gets the current report as `accepted`, then the events; at
   // once `finished` too when the validation is over. NOT_FOUND otherwise.
   absl::Status Watch(const std::string& id, std::shared_ptr<ValidationObserver> observer);
@@ -87,7 +97,8 @@ class ValidationManager {
  private:
   struct Running;
 
-  absl::StatusOr<std::vector<validation::Node>> SelectNodes(const ebnccl::v1::ValidationSpec& spec);
+  absl::StatusOr<std::vector<validation::Node>> SelectNodes(
+      const ebnccl::v1::ValidationSpec& spec, const std::map<std::string, std::string>& leave_out);
   void NextRound(Running& v);
   // Starts one planned test; the result to record when it cannot start.
   std::optional<validation::TestResult> StartPlanned(Running& v,
@@ -110,6 +121,7 @@ class ValidationManager {
   ValidationHistory& history_;
   const ValidationManagerConfig config_;
   IdGenerator id_generator_;
+  std::function<void(const ebnccl::v1::ValidationReport&)> on_finished_;
   std::map<std::string, std::unique_ptr<Running>> running_;
   // Cleared when the manager goes: posted callbacks and timers check it.
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);

@@ -286,20 +286,64 @@ grpc::ServerWriteReactor<v1::ValidationEvent>* ControlService::RunValidation(
   if (auto refused = authz_.Check(*context, Role::kOperator, "RunValidation", "", &caller)) {
     return RefuseStream<v1::ValidationEvent>(*refused);
   }
+  if (scheduler_ == nullptr) {
+    return new ValidationStreamReactor(
+        executor_, [this, spec = request->spec(),
+                    caller = std::move(caller)](std::shared_ptr<ValidationObserver> observer) {
+          return StartValidation(spec, caller, std::move(observer), {});
+        });
+  }
+  // Ask the scheduler first, off the event loop: a node that holds a job
+  // is never tested (issue 30).
   return new ValidationStreamReactor(
-      executor_, [this, spec = request->spec(),
-                  caller = std::move(caller)](std::shared_ptr<ValidationObserver> observer) {
-        absl::StatusOr<std::string> id =
-            validations_.Start(spec, std::move(observer), caller.identity);
-        const std::string nodes = absl::StrJoin(spec.node_names(), ",");
-        audit_.Record(caller, "RunValidation",
-                      id.ok() ? absl::StrCat("validation_id=", *id, " nodes=", nodes)
-                              : absl::StrCat("nodes=", nodes),
-                      id.status());
-        if (!id.ok())
-          spdlog::info("rejected a validation from {}: {}", caller.peer, id.status().ToString());
-        return id.status();
-      });
+      executor_,
+      ValidationStreamReactor::AsyncAttach([this, spec = request->spec(),
+                                            caller = std::move(caller)](
+                                               const std::shared_ptr<ValidationObserver>& observer,
+                                               const ValidationStreamReactor::Fail& fail) {
+        std::vector<std::string> names(spec.node_names().begin(), spec.node_names().end());
+        if (names.empty()) {
+          for (const NodeRecord* record : registry_.All()) {
+            names.push_back(record->name);
+          }
+        }
+        scheduler_->LeaveOut(
+            std::move(names), [this, spec, caller, observer,
+                               fail](absl::StatusOr<std::map<std::string, std::string>> leave_out) {
+              absl::Status started = leave_out.ok()
+                                         ? StartValidation(spec, caller, observer, *leave_out)
+                                         : absl::UnavailableError(absl::StrCat(
+                                               "no validation started: the scheduler cannot say "
+                                               "which nodes hold a job: ",
+                                               leave_out.status().message()));
+              if (!leave_out.ok()) {
+                audit_.Record(caller, "RunValidation",
+                              absl::StrCat("nodes=", absl::StrJoin(spec.node_names(), ",")),
+                              started);
+              }
+              if (!started.ok()) fail(started);
+            });
+      }));
+}
+
+absl::Status ControlService::StartValidation(const v1::ValidationSpec& spec, const Caller& caller,
+                                             std::shared_ptr<ValidationObserver> observer,
+                                             const std::map<std::string, std::string>& leave_out) {
+  absl::StatusOr<std::string> id =
+      validations_.Start(spec, std::move(observer), caller.identity, leave_out);
+  const std::string nodes = absl::StrJoin(spec.node_names(), ",");
+  audit_.Record(caller, "RunValidation",
+                id.ok() ? absl::StrCat("validation_id=", *id, " nodes=", nodes)
+                        : absl::StrCat("nodes=", nodes),
+                id.status());
+  if (!id.ok()) {
+    spdlog::info("rejected a validation from {}: {}", caller.peer, id.status().ToString());
+  }
+  for (const auto& [node, reason] : leave_out) {
+    spdlog::info("validation {}: {} left out: {}", id.ok() ? *id : std::string("(refused)"), node,
+                 reason);
+  }
+  return id.status();
 }
 
 grpc::ServerWriteReactor<v1::ValidationEvent>* ControlService::WatchValidation(

@@ -11,6 +11,7 @@
 #include "coordinator/core/validation_manager.h"
 #include "coordinator/grpc/audit_log.h"
 #include "coordinator/grpc/authz.h"
+#include "coordinator/scheduler_io/scheduler_service.h"
 #include "ebnccl/v1/control.grpc.pb.h"
 
 namespace eb::coordinator {
@@ -24,6 +25,11 @@ class ControlService final : public ebnccl::v1::Control::CallbackService {
   ControlService(common::Executor& executor, TestManager& tests, NodeRegistry& registry,
                  LogRequests& logs, ValidationManager& validations, const Authorizer& authz,
                  AuditLog& audit, bool insecure = false);
+
+  // With a scheduler ([scheduler] kind = "slurm"), every validation first
+  // asks it which nodes hold a job (or an operator drained) and leaves
+  // them out (issue 30). `scheduler` must outlive the service.
+  void set_scheduler(scheduler_io::SchedulerService* scheduler) { scheduler_ = scheduler; }
 
   grpc::ServerUnaryReactor* ListNodes(grpc::CallbackServerContext* context,
                                       const ebnccl::v1::ListNodesRequest* request,
@@ -67,7 +73,14 @@ class ControlService final : public ebnccl::v1::Control::CallbackService {
   TestManager& tests_;
   NodeRegistry& registry_;
   LogRequests& logs_;
+  // Starts `spec` (on the executor), leaving out `leave_out`, and audits it.
+  absl::Status StartValidation(const ebnccl::v1::ValidationSpec& spec, const Caller& caller,
+                               std::shared_ptr<ValidationObserver> observer,
+                               const std::map<std::string, std::string>& leave_out);
+
   ValidationManager& validations_;
+  // The scheduler that owns the fleet, or null (kind "none").
+  scheduler_io::SchedulerService* scheduler_ = nullptr;
   const Authorizer& authz_;
   AuditLog& audit_;
   const bool insecure_;

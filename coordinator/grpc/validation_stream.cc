@@ -37,6 +37,15 @@ ValidationStreamReactor::ValidationStreamReactor(common::Executor& executor, Att
   order_.Constructed();
 }
 
+ValidationStreamReactor::ValidationStreamReactor(common::Executor& executor, AsyncAttach attach)
+    : outbox_(std::make_shared<Outbox>(this)) {
+  executor.Post([outbox = outbox_, attach = std::move(attach)] {
+    attach(std::make_shared<StreamObserver>(outbox),
+           [outbox](const absl::Status& status) { outbox->Finish(common::ToGrpcStatus(status)); });
+  });
+  order_.Constructed();
+}
+
 void ValidationStreamReactor::OnCancel() {
   auto reaction = order_.OtherReaction();
   outbox_->Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the client went away"));

@@ -23,8 +23,14 @@ class ValidationStreamReactor final : public grpc::ServerWriteReactor<ebnccl::v1
   // Runs on the executor: starts or attaches to a validation with the given
   // observer; its error ends the call.
   using Attach = std::function<absl::Status(std::shared_ptr<ValidationObserver>)>;
+  // Runs on the executor and may finish later (after asking the
+  // scheduler): calls `fail` (on any thread) with the error that ends the
+  // call, or attaches the observer.
+  using Fail = std::function<void(const absl::Status&)>;
+  using AsyncAttach = std::function<void(std::shared_ptr<ValidationObserver>, Fail)>;
 
   ValidationStreamReactor(common::Executor& executor, Attach attach);
+  ValidationStreamReactor(common::Executor& executor, AsyncAttach attach);
 
   void OnWriteDone(bool ok) override {
     auto reaction = order_.OtherReaction();

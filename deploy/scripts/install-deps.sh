@@ -21,6 +21,9 @@ packages=(
   iproute2 procps python3
   # The netns tests drop packets with nftables (this kernel has no netem)
   nftables
+  # tests/netns/slurm_cluster.sh: a real Slurm (22.05) in the namespaces, for
+  # the scheduler integration's end-to-end tests (issue 30)
+  slurmctld slurmd slurm-client munge
   # tests/deploy/kubernetes_manifests_check.py: the Kubernetes API models
   python3-kubernetes python3-yaml
   clang-format clang-tidy

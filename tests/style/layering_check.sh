@@ -45,6 +45,10 @@ RULES=(
   "coordinator/scheduler :: ^spdlog/                      :: logging: the backend logs the actions it carries out"
   "coordinator/scheduler :: ^(thread|mutex|future|chrono|random|fstream|filesystem|cstdio|iostream|unistd\.h|spawn\.h|sys/wait\.h)$ :: threads, time, randomness, files, processes: the backends talk to the scheduler"
   "coordinator/scheduler :: ^coordinator/(core|grpc|history|ebctl|metrics)/ :: the decisions are below the coordinator"
+  # coordinator/scheduler_io: the scheduler backends talk to the scheduler and nothing else of the coordinator.
+  "coordinator/scheduler_io :: ^grpcpp/|\.grpc\.pb\.h$    :: gRPC: the coordinator hands it names and verdicts"
+  "coordinator/scheduler_io :: ^coordinator/(core|grpc|history|ebctl|metrics)/ :: the backends are below the coordinator (it implements ActionAudit)"
+  "coordinator/scheduler_io :: ^(spawn\.h|sys/wait\.h)$   :: spawning: through common::ProcessLauncher"
   # common/transport: the data planes never talk gRPC or spawn processes.
   "common/transport :: ^grpcpp/|\.grpc\.pb\.h$            :: gRPC: the worker hands the transport a RendezvousStore"
   "common/transport :: ^common/(rpc|process)/             :: RPC glue and processes"

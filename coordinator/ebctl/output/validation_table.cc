@@ -67,6 +67,12 @@ std::string ValidationTable(const v1::ValidationReport& report) {
                             r.reason());
     }
   }
+  if (!report.skipped().empty()) {
+    absl::StrAppend(&out, "\nleft out (the scheduler holds them; not tested):\n");
+    for (const v1::SkippedNode& skipped : report.skipped()) {
+      absl::StrAppendFormat(&out, "  %s: %s\n", skipped.node_name(), skipped.reason());
+    }
+  }
   if (!report.findings().empty()) {
     absl::StrAppend(&out, "\nfindings:\n");
     for (const v1::ValidationFinding& f : report.findings()) {

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "coordinator/config_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -103,6 +104,48 @@ file = "/var/log/ebnccl/coordinator.log"
   EXPECT_EQ(settings.config.metrics_listen, "0.0.0.0:9470");
   EXPECT_EQ(settings.log_level, "debug");
   EXPECT_EQ(settings.log_file, "/var/log/ebnccl/coordinator.log");
+}
+
+TEST(CoordinatorConfigFileTest, SchedulerSection) {
+  CoordinatorSettings settings;
+  EXPECT_EQ(settings.config.scheduler.kind, "none");  // today's behaviour by default
+  ASSERT_TRUE(ApplyText(R"(
+[scheduler]
+kind = "slurm"
+partition = "gpu-a"
+dry_run = true
+confirmations_to_drain = 2
+passes_to_resume = 3
+flap_window = "48h"
+max_drained_percent = 25
+slurm_conf = "/etc/slurm-test/slurm.conf"
+slurm_bin_dir = "/opt/slurm/bin"
+command_timeout = "3s"
+)",
+                        &settings)
+                  .ok());
+  const SchedulerConfig& scheduler = settings.config.scheduler;
+  EXPECT_EQ(scheduler.kind, "slurm");
+  EXPECT_EQ(scheduler.partition, "gpu-a");
+  EXPECT_TRUE(scheduler.dry_run);
+  EXPECT_EQ(scheduler.confirmations_to_drain, 2);
+  EXPECT_EQ(scheduler.passes_to_resume, 3);
+  EXPECT_EQ(scheduler.flap_window, absl::Hours(48));
+  EXPECT_EQ(scheduler.max_drained_percent, 25);
+  EXPECT_EQ(scheduler.slurm_conf, "/etc/slurm-test/slurm.conf");
+  EXPECT_EQ(scheduler.slurm_bin_dir, "/opt/slurm/bin");
+  EXPECT_EQ(scheduler.command_timeout, absl::Seconds(3));
+}
+
+TEST(CoordinatorConfigFileTest, SchedulerValuesAreChecked) {
+  for (const char* bad :
+       {"kind = \"kubernetes-ish\"", "partition = \"gpu --wrap=x\"", "confirmations_to_drain = 0",
+        "max_drained_percent = 101", "command_timeout = \"1h\""}) {
+    CoordinatorSettings settings;
+    const absl::Status status = ApplyText(absl::StrCat("[scheduler]\n", bad, "\n"), &settings);
+    EXPECT_FALSE(status.ok()) << bad;
+    EXPECT_THAT(status.message(), HasSubstr("scheduler.")) << bad;
+  }
 }
 
 TEST(CoordinatorConfigFileTest, TlsFilesRolesAndInsecure) {

@@ -32,6 +32,7 @@ namespace v1 = ebnccl::v1;
 using eb::testing::FakeAgentChannel;
 using test::IsOk;
 using test::StatusIs;
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -328,6 +329,39 @@ TEST_F(ValidationManagerTest, ItsNodesAreReservedBetweenRoundsAndFreedAtTheEnd) 
   executor_.RunUntilIdle();
   RunToEnd(*id, [](const auto&) { return 100.0; });
   EXPECT_THAT(tests_.StartTest(on_a, nullptr), IsOk());
+}
+
+// Issue 30: nodes the scheduler holds (a job, an operator's drain) are left
+// out of the plan, listed in the report, and never tested.
+TEST_F(ValidationManagerTest, NodesTheSchedulerHoldsAreLeftOutAndReported) {
+  for (const std::string& node : kFour) AddNode(node);
+  AddNode("e");
+  std::vector<std::string> finished;
+  validations_.set_on_finished([&finished](const v1::ValidationReport& report) {
+    finished.push_back(report.validation_id());
+  });
+  observer_ = std::make_shared<RecordingObserver>();
+  absl::StatusOr<std::string> id = validations_.Start(
+      Spec({"a", "b", "c", "d"}), observer_, "",
+      {{"b", "slurm: holds a job (allocated)"}, {"d", "slurm: drained by an operator: fan"}});
+  ASSERT_THAT(id, IsOk());
+  RunToEnd(*id, [](const auto&) { return 100.0; });
+  const v1::ValidationReport report = validations_.Get(*id).value();
+  EXPECT_THAT(report.spec().node_names(), ElementsAre("a", "c"));
+  ASSERT_EQ(report.skipped_size(), 2);
+  EXPECT_EQ(report.skipped(0).node_name(), "b");
+  EXPECT_EQ(report.skipped(0).reason(), "slurm: holds a job (allocated)");
+  EXPECT_EQ(VerdictOf(report, "b"), "missing");
+  for (const v1::ValidationRound& round : report.rounds()) {
+    for (const v1::ValidationTest& t : round.tests()) {
+      EXPECT_THAT(t.node_names(), Not(Contains("b")));
+      EXPECT_THAT(t.node_names(), Not(Contains("d")));
+    }
+  }
+  EXPECT_THAT(finished, ElementsAre(*id));
+  // Every idle node: the held ones are left out too; all held: refused.
+  EXPECT_THAT(validations_.Start(Spec({"b"}), observer_, "", {{"b", "slurm: holds a job"}}),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("held by the scheduler")));
 }
 
 TEST_F(ValidationManagerTest, InputErrorsNameTheField) {

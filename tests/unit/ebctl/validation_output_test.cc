@@ -9,6 +9,7 @@ namespace {
 
 namespace v1 = ebnccl::v1;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 v1::ValidationReport Report(v1::ValidationState state, v1::Verdict verdict_of_c) {
   v1::ValidationReport report;
@@ -70,6 +71,18 @@ TEST(ValidationTableTest, RowsPerNodeWithEvidenceOfTheBadOnes) {
   t.add_node_names("a");
   t.add_node_names("b");
   EXPECT_EQ(RoundLine(soak), "round 9 (soak repeat 2): 1 test(s): a+b");
+}
+
+// Issue 30: the nodes the scheduler held are listed as left out, with why.
+TEST(ValidationTableTest, NodesTheSchedulerHeldAreListedAsLeftOut) {
+  v1::ValidationReport report = Report(v1::VALIDATION_STATE_DONE, v1::VERDICT_HEALTHY);
+  EXPECT_THAT(ValidationTable(report), Not(HasSubstr("left out")));
+  v1::SkippedNode& skipped = *report.add_skipped();
+  skipped.set_node_name("n4");
+  skipped.set_reason("slurm: holds a job (allocated)");
+  EXPECT_THAT(ValidationTable(report),
+              HasSubstr("left out (the scheduler holds them; not tested):\n"
+                        "  n4: slurm: holds a job (allocated)\n"));
 }
 
 TEST(ValidationJsonTest, SchemaStateWordsAndNumbers) {

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# Scheduler integration with a real Slurm (issue 30): Debian's slurmctld,
+# slurmd and munge over six "hosts" in network namespaces (slurm_cluster.sh),
+# our agents in the same namespaces, and the coordinator with
+# `--scheduler slurm`. Real faults: one host's link throttled with `tc tbf`.
+#
+# Before the validation, an operator drains node2 ("operator: bad fan |
+# ticket 42") and a tenant job (`sbatch --wrap 'sleep 300'`) runs on node4.
+# Expected, for `ebctl validate` over all six:
+#   - node2 and node4 are left out (the report's `skipped`), no test runs
+#     on them, and neither gets a verdict;
+#   - node3 (throttled) is degraded, confirmed, and Slurm drains it within
+#     60 s with a reason that starts with "ebnccl <validation id>:" and
+#     names the evidence; the audit log has the intent before the drain;
+#   - node2 keeps the operator's reason, node4 its job, the others idle.
+# Then the throttle is removed and one passing validation resumes node3.
+# Last, with slurmctld killed, no validation starts, and the error names
+# slurm and the command.
+#
+# Needs root, iproute2, tc, and Slurm + munge (deploy/scripts/install-deps.sh);
+# exits 77 (ctest: skipped) otherwise.
+#   tests/netns/netns_slurm_test.sh BIN_DIR
+set -euo pipefail
+bin=${1:?usage: $0 BIN_DIR}
+
+if [[ $(id -u) -ne 0 ]] || ! command -v ip >/dev/null || ! command -v tc >/dev/null; then
+  echo "SKIP: needs root, iproute2 and tc"; exit 77
+fi
+source "$(dirname "$0")/slurm_cluster.sh"
+slurm_cluster_check
+prefix="ebs$$"
+subnet="10.77.$(($$ % 200 + 10))"
+work=$(mktemp -d /tmp/ebnccl-netns-slurm-XXXXXX)
+hosts=(0 1 2 3 4 5)
+throttled=3
+operator_drained=2
+tenant=4
+pids=()
+test_start=$(date +%s)
+
+source "$(dirname "$0")/fleet.sh"
+netns_fleet_up
+slurm_cluster_up batch
+coordinator="$subnet.1:29470"
+netns_fleet_certs netns-slurm admin
+
+# The coordinator runs Slurm's tools in host 0's namespace, where slurmctld
+# listens.
+# shellcheck disable=SC2046
+ip netns exec "$prefix-h0" "$bin/eb-coordinator" --config /dev/null --listen "$coordinator" \
+  $(tls coordinator) --history-path "$work/history.db" \
+  --heartbeat-period-ms 200 --heartbeat-miss-limit 5 --stop-timeout-ms 5000 \
+  --scheduler slurm --scheduler-partition batch --slurm-conf "$work/slurm/slurm.conf" \
+  --scheduler-command-timeout-ms 5000 \
+  >"$work/coordinator.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do grep -q "listening on" "$work/coordinator.log" && break; sleep 0.1; done
+for h in "${hosts[@]}"; do
+  # shellcheck disable=SC2046
+  ip netns exec "$prefix-h$h" "$bin/eb-agent" --config /dev/null --coordinator "$coordinator" \
+    --node-name "node$h" --host-id "host$h" --workers 2 --bootstrap-interface eth0 $(tls "nodes/node$h") \
+    --run-dir "$work/run-node$h" --worker-grace-ms 1000 --worker-heartbeat-ms 200 \
+    >"$work/agent-node$h.log" 2>&1 &
+  pids+=($!)
+done
+# shellcheck disable=SC2046
+ebctl() { ip netns exec "$prefix-h1" "$bin/ebctl" --coordinator "$coordinator" $(tls clients/netns-slurm) "$@"; }
+for _ in $(seq 150); do
+  [[ $(ebctl nodes --json 2>/dev/null | grep -c '"state": "idle"') == "${#hosts[@]}" ]] && break
+  sleep 0.1
+done
+
+# The operator's drain and the tenant's job, before ebnccl looks.
+slurm scontrol update NodeName="node$operator_drained" State=DRAIN Reason="operator: bad fan | ticket 42"
+job=$(slurm sbatch --parsable -J tenant -w "node$tenant" -o /dev/null --wrap 'sleep 300')
+for _ in $(seq 100); do
+  [[ $(slurm squeue -h -j "$job" -o %T) == RUNNING ]] && break
+  sleep 0.1
+done
+[[ $(slurm squeue -h -j "$job" -o %T) == RUNNING ]] || { echo "FAIL: the tenant job does not run"; exit 1; }
+
+# node3: 100 Mbit/s both ways (as netns_validate_test.sh).
+rate="rate 100mbit burst 32kbit latency 400ms"
+# shellcheck disable=SC2086
+tc -n "$prefix-h$throttled" qdisc add dev eth0 root tbf $rate
+# shellcheck disable=SC2086
+tc -n "$prefix-br" qdisc add dev "${prefix}p$throttled" root tbf $rate
+
+nodes=$(printf 'node%s,' "${hosts[@]}")
+nodes=${nodes%,}
+validate() {
+  ebctl validate --json --nodes "$nodes" --suite preflight,intra,pairs --tolerance 0.5 \
+    -b 4M -e 4M -n 5 -w 1 -c 1
+}
+# state NODE: "STATE|REASON" as sinfo reports it.
+state() { slurm sinfo -h -N -n "$1" -o '%T|%E'; }
+
+echo "== 1. validate all six: node$operator_drained drained by an operator, a job on node$tenant, node$throttled throttled"
+set +e
+validate >"$work/faults.out" 2>"$work/faults.err"
+code=$?
+set -e
+concluded=$(date +%s)
+cat "$work/faults.err"
+[[ $code == 7 ]] || { echo "FAIL: expected exit 7, got $code"; exit 1; }
+vid=$(python3 - "$work/faults.out" "$throttled" "$operator_drained" "$tenant" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+throttled, drained, tenant = ("node" + n for n in sys.argv[2:5])
+skipped = {s["node_name"]: s["reason"] for s in report.get("skipped", [])}
+assert set(skipped) == {drained, tenant}, skipped
+assert skipped[tenant].startswith("slurm: holds a job"), skipped
+assert "operator: bad fan" in skipped[drained], skipped
+verdicts = {n["node_name"]: n["verdict"] + "/" + n["confidence"] for n in report["nodes"]}
+assert drained not in verdicts and tenant not in verdicts, verdicts
+assert verdicts.pop(throttled) == "degraded/confirmed", verdicts
+assert all(v.startswith("healthy") for v in verdicts.values()), verdicts
+for r in report.get("rounds", []):
+    for t in r["tests"]:
+        assert not {drained, tenant} & set(t["node_names"]), t
+print(report["validation_id"])
+PY
+)
+echo "ok: $vid left out node$operator_drained and node$tenant, found node$throttled degraded"
+
+# Drained within 60 s of the validation's end.
+drained_state=""
+for _ in $(seq 600); do
+  drained_state=$(state "node$throttled")
+  [[ "$drained_state" == drained\|* || "$drained_state" == draining\|* ]] && break
+  sleep 0.1
+done
+latency=$(($(date +%s) - concluded))
+echo "node$throttled: $drained_state (${latency} s after the validation ended)"
+[[ "$drained_state" == drained\|"ebnccl $vid: "* ]] ||
+  { echo "FAIL: node$throttled not drained by ebnccl with the validation named"; exit 1; }
+((latency <= 60)) || { echo "FAIL: drained after $latency s"; exit 1; }
+[[ $(state "node$operator_drained") == "drained|operator: bad fan | ticket 42" ]] ||
+  { echo "FAIL: the operator's drain changed: $(state "node$operator_drained")"; exit 1; }
+[[ $(state "node$tenant") == allocated\|* ]] || { echo "FAIL: node$tenant: $(state "node$tenant")"; exit 1; }
+for h in 0 1 5; do
+  [[ $(state "node$h") == "idle|none" ]] || { echo "FAIL: node$h touched: $(state "node$h")"; exit 1; }
+done
+slurm sinfo -R -h -o '%N|%E'
+# The intent is on record before the drain.
+ebctl audit --json >"$work/audit.json"
+python3 - "$work/audit.json" "node$throttled" "$work/faults.out" <<'PY'
+import json, sys
+text = json.load(open(sys.argv[1]))
+entries = list(reversed(text["entries"]))  # newest first: oldest first
+mine = [e for e in entries if e["target"] == sys.argv[2]]
+methods = [e["method"] for e in mine]
+assert methods[:2] == ["scheduler.drain.intent", "scheduler.drain"], methods
+assert mine[1]["outcome"] == "OK", mine[1]
+end = json.load(open(sys.argv[3]))["end_time_unix_ms"]
+print("ok: audit", methods, "; drained", mine[1]["time_unix_ms"] - end,
+      "ms after the validation ended")
+PY
+
+echo "== 2. the throttle removed: one passing validation resumes node$throttled"
+tc -n "$prefix-h$throttled" qdisc del dev eth0 root
+tc -n "$prefix-br" qdisc del dev "${prefix}p$throttled" root
+set +e
+validate >"$work/healthy.out" 2>"$work/healthy.err"
+code=$?
+set -e
+[[ $code == 0 ]] || { echo "FAIL: expected exit 0, got $code"; cat "$work/healthy.err"; exit 1; }
+resumed=""
+for _ in $(seq 600); do
+  resumed=$(state "node$throttled")
+  [[ "$resumed" == "idle|none" ]] && break
+  sleep 0.1
+done
+[[ "$resumed" == "idle|none" ]] || { echo "FAIL: node$throttled not resumed: $resumed"; exit 1; }
+[[ $(state "node$operator_drained") == "drained|operator: bad fan | ticket 42" ]] ||
+  { echo "FAIL: the operator's drain changed"; exit 1; }
+echo "ok: node$throttled resumed; the operator's drain kept"
+
+echo "== 3. the controller gone: no validation starts, the error names slurm and the command"
+kill -KILL "$slurmctld_pid"
+set +e
+validate >"$work/noslurm.out" 2>"$work/noslurm.err"
+code=$?
+set -e
+cat "$work/noslurm.err"
+[[ $code != 0 ]] || { echo "FAIL: a validation ran without the scheduler's answer"; exit 1; }
+grep -q 'slurm: `/usr/bin/sinfo' "$work/noslurm.err" ||
+  { echo "FAIL: the error does not name slurm and the command"; exit 1; }
+echo "ok: refused (exit $code)"
+echo "wall time: $(($(date +%s) - test_start)) s"
+failed=0
+echo "PASS"
