@@ -66,6 +66,14 @@ absl::StatusOr<absl::Duration> ParseDuration(absl::string_view text, absl::strin
   absl::Duration value;
   // Abseil accepts "inf" and saturates on overflow to an infinite duration.
   if (!absl::ParseDuration(std::string(trimmed), &value)) {
+    // Abseil refuses a number past int64 ("9999999999999999999h"): far
+    // beyond any range here, so it is too large rather than no duration.
+    const size_t digits = trimmed.find_first_not_of("0123456789.");
+    double leading = 0;
+    if (digits != 0 && digits != absl::string_view::npos &&
+        absl::SimpleAtod(trimmed.substr(0, digits), &leading) && leading > 9e18) {
+      return DurationError(field, shown, "too large", range);
+    }
     return DurationError(field, shown, "not a duration (e.g. 90s, 500ms, 2m)", range);
   }
   if (value == absl::InfiniteDuration() || value == -absl::InfiniteDuration()) {

@@ -73,7 +73,10 @@ v1::TestReport ReportFromColumns(const SqliteStatement& row) {
       state.ok()) {
     report.set_state(*state);
   }
-  report.set_summary(absl::StrCat(row.ColumnText(5), " [stored report unreadable]"));
+  // The note survives the bound: the column is cut first.
+  report.set_summary(
+      absl::StrCat(spec::BoundedText(row.ColumnText(5), spec::kMaxStoredTextBytes - 64),
+                   " [stored report unreadable]"));
   spec::BoundMessageText(report);
   return report;
 }
@@ -126,6 +129,17 @@ absl::StatusOr<std::unique_ptr<SqliteTestHistory>> SqliteTestHistory::Open(
         absl::StrCat("test history ", path, ": directory ", directory.string(), " ", problem,
                      "; create it (the ebnccl package creates /var/lib/ebnccl) or pass another "
                      "--history-path"));
+  }
+  // An existing history that is not a regular file (a FIFO would block
+  // SQLite's open forever, a device would be written to): refused by name.
+  const std::filesystem::file_status file_status = std::filesystem::status(path, error);
+  if (!error &&
+      (std::filesystem::is_fifo(file_status) || std::filesystem::is_character_file(file_status) ||
+       std::filesystem::is_block_file(file_status) || std::filesystem::is_socket(file_status))) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("test history ", path,
+                     ": not a regular file (a FIFO, device or socket); "
+                     "pass another --history-path"));
   }
 
   sqlite3* db = nullptr;

@@ -35,12 +35,15 @@ bool DecodeReport(absl::string_view blob, v1::ValidationReport& report) {
 // A row whose report cannot be decoded, from its columns (report,
 // validation_id, start_time_ms, end_time_ms, summary): shown as broken, not
 // hidden and not an error that hides the other rows (issue 32, item 2).
-v1::ValidationReport ReportFromColumns(const SqliteStatement& row) {
+v1::ValidationReport ValidationFromColumns(const SqliteStatement& row) {
   v1::ValidationReport report;
   report.set_validation_id(row.ColumnText(1));
   report.set_start_time_unix_ms(row.ColumnInt64(2));
   report.set_end_time_unix_ms(row.ColumnInt64(3));
-  report.set_summary(absl::StrCat(row.ColumnText(4), " [stored report unreadable]"));
+  // The note survives the bound: the column is cut first.
+  report.set_summary(
+      absl::StrCat(spec::BoundedText(row.ColumnText(4), spec::kMaxStoredTextBytes - 64),
+                   " [stored report unreadable]"));
   spec::BoundMessageText(report);
   return report;
 }
@@ -140,7 +143,7 @@ absl::StatusOr<v1::ValidationReport> SqliteValidationHistory::Get(const std::str
   if (!row) return absl::NotFoundError(absl::StrCat("validation '", id, "' is not known"));
   v1::ValidationReport report;
   const absl::string_view blob = select.ColumnBlob(0);
-  if (!DecodeReport(blob, report)) return ReportFromColumns(select);
+  if (!DecodeReport(blob, report)) return ValidationFromColumns(select);
   return report;
 }
 
@@ -159,7 +162,7 @@ absl::StatusOr<std::vector<v1::ValidationReport>> SqliteValidationHistory::List(
     v1::ValidationReport report;
     const absl::string_view blob = select.ColumnBlob(0);
     if (!DecodeReport(blob, report)) {
-      out.push_back(ReportFromColumns(select));
+      out.push_back(ValidationFromColumns(select));
       continue;
     }
     out.push_back(WithoutEvidence(report));

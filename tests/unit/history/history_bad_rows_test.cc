@@ -5,6 +5,7 @@
 // damaged, are read defensively: shown as broken, the others listed.
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <memory>
 #include <string>
@@ -122,6 +123,7 @@ TEST(HistoryBadRowsTest, UndecodableReportIsShownFromItsColumns) {
 TEST(HistoryBadRowsTest, P2_6_4_AuditRowCutMidCharacterStillLists) {
   TempDir dir;
   const std::string path = dir.File("history.db");
+  ASSERT_TRUE(SqliteTestHistory::Open(path).ok());  // creates and checks the file
   auto audit = SqliteAuditHistory::Open(path);
   ASSERT_TRUE(audit.ok()) << audit.status();
   v1::AuditEntry entry;
@@ -152,6 +154,7 @@ TEST(HistoryBadRowsTest, P2_6_4_AuditRowCutMidCharacterStillLists) {
 TEST(HistoryBadRowsTest, BrokenValidationRowIsListedAsBroken) {
   TempDir dir;
   const std::string path = dir.File("history.db");
+  ASSERT_TRUE(SqliteTestHistory::Open(path).ok());  // creates and checks the file
   auto validations = SqliteValidationHistory::Open(path);
   ASSERT_TRUE(validations.ok()) << validations.status();
   v1::ValidationReport report;
@@ -172,6 +175,16 @@ TEST(HistoryBadRowsTest, BrokenValidationRowIsListedAsBroken) {
   auto listed = (*validations)->List(0);
   ASSERT_TRUE(listed.ok()) << listed.status();
   EXPECT_THAT(*listed, SizeIs(2));
+}
+
+// A FIFO as the history file blocked SQLite's open (and so the start) forever.
+TEST(HistoryBadRowsTest, HistoryFileThatIsAFifoIsRefusedByName) {
+  TempDir dir;
+  const std::string path = dir.File("history.db");
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  auto history = SqliteTestHistory::Open(path);
+  EXPECT_EQ(history.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(history.status().message()), HasSubstr("not a regular file"));
 }
 
 }  // namespace
