@@ -76,13 +76,13 @@ TEST_F(StartupStopTest, P2_2_13_FifoTlsAndBaselinesFilesAreRefusedAtOnce) {
   EXPECT_NE(ebctl.exit_code, 0);
   EXPECT_THAT(ebctl.err, HasSubstr("TLS file is a FIFO"));
 
-  CliResult validate = cluster_.Run(
-      "ebctl", {"--coordinator=127.0.0.1:1", "validate", "--baselines", fifo}, {}, kPrompt);
+  // ebctl reads --baselines once connected.
+  ASSERT_TRUE(cluster_.StartCoordinator().ok());
+  CliResult validate = cluster_.Ebctl({"validate", "--baselines", fifo}, kPrompt);
   EXPECT_EQ(validate.exit_code, 2) << validate.err;
   EXPECT_THAT(validate.err, HasSubstr("baselines file is a FIFO"));
 
-  CliResult devzero = cluster_.Run(
-      "ebctl", {"--coordinator=127.0.0.1:1", "validate", "--baselines", "/dev/zero"}, {}, kPrompt);
+  CliResult devzero = cluster_.Ebctl({"validate", "--baselines", "/dev/zero"}, kPrompt);
   EXPECT_EQ(devzero.exit_code, 2) << devzero.err;
   EXPECT_THAT(devzero.err, HasSubstr("/dev/zero: baselines file is a character device"));
 }
