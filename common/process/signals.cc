@@ -107,7 +107,7 @@ StartupStopGuard::StartupStopGuard(std::string program)
             line, sizeof(line), "%s: received SIG%s while %s; stopping before start-up completed\n",
             program_.c_str(), sigabbrev_np(signal_number), phase_.load());
         if (n > 0) (void)!write(STDERR_FILENO, line, std::min<size_t>(n, sizeof(line) - 1));
-        std::_Exit(128 + signal_number);
+        std::_Exit(0);
       }) {}
 
 }  // namespace eb::common

@@ -54,8 +54,9 @@ class ShutdownSignalWatcher {
 // (a config on a hung file system, a worker probe that does not answer)
 // could be stopped only with SIGKILL. On a signal it writes
 // "PROGRAM: received SIGTERM while PHASE; stopping before start-up
-// completed" to stderr and exits with 128 + the signal number (nothing was
-// started that needs stopping: what was opened is the kernel's to close).
+// completed" to stderr and exits 0, the daemon's code for a requested stop
+// (a stop is not a failure, issue 16; nothing was started that needs
+// stopping: what was opened is the kernel's to close).
 // Destroy it just before the main thread waits for the signal itself
 // (WaitForShutdownSignal): a signal arriving in between stays pending and is
 // read there.
