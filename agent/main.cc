@@ -26,8 +26,8 @@
 #include "agent/host/child_nvml.h"
 #include "agent/host/real_host_probe.h"
 #include "agent/startup.h"
-#include "common/config/duration_flag.h"
 #include "common/config/given_flags.h"
+#include "common/config/number_flags.h"
 #include "common/config/parse_command_line.h"
 #include "common/logging/logging.h"
 #include "common/net/address.h"
@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
   app.add_option("--workers", settings.workers,
                  "Worker slots (ranks per test) on this node (default or 0: the GPU count, "
                  "or 1)")
-      ->check(CLI::Range(0, 1024));
+      ->check(eb::common::CountFlag(0, eb::spec::kMaxWorkerSlots));
   app.add_option("--bootstrap-interface", config.bootstrap_interface,
                  "NIC for bootstrap and Gloo traffic (NCCL_SOCKET_IFNAME), e.g. eth0");
   app.add_option("--bootstrap-address", config.bootstrap_address,
@@ -114,13 +114,13 @@ int main(int argc, char** argv) {
                  "exact-match '=' form; checked against /sys/class/infiniband)");
   app.add_option("--ib-gid-index", config.ib_gid_index,
                  "NCCL_IB_GID_INDEX for RoCE (e.g. 3; -1 = not set)")
-      ->check(CLI::Range(-1, 255));
+      ->check(eb::common::CountFlag(-1, 255));
   app.add_option("--nccl-ras-port-base", config.nccl_ras_port_base,
                  "First local port of NCCL's RAS service for NCCL tests: each running test gets "
                  "its own of [base, base + worker slots) as NCCL_RAS_ADDR, queried when the test "
                  "fails or times out; 0 = leave NCCL_RAS_ADDR alone, no query")
       ->capture_default_str()
-      ->check(CLI::Range(0, 65535));
+      ->check(eb::common::CountFlag(0, 65535));
   app.add_option("--sysfs-pci", config.sysfs_pci,
                  "Where PCI devices are listed by bus id (GPU-HCA affinity)")
       ->capture_default_str();
@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
   app.add_option("--gpus", config.gpu_indices,
                  "Indices (PCI bus order) of the GPUs this agent owns, e.g. 0,1,2,3 (default: all)")
       ->delimiter(',')
-      ->check(CLI::NonNegativeNumber);
+      ->check(eb::common::CountFlag(0, eb::spec::kMaxWorkerSlots - 1));
   app.add_option("--host-id", config.host_id,
                  "Identity of this machine for the check that agents of one host never put two "
                  "ranks on one GPU (default: the kernel's boot id)");

@@ -7,13 +7,14 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "common/config/duration_flag.h"
 #include "common/config/given_flags.h"
+#include "common/config/number_flags.h"
 #include "common/config/parse_command_line.h"
 #include "common/logging/logging.h"
 #include "common/net/address.h"
@@ -68,7 +69,7 @@ int main(int argc, char** argv) {
   app.add_option("--heartbeat-miss-limit", config.heartbeat_miss_limit,
                  "Missed heartbeats before a node is lost")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100));
+      ->check(eb::common::CountFlag(1, 100));
   app.add_option("--default-timeout-ms", test_timeout_ms,
                  "Deadline of a whole test unless it sets one")
       ->capture_default_str()
@@ -91,7 +92,7 @@ int main(int argc, char** argv) {
   app.add_option("--history-limit", config.history_limit,
                  "Tests kept in the history (oldest finished ones dropped beyond it)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(eb::common::CountFlag(1, std::numeric_limits<int>::max()));
   app.add_option("--metrics-listen", config.metrics_listen,
                  "Serve Prometheus metrics on HOST:PORT (/metrics; port 0 = any); empty = off");
   app.add_option("--history-path", settings.history_path,
