@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "agent/host/real_host_probe.h"
 #include "agent/startup.h"
 #include "common/config/given_flags.h"
+#include "common/config/number_flags.h"
 #include "common/config/parse_command_line.h"
 #include "common/logging/logging.h"
 #include "common/net/address.h"
@@ -73,6 +75,10 @@ int main(int argc, char** argv) {
     return eb::agent::PrintGpuDetails();
   }
   eb::common::BlockShutdownSignals();
+  // SIGTERM/SIGINT stop the agent at every point of its start, not only
+  // once it runs (issue 32, item 4).
+  std::optional<eb::common::StartupStopGuard> startup_guard("eb-agent");
+  startup_guard->SetPhase("reading its command line and config file");
   eb::agent::AgentSettings settings;
   eb::agent::AgentConfig& config = settings.config;
   std::string config_path = eb::agent::kDefaultConfigPath;
@@ -95,7 +101,7 @@ int main(int argc, char** argv) {
   app.add_option("--workers", settings.workers,
                  "Worker slots (ranks per test) on this node (default or 0: the GPU count, "
                  "or 1)")
-      ->check(CLI::Range(0, 1024));
+      ->check(eb::common::CountFlag(0, eb::spec::kMaxWorkerSlots));
   app.add_option("--bootstrap-interface", config.bootstrap_interface,
                  "NIC for bootstrap and Gloo traffic (NCCL_SOCKET_IFNAME), e.g. eth0");
   app.add_option("--bootstrap-address", config.bootstrap_address,
@@ -108,13 +114,13 @@ int main(int argc, char** argv) {
                  "exact-match '=' form; checked against /sys/class/infiniband)");
   app.add_option("--ib-gid-index", config.ib_gid_index,
                  "NCCL_IB_GID_INDEX for RoCE (e.g. 3; -1 = not set)")
-      ->check(CLI::Range(-1, 255));
+      ->check(eb::common::CountFlag(-1, 255));
   app.add_option("--nccl-ras-port-base", config.nccl_ras_port_base,
                  "First local port of NCCL's RAS service for NCCL tests: each running test gets "
                  "its own of [base, base + worker slots) as NCCL_RAS_ADDR, queried when the test "
                  "fails or times out; 0 = leave NCCL_RAS_ADDR alone, no query")
       ->capture_default_str()
-      ->check(CLI::Range(0, 65535));
+      ->check(eb::common::CountFlag(0, 65535));
   app.add_option("--sysfs-pci", config.sysfs_pci,
                  "Where PCI devices are listed by bus id (GPU-HCA affinity)")
       ->capture_default_str();
@@ -123,7 +129,7 @@ int main(int argc, char** argv) {
   app.add_option("--gpus", config.gpu_indices,
                  "Indices (PCI bus order) of the GPUs this agent owns, e.g. 0,1,2,3 (default: all)")
       ->delimiter(',')
-      ->check(CLI::NonNegativeNumber);
+      ->check(eb::common::CountFlag(0, eb::spec::kMaxWorkerSlots - 1));
   app.add_option("--host-id", config.host_id,
                  "Identity of this machine for the check that agents of one host never put two "
                  "ranks on one GPU (default: the kernel's boot id)");
@@ -138,17 +144,18 @@ int main(int argc, char** argv) {
                  "--bootstrap-interface), CUDA_VISIBLE_DEVICES or CUDA_DEVICE_ORDER");
   app.add_option("--worker-grace-ms", grace_ms, "SIGTERM to SIGKILL grace for stopped workers")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->transform(eb::common::DurationMsFlag(eb::spec::kDaemonDurationRange));
   app.add_option("--worker-hang-timeout-ms", hang_ms, "Kill a worker silent for this long")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->transform(eb::common::DurationMsFlag(eb::spec::kDaemonDurationRange));
   app.add_option("--worker-heartbeat-ms", worker_heartbeat_ms, "Worker heartbeat period")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->transform(eb::common::DurationMsFlag(eb::spec::kDaemonDurationRange));
   app.add_option("--worker-socket-linger-ms", socket_linger_ms,
                  "Keep the workers' socket open this long after the last test ends")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->transform(
+          eb::common::DurationMsFlag({absl::ZeroDuration(), eb::spec::kDaemonDurationRange.max}));
   app.add_option("--metrics-listen", config.metrics_listen,
                  "Serve Prometheus metrics on HOST:PORT (/metrics; port 0 = any); empty = off");
   int64_t tls_reload_ms = absl::ToInt64Milliseconds(config.tls.reload_period);
@@ -160,7 +167,7 @@ int main(int argc, char** argv) {
   app.add_option("--tls-reload-period-ms", tls_reload_ms,
                  "How often the TLS files are re-read (rotation without restart)")
       ->capture_default_str()
-      ->check(CLI::Range(1000, 86400000));
+      ->transform(eb::common::DurationMsFlag(eb::spec::kTlsReloadRange));
   app.add_option("--log-level", settings.log_level, "trace, debug, info, warn, error")
       ->capture_default_str();
   app.add_option("--log-file", settings.log_file, "Also write the log to this file");
@@ -192,6 +199,7 @@ int main(int argc, char** argv) {
     if (!hcas.ok()) return UsageError(std::string(hcas.status().message()));
     config.ib_hcas = *std::move(hcas);
   }
+  startup_guard->SetPhase("resolving its configuration (probing the worker's NCCL)");
   std::vector<std::string> environment;
   for (char** entry = environ; *entry != nullptr; ++entry) environment.emplace_back(*entry);
   if (auto status = eb::agent::ResolveAgentConfig(&settings, environment); !status.ok()) {
@@ -204,6 +212,7 @@ int main(int argc, char** argv) {
       !status.ok()) {
     return UsageError(std::string(status.message()));
   }
+  startup_guard->SetPhase("checking the host");
   // A configured interface or HCA that is missing is an error, not a silent
   // fallback to another NIC or to TCP.
   if (auto status = eb::agent::CheckHostForStart(settings); !status.ok()) {
@@ -225,6 +234,7 @@ int main(int argc, char** argv) {
     spdlog::warn("{}", warning);
   }
 
+  startup_guard->SetPhase("starting its server");
   auto agent = eb::agent::AgentServer::Start(config, std::move(environment));
   if (!agent.ok()) {
     spdlog::error("cannot start: {}", agent.status().ToString());
@@ -248,6 +258,8 @@ int main(int argc, char** argv) {
       config.run_dir, config.worker_binary, absl::StrJoin(config.worker_env, " "),
       (*agent)->metrics_port(), absl::ToInt64Milliseconds(config.watchdog_timeout),
       config.tls.enabled() ? config.tls.cert : "off (plaintext)");
+  // From here a signal is read by the main thread and stops the agent cleanly.
+  startup_guard.reset();
   const int signal_number = eb::common::WaitForShutdownSignal();
   spdlog::info("received SIG{}; stopping workers and shutting down", sigabbrev_np(signal_number));
   (*agent)->Shutdown();

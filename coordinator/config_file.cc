@@ -10,6 +10,7 @@
 #include "common/config/tls_keys.h"
 #include "common/net/address.h"
 #include "common/spec/limits.h"
+#include "common/spec/numbers.h"
 #include "coordinator/core/roles.h"
 
 namespace eb::coordinator {
@@ -78,17 +79,22 @@ common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings* settings) {
   schema
       // The agents refuse a period outside these bounds (launch_check.h):
       // 0 made them spin (SECURITY_FINDINGS case 5).
-      .Duration("heartbeat.period", &config.heartbeat_period,
-                absl::Milliseconds(spec::kMinHeartbeatPeriodMs),
-                absl::Milliseconds(spec::kMaxHeartbeatPeriodMs))
+      .Duration("heartbeat.period", &config.heartbeat_period, spec::kHeartbeatPeriodRange.min,
+                spec::kHeartbeatPeriodRange.max)
       .Flag("--heartbeat-period-ms");
   schema.Int("heartbeat.miss_limit", &config.heartbeat_miss_limit, 1, 100)
       .Flag("--heartbeat-miss-limit");
 
-  schema.Duration("timeouts.test", &config.default_test_timeout).Flag("--default-timeout-ms");
-  schema.Duration("timeouts.launch", &config.default_launch_timeout).Flag("--launch-timeout-ms");
-  schema.Duration("timeouts.init", &config.default_init_timeout).Flag("--init-timeout-ms");
-  schema.Duration("timeouts.step", &config.default_step_timeout).Flag("--step-timeout-ms");
+  // The deadlines sent to agents: the range every agent accepts (P2-2.7).
+  const spec::DurationRange& timeouts = spec::kTimeoutRange;
+  schema.Duration("timeouts.test", &config.default_test_timeout, timeouts.min, timeouts.max)
+      .Flag("--default-timeout-ms");
+  schema.Duration("timeouts.launch", &config.default_launch_timeout, timeouts.min, timeouts.max)
+      .Flag("--launch-timeout-ms");
+  schema.Duration("timeouts.init", &config.default_init_timeout, timeouts.min, timeouts.max)
+      .Flag("--init-timeout-ms");
+  schema.Duration("timeouts.step", &config.default_step_timeout, timeouts.min, timeouts.max)
+      .Flag("--step-timeout-ms");
   schema.Duration("timeouts.stop", &config.stop_timeout).Flag("--stop-timeout-ms");
 
   schema.Int("history.limit", &config.history_limit, 1, std::numeric_limits<int>::max())

@@ -3,12 +3,11 @@
 #include <malloc.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "common/io/bounded_file.h"
 #include "common/metrics/standard_metrics.h"
 #include "common/process/posix_process_launcher.h"
 #include "common/rpc/server_reflection.h"
@@ -75,14 +74,13 @@ absl::StatusOr<std::unique_ptr<TestHistory>> OpenHistory(const CoordinatorConfig
 // a request may still carry its own).
 std::string ReadBaselines(const std::string& path) {
   if (path.empty()) return "";
-  std::ifstream file(path);
-  if (!file) {
-    spdlog::warn("baselines {} cannot be read: validations judge by the fleet median only", path);
+  absl::StatusOr<std::string> text = common::ReadBoundedFile(path, common::FileKind::kBaselines);
+  if (!text.ok()) {
+    spdlog::warn("{}: validations judge by the fleet median only",
+                 std::string(text.status().message()));
     return "";
   }
-  std::ostringstream text;
-  text << file.rdbuf();
-  return text.str();
+  return *std::move(text);
 }
 
 // The scheduler integration's audit (issue 30): each entry is appended on

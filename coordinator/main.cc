@@ -7,11 +7,14 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
+#include <optional>
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "common/config/given_flags.h"
+#include "common/config/number_flags.h"
 #include "common/config/parse_command_line.h"
 #include "common/logging/logging.h"
 #include "common/net/address.h"
@@ -39,6 +42,10 @@ int main(int argc, char** argv) {
   // TSan), not on every lock in production.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   eb::common::BlockShutdownSignals();
+  // SIGTERM/SIGINT stop the coordinator at every point of its start, not
+  // only once it serves (issue 32, item 4).
+  std::optional<eb::common::StartupStopGuard> startup_guard("eb-coordinator");
+  startup_guard->SetPhase("reading its command line and config file");
   eb::coordinator::CoordinatorSettings settings;
   eb::coordinator::CoordinatorConfig& config = settings.config;
   std::string config_path = eb::coordinator::kDefaultConfigPath;
@@ -61,34 +68,34 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--heartbeat-period-ms", heartbeat_period_ms, "Heartbeat period asked of agents")
       ->capture_default_str()
-      ->check(CLI::Range(10, 600000));
+      ->transform(eb::common::DurationMsFlag(eb::spec::kHeartbeatPeriodRange));
   app.add_option("--heartbeat-miss-limit", config.heartbeat_miss_limit,
                  "Missed heartbeats before a node is lost")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100));
+      ->check(eb::common::CountFlag(1, 100));
   app.add_option("--default-timeout-ms", test_timeout_ms,
                  "Deadline of a whole test unless it sets one")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->transform(eb::common::DurationMsFlag(eb::spec::kTimeoutRange));
   app.add_option("--launch-timeout-ms", launch_timeout_ms,
                  "Default deadline for workers to start and register")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->transform(eb::common::DurationMsFlag(eb::spec::kTimeoutRange));
   app.add_option("--init-timeout-ms", init_timeout_ms,
                  "Default deadline for ranks to join the communicator")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->transform(eb::common::DurationMsFlag(eb::spec::kTimeoutRange));
   app.add_option("--step-timeout-ms", step_timeout_ms, "Default deadline for one size step")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->transform(eb::common::DurationMsFlag(eb::spec::kTimeoutRange));
   app.add_option("--stop-timeout-ms", stop_timeout_ms,
                  "How long to wait for agents to reap a test's workers")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->transform(eb::common::DurationMsFlag(eb::spec::kDaemonDurationRange));
   app.add_option("--history-limit", config.history_limit,
                  "Tests kept in the history (oldest finished ones dropped beyond it)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(eb::common::CountFlag(1, std::numeric_limits<int>::max()));
   app.add_option("--metrics-listen", config.metrics_listen,
                  "Serve Prometheus metrics on HOST:PORT (/metrics; port 0 = any); empty = off");
   app.add_option("--history-path", settings.history_path,
@@ -105,7 +112,7 @@ int main(int argc, char** argv) {
   app.add_option("--tls-reload-period-ms", tls_reload_ms,
                  "How often the TLS files are re-read (rotation without restart)")
       ->capture_default_str()
-      ->check(CLI::Range(1000, 86400000));
+      ->transform(eb::common::DurationMsFlag(eb::spec::kTlsReloadRange));
   std::vector<std::string> tls_roles;
   app.add_option("--tls-role", tls_roles,
                  "IDENTITY=ROLE (viewer, operator, admin) overriding the role of the client "
@@ -229,6 +236,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "eb-coordinator: %s\n", std::string(status.message()).c_str());
     return 2;
   }
+  startup_guard->SetPhase("checking its TLS files");
   if (auto status = eb::common::CheckTlsFiles(config.tls); !status.ok()) {
     std::fprintf(stderr, "eb-coordinator: %s\n", std::string(status.message()).c_str());
     return 2;
@@ -256,6 +264,7 @@ int main(int argc, char** argv) {
     spdlog::warn("systemd watchdog disabled: {}", watchdog.status().ToString());
   }
 
+  startup_guard->SetPhase("starting its server (history, baselines, listeners)");
   auto server = eb::coordinator::CoordinatorServer::Start(config);
   if (!server.ok()) {
     spdlog::error("cannot start: {}", server.status().ToString());
@@ -275,6 +284,8 @@ int main(int argc, char** argv) {
           ? absl::StrCat("mutual TLS, CA ", config.tls.ca, ", cert ", config.tls.cert, ", ",
                          config.tls_roles.size(), " role mapping(s)")
           : std::string("plaintext"));
+  // From here a signal is read by the main thread and stops the server cleanly.
+  startup_guard.reset();
   const int signal_number = eb::common::WaitForShutdownSignal();
   spdlog::info("received {}; shutting down", sigabbrev_np(signal_number));
   (*server)->Shutdown();

@@ -7,6 +7,7 @@
 #include "common/spec/identifiers.h"
 #include "common/spec/limits.h"
 #include "common/spec/nccl_env.h"
+#include "common/spec/numbers.h"
 #include "common/transport/collective_layout.h"
 
 namespace eb::agent {
@@ -14,15 +15,9 @@ namespace {
 
 constexpr size_t kMaxStopReasonLength = 4096;
 
+// The range ebctl and the coordinator check too (spec::kTimeoutRange).
 absl::Status CheckTimeout(int64_t value, absl::string_view field) {
-  if (value <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(field, ": must be > 0, got ", value));
-  }
-  if (value > spec::kMaxTimeoutMs) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, ": must be at most ", spec::kMaxTimeoutMs, " (a week), got ", value));
-  }
-  return absl::OkStatus();
+  return spec::CheckDurationMs(value, field, spec::kTimeoutRange);
 }
 
 absl::Status CheckRanks(const ebnccl::v1::LaunchTest& launch, int worker_slots) {

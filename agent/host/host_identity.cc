@@ -1,18 +1,15 @@
 #include "agent/host/host_identity.h"
 
-#include <fstream>
-
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/io/bounded_file.h"
 
 namespace eb::agent {
 namespace {
 
+// "" when unreadable: the next source is tried.
 std::string FirstLine(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return std::string(absl::StripAsciiWhitespace(line));
+  absl::StatusOr<std::string> line = common::ReadFirstLine(path);
+  return line.ok() ? *std::move(line) : std::string();
 }
 
 }  // namespace

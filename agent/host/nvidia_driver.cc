@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <system_error>
 
@@ -11,6 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/gpu/pci_bus_id.h"
+#include "common/io/bounded_file.h"
 
 namespace eb::agent {
 
@@ -26,9 +26,11 @@ std::vector<ebnccl::v1::GpuInfo> DiscoverGpus(absl::string_view proc_root) {
     ebnccl::v1::GpuInfo gpu;
     gpu.set_index(static_cast<int>(gpus.size()));
     gpu.set_pci_bus_id(dir.filename().string());
-    std::ifstream in(dir / "information");
-    std::string line;
-    while (std::getline(in, line)) {
+    // Unreadable (or not a regular file): the GPU is listed by its folder.
+    const std::string information =
+        common::ReadBoundedFile((dir / "information").string(), common::FileKind::kProcTable)
+            .value_or("");
+    for (absl::string_view line : absl::StrSplit(information, '\n')) {
       absl::string_view view(line);
       if (absl::ConsumePrefix(&view, "Model:")) {
         gpu.set_name(std::string(absl::StripAsciiWhitespace(view)));
@@ -51,9 +53,10 @@ std::vector<ebnccl::v1::GpuInfo> OwnedGpus(const std::vector<int>& gpu_indices) 
 }
 
 std::string DriverVersion(absl::string_view version_file) {
-  std::ifstream in{std::string(version_file)};
-  std::string line;
-  if (!std::getline(in, line)) return "";
+  absl::StatusOr<std::string> first =
+      common::ReadFirstLine(std::string(version_file), common::kMaxProcTableFileBytes);
+  if (!first.ok() || first->empty()) return "";
+  const std::string& line = *first;
   // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul ...":
   // the first word after "Kernel Module" (or in the line) shaped like N.N[.N].
   const size_t module = line.find("Kernel Module");

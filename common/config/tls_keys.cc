@@ -1,5 +1,7 @@
 #include "common/config/tls_keys.h"
 
+#include "common/spec/numbers.h"
+
 namespace eb::common {
 
 void AddTlsKeys(ConfigSchema& schema, TlsFiles* tls) {
@@ -7,7 +9,9 @@ void AddTlsKeys(ConfigSchema& schema, TlsFiles* tls) {
   schema.String("tls.cert", &tls->cert).Flag("--tls-cert");
   schema.String("tls.key", &tls->key).Flag("--tls-key");
   // gRPC's file watcher checks at most once a second.
-  schema.Duration("tls.reload_period", &tls->reload_period, absl::Seconds(1), absl::Hours(24))
+  schema
+      .Duration("tls.reload_period", &tls->reload_period, spec::kTlsReloadRange.min,
+                spec::kTlsReloadRange.max)
       .Flag("--tls-reload-period-ms");
 }
 

@@ -15,6 +15,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "common/config/key_path.h"
+#include "common/io/bounded_file.h"
 #include "toml++/toml.h"
 
 namespace eb::common {
@@ -215,23 +216,13 @@ std::string Underscored(absl::string_view name) {
 
 absl::Status ReadFile(const std::string& path, std::string* contents, bool* missing) {
   *missing = false;
-  FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) {
-    const int error = errno;
-    if (error == ENOENT) {
-      *missing = true;
-      return absl::InvalidArgumentError(absl::StrCat(path, ": config file does not exist"));
-    }
-    return absl::InvalidArgumentError(absl::StrCat(path, ": cannot read: ", strerror(error)));
+  absl::StatusOr<std::string> text = common::ReadBoundedFile(path, common::FileKind::kConfig);
+  if (!text.ok()) {
+    *missing = absl::IsNotFound(text.status());
+    // INVALID_ARGUMENT: a config that cannot be used is a usage error (exit 2).
+    return absl::InvalidArgumentError(text.status().message());
   }
-  char buffer[65536];
-  size_t count = 0;
-  while ((count = std::fread(buffer, 1, sizeof(buffer), file)) > 0) contents->append(buffer, count);
-  const int error = std::ferror(file) ? errno : 0;
-  std::fclose(file);
-  if (error != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": cannot read: ", strerror(error)));
-  }
+  *contents = *std::move(text);
   return absl::OkStatus();
 }
 

@@ -28,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "common/spec/limits.h"
 
 namespace eb::common {
 
@@ -159,9 +160,10 @@ class ConfigSchema {
   Key& Choice(std::string key, std::string* field, std::vector<std::string> choices);
   Key& Int(std::string key, int* field, int min, int max);
   Key& Bool(std::string key, bool* field);
-  // Finite, within [min, max].
+  // Finite, within [min, max]; by default the daemons' range of the shared
+  // table (common/spec/numbers.h, kDaemonDurationRange: 1ms to a week).
   Key& Duration(std::string key, absl::Duration* field, absl::Duration min = absl::Milliseconds(1),
-                absl::Duration max = absl::Hours(24 * 365));
+                absl::Duration max = absl::Milliseconds(spec::kMaxTimeoutMs));
   Key& StringList(std::string key, std::vector<std::string>* field);
   // Every element within [min, max].
   Key& IntList(std::string key, std::vector<int>* field, int min, int max);

@@ -5,25 +5,20 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/io/bounded_file.h"
 #include "common/memory/smaps.h"
 
 namespace eb::common {
 namespace {
 
 absl::StatusOr<std::string> ReadProcFile(const char* path) {
-  std::ifstream in(path);
-  if (!in) return absl::UnavailableError(absl::StrCat("cannot open ", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return ReadBoundedFile(path, FileKind::kProcTable);
 }
 
 // The "Rss:" of /proc/self/smaps_rollup, in kB; -1 when it cannot be read.

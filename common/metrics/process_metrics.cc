@@ -4,12 +4,11 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/io/bounded_file.h"
 
 namespace eb::common {
 
@@ -32,11 +31,9 @@ prometheus::MetricFamily Family(const char* name, const char* help, prometheus::
 }
 
 std::optional<std::string> ReadFile(const char* path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  absl::StatusOr<std::string> text = ReadBoundedFile(path, FileKind::kProcTable);
+  if (!text.ok()) return std::nullopt;
+  return *std::move(text);
 }
 
 }  // namespace

@@ -8,18 +8,20 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <map>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/io/bounded_file.h"
 
 namespace eb::common {
 namespace {
 
 long ReadSysfsLong(absl::string_view root, const std::string& name, const char* file) {
-  std::ifstream in(absl::StrCat(root, "/", name, "/", file));
+  // 0 (unknown) when unreadable or not a number.
+  absl::StatusOr<std::string> text = ReadFirstLine(absl::StrCat(root, "/", name, "/", file));
   long value = 0;
-  if (!(in >> value)) return 0;
+  if (!text.ok() || !absl::SimpleAtoi(*text, &value)) return 0;
   return value;
 }
 

@@ -7,10 +7,12 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace eb::common {
 namespace {
@@ -96,5 +98,16 @@ void ShutdownSignalWatcher::Run() {
     }
   }
 }
+
+StartupStopGuard::StartupStopGuard(std::string program)
+    : program_(std::move(program)), watcher_([this](int signal_number) {
+        // One write(2), not stdio: the main thread may hold stderr's lock.
+        char line[512];
+        const int n = std::snprintf(
+            line, sizeof(line), "%s: received SIG%s while %s; stopping before start-up completed\n",
+            program_.c_str(), sigabbrev_np(signal_number), phase_.load());
+        if (n > 0) (void)!write(STDERR_FILENO, line, std::min<size_t>(n, sizeof(line) - 1));
+        std::_Exit(0);
+      }) {}
 
 }  // namespace eb::common

@@ -5,7 +5,10 @@
 // signalfd by ordinary code, never handled in a signal handler. The failure
 // handler (common/logging) is left with the real crash signals only.
 
+#include <atomic>
 #include <functional>
+#include <optional>
+#include <string>
 #include <thread>
 
 namespace eb::common {
@@ -43,6 +46,32 @@ class ShutdownSignalWatcher {
   // Written by the destructor to wake the thread.
   int wake_fd_ = -1;
   std::thread thread_;
+};
+
+// While it lives, a shutdown signal ends the process at once: a daemon
+// blocks the shutdown signals first thing in main (above), but nothing reads
+// them until its server runs, so without this a daemon stuck in its start
+// (a config on a hung file system, a worker probe that does not answer)
+// could be stopped only with SIGKILL. On a signal it writes
+// "PROGRAM: received SIGTERM while PHASE; stopping before start-up
+// completed" to stderr and exits 0, the daemon's code for a requested stop
+// (a stop is not a failure, issue 16; nothing was started that needs
+// stopping: what was opened is the kernel's to close).
+// Destroy it just before the main thread waits for the signal itself
+// (WaitForShutdownSignal): a signal arriving in between stays pending and is
+// read there.
+class StartupStopGuard {
+ public:
+  explicit StartupStopGuard(std::string program);
+  // What the daemon is doing now, for the message; `phase` must outlive the
+  // guard (a string literal).
+  void SetPhase(const char* phase) { phase_.store(phase); }
+
+ private:
+  std::string program_;
+  std::atomic<const char*> phase_{"starting"};
+  // Last: its thread may call back into the members above.
+  ShutdownSignalWatcher watcher_;
 };
 
 }  // namespace eb::common

@@ -4,11 +4,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/io/bounded_file.h"
 #include "grpcpp/security/tls_certificate_provider.h"
 #include "grpcpp/security/tls_credentials_options.h"
 
@@ -17,14 +16,13 @@ namespace eb::common {
 namespace {
 
 absl::Status CheckPemFile(const std::string& path, const std::string& option, const char* marker) {
-  std::ifstream file(path);
-  if (!file) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(option, ": cannot read ", path, ": ", std::strerror(errno)));
+  // Bounded and refusing FIFOs and devices: gRPC's own reader (the file
+  // watcher below) would block on a FIFO or read /dev/zero until memory ends.
+  absl::StatusOr<std::string> text = ReadBoundedFile(path, FileKind::kTlsPem);
+  if (!text.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(option, ": ", text.status().message()));
   }
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (text.str().find(marker) == std::string::npos) {
+  if (text->find(marker) == std::string::npos) {
     return absl::FailedPreconditionError(
         absl::StrCat(option, ": ", path, " holds no PEM '", marker, "' block"));
   }

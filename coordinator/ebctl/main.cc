@@ -28,6 +28,7 @@
 #include "common/spec/identifiers.h"
 #include "common/spec/limits.h"
 #include "common/spec/names.h"
+#include "common/spec/numbers.h"
 #include "common/spec/wire_names.h"
 #include "common/version/version.h"
 #include "coordinator/ebctl/commands/audit_command.h"
@@ -56,6 +57,17 @@ CLI::Validator WholeNumber(int64_t min, int64_t max) {
         return value.ok() ? "" : std::string(value.status().message());
       },
       absl::StrCat("INT:", min, "..", max));
+}
+
+// A finite number in [min, max] (spec::ParseShare: "nan", "inf" and "1e999"
+// refused with the range; issue 32, item 5).
+CLI::Validator Share(double min, double max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        absl::StatusOr<double> value = eb::spec::ParseShare(text, "", min, max);
+        return value.ok() ? "" : std::string(value.status().message());
+      },
+      absl::StrCat("NUMBER:", min, "..", max));
 }
 
 // The flags run-test and validate share, with the same names, defaults and
@@ -102,7 +114,8 @@ void AddRunTestFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f) {
                  "Comma-separated node names in rank order (default: all idle)");
   cmd.add_option("--workers-per-node", f.workers_per_node,
                  "Ranks per node (default: every slot of each node)");
-  cmd.add_option("--min-busbw", f.min_busbw_gbps, "Fail below this average bus bandwidth (GB/s)");
+  cmd.add_option("--min-busbw", f.min_busbw_gbps, "Fail below this average bus bandwidth (GB/s)")
+      ->check(Share(0, 1e6));
   cmd.add_option("--nccl-env", f.nccl_env,
                  "KEY=VALUE NCCL setting for this test (repeatable; NCCL_ALGO, NCCL_PROTO, "
                  "NCCL_DEBUG, ...)")
@@ -152,7 +165,8 @@ void AddValidateFlags(CLI::App& cmd, eb::ebctl::ValidateFlags& f) {
   cmd.add_option("--strategy", f.strategy, "adaptive or all-pairs (default: adaptive)")
       ->check(CLI::IsMember({"adaptive", "all-pairs"}));
   cmd.add_option("--tolerance", f.tolerance, "Slow below (1 - tolerance) x the baseline")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(Share(0, 0.5));
   cmd.add_option("--baselines", f.baselines,
                  "Baselines TOML (expected busbw by hardware; default: the coordinator's)");
   cmd.add_option("--validation-timeout", f.timeout, "Deadline of the whole validation (6h)");

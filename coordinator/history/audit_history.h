@@ -7,6 +7,7 @@
 // SqliteAuditHistory (the `audit` table of the history file). Called on the
 // executor only.
 
+#include <cstddef>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -14,6 +15,12 @@
 #include "ebnccl/v1/control.pb.h"
 
 namespace eb::coordinator {
+
+// Each text column of an audit entry (identity, target, message, ...) is
+// stored and listed bounded to this, as valid UTF-8
+// (common/spec/bounded_text.h); AuditLog cuts targets to 512 bytes and
+// messages to 1,024 before that.
+inline constexpr size_t kMaxAuditFieldBytes = 2048;
 
 class AuditHistory {
  public:

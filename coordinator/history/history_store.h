@@ -37,8 +37,11 @@ class TestHistory {
   // later reports are still tried.
   virtual absl::Status SaveAll(const std::vector<ebnccl::v1::TestReport>& reports);
 
-  // The full stored report. NOT_FOUND for an unknown test_id; DATA_LOSS
-  // when the stored copy cannot be decoded.
+  // The full stored report. NOT_FOUND for an unknown test_id. A stored copy
+  // that cannot be decoded is returned from the row's columns (id, times,
+  // state, summary ending "[stored report unreadable]"), not as an error:
+  // one broken row must not hide the others (issue 32, item 2). Free text
+  // comes back bounded and valid UTF-8 (common/spec/bounded_text.h).
   virtual absl::StatusOr<ebnccl::v1::TestReport> Get(const std::string& test_id) const = 0;
 
   // At most `limit` reports (every one when limit <= 0), newest first: by

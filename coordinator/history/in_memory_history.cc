@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "common/spec/bounded_text.h"
 
 namespace eb::coordinator {
 namespace v1 = ebnccl::v1;
@@ -14,7 +15,9 @@ absl::Status InMemoryTestHistory::Save(const v1::TestReport& report) {
     return absl::InvalidArgumentError("test history: a report without a test_id cannot be saved");
   }
   absl::MutexLock lock(&mu_);
-  reports_[report.test_id()] = report;
+  v1::TestReport& stored = reports_[report.test_id()] = report;
+  // Bounded as the SQLite history bounds it (common/spec/bounded_text.h).
+  spec::BoundMessageText(stored);
   Prune();
   return absl::OkStatus();
 }

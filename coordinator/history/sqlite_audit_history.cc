@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include "common/spec/bounded_text.h"
 #include "common/status/status_macros.h"
 #include "coordinator/history/sqlite_statement.h"
 
@@ -29,14 +30,16 @@ absl::Status SqliteAuditHistory::Append(const v1::AuditEntry& entry) {
       SqliteStatement::Prepare(db_, path_,
                                "INSERT INTO audit (time_ms, identity, role, method, target, "
                                "outcome, message, peer) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
+  // Every column bounded and valid UTF-8 (bounded_text.h): a target cut
+  // mid-character made every later `ebctl audit` fail (P2-6.4).
   EB_RETURN_IF_ERROR(insert.BindInt64(1, entry.time_unix_ms()));
-  EB_RETURN_IF_ERROR(insert.BindText(2, entry.identity()));
-  EB_RETURN_IF_ERROR(insert.BindText(3, entry.role()));
-  EB_RETURN_IF_ERROR(insert.BindText(4, entry.method()));
-  EB_RETURN_IF_ERROR(insert.BindText(5, entry.target()));
-  EB_RETURN_IF_ERROR(insert.BindText(6, entry.outcome()));
-  EB_RETURN_IF_ERROR(insert.BindText(7, entry.message()));
-  EB_RETURN_IF_ERROR(insert.BindText(8, entry.peer()));
+  EB_RETURN_IF_ERROR(insert.BindText(2, spec::BoundedText(entry.identity(), kMaxAuditFieldBytes)));
+  EB_RETURN_IF_ERROR(insert.BindText(3, spec::BoundedText(entry.role(), kMaxAuditFieldBytes)));
+  EB_RETURN_IF_ERROR(insert.BindText(4, spec::BoundedText(entry.method(), kMaxAuditFieldBytes)));
+  EB_RETURN_IF_ERROR(insert.BindText(5, spec::BoundedText(entry.target(), kMaxAuditFieldBytes)));
+  EB_RETURN_IF_ERROR(insert.BindText(6, spec::BoundedText(entry.outcome(), kMaxAuditFieldBytes)));
+  EB_RETURN_IF_ERROR(insert.BindText(7, spec::BoundedText(entry.message(), kMaxAuditFieldBytes)));
+  EB_RETURN_IF_ERROR(insert.BindText(8, spec::BoundedText(entry.peer(), kMaxAuditFieldBytes)));
   return insert.Step().status();
 }
 
@@ -60,6 +63,8 @@ absl::StatusOr<std::vector<v1::AuditEntry>> SqliteAuditHistory::List(int limit) 
     entry.set_outcome(select.ColumnText(5));
     entry.set_message(select.ColumnText(6));
     entry.set_peer(select.ColumnText(7));
+    // Read defensively: rows written before the bound, or by hand.
+    spec::BoundMessageText(entry, kMaxAuditFieldBytes);
   }
   return entries;
 }

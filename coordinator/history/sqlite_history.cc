@@ -3,12 +3,14 @@
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/spec/bounded_text.h"
 #include "common/spec/names.h"
 #include "common/spec/wire_names.h"
 #include "common/status/status_macros.h"
@@ -71,7 +73,11 @@ v1::TestReport ReportFromColumns(const SqliteStatement& row) {
       state.ok()) {
     report.set_state(*state);
   }
-  report.set_summary(absl::StrCat(row.ColumnText(5), " [stored report unreadable]"));
+  // The note survives the bound: the column is cut first.
+  report.set_summary(
+      absl::StrCat(spec::BoundedText(row.ColumnText(5), spec::kMaxStoredTextBytes - 64),
+                   " [stored report unreadable]"));
+  spec::BoundMessageText(report);
   return report;
 }
 
@@ -123,6 +129,17 @@ absl::StatusOr<std::unique_ptr<SqliteTestHistory>> SqliteTestHistory::Open(
         absl::StrCat("test history ", path, ": directory ", directory.string(), " ", problem,
                      "; create it (the ebnccl package creates /var/lib/ebnccl) or pass another "
                      "--history-path"));
+  }
+  // An existing history that is not a regular file (a FIFO would block
+  // SQLite's open forever, a device would be written to): refused by name.
+  const std::filesystem::file_status file_status = std::filesystem::status(path, error);
+  if (!error &&
+      (std::filesystem::is_fifo(file_status) || std::filesystem::is_character_file(file_status) ||
+       std::filesystem::is_block_file(file_status) || std::filesystem::is_socket(file_status))) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("test history ", path,
+                     ": not a regular file (a FIFO, device or socket); "
+                     "pass another --history-path"));
   }
 
   sqlite3* db = nullptr;
@@ -224,7 +241,9 @@ absl::Status SqliteTestHistory::PrepareStatements() {
           " summary = excluded.summary, brief = excluded.brief, report = excluded.report"));
   EB_ASSIGN_OR_RETURN(
       SqliteStatement get,
-      SqliteStatement::Prepare(db_, path_, "SELECT report FROM tests WHERE test_id = ?1"));
+      SqliteStatement::Prepare(db_, path_,
+                               "SELECT report, test_id, start_time_ms, end_time_ms, state,"
+                               " summary FROM tests WHERE test_id = ?1"));
   EB_ASSIGN_OR_RETURN(
       SqliteStatement list,
       SqliteStatement::Prepare(db_, path_,
@@ -254,7 +273,15 @@ absl::Status SqliteTestHistory::PrepareStatements() {
   return absl::OkStatus();
 }
 
-absl::Status SqliteTestHistory::Upsert(const v1::TestReport& report) {
+absl::Status SqliteTestHistory::Upsert(const v1::TestReport& original) {
+  // Free text bounded and valid UTF-8 before it is stored: one row that
+  // protobuf cannot decode, or too large to send, broke every listing.
+  std::optional<v1::TestReport> bounded;
+  if (spec::MessageTextNeedsBounding(original)) {
+    bounded = original;
+    spec::BoundMessageText(*bounded);
+  }
+  const v1::TestReport& report = bounded ? *bounded : original;
   std::string blob;
   std::string brief;
   EB_RETURN_IF_ERROR(Serialize(report, &blob));
@@ -320,10 +347,13 @@ absl::StatusOr<v1::TestReport> SqliteTestHistory::Get(const std::string& test_id
   const absl::string_view blob = get.ColumnBlob(0);
   v1::TestReport report;
   if (!report.ParseFromArray(blob.data(), static_cast<int>(blob.size()))) {
-    return absl::DataLossError(absl::StrCat("test history ", path_, ": the stored report of test ",
-                                            test_id, " (", blob.size(),
-                                            " bytes) cannot be decoded"));
+    // Read defensively: the row is shown as broken, from its columns.
+    spdlog::warn("test history {}: the stored report of test {} ({} bytes) cannot be decoded",
+                 path_, spec::BoundedText(test_id, 256), blob.size());
+    report = ReportFromColumns(get);
   }
+  // Rows stored before free text was bounded (or edited by hand).
+  spec::BoundMessageText(report);
   return report;
 }
 
@@ -345,6 +375,7 @@ absl::StatusOr<std::vector<v1::TestReport>> SqliteTestHistory::List(int limit) c
           "its columns only",
           path_, report.test_id());
     }
+    spec::BoundMessageText(report);
   }
   return reports;
 }

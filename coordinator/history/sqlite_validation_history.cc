@@ -2,10 +2,12 @@
 
 #include <sqlite3.h>
 
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/spec/bounded_text.h"
 #include "common/spec/verdicts.h"
 #include "common/spec/wire_names.h"
 #include "common/spec/wire_upgrade.h"
@@ -25,7 +27,25 @@ std::string StateText(v1::ValidationState state) { return spec::WireName(state);
 bool DecodeReport(absl::string_view blob, v1::ValidationReport& report) {
   if (!report.ParseFromArray(blob.data(), static_cast<int>(blob.size()))) return false;
   spec::UpgradeStringEnums(report);
+  // Rows stored before free text was bounded (or edited by hand).
+  spec::BoundMessageText(report);
   return true;
+}
+
+// A row whose report cannot be decoded, from its columns (report,
+// validation_id, start_time_ms, end_time_ms, summary): shown as broken, not
+// hidden and not an error that hides the other rows (issue 32, item 2).
+v1::ValidationReport ValidationFromColumns(const SqliteStatement& row) {
+  v1::ValidationReport report;
+  report.set_validation_id(row.ColumnText(1));
+  report.set_start_time_unix_ms(row.ColumnInt64(2));
+  report.set_end_time_unix_ms(row.ColumnInt64(3));
+  // The note survives the bound: the column is cut first.
+  report.set_summary(
+      absl::StrCat(spec::BoundedText(row.ColumnText(4), spec::kMaxStoredTextBytes - 64),
+                   " [stored report unreadable]"));
+  spec::BoundMessageText(report);
+  return report;
 }
 
 }  // namespace
@@ -56,8 +76,15 @@ absl::StatusOr<bool> SqliteValidationHistory::StoredTerminal(const std::string& 
   return row && select.ColumnText(0) != "running";
 }
 
-absl::Status SqliteValidationHistory::Save(const v1::ValidationReport& report) {
-  if (report.validation_id().empty()) return absl::InvalidArgumentError("validation_id: empty");
+absl::Status SqliteValidationHistory::Save(const v1::ValidationReport& original) {
+  if (original.validation_id().empty()) return absl::InvalidArgumentError("validation_id: empty");
+  // Free text bounded and valid UTF-8 before it is stored (bounded_text.h).
+  std::optional<v1::ValidationReport> bounded;
+  if (spec::MessageTextNeedsBounding(original)) {
+    bounded = original;
+    spec::BoundMessageText(*bounded);
+  }
+  const v1::ValidationReport& report = bounded ? *bounded : original;
   EB_ASSIGN_OR_RETURN(const bool was_terminal, StoredTerminal(report.validation_id()));
   std::vector<std::string> nodes;
   for (const v1::NodeVerdict& node : report.nodes()) nodes.push_back(node.node_name());
@@ -106,18 +133,17 @@ absl::Status SqliteValidationHistory::Save(const v1::ValidationReport& report) {
 }
 
 absl::StatusOr<v1::ValidationReport> SqliteValidationHistory::Get(const std::string& id) const {
-  EB_ASSIGN_OR_RETURN(SqliteStatement select,
-                      SqliteStatement::Prepare(
-                          db_, path_, "SELECT report FROM validations WHERE validation_id = ?1"));
+  EB_ASSIGN_OR_RETURN(
+      SqliteStatement select,
+      SqliteStatement::Prepare(db_, path_,
+                               "SELECT report, validation_id, start_time_ms, end_time_ms, summary "
+                               "FROM validations WHERE validation_id = ?1"));
   EB_RETURN_IF_ERROR(select.BindText(1, id));
   EB_ASSIGN_OR_RETURN(bool row, select.Step());
   if (!row) return absl::NotFoundError(absl::StrCat("validation '", id, "' is not known"));
   v1::ValidationReport report;
   const absl::string_view blob = select.ColumnBlob(0);
-  if (!DecodeReport(blob, report)) {
-    return absl::DataLossError(
-        absl::StrCat("validation history ", path_, ": the report of ", id, " cannot be decoded"));
-  }
+  if (!DecodeReport(blob, report)) return ValidationFromColumns(select);
   return report;
 }
 
@@ -125,7 +151,8 @@ absl::StatusOr<std::vector<v1::ValidationReport>> SqliteValidationHistory::List(
   EB_ASSIGN_OR_RETURN(
       SqliteStatement select,
       SqliteStatement::Prepare(db_, path_,
-                               "SELECT report FROM validations ORDER BY start_time_ms DESC, "
+                               "SELECT report, validation_id, start_time_ms, end_time_ms, "
+                               "summary FROM validations ORDER BY start_time_ms DESC, "
                                "validation_id DESC LIMIT ?1"));
   EB_RETURN_IF_ERROR(select.BindInt64(1, limit > 0 ? limit : -1));
   std::vector<v1::ValidationReport> out;
@@ -134,7 +161,10 @@ absl::StatusOr<std::vector<v1::ValidationReport>> SqliteValidationHistory::List(
     if (!row) break;
     v1::ValidationReport report;
     const absl::string_view blob = select.ColumnBlob(0);
-    if (!DecodeReport(blob, report)) continue;
+    if (!DecodeReport(blob, report)) {
+      out.push_back(ValidationFromColumns(select));
+      continue;
+    }
     out.push_back(WithoutEvidence(report));
   }
   return out;

@@ -1,6 +1,7 @@
 #include "coordinator/validation/baselines_toml.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -99,17 +100,24 @@ absl::StatusOr<std::string> String(const Entry& entry, const std::string& key) {
   return std::get<std::string>(it->second.first);
 }
 
-// A positive number; `integer` also requires a whole one.
+// Counts, rates and bandwidths of a baseline are far below this; NaN,
+// infinities and 1e300 are typos (and casting them to an integer is
+// undefined).
+constexpr double kMaxBaselineNumber = 1e6;
+
+// A positive finite number up to kMaxBaselineNumber; `integer` also
+// requires a whole one.
 absl::StatusOr<double> Number(const Entry& entry, const std::string& key, bool integer) {
   auto it = entry.keys.find(key);
   if (it == entry.keys.end()) {
     return LineError(entry.line, absl::StrCat("[[", entry.table, "]] entry needs ", key));
   }
   const double* value = std::get_if<double>(&it->second.first);
-  if (value == nullptr || !(*value > 0) || (integer && *value != static_cast<int64_t>(*value))) {
+  if (value == nullptr || !std::isfinite(*value) || !(*value > 0) || *value > kMaxBaselineNumber ||
+      (integer && std::floor(*value) != *value)) {
     return LineError(it->second.second,
                      absl::StrCat("[[", entry.table, "]] ", key, " must be a positive ",
-                                  integer ? "integer" : "number"));
+                                  integer ? "integer" : "number", " up to 1000000"));
   }
   return *value;
 }

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/spec/numbers.h"
 
 namespace eb::validation {
 
@@ -70,6 +71,20 @@ absl::Status NormalizeValidationSpec(v1::ValidationSpec& spec) {
                                                     {spec.timeout_ms(), "timeout_ms"},
                                                     {spec.soak_ms(), "soak_ms"}}) {
     if (absl::Status status = NonNegative(value, field); !status.ok()) return status;
+  }
+  // Deadlines: 0 (the default) or within the range every agent accepts
+  // (spec::kTimeoutRange), refused here rather than by the agents (P2-2.7).
+  for (const auto& [value, field] :
+       std::vector<std::pair<int64_t, const char*>>{{spec.test_timeout_ms(), "test_timeout_ms"},
+                                                    {spec.launch_timeout_ms(), "launch_timeout_ms"},
+                                                    {spec.init_timeout_ms(), "init_timeout_ms"},
+                                                    {spec.step_timeout_ms(), "step_timeout_ms"},
+                                                    {spec.timeout_ms(), "timeout_ms"}}) {
+    if (value == 0) continue;
+    if (absl::Status status = eb::spec::CheckDurationMs(value, field, eb::spec::kTimeoutRange);
+        !status.ok()) {
+      return status;
+    }
   }
   if (spec.timeout_ms() > 0 && spec.soak_ms() >= spec.timeout_ms()) {
     return absl::InvalidArgumentError(absl::StrCat("soak_ms: ", spec.soak_ms(),

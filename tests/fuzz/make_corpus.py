@@ -50,6 +50,13 @@ def size_parse():
                               "8T", "0", "B", "1.25K", "9223372036854775807", "0x10", "1.5"])
 
 
+def numbers_parse():
+    write("numbers_parse_fuzz", ["90", "90s", "500ms", "1h30m", "nan", "inf", "-inf", "1e308",
+                                 "9223372036854775807ms", "99999999999h", "-5", "0", "0.5",
+                                 "99999999999999999999", "1e400", b"x\xe2\x82", b"\xff\xfe",
+                                 b"test_id=x\xe2\x82\xac\xe2\x82\xac", "168h", "169h"])
+
+
 def spec_validator():
     specs = [
         'collective: COLLECTIVE_ALL_REDUCE min_bytes: 8 max_bytes: 134217728 step_factor: 2 '
@@ -157,6 +164,7 @@ def agent_commands():
 
 if __name__ == "__main__":
     size_parse()
+    numbers_parse()
     spec_validator()
     configs()
     rendezvous()

@@ -3,11 +3,10 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 
+#include "common/io/bounded_file.h"
 #include "common/rpc/channel.h"
 #include "coordinator/ebctl/commands/interrupt_watcher.h"
 #include "coordinator/ebctl/commands/report_command.h"
@@ -53,14 +52,14 @@ int ValidateCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& optio
   }
   std::string baselines;
   if (!flags.baselines.empty()) {
-    std::ifstream file(flags.baselines);
-    if (!file) {
-      std::fprintf(stderr, "ebctl: --baselines: cannot read %s\n", flags.baselines.c_str());
+    absl::StatusOr<std::string> text =
+        common::ReadBoundedFile(flags.baselines, common::FileKind::kBaselines);
+    if (!text.ok()) {
+      std::fprintf(stderr, "ebctl: --baselines: %s\n",
+                   std::string(text.status().message()).c_str());
       return kExitUsage;
     }
-    std::ostringstream text;
-    text << file.rdbuf();
-    baselines = text.str();
+    baselines = *std::move(text);
   }
   absl::StatusOr<v1::ValidationSpec> spec = BuildValidationSpec(flags, baselines);
   if (!spec.ok()) {

@@ -8,19 +8,14 @@
 #include "absl/strings/str_split.h"
 #include "common/spec/identifiers.h"
 #include "common/spec/limits.h"
+#include "common/spec/numbers.h"
 
 namespace eb::ebctl {
 
 absl::StatusOr<int64_t> ParseWholeNumber(absl::string_view text, int64_t min, int64_t max,
                                          absl::string_view flag) {
-  int64_t value = 0;
-  // SimpleAtoi fails on overflow instead of clamping.
-  if (!absl::SimpleAtoi(text, &value) || value < min || value > max) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(flag, flag.empty() ? "" : ": ", spec::Quote(text),
-                     " is not a whole number from ", min, " to ", max));
-  }
-  return value;
+  // The one parser of counts (common/spec/numbers.h).
+  return spec::ParseCount(text, flag, min, max);
 }
 
 absl::StatusOr<std::vector<std::string>> ParseNodeList(absl::string_view text,

@@ -87,10 +87,10 @@ TEST(LaunchCheckTest, RefusesASizeAboveTheSpecsMaximum) {
 TEST(LaunchCheckTest, RefusesMissingWorkerDeadlines) {
   v1::LaunchTest launch = ValidLaunch();
   launch.set_init_timeout_ms(0);
-  EXPECT_EQ(Refusal(launch), "init_timeout_ms: must be > 0, got 0");
+  EXPECT_EQ(Refusal(launch), "init_timeout_ms: 0 ms is too small; accepted: 1ms to 168h");
   launch = ValidLaunch();
   launch.set_op_timeout_ms(-5);
-  EXPECT_EQ(Refusal(launch), "op_timeout_ms: must be > 0, got -5");
+  EXPECT_EQ(Refusal(launch), "op_timeout_ms: -5 ms is negative; accepted: 1ms to 168h");
 }
 
 // --- Every field is untrusted (docs/SECURITY_FINDINGS.md, cases 1-5) ---------
@@ -170,12 +170,13 @@ TEST(LaunchCheckTest, Case3RefusesRanksOutsideTheirRanges) {
 TEST(LaunchCheckTest, Case5RefusesTimeoutsOutOfBounds) {
   v1::LaunchTest launch = ValidLaunch();
   launch.set_register_timeout_ms(0);
-  EXPECT_EQ(Refusal(launch), "register_timeout_ms: must be > 0, got 0");
+  EXPECT_EQ(Refusal(launch), "register_timeout_ms: 0 ms is too small; accepted: 1ms to 168h");
   launch = ValidLaunch();
   launch.set_op_timeout_ms(spec::kMaxTimeoutMs);  // at the edge
   EXPECT_TRUE(CheckLaunch(launch, kSlots).ok());
   launch.set_op_timeout_ms(spec::kMaxTimeoutMs + 1);
-  EXPECT_THAT(Refusal(launch), StartsWith("op_timeout_ms: must be at most"));
+  EXPECT_THAT(Refusal(launch),
+              StartsWith("op_timeout_ms: 604800001 ms is too large; accepted: 1ms to 168h"));
 }
 
 v1::FetchLog ValidFetch() {

@@ -155,13 +155,14 @@ TEST(PcieLinkSysfsTest, GarbageAndOversizedFilesAreUnknownWithAnErrorNamingTheFi
   EXPECT_EQ(gpu.max_width(), 16u);
   EXPECT_THAT(gpu.error(), HasSubstr((node.gpu_dir / "current_link_width").string() +
                                      ": 'sixteen' is not a lane count"));
-  EXPECT_THAT(gpu.error(),
-              HasSubstr((node.gpu_dir / "max_link_speed").string() + ": longer than 4096 bytes"));
+  EXPECT_THAT(gpu.error(), HasSubstr((node.gpu_dir / "max_link_speed").string() +
+                                     ": file is larger than the limit of 4096 bytes"));
   const ebnccl::v1::HcaInfo hca = node.Hca();
   EXPECT_THAT(hca.pcie_link().current_speed(), IsEmpty());
   EXPECT_EQ(hca.pcie_link().max_width(), 0u);
   EXPECT_THAT(hca.pcie_link().error(), HasSubstr("current_link_speed: '"));
-  EXPECT_THAT(hca.pcie_link().error(), HasSubstr("max_link_width: longer than 4096 bytes"));
+  EXPECT_THAT(hca.pcie_link().error(),
+              HasSubstr("max_link_width: file is larger than the limit of 4096 bytes"));
   EXPECT_EQ(hca.link_width(), 0u);
   EXPECT_EQ(hca.rate_gbps(), 400);
   EXPECT_THAT(hca.rate_error(), HasSubstr("ports/1/rate: '400 Gb/sec (wide NDR)' does not name"));

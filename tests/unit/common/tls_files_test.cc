@@ -66,7 +66,8 @@ TEST_F(TlsFilesTest, KeyReadableByOthersIsRefused) {
 
 TEST_F(TlsFilesTest, UnreadableOrNotPemIsNamed) {
   files_.ca = dir_ + "/missing.pem";
-  EXPECT_THAT(CheckTlsFiles(files_).message(), HasSubstr("--tls-ca: cannot read " + files_.ca));
+  EXPECT_THAT(CheckTlsFiles(files_).message(),
+              HasSubstr("--tls-ca: " + files_.ca + ": TLS file does not exist"));
   files_.ca = dir_ + "/ca.pem";
   Write("cert.pem", "hello", 0644);
   EXPECT_THAT(CheckTlsFiles(files_).message(), HasSubstr("holds no PEM"));

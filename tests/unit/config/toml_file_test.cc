@@ -136,7 +136,7 @@ TEST(ConfigSchemaTest, BadDurationsNameTheKey) {
   EXPECT_THAT(ErrorOf("[main]\ntimeout = 2.5\n"), HasSubstr("got float 2.5"));
   EXPECT_EQ(ErrorOf("[main]\ntimeout = 0\n"),
             "/etc/ebnccl/test.toml:2: key 'main.timeout': must be between 1ms "
-            "and 8760h, got 0");
+            "and 168h, got 0");
   EXPECT_THAT(ErrorOf("[main]\ntimeout = \"-1s\"\n"), HasSubstr("got -1s"));
   EXPECT_THAT(ErrorOf("[main]\ntimeout = \"inf\"\n"), HasSubstr("got inf"));
 }
@@ -354,7 +354,8 @@ TEST_F(TomlFileLoadTest, ExistingFileIsReadAndNamedInErrors) {
 TEST_F(TomlFileLoadTest, ADirectoryIsNotAFile) {
   auto file = TomlFile::Load(dir_, /*required=*/false);
   ASSERT_FALSE(file.ok());
-  EXPECT_THAT(std::string(file.status().message()), HasSubstr(dir_ + ": cannot read"));
+  EXPECT_THAT(std::string(file.status().message()),
+              HasSubstr(dir_ + ": config file is a directory, not a regular file"));
 }
 
 TEST(TomlFileTest, Contains) {

@@ -140,6 +140,13 @@ INSTANTIATE_TEST_SUITE_P(
                     "init_timeout_ms", "-1"},
         InvalidCase{"NegativeStepTimeout", [](v1::TestSpec& s) { s.set_step_timeout_ms(-5); },
                     "step_timeout_ms", "-5"},
+        // P2-2.7: over a week was accepted here and refused by every agent.
+        InvalidCase{"P2_2_7_StepTimeoutOverAWeek",
+                    [](v1::TestSpec& s) { s.set_step_timeout_ms(604'800'001); },
+                    "step_timeout_ms", "604800001 ms is too large; accepted: 1ms to 168h"},
+        InvalidCase{"P2_2_7_LaunchTimeoutOverAWeek",
+                    [](v1::TestSpec& s) { s.set_launch_timeout_ms(INT64_MAX); },
+                    "launch_timeout_ms", "too large"},
         InvalidCase{"CollectiveListedTwice",
                     [](v1::TestSpec& s) {
                       s.add_collectives(v1::COLLECTIVE_ALL_REDUCE);

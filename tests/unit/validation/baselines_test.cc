@@ -119,6 +119,13 @@ TEST(BaselinesTomlTest, RefusesWhatItDoesNotUnderstandNamingTheLine) {
        "line 3: [[intra]] gpu_count must be a positive integer"},
       {"[[intra]]\ngpu_model = \"H100\"\ngpu_count = 8\nbusbw_gbps = -1\nsource = \"s\"\n",
        "busbw_gbps must be a positive number"},
+      // Issue 32, item 5: NaN, infinities and absurd sizes are refused.
+      {"[[intra]]\ngpu_model = \"H100\"\ngpu_count = 8\nbusbw_gbps = inf\nsource = \"s\"\n",
+       "line 4: [[intra]] busbw_gbps must be a positive number up to 1000000"},
+      {"[[intra]]\ngpu_model = \"H100\"\ngpu_count = 8\nbusbw_gbps = nan\nsource = \"s\"\n",
+       "busbw_gbps must be a positive number"},
+      {"[[intra]]\ngpu_model = \"H100\"\ngpu_count = 1e300\nbusbw_gbps = 1\nsource = \"s\"\n",
+       "line 3: [[intra]] gpu_count must be a positive integer up to 1000000"},
       {"[[intra]]\ngpu_model = 3\ngpu_count = 8\nbusbw_gbps = 1\nsource = \"s\"\n",
        "line 2: [[intra]] gpu_model must be a string"},
       {"[[intra]]\ngpu_model = \"H100\n", "line 2: unterminated string"},
