@@ -265,9 +265,10 @@ TEST(HtmlReportTest, TestValidationAndNodePagesOfAGlooCluster) {
 
   // A validation of the four nodes, its page written by validate --report.
   const std::string fleet_page = cluster.work_dir() + "/fleet.html";
-  CliResult validate = cluster.Ebctl({"validate", "--json", "-b", "4K", "-e", "4K", "-n", "2", "-w",
-                                      "1", "-c", "1", "--report", fleet_page},
-                                     absl::Minutes(4));
+  CliResult validate =
+      cluster.Ebctl({"validate", "--json", "-b", "4K", "-e", "4K", "-n", "2", "-w", "1", "-c", "1",
+                     "--allow-small-sizes", "--report", fleet_page},
+                    absl::Minutes(4));
   const nlohmann::json validation = Parse(validate);
   ASSERT_TRUE(validation.contains("rounds")) << validate.out << validate.err;
   EXPECT_TRUE(absl::StrContains(validate.err, "wrote " + fleet_page)) << validate.err;

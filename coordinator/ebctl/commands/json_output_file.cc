@@ -14,7 +14,9 @@ namespace eb::ebctl {
 absl::StatusOr<JsonOutputFile> JsonOutputFile::Create(const std::string& path) {
   for (int suffix = 0; suffix < 1000; ++suffix) {
     std::string name = suffix == 0 ? path : absl::StrCat(path, ".", suffix);
-    const int fd = open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    // O_EXCL: never an existing name, so never a device, FIFO or the target
+    // of a link (issue 32 item 9); O_NOFOLLOW says so twice.
+    const int fd = open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd >= 0) return JsonOutputFile(fd, std::move(name));
     if (errno != EEXIST) {
       return absl::InvalidArgumentError(

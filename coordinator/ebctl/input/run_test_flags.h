@@ -58,6 +58,11 @@ struct RunTestFlags {
   // nccl-tests -T SECONDS: a stuck wait fails the test with a timeout
   // (exit 4); here the deadline of one size step (--step-timeout).
   int timeout_seconds = 0;
+  // nccl-tests -g (GPUs per thread) and -t (threads per process): always 1
+  // here (one rank per GPU, one process each); only checked, never sent
+  // (input/cli_checks.h, NcclTestsThreadingNote).
+  int gpus_per_thread = 1;
+  int threads_per_process = 1;
 };
 
 // Turns the flags into a TestSpec. INVALID_ARGUMENT naming the flag, e.g.
