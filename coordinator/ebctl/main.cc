@@ -155,7 +155,7 @@ void AddRunTestFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f) {
                "as nccl-tests' NCCL_TESTS_SPLIT=\"MOD <gpus per node>\"): one result per rail");
   cmd.add_option("-J,--output-file,--output_file", f.output_file,
                  "Also write the JSON report to this file, as nccl-tests -J (the table stays on "
-                 "stdout; FILE.1, FILE.2, ... when FILE exists)");
+                 "stdout; FILE.0, FILE.1, ... when FILE exists, as nccl-tests)");
   cmd.add_option("-I,--per_iter_timing", f.per_iter_timing,
                  "1: also time every iteration (nccl-tests -I: i_min, i_max, i_p99, i_cv% "
                  "columns; per-iteration times in the JSON)")

@@ -136,16 +136,12 @@ void ShowFinished(const v1::TestReport& finished, const RunTestOutput& output,
 // After the verdict, as nccl-tests finishes its file at the end. Returns
 // what ebctl exits with: the report's code, or kExitInternal for a file
 // that could not be written after a test that passed.
-int WriteJsonFile(JsonOutputFile& file, const v1::TestReport& finished,
-                  const RunTestOutput& output) {
+int WriteJsonFile(JsonOutputFile& file, const v1::TestReport& finished) {
   const absl::Status written = file.WriteAndClose(ReportToJson(finished).dump(2) + "\n");
   if (!written.ok()) {
     std::fprintf(stderr, "ebctl: %s\n", std::string(written.message()).c_str());
     const int code = ExitCodeForReport(finished);
     return code != kExitOk ? code : kExitInternal;
-  }
-  if (!output.json && !output.json_lines) {
-    std::cout << "# Wrote JSON output to " << file.name() << std::endl;
   }
   return ExitCodeForReport(finished);
 }
@@ -161,6 +157,10 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
     absl::StatusOr<JsonOutputFile> created = JsonOutputFile::Create(flags.output_file);
     if (!created.ok()) return UsageError(created.status());
     json_file = *std::move(created);
+    // nccl-tests says so first, before its preamble (jsonOutputInit).
+    if (!options.json && !json_lines) {
+      std::cout << "# Writing JSON output to " << json_file.name() << std::endl;
+    }
   }
   absl::StatusOr<ProgressStyle> style = ProgressStyleFor(progress, isatty(STDERR_FILENO) != 0);
   if (!style.ok()) return UsageError(style.status());
@@ -183,7 +183,7 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
                      status, test.connected);
   }
   ShowFinished(test.finished, output, table);
-  if (json_file.is_open()) return WriteJsonFile(json_file, test.finished, output);
+  if (json_file.is_open()) return WriteJsonFile(json_file, test.finished);
   return ExitCodeForReport(test.finished);
 }
 

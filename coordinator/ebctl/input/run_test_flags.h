@@ -47,7 +47,7 @@ struct RunTestFlags {
   bool split_rails = false;
   bool allow_drift = false;
   // nccl-tests -J FILE: the table on stdout and the JSON report to FILE
-  // (created exclusively; FILE.1, FILE.2, ... when it exists).
+  // (created exclusively; FILE.0, FILE.1, ... when it exists, as nccl-tests).
   std::string output_file;
   // nccl-tests -I 0/1: per-iteration timing.
   int per_iter_timing = 0;
