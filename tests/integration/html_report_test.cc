@@ -315,7 +315,11 @@ TEST(HtmlReportTest, TestValidationAndNodePagesOfAGlooCluster) {
   browser.Screenshot(node_page, "report-node", 1000);
 
   // A node with no history still gets its (empty) page, and a warning.
+  // node.html exists: kept without --force (issue 33 item 8), replaced with it.
   report = cluster.Ebctl({"report", "--node", "no-such-node", "-o", node_page});
+  EXPECT_EQ(report.exit_code, 2) << report.err;
+  EXPECT_TRUE(absl::StrContains(report.err, "exists; --force replaces it")) << report.err;
+  report = cluster.Ebctl({"report", "--node", "no-such-node", "-o", node_page, "--force"});
   EXPECT_EQ(report.exit_code, 0) << report.err;
   EXPECT_TRUE(absl::StrContains(report.err, "no test or validation of node no-such-node"))
       << report.err;
