@@ -382,8 +382,9 @@ int main(int argc, char** argv) {
   }
   // `ebctl help [COMMAND]`: the list (or the command's flags) on stdout.
   if (help_cmd->parsed()) {
-    // app.help() shows the last parsed subcommand's help: `help`'s own.
-    const std::string topic = help_topic;
+    // app.help() shows the last parsed subcommand's help (`help`'s own)
+    // until clear(), which forgets what was parsed but not the values.
+    const std::string& topic = help_topic;
     app.clear();
     if (topic.empty()) {
       std::fputs(app.help().c_str(), stdout);
