@@ -16,6 +16,10 @@ namespace eb::ebctl {
 namespace {}  // namespace
 
 int Command::Run(const GlobalOptions& options) {
+  if (absl::Status usage = CheckUsage(); !usage.ok()) {
+    std::fprintf(stderr, "ebctl: %s\n", std::string(usage.message()).c_str());
+    return kExitUsage;
+  }
   if (options.coordinator.empty()) {
     std::fprintf(stderr,
                  "ebctl: --coordinator: not set (pass HOST[:PORT] or set EBCTL_COORDINATOR)\n");

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "common/rpc/tls_files.h"
 #include "ebnccl/v1/control.grpc.pb.h"
@@ -29,10 +30,15 @@ struct GlobalOptions {
 class Command {
  public:
   virtual ~Command() = default;
-  // Connects, then Execute(). Returns the process exit code.
+  // CheckUsage(), connects, then Execute(). Returns the process exit code.
   int Run(const GlobalOptions& options);
 
  protected:
+  // The command line's own errors (INVALID_ARGUMENT naming the flag), found
+  // before connecting: a usage error is exit 2 whether or not the
+  // coordinator is up (`validate --collective a,b` once said "cannot reach
+  // the coordinator").
+  virtual absl::Status CheckUsage() const { return absl::OkStatus(); }
   // Runs the subcommand against a connected coordinator.
   virtual int Execute(ebnccl::v1::Control::Stub& stub, const GlobalOptions& options) = 0;
   // Reports an RPC failure on stderr and returns its exit code.

@@ -12,12 +12,15 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "CLI/CLI.hpp"
@@ -81,7 +84,7 @@ void AddSweepFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f, const char* max_by
   cmd.add_option("--collective", f.collective,
                  eb::spec::CollectiveNames(", ") +
                      "; run-test: also a comma-separated list or all (one after the other on one "
-                     "communicator)")
+                     "communicator); validate: one (a list is refused: one validation each)")
       ->capture_default_str();
   cmd.add_option("-b,--minbytes", f.min_bytes, "Smallest size (K/M/G suffixes)")
       ->capture_default_str();
@@ -100,6 +103,43 @@ void AddSweepFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f, const char* max_by
   cmd.add_option("--launch-timeout", f.launch_timeout, "Deadline for workers to start");
   cmd.add_option("--init-timeout", f.init_timeout, "Deadline for ranks to join the communicator");
   cmd.add_option("--step-timeout", f.step_timeout, "Deadline of one size step");
+  // nccl-tests' threading flags, typed out of habit: 1 is a note, others
+  // refused (NcclTestsHabits).
+  cmd.add_option("-g,--ngpus", f.gpus_per_thread,
+                 "nccl-tests' GPUs per thread: only 1 (one rank per GPU, always)")
+      ->check(WholeNumber(0, std::numeric_limits<int32_t>::max()));
+  cmd.add_option("-t,--nthreads", f.threads_per_process,
+                 "nccl-tests' threads per process: only 1 (one process per rank, always)")
+      ->check(WholeNumber(0, std::numeric_limits<int32_t>::max()));
+}
+
+// --progress of validate, show --follow and run-test
+// (output/progress_style.h).
+void AddProgressFlag(CLI::App& cmd, std::string& mode) {
+  cmd.add_option("--progress", mode,
+                 "Progress on stderr: auto (a terminal: rounds, elapsed, an estimate; elsewhere: "
+                 "timestamped lines for the log), always (timestamped lines, on a terminal too) "
+                 "or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+}
+
+// -g/-t as nccl-tests users type them: 1 is what ebnccl does (a note on
+// stderr), anything else is refused. The exit code when refused.
+std::optional<int> NcclTestsHabits(const CLI::App& cmd, const eb::ebctl::RunTestFlags& f) {
+  for (const auto& [flag, name, value] :
+       {std::tuple{"--ngpus", "-g/--ngpus", f.gpus_per_thread},
+        std::tuple{"--nthreads", "-t/--nthreads", f.threads_per_process}}) {
+    if (cmd.count(flag) == 0) continue;
+    absl::StatusOr<std::string> note = eb::ebctl::NcclTestsThreadingNote(name, value);
+    if (!note.ok()) {
+      std::fprintf(stderr, "ebctl: %s: %s\n", cmd.get_name().c_str(),
+                   std::string(note.status().message()).c_str());
+      return eb::ebctl::kExitUsage;
+    }
+    std::fprintf(stderr, "ebctl: note: %s\n", note->c_str());
+  }
+  return std::nullopt;
 }
 
 void AddRunTestFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f) {
@@ -128,7 +168,7 @@ void AddRunTestFlags(CLI::App& cmd, eb::ebctl::RunTestFlags& f) {
                "as nccl-tests' NCCL_TESTS_SPLIT=\"MOD <gpus per node>\"): one result per rail");
   cmd.add_option("-J,--output-file,--output_file", f.output_file,
                  "Also write the JSON report to this file, as nccl-tests -J (the table stays on "
-                 "stdout; FILE.1, FILE.2, ... when FILE exists)");
+                 "stdout; FILE.0, FILE.1, ... when FILE exists, as nccl-tests)");
   cmd.add_option("-I,--per_iter_timing", f.per_iter_timing,
                  "1: also time every iteration (nccl-tests -I: i_min, i_max, i_p99, i_cv% "
                  "columns; per-iteration times in the JSON)")
@@ -174,6 +214,9 @@ void AddValidateFlags(CLI::App& cmd, eb::ebctl::ValidateFlags& f) {
                  "After the pairs, repeat pair tests of the healthy nodes at the graded size "
                  "(partners rotating) for this long, judging every repeat (e.g. 30m)");
   cmd.add_flag("--detach", f.detach, "Print the validation id and return; it keeps running");
+  cmd.add_flag("--allow-small-sizes", f.allow_small_sizes,
+               "Grade a -e below 1M (NCCL, auto) or 256K (Gloo), where busbw measures latency; "
+               "refused without this flag");
 }
 
 }  // namespace
@@ -197,8 +240,15 @@ int main(int argc, char** argv) {
   double connect_timeout_s = 5;
 
   CLI::App app{"ebctl: run and inspect ebnccl tests"};
+  // CLI11's own messages ("The following argument was not expected") carry
+  // ebctl's prefix like every other error. Set before the subcommands, which
+  // copy it.
+  app.failure_message([](const CLI::App* from, const CLI::Error& error) {
+    return "ebctl: " + CLI::FailureMessage::simple(from, error);
+  });
   app.set_version_flag("--version", std::string(eb::kVersion));
-  app.require_subcommand(1);
+  // Zero is allowed so that a bare `ebctl` lists the commands (below).
+  app.require_subcommand(0, 1);
   app.add_option("--coordinator", options.coordinator,
                  "Coordinator HOST[:PORT] (default port 29470; env EBCTL_COORDINATOR)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -235,6 +285,7 @@ int main(int argc, char** argv) {
                       "Also list every GPU: bus id, NUMA node and the HCA closest to it");
   CLI::App* run_cmd = app.add_subcommand("run-test", "Run one test and print the nccl-tests table");
   AddRunTestFlags(*run_cmd, run_test.flags);
+  AddProgressFlag(*run_cmd, run_test.progress);
   run_cmd->add_option("--format", format, "Output: table or json")
       ->check(CLI::IsMember({"table", "json"}));
   run_cmd->add_flag("--json", options.json, "Same as --format json");
@@ -256,11 +307,16 @@ int main(int argc, char** argv) {
   CLI::App* show_cmd = app.add_subcommand("show", "Print one test's or validation's report");
   show_cmd->add_option("id", show.test_id, "Test id (t-...) or validation id (v-...)")->required();
   show_cmd->add_flag("--follow", show.follow, "v-...: follow the validation until it ends");
+  AddProgressFlag(*show_cmd, show.progress);
   CLI::App* validate_cmd =
       app.add_subcommand("validate", "Validate a fleet: verdicts per node, path and rail");
   AddValidateFlags(*validate_cmd, validate.flags);
+  AddProgressFlag(*validate_cmd, validate.progress);
   validate_cmd->add_option("--report", validate.report_path,
-                           "Also write the validation's HTML report to this file at the end");
+                           "Also write the validation's HTML report to this file at the end (a "
+                           "new file: an existing one only with --force)");
+  validate_cmd->add_flag("--force", validate.force,
+                         "--report may replace an existing regular file");
   CLI::App* validations_cmd =
       app.add_subcommand("validations", "List recent validations, newest first");
   validations_cmd->add_option("--limit", validations.limit, "At most this many")
@@ -273,7 +329,12 @@ int main(int argc, char** argv) {
       ->add_option("--node", report.node,
                    "A node's history instead: its verdicts and busbw over time")
       ->excludes(report_id);
-  report_cmd->add_option("-o,--output", report.output, "The HTML file to write")->required();
+  report_cmd
+      ->add_option("-o,--output", report.output,
+                   "The HTML file to write: a new file (an existing one only with --force; never "
+                   "a device, FIFO or symbolic link)")
+      ->required();
+  report_cmd->add_flag("--force", report.force, "Replace an existing regular file at -o");
   report_cmd
       ->add_option("--limit", report.limit,
                    "--node: the newest this many tests and validations of the fleet to look in")
@@ -297,6 +358,9 @@ int main(int argc, char** argv) {
       ->check(WholeNumber(1, eb::spec::kMaxListedTests));
   CLI::App* version_cmd =
       app.add_subcommand("version", "Print ebctl's version and the coordinator's");
+  std::string help_topic;
+  CLI::App* help_cmd = app.add_subcommand("help", "List the commands, or one command's flags");
+  help_cmd->add_option("command", help_topic, "The command whose flags to list");
   // --json and --format after the subcommand as well as before it.
   for (CLI::App* sub : {nodes_cmd, tests_cmd, show_cmd, cancel_cmd, logs_cmd, validate_cmd,
                         validations_cmd, audit_cmd, version_cmd}) {
@@ -329,6 +393,39 @@ int main(int argc, char** argv) {
   }
   if (auto exit_code = eb::common::ParseCommandLine(app, argc, argv, eb::ebctl::kExitUsage)) {
     return *exit_code;
+  }
+  // `ebctl help [COMMAND]`: the list (or the command's flags) on stdout.
+  if (help_cmd->parsed()) {
+    // app.help() shows the last parsed subcommand's help (`help`'s own)
+    // until clear(), which forgets what was parsed but not the values.
+    const std::string& topic = help_topic;
+    app.clear();
+    if (topic.empty()) {
+      std::fputs(app.help().c_str(), stdout);
+      return eb::ebctl::kExitOk;
+    }
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      const std::vector<std::string>& aliases = sub->get_aliases();
+      if (sub->get_name() == topic ||
+          std::find(aliases.begin(), aliases.end(), topic) != aliases.end()) {
+        std::fputs(sub->help().c_str(), stdout);
+        return eb::ebctl::kExitOk;
+      }
+    }
+    std::fprintf(stderr, "ebctl: help: unknown command %s\n%s", eb::spec::Quote(help_topic).c_str(),
+                 app.help().c_str());
+    return eb::ebctl::kExitUsage;
+  }
+  // No command (a bare `ebctl`, or global options alone): the list of
+  // commands on stderr, and a usage error, as for any missing argument.
+  if (app.get_subcommands().empty()) {
+    std::fprintf(stderr, "ebctl: no command given\n%s", app.help().c_str());
+    return eb::ebctl::kExitUsage;
+  }
+  for (const auto& [cmd, flags] :
+       {std::pair{run_cmd, &run_test.flags}, std::pair{validate_cmd, &validate.flags.test}}) {
+    if (!cmd->parsed()) continue;
+    if (std::optional<int> refused = NcclTestsHabits(*cmd, *flags)) return *refused;
   }
   run_test.flags.nodes_given = run_cmd->count("--nodes") > 0;
   run_test.flags.average_given = run_cmd->count("--average") > 0;

@@ -73,8 +73,11 @@ Grader::Class& Grader::ClassOf(const Observation& o) {
   Class c;
   if (o.kind == TestKind::kIntra) {
     const Hardware& node = hardware_[o.nodes.front()];
-    const std::string model = node.gpu_model.empty() ? "no GPU" : node.gpu_model;
-    c.what = absl::StrCat(model, " x", node.gpu_count, " intra");
+    // A node without GPUs (Gloo) once read "no GPU x0 intra".
+    c.what = node.gpu_count <= 0
+                 ? std::string("CPU-only intra")
+                 : absl::StrCat(node.gpu_model.empty() ? "unknown GPU" : node.gpu_model, " x",
+                                node.gpu_count, " intra");
     c.expected = ExpectedIntra(baselines_, node.gpu_model, node.gpu_count);
     KeepComparable(c.expected, o.graded_bytes, c.what);
   } else {

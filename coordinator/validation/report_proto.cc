@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/spec/counted.h"
 
 namespace eb::validation {
 
@@ -39,9 +40,17 @@ std::string ValidationSummary(const ValidationReport& report) {
     if (verdict != Verdict::kHealthy) absl::StrAppend(&part, " (", absl::StrJoin(nodes, ", "), ")");
     parts.push_back(std::move(part));
   }
-  std::string summary = absl::StrCat(report.nodes.size(), " nodes: ", absl::StrJoin(parts, ", "));
-  if (!report.paths.empty()) absl::StrAppend(&summary, "; ", report.paths.size(), " bad path(s)");
-  if (!report.rails.empty()) absl::StrAppend(&summary, "; ", report.rails.size(), " bad rail(s)");
+  std::string summary =
+      absl::StrCat(spec::Counted(static_cast<int64_t>(report.nodes.size()), "node"), ": ",
+                   absl::StrJoin(parts, ", "));
+  if (!report.paths.empty()) {
+    absl::StrAppend(&summary, "; ",
+                    spec::Counted(static_cast<int64_t>(report.paths.size()), "bad path"));
+  }
+  if (!report.rails.empty()) {
+    absl::StrAppend(&summary, "; ",
+                    spec::Counted(static_cast<int64_t>(report.rails.size()), "bad rail"));
+  }
   return summary;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_format.h"
+#include "common/spec/counted.h"
 #include "common/spec/wire_names.h"
 
 namespace eb::validation {
@@ -42,8 +43,8 @@ Yardstick MakeYardstick(const std::optional<Expected>& expected, const std::stri
     const double m = *y.fleet_median_gbps;
     if (m >= (1 - tolerance) * e) {
       y.base_gbps = std::min(e, m);
-      y.basis = absl::StrFormat("min(expected %.4g, fleet median %.4g over %d nodes)", e, m,
-                                y.fleet_nodes);
+      y.basis = absl::StrFormat("min(expected %.4g, fleet median %.4g over %s)", e, m,
+                                spec::Counted(y.fleet_nodes, "node"));
       return y;
     }
     const int reach =
@@ -61,28 +62,29 @@ Yardstick MakeYardstick(const std::optional<Expected>& expected, const std::stri
     y.base_gbps = m;
     y.fleet_below_expected = true;
     y.basis = absl::StrFormat(
-        "fleet median %.4g over %d nodes: below expected %.4g and only %d nodes reach it (the "
+        "fleet median %.4g over %s: below expected %.4g and only %s it (the "
         "figure may not fit this configuration, or most of the fleet is slow)",
-        m, y.fleet_nodes, e, reach);
+        m, spec::Counted(y.fleet_nodes, "node"), e,
+        reach == 1 ? std::string("1 node reaches") : spec::Counted(reach, "node") + " reach");
     return y;
   }
   if (y.expected_gbps) {
     y.base_gbps = *y.expected_gbps;
-    y.basis = absl::StrFormat(
-        "expected %.4g alone (a fleet median needs %d nodes in %d tests; %d in %d so far)",
-        *y.expected_gbps, kMinFleetNodes, kMinFleetNodes, y.fleet_nodes, tests);
+    y.basis =
+        absl::StrFormat("expected %.4g alone (a fleet median needs %s in %s; %d in %d so far)",
+                        *y.expected_gbps, spec::Counted(kMinFleetNodes, "node"),
+                        spec::Counted(kMinFleetNodes, "test"), y.fleet_nodes, tests);
     return y;
   }
   if (y.fleet_median_gbps) {
     y.base_gbps = *y.fleet_median_gbps;
-    y.basis = absl::StrFormat("fleet median %.4g over %d nodes alone: %s", *y.fleet_median_gbps,
-                              y.fleet_nodes, y.expected_description);
+    y.basis = absl::StrFormat("fleet median %.4g over %s alone: %s", *y.fleet_median_gbps,
+                              spec::Counted(y.fleet_nodes, "node"), y.expected_description);
     return y;
   }
-  y.basis = absl::StrFormat(
-      "not judged: %s, and too few results (%d nodes in %d tests) for a "
-      "fleet median",
-      y.expected_description, y.fleet_nodes, tests);
+  y.basis = absl::StrFormat("not judged: %s, and too few results (%s in %s) for a fleet median",
+                            y.expected_description, spec::Counted(y.fleet_nodes, "node"),
+                            spec::Counted(tests, "test"));
   return y;
 }
 

@@ -86,5 +86,46 @@ TEST_F(EbctlCliTest, UnreachableCoordinatorExitsEight) {
   EXPECT_THAT(result.err, HasSubstr("cannot reach the coordinator"));
 }
 
+// Issue 33 item 5: `ebctl help` and a bare `ebctl` list the commands;
+// CLI11's own messages carry the `ebctl:` prefix; nccl-tests' -g 1 -t 1 are
+// a note, other values refused.
+TEST_F(EbctlCliTest, HelpAndABareEbctlListTheCommands) {
+  CliResult help = cluster_.Ebctl({"help"});
+  EXPECT_EQ(help.exit_code, 0) << help.err;
+  for (const char* command : {"run-test", "validate", "report", "show", "help"}) {
+    EXPECT_THAT(help.out, HasSubstr(command));
+  }
+  CliResult one = cluster_.Ebctl({"help", "validate"});
+  EXPECT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_THAT(one.out, HasSubstr("--allow-small-sizes"));
+  CliResult bare = cluster_.Ebctl({});
+  EXPECT_EQ(bare.exit_code, 2);
+  EXPECT_THAT(bare.err, ::testing::StartsWith("ebctl: no command given"));
+  EXPECT_THAT(bare.err, HasSubstr("validate"));
+  CliResult bogus = cluster_.Ebctl({"run-test", "--bogus"});
+  EXPECT_EQ(bogus.exit_code, 2);
+  EXPECT_THAT(bogus.err, ::testing::StartsWith("ebctl: "));
+}
+
+TEST_F(EbctlCliTest, NcclTestsThreadingFlagsOneIsANoteOthersAreRefused) {
+  ExpectRejected({"-g", "2"}, 2, "ebctl: run-test: -g/--ngpus: 2 is not supported");
+  ExpectRejected({"-t", "4"}, 2, "-t/--nthreads: 4 is not supported");
+  CliResult ok = cluster_.Ebctl({"run-test", "-g", "1", "-t", "1", "-b", "1K", "-e", "1K"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_THAT(ok.err, HasSubstr("ebctl: note: -g/--ngpus 1: ignored"));
+}
+
+// Issue 33 items 1 and 4: refused before anything starts, with exit 2.
+TEST_F(EbctlCliTest, ValidateRefusesAListOfCollectivesAndALatencyBoundSize) {
+  CliResult list = cluster_.Ebctl({"validate", "--collective", "all_reduce,broadcast"});
+  EXPECT_EQ(list.exit_code, 2) << list.err;
+  EXPECT_THAT(list.err, HasSubstr("ebctl: --collective: validate grades one collective"));
+  CliResult small = cluster_.Ebctl({"validate", "-b", "8", "-e", "64"});
+  EXPECT_EQ(small.exit_code, 2) << small.err;
+  EXPECT_THAT(small.err, HasSubstr("--allow-small-sizes"));
+  CliResult none = cluster_.Ebctl({"validations", "--json"});
+  EXPECT_EQ(nlohmann::json::parse(none.out, nullptr, false)["validations"].size(), 0u) << none.out;
+}
+
 }  // namespace
 }  // namespace eb::testing

@@ -260,9 +260,10 @@ TEST(HtmlReportTest, TestValidationAndNodePagesOfAGlooCluster) {
 
   // A validation of the four nodes, its page written by validate --report.
   const std::string fleet_page = cluster.work_dir() + "/fleet.html";
-  CliResult validate = cluster.Ebctl({"validate", "--json", "-b", "4K", "-e", "4K", "-n", "2", "-w",
-                                      "1", "-c", "1", "--report", fleet_page},
-                                     absl::Minutes(4));
+  CliResult validate =
+      cluster.Ebctl({"validate", "--json", "-b", "4K", "-e", "4K", "-n", "2", "-w", "1", "-c", "1",
+                     "--allow-small-sizes", "--report", fleet_page},
+                    absl::Minutes(4));
   const nlohmann::json validation = ParseJsonOut(validate);
   ASSERT_TRUE(validation.contains("rounds")) << validate.out << validate.err;
   EXPECT_TRUE(absl::StrContains(validate.err, "wrote " + fleet_page)) << validate.err;
@@ -309,7 +310,11 @@ TEST(HtmlReportTest, TestValidationAndNodePagesOfAGlooCluster) {
   browser.Screenshot(node_page, "report-node", 1000);
 
   // A node with no history still gets its (empty) page, and a warning.
+  // node.html exists: kept without --force (issue 33 item 8), replaced with it.
   report = cluster.Ebctl({"report", "--node", "no-such-node", "-o", node_page});
+  EXPECT_EQ(report.exit_code, 2) << report.err;
+  EXPECT_TRUE(absl::StrContains(report.err, "exists; --force replaces it")) << report.err;
+  report = cluster.Ebctl({"report", "--node", "no-such-node", "-o", node_page, "--force"});
   EXPECT_EQ(report.exit_code, 0) << report.err;
   EXPECT_TRUE(absl::StrContains(report.err, "no test or validation of node no-such-node"))
       << report.err;

@@ -12,9 +12,12 @@
 namespace eb::ebctl {
 
 absl::StatusOr<JsonOutputFile> JsonOutputFile::Create(const std::string& path) {
-  for (int suffix = 0; suffix < 1000; ++suffix) {
-    std::string name = suffix == 0 ? path : absl::StrCat(path, ".", suffix);
-    const int fd = open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  // path, then path.0, path.1, ...: nccl-tests' try_count starts at 0.
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    std::string name = attempt == 0 ? path : absl::StrCat(path, ".", attempt - 1);
+    // O_EXCL: never an existing name, so never a device, FIFO or the target
+    // of a link (issue 32 item 9); O_NOFOLLOW says so twice.
+    const int fd = open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd >= 0) return JsonOutputFile(fd, std::move(name));
     if (errno != EEXIST) {
       return absl::InvalidArgumentError(
@@ -22,7 +25,7 @@ absl::StatusOr<JsonOutputFile> JsonOutputFile::Create(const std::string& path) {
     }
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("-J/--output-file: ", path, " and ", path, ".1 to .999 all exist"));
+      absl::StrCat("-J/--output-file: ", path, " and ", path, ".0 to .998 all exist"));
 }
 
 JsonOutputFile::JsonOutputFile(JsonOutputFile&& other) noexcept

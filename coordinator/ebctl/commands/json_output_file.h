@@ -2,7 +2,7 @@
 
 // nccl-tests -J FILE for `ebctl run-test`: the file that receives the JSON
 // report. Created as nccl-tests' jsonOutputInit does: exclusively, with
-// ".1", ".2", ... appended while the name is taken; before the test runs,
+// ".0", ".1", ... appended while the name is taken (nccl-tests 2.19); before the test runs,
 // so that a path that cannot be written fails before anything starts.
 
 #include <string>
@@ -18,7 +18,7 @@ namespace eb::ebctl {
 // so that no empty file is left. Move-only; not thread-safe.
 class JsonOutputFile {
  public:
-  // Creates `path`, or the first of path.1 to path.999 that does not exist.
+  // Creates `path`, or the first of path.0 to path.998 that does not exist.
   // INVALID_ARGUMENT naming -J/--output-file when it cannot be created or
   // every name is taken.
   static absl::StatusOr<JsonOutputFile> Create(const std::string& path);

@@ -17,10 +17,10 @@ namespace {
 
 constexpr absl::Duration kCallTimeout = absl::Seconds(30);
 
-absl::Status WritePage(const std::string& path, const std::string& title,
+absl::Status WritePage(const std::string& path, Replace replace, const std::string& title,
                        const nlohmann::json& data) {
   const std::string html = report::RenderReportHtml(title, data);
-  if (absl::Status written = WriteReportFile(path, html); !written.ok()) return written;
+  if (absl::Status written = WriteReportFile(path, html, replace); !written.ok()) return written;
   std::fprintf(stderr, "ebctl: wrote %s (%zu KiB)\n", path.c_str(), (html.size() + 1023) / 1024);
   return absl::OkStatus();
 }
@@ -33,7 +33,7 @@ int WriteFailed(const absl::Status& status) {
 }  // namespace
 
 absl::Status WriteValidationReport(v1::Control::Stub& stub, const v1::ValidationReport& report,
-                                   const std::string& path) {
+                                   const std::string& path, Replace replace) {
   // The node list only adds the repeat-offender column: without it the page
   // still has everything else.
   grpc::ClientContext context;
@@ -41,7 +41,7 @@ absl::Status WriteValidationReport(v1::Control::Stub& stub, const v1::Validation
   v1::ListNodesReply nodes;
   const bool have_nodes = stub.ListNodes(&context, v1::ListNodesRequest(), &nodes).ok();
   return WritePage(
-      path, absl::StrCat("ebnccl validation ", report.validation_id()),
+      path, replace, absl::StrCat("ebnccl validation ", report.validation_id()),
       report::ValidationPageData(report, have_nodes ? &nodes : nullptr, ReportTimeNow()));
 }
 
@@ -73,12 +73,13 @@ int ReportCommand::NodeReport(v1::Control::Stub& stub) {
                  "(is the name right? a larger --limit looks further back)\n",
                  node.c_str(), limit);
   }
-  absl::Status written = WritePage(output, absl::StrCat("ebnccl node ", node), data);
+  absl::Status written = WritePage(output, replace(), absl::StrCat("ebnccl node ", node), data);
   return written.ok() ? kExitOk : WriteFailed(written);
 }
 
 int ReportCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& /*options*/) {
-  if (absl::Status path = CheckReportPath(output, "-o"); !path.ok()) return WriteFailed(path);
+  if (absl::Status path = CheckReportPath(output, "-o", replace()); !path.ok())
+    return WriteFailed(path);
   if (!node.empty()) return NodeReport(stub);
   grpc::ClientContext context;
   common::SetTimeout(context, kCallTimeout);
@@ -89,14 +90,14 @@ int ReportCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& /*optio
     v1::GetValidationReply reply;
     grpc::Status status = stub.GetValidation(&context, request, &reply);
     if (!status.ok()) return RpcFailed("fetching the validation", status, true);
-    written = WriteValidationReport(stub, reply.report(), output);
+    written = WriteValidationReport(stub, reply.report(), output, replace());
   } else {
     v1::GetTestRequest request;
     request.set_test_id(id);
     v1::GetTestReply reply;
     grpc::Status status = stub.GetTest(&context, request, &reply);
     if (!status.ok()) return RpcFailed("fetching the test", status, true);
-    written = WritePage(output, absl::StrCat("ebnccl test ", id),
+    written = WritePage(output, replace(), absl::StrCat("ebnccl test ", id),
                         report::TestPageData(reply.report(), ReportTimeNow()));
   }
   return written.ok() ? kExitOk : WriteFailed(written);

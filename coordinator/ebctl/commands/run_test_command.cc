@@ -8,12 +8,16 @@
 #include <utility>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "common/rpc/channel.h"
+#include "common/spec/counted.h"
 #include "common/spec/names.h"
+#include "common/time/clock.h"
 #include "coordinator/ebctl/commands/interrupt_watcher.h"
 #include "coordinator/ebctl/commands/json_output_file.h"
 #include "coordinator/ebctl/exit_codes.h"
 #include "coordinator/ebctl/output/json_lines.h"
+#include "coordinator/ebctl/output/progress_style.h"
 #include "coordinator/ebctl/output/report_json.h"
 #include "coordinator/ebctl/output/report_table.h"
 
@@ -39,8 +43,8 @@ const char* StateWord(v1::TestState state) {
 
 // How the test is shown while it runs and when it ends.
 struct RunTestOutput {
-  // Progress lines on stderr (a terminal).
-  bool progress = false;
+  // Progress lines on stderr (--progress).
+  ProgressStyle progress = ProgressStyle::kNone;
   // --json: the report only, at the end.
   bool json = false;
   // --json-lines: a line per row as it arrives, then the report.
@@ -62,6 +66,13 @@ int UsageError(const absl::Status& status) {
   return kExitUsage;
 }
 
+void Progress(const RunTestOutput& output, absl::string_view text) {
+  const std::string line = ProgressLine(output.progress, common::RealClock::Get(), text);
+  if (line.empty()) return;
+  std::fputs(line.c_str(), stderr);
+  std::fflush(stderr);
+}
+
 // Shows one event as it arrives: progress on stderr, the table's header
 // and rows (or JSON lines) on stdout; keeps the accepted and finished
 // reports.
@@ -70,19 +81,17 @@ void ShowEvent(const v1::RunTestEvent& event, const RunTestOutput& output, Table
   switch (event.event_case()) {
     case v1::RunTestEvent::kAccepted:
       test.accepted = event.accepted();
-      if (output.progress) {
-        std::fprintf(stderr, "ebctl: test %s accepted: %d ranks over %s\n",
-                     test.accepted.test_id().c_str(), test.accepted.ranks_size(),
-                     spec::DisplayName(test.accepted.transport()));
-      }
+      Progress(output, absl::StrCat("test ", test.accepted.test_id(), " accepted: ",
+                                    spec::Counted(test.accepted.ranks_size(), "rank"), " over ",
+                                    spec::DisplayName(test.accepted.transport())));
       if (!output.json && !output.json_lines) {
         table = TablePrinter(test.accepted.spec());
         std::cout << TableHeader(test.accepted) << std::flush;
       }
       break;
     case v1::RunTestEvent::kStateChanged:
-      if (output.progress && StateWord(event.state_changed())[0] != '\0') {
-        std::fprintf(stderr, "ebctl: %s...\n", StateWord(event.state_changed()));
+      if (StateWord(event.state_changed())[0] != '\0') {
+        Progress(output, absl::StrCat(StateWord(event.state_changed()), "..."));
       }
       break;
     case v1::RunTestEvent::kSizeResult:
@@ -127,16 +136,12 @@ void ShowFinished(const v1::TestReport& finished, const RunTestOutput& output,
 // After the verdict, as nccl-tests finishes its file at the end. Returns
 // what ebctl exits with: the report's code, or kExitInternal for a file
 // that could not be written after a test that passed.
-int WriteJsonFile(JsonOutputFile& file, const v1::TestReport& finished,
-                  const RunTestOutput& output) {
+int WriteJsonFile(JsonOutputFile& file, const v1::TestReport& finished) {
   const absl::Status written = file.WriteAndClose(ReportToJson(finished).dump(2) + "\n");
   if (!written.ok()) {
     std::fprintf(stderr, "ebctl: %s\n", std::string(written.message()).c_str());
     const int code = ExitCodeForReport(finished);
     return code != kExitOk ? code : kExitInternal;
-  }
-  if (!output.json && !output.json_lines) {
-    std::cout << "# Wrote JSON output to " << file.name() << std::endl;
   }
   return ExitCodeForReport(finished);
 }
@@ -152,8 +157,14 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
     absl::StatusOr<JsonOutputFile> created = JsonOutputFile::Create(flags.output_file);
     if (!created.ok()) return UsageError(created.status());
     json_file = *std::move(created);
+    // nccl-tests says so first, before its preamble (jsonOutputInit).
+    if (!options.json && !json_lines) {
+      std::cout << "# Writing JSON output to " << json_file.name() << std::endl;
+    }
   }
-  const RunTestOutput output{isatty(STDERR_FILENO) != 0, options.json, json_lines};
+  absl::StatusOr<ProgressStyle> style = ProgressStyleFor(progress, isatty(STDERR_FILENO) != 0);
+  if (!style.ok()) return UsageError(style.status());
+  const RunTestOutput output{*style, options.json, json_lines};
   grpc::ClientContext context;
   // The test has its own deadlines; this one only guards the call itself.
   const int64_t test_ms = spec->timeout_ms() > 0 ? spec->timeout_ms() : 3'600'000;
@@ -172,7 +183,7 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
                      status, test.connected);
   }
   ShowFinished(test.finished, output, table);
-  if (json_file.is_open()) return WriteJsonFile(json_file, test.finished, output);
+  if (json_file.is_open()) return WriteJsonFile(json_file, test.finished);
   return ExitCodeForReport(test.finished);
 }
 

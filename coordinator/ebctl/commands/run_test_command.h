@@ -14,8 +14,11 @@ class RunTestCommand final : public Command {
   // --json-lines: one JSON object per result row as it arrives, then the
   // report (output/json_lines.h), instead of the table or --json.
   bool json_lines = false;
+  // --progress: auto, always or never (output/progress_style.h).
+  std::string progress = "auto";
 
  protected:
+  absl::Status CheckUsage() const override { return BuildSpec(flags).status(); }
   int Execute(ebnccl::v1::Control::Stub& stub, const GlobalOptions& options) override;
 };
 

@@ -2,8 +2,6 @@
 
 #include <iostream>
 
-#include <unistd.h>
-
 #include "absl/strings/match.h"
 #include "common/rpc/channel.h"
 #include "coordinator/ebctl/commands/interrupt_watcher.h"
@@ -32,7 +30,7 @@ int ShowCommand::ShowValidation(v1::Control::Stub& stub, const GlobalOptions& op
   v1::WatchValidationRequest request;
   request.set_validation_id(test_id);
   auto reader = stub.WatchValidation(&context, request);
-  FollowResult result = FollowValidation(*reader, isatty(STDERR_FILENO) != 0,
+  FollowResult result = FollowValidation(*reader, ProgressStyleOfStderr(progress),
                                          [](const v1::ValidationReport&) { return true; });
   const grpc::Status status = reader->Finish();
   if (result.finished) return PrintValidation(result.report, options.json);

@@ -13,6 +13,8 @@ class ShowCommand final : public Command {
  public:
   std::string test_id;
   bool follow = false;
+  // --progress with --follow: auto, always or never.
+  std::string progress = "auto";
 
  protected:
   int Execute(ebnccl::v1::Control::Stub& stub, const GlobalOptions& options) override;

@@ -1,7 +1,5 @@
 #include "coordinator/ebctl/commands/validate_command.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -37,19 +35,22 @@ void CancelValidation(v1::Control::Stub& stub, const std::string& id) {
 
 }  // namespace
 
-int ValidateCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& options) {
+absl::Status ValidateCommand::CheckUsage() const {
   if (!report_path.empty()) {
     if (flags.detach) {
-      std::fprintf(stderr,
-                   "ebctl: --report: not with --detach (write it later: ebctl report v-... -o "
-                   "FILE)\n");
-      return kExitUsage;
+      return absl::InvalidArgumentError(
+          "--report: not with --detach (write it later: ebctl report v-... -o FILE)");
     }
-    if (absl::Status path = CheckReportPath(report_path, "--report"); !path.ok()) {
-      std::fprintf(stderr, "ebctl: %s\n", std::string(path.message()).c_str());
-      return kExitUsage;
+    if (absl::Status path = CheckReportPath(report_path, "--report", Replacing()); !path.ok()) {
+      return path;
     }
   }
+  // The baselines file is read later; the flags are checked now.
+  return BuildValidationSpec(flags, "").status();
+}
+
+int ValidateCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& options) {
+  // CheckUsage has checked the flags and --report's path.
   std::string baselines;
   if (!flags.baselines.empty()) {
     absl::StatusOr<std::string> text =
@@ -75,13 +76,13 @@ int ValidateCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& optio
 
   InterruptWatcher interrupts(context, "cancelling the validation");
   auto reader = stub.RunValidation(&context, request);
-  const bool progress = isatty(STDERR_FILENO) != 0;
-  FollowResult result =
-      FollowValidation(*reader, progress && !flags.detach, [&](const v1::ValidationReport& r) {
-        if (!flags.detach) return true;
-        std::cout << r.validation_id() << std::endl;
-        return false;
-      });
+  // --detach prints only the id (a script reads it).
+  const ProgressStyle style = flags.detach ? ProgressStyle::kNone : ProgressStyleOfStderr(progress);
+  FollowResult result = FollowValidation(*reader, style, [&](const v1::ValidationReport& r) {
+    if (!flags.detach) return true;
+    std::cout << r.validation_id() << std::endl;
+    return false;
+  });
   if (flags.detach && result.connected) {
     context.TryCancel();  // ends the view only; the validation goes on
     (void)reader->Finish();
@@ -91,7 +92,7 @@ int ValidateCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& optio
   if (result.finished) {
     const int exit_code = PrintValidation(result.report, options.json);
     if (report_path.empty()) return exit_code;
-    absl::Status written = WriteValidationReport(stub, result.report, report_path);
+    absl::Status written = WriteValidationReport(stub, result.report, report_path, Replacing());
     if (written.ok()) return exit_code;
     std::fprintf(stderr, "ebctl: --report: %s\n", std::string(written.message()).c_str());
     // The verdicts stand; a missing page fails only an otherwise clean run.

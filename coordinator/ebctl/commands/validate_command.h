@@ -3,6 +3,7 @@
 #include <string>
 
 #include "coordinator/ebctl/command.h"
+#include "coordinator/ebctl/commands/report_file.h"
 #include "coordinator/ebctl/input/validate_flags.h"
 
 namespace eb::ebctl {
@@ -17,9 +18,18 @@ class ValidateCommand final : public Command {
   ValidateFlags flags;
   // --report: the HTML page to write at the end; empty = none.
   std::string report_path;
+  // --force: --report may replace an existing regular file.
+  bool force = false;
+  // --progress: auto, always or never (output/validation_progress.h).
+  std::string progress = "auto";
 
  protected:
   int Execute(ebnccl::v1::Control::Stub& stub, const GlobalOptions& options) override;
+
+  absl::Status CheckUsage() const override;
+
+ private:
+  Replace Replacing() const { return force ? Replace::kRegularFile : Replace::kNo; }
 };
 
 }  // namespace eb::ebctl

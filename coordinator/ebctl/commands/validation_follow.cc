@@ -1,8 +1,11 @@
 #include "coordinator/ebctl/commands/validation_follow.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <iostream>
 
+#include "common/time/clock.h"
 #include "coordinator/ebctl/exit_codes.h"
 #include "coordinator/ebctl/output/validation_json.h"
 #include "coordinator/ebctl/output/validation_table.h"
@@ -10,27 +13,28 @@
 namespace eb::ebctl {
 namespace v1 = ebnccl::v1;
 
+ProgressStyle ProgressStyleOfStderr(const std::string& mode) {
+  absl::StatusOr<ProgressStyle> style = ProgressStyleFor(mode, isatty(STDERR_FILENO) != 0);
+  return style.ok() ? *style : ProgressStyle::kNone;
+}
+
 FollowResult FollowValidation(grpc::ClientReaderInterface<v1::ValidationEvent>& reader,
-                              bool progress,
+                              ProgressStyle style,
                               const std::function<bool(const v1::ValidationReport&)>& on_accepted) {
   FollowResult result;
+  ValidationProgress progress(style, common::RealClock::Get());
   v1::ValidationEvent event;
   while (reader.Read(&event)) {
     result.connected = true;
+    const std::string lines = progress.OnEvent(event);
+    if (!lines.empty()) {
+      std::fputs(lines.c_str(), stderr);
+      std::fflush(stderr);  // a log sees each line as it happens
+    }
     switch (event.event_case()) {
       case v1::ValidationEvent::kAccepted:
         result.validation_id = event.accepted().validation_id();
-        if (progress) {
-          std::fprintf(stderr, "ebctl: validation %s over %d node(s)\n",
-                       result.validation_id.c_str(), event.accepted().nodes_size());
-        }
         if (!on_accepted(event.accepted())) return result;
-        break;
-      case v1::ValidationEvent::kRoundStarted:
-        if (progress) std::fprintf(stderr, "ebctl: %s\n", RoundLine(event.round_started()).c_str());
-        break;
-      case v1::ValidationEvent::kTestFinished:
-        if (progress) std::fprintf(stderr, "ebctl: %s\n", TestLine(event.test_finished()).c_str());
         break;
       case v1::ValidationEvent::kFinished:
         result.report = event.finished();

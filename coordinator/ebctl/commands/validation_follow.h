@@ -1,12 +1,14 @@
 #pragma once
 
 // Reads a RunValidation or WatchValidation stream to its end: progress per
-// round and test on stderr (when it is a terminal), then the verdict table
-// or the JSON on stdout. Shared by `validate` and `show v-... --follow`.
+// round and test on stderr (--progress: output/validation_progress.h), then
+// the verdict table or the JSON on stdout. Shared by `validate` and `show
+// v-... --follow`.
 
 #include <memory>
 #include <string>
 
+#include "coordinator/ebctl/output/validation_progress.h"
 #include "ebnccl/v1/control.grpc.pb.h"
 #include "grpcpp/support/sync_stream.h"
 
@@ -19,10 +21,15 @@ struct FollowResult {
   ebnccl::v1::ValidationReport report;  // the final one when finished
 };
 
+// --progress's word (checked by the parser) for this process's stderr:
+// kNone for a word it does not know.
+ProgressStyle ProgressStyleOfStderr(const std::string& mode);
+
 // `on_accepted` runs after the first event (e.g. to print the id); it
-// returns false to stop reading at once (--detach).
+// returns false to stop reading at once (--detach). Progress lines go to
+// stderr in `style`.
 FollowResult FollowValidation(
-    grpc::ClientReaderInterface<ebnccl::v1::ValidationEvent>& reader, bool progress,
+    grpc::ClientReaderInterface<ebnccl::v1::ValidationEvent>& reader, ProgressStyle style,
     const std::function<bool(const ebnccl::v1::ValidationReport&)>& on_accepted);
 
 // The report on stdout (JSON or table) and its exit code.

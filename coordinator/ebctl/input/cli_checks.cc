@@ -60,4 +60,15 @@ std::optional<std::string> UnknownCommand(const std::vector<std::string>& args,
   return std::nullopt;
 }
 
+absl::StatusOr<std::string> NcclTestsThreadingNote(absl::string_view flag, int64_t value) {
+  constexpr absl::string_view kWhy =
+      "ebnccl runs one rank per GPU, each in its own process and thread";
+  if (value == 1) {
+    return absl::StrCat(flag, " 1: ignored; ", kWhy, ", which is what it asks for");
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(flag, ": ", value, " is not supported: ", kWhy,
+                   " (only 1 is accepted); --workers-per-node sets the ranks per node"));
+}
+
 }  // namespace eb::ebctl

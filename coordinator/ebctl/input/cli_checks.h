@@ -39,4 +39,11 @@ std::optional<std::string> UnknownCommand(const std::vector<std::string>& args,
                                           const std::vector<std::string>& commands,
                                           const std::vector<std::string>& options_with_value);
 
+// nccl-tests' -g/--ngpus (GPUs per thread) and -t/--nthreads (threads per
+// process), typed out of habit (issue 33 item 5). ebnccl runs one rank per
+// GPU, each its own process, so both are 1 by construction: 1 gives a note
+// to print ("<flag> 1: ..."), any other value INVALID_ARGUMENT naming the
+// flag and what to use instead (--workers-per-node).
+absl::StatusOr<std::string> NcclTestsThreadingNote(absl::string_view flag, int64_t value);
+
 }  // namespace eb::ebctl

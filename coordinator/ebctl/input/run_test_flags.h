@@ -47,7 +47,7 @@ struct RunTestFlags {
   bool split_rails = false;
   bool allow_drift = false;
   // nccl-tests -J FILE: the table on stdout and the JSON report to FILE
-  // (created exclusively; FILE.1, FILE.2, ... when it exists).
+  // (created exclusively; FILE.0, FILE.1, ... when it exists, as nccl-tests).
   std::string output_file;
   // nccl-tests -I 0/1: per-iteration timing.
   int per_iter_timing = 0;
@@ -58,6 +58,11 @@ struct RunTestFlags {
   // nccl-tests -T SECONDS: a stuck wait fails the test with a timeout
   // (exit 4); here the deadline of one size step (--step-timeout).
   int timeout_seconds = 0;
+  // nccl-tests -g (GPUs per thread) and -t (threads per process): always 1
+  // here (one rank per GPU, one process each); only checked, never sent
+  // (input/cli_checks.h, NcclTestsThreadingNote).
+  int gpus_per_thread = 1;
+  int threads_per_process = 1;
 };
 
 // Turns the flags into a TestSpec. INVALID_ARGUMENT naming the flag, e.g.

@@ -23,6 +23,8 @@ struct ValidateFlags {
   std::string timeout;    // of the whole validation; "" = the coordinator's
   std::string soak;       // repeat pair tests for this long after the pairs; "" = none
   bool detach = false;    // print the id and return
+  // --allow-small-sizes: grade a -e below MinGradedBytes (latency-bound).
+  bool allow_small_sizes = false;
   // Whether -b/--minbytes or -e/--maxbytes, and -n/--iters, were given.
   // Without a size, each test runs at its plateau; without -n, enough calls
   // for 1 GiB per rail (docs/VALIDATION.md, "How much is measured").
@@ -30,7 +32,17 @@ struct ValidateFlags {
   bool iterations_given = false;
 };
 
-// INVALID_ARGUMENT naming the flag. `baselines_text` is the content of
+// The smallest -e/--maxbytes `validate` grades without --allow-small-sizes:
+// below it busbw measures latency, not the links (issue 33 item 4). The
+// floors are the data planes' own sweep starts (SizePolicy.sweep_min_bytes in
+// coordinator/validation/graded_size.h and spec_proto.cc): 1 MiB for NCCL,
+// 256 KiB for Gloo; `auto` may mean NCCL, so it takes NCCL's.
+int64_t MinGradedBytes(ebnccl::v1::Transport transport);
+
+// INVALID_ARGUMENT naming the flag: also for a list of collectives (a
+// validation grades one collective; run one validation per collective) and
+// for a graded size below MinGradedBytes without --allow-small-sizes. `baselines_text` is the
+// content of
 // --baselines' file ("" for none).
 absl::StatusOr<ebnccl::v1::ValidationSpec> BuildValidationSpec(const ValidateFlags& flags,
                                                                const std::string& baselines_text);

@@ -328,6 +328,12 @@ std::string TableHeader(const v1::TestReport& accepted, absl::string_view versio
   const v1::TestSpec& spec = accepted.spec();
   std::string out = absl::StrFormat("# ebnccl %s test %s transport %s\n", version,
                                     accepted.test_id(), spec::DisplayName(accepted.transport()));
+  // One collective: nccl-tests (2.19) says so after its version line, and
+  // concludes after its footer (TableFooter); several say so per table.
+  if (spec.collectives_size() <= 1) {
+    absl::StrAppend(&out, "# Collective test starting: ", spec::DisplayName(spec.collective()),
+                    "\n");
+  }
   absl::StrAppendFormat(
       &out,
       "# collective %s nranks %d nodes %d minBytes %d maxBytes %d step: %s warmup iters: %d "
@@ -436,6 +442,8 @@ std::string TableFooter(const v1::TestReport& finished) {
     }
     absl::StrAppendFormat(&out, "# %-20s : %g %s\n", "Avg bus bandwidth", finished.avg_busbw_gbps(),
                           verdict);
+    absl::StrAppend(&out, "#\n# Collective test concluded: ", spec::DisplayName(spec.collective()),
+                    "\n");
   }
   out += "#\n";
   out += RailBlock(finished);

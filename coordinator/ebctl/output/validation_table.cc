@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/spec/counted.h"
 #include "common/spec/wire_names.h"
 #include "coordinator/ebctl/output/labels.h"
 
@@ -20,8 +21,8 @@ std::string RoundLine(const v1::ValidationRound& round) {
       round.soak()
           ? absl::StrFormat("soak repeat %d", round.suite_round())
           : absl::StrFormat("%s round %d", spec::WireName(round.kind()), round.suite_round());
-  return absl::StrFormat("round %d (%s): %d test(s): %s", round.number(), within,
-                         round.tests_size(), absl::StrJoin(tests, ", "));
+  return absl::StrFormat("round %d (%s): %s: %s", round.number(), within,
+                         spec::Counted(round.tests_size(), "test"), absl::StrJoin(tests, ", "));
 }
 
 std::string TestLine(const v1::ValidationTest& test) {
@@ -39,16 +40,18 @@ std::string TestLine(const v1::ValidationTest& test) {
 std::string ValidationTable(const v1::ValidationReport& report) {
   std::string out = absl::StrFormat("validation %s: %s\n\n", report.validation_id(),
                                     ValidationStateName(report.state()));
-  absl::StrAppendFormat(&out, "%-20s  %-10s  %-9s  %s\n", "NODE", "VERDICT", "CONFIDENCE",
+  // Each column as wide as its longest word: "CONFIDENCE" and
+  // "untestable" are 10 (the header once overran a 9-wide column).
+  absl::StrAppendFormat(&out, "%-20s  %-10s  %-10s  %s\n", "NODE", "VERDICT", "CONFIDENCE",
                         "REASON / EVIDENCE");
   for (const v1::NodeVerdict& node : report.nodes()) {
     const bool healthy = node.verdict() == v1::VERDICT_HEALTHY;
-    absl::StrAppendFormat(&out, "%-20s  %-10s  %-9s  %s\n", node.node_name(),
+    absl::StrAppendFormat(&out, "%-20s  %-10s  %-10s  %s\n", node.node_name(),
                           spec::WireName(node.verdict()),
                           healthy ? "" : spec::WireName(node.confidence()), node.reason());
     if (healthy) continue;
     for (const v1::ValidationEvidence& e : node.evidence()) {
-      absl::StrAppendFormat(&out, "%-20s  %-10s  %-9s    %s\n", "", "", "", e.text());
+      absl::StrAppendFormat(&out, "%-20s  %-10s  %-10s    %s\n", "", "", "", e.text());
     }
   }
   if (!report.paths().empty()) {
@@ -80,7 +83,8 @@ std::string ValidationTable(const v1::ValidationReport& report) {
                             f.text());
     }
   }
-  absl::StrAppendFormat(&out, "\n%d round(s); %s\n", report.rounds_size(), report.summary());
+  absl::StrAppendFormat(&out, "\n%s; %s\n", spec::Counted(report.rounds_size(), "round"),
+                        report.summary());
   return out;
 }
 

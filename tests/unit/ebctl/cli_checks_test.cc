@@ -79,5 +79,19 @@ TEST(UnknownCommandTest, Case15NamesTheWord) {
   EXPECT_EQ(UnknownCommand({}, commands, with_value), std::nullopt);
 }
 
+// Issue 33 item 5: nccl-tests' -g 1 -t 1 are accepted with a note; other
+// values are refused naming the flag.
+TEST(NcclTestsThreadingTest, OneIsANoteAnythingElseIsRefusedNamingTheFlag) {
+  absl::StatusOr<std::string> note = NcclTestsThreadingNote("-g/--ngpus", 1);
+  ASSERT_TRUE(note.ok()) << note.status();
+  EXPECT_THAT(*note, AllOf(StartsWith("-g/--ngpus 1: "), HasSubstr("one rank per GPU")));
+  absl::StatusOr<std::string> refused = NcclTestsThreadingNote("-t/--nthreads", 4);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(refused.status().message()),
+              AllOf(StartsWith("-t/--nthreads: 4 "), HasSubstr("--workers-per-node")));
+  EXPECT_FALSE(NcclTestsThreadingNote("-g/--ngpus", 0).ok());
+}
+
 }  // namespace
 }  // namespace eb::ebctl

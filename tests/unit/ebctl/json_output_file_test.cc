@@ -1,9 +1,11 @@
-// The -J file of `ebctl run-test`: never overwrites (FILE.1, FILE.2, ...),
+// The -J file of `ebctl run-test`: never overwrites (FILE.0, FILE.1, ... as nccl-tests 2.19),
 // and leaves nothing behind when no report was written into it.
 
 #include "coordinator/ebctl/commands/json_output_file.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -56,10 +58,10 @@ TEST_F(JsonOutputFileTest, WritesTheReportAndKeepsTheFile) {
 
 TEST_F(JsonOutputFileTest, ATakenNameGetsTheNextFreeSuffix) {
   std::ofstream(Path("r.json")) << "earlier";
-  std::ofstream(Path("r.json.1")) << "earlier";
+  std::ofstream(Path("r.json.0")) << "earlier";
   absl::StatusOr<JsonOutputFile> file = JsonOutputFile::Create(Path("r.json"));
   ASSERT_TRUE(file.ok()) << file.status();
-  EXPECT_EQ(file->name(), Path("r.json.2"));
+  EXPECT_EQ(file->name(), Path("r.json.1"));
   ASSERT_TRUE(file->WriteAndClose("{}\n").ok());
   EXPECT_EQ(Read(Path("r.json")), "earlier");
 }
@@ -78,6 +80,24 @@ TEST_F(JsonOutputFileTest, ADirectoryThatDoesNotExistNamesTheFlag) {
   const absl::StatusOr<JsonOutputFile> file = JsonOutputFile::Create(Path("none/r.json"));
   EXPECT_EQ(file.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(file.status().message()), HasSubstr("-J/--output-file: cannot create"));
+}
+
+// Issue 32 item 9: -J writes only a file it created. A symbolic link
+// (dangling or not) or a FIFO at the name is a taken name: never followed,
+// written or replaced; the report goes to FILE.0.
+TEST_F(JsonOutputFileTest, ALinkOrAFifoIsATakenNameNeverWritten) {
+  const std::string target = Path("target.json");
+  ASSERT_EQ(symlink(target.c_str(), Path("link.json").c_str()), 0);  // dangling
+  ASSERT_EQ(mkfifo(Path("fifo.json").c_str(), 0644), 0);
+  for (const char* name : {"link.json", "fifo.json"}) {
+    absl::StatusOr<JsonOutputFile> file = JsonOutputFile::Create(Path(name));
+    ASSERT_TRUE(file.ok()) << file.status();
+    EXPECT_EQ(file->name(), Path(name) + ".0");
+    ASSERT_TRUE(file->WriteAndClose("{}\n").ok());
+    EXPECT_EQ(Read(Path(name) + ".0"), "{}\n");
+  }
+  EXPECT_FALSE(std::filesystem::exists(target));  // the link was not followed
+  EXPECT_TRUE(std::filesystem::is_fifo(Path("fifo.json")));
 }
 
 }  // namespace

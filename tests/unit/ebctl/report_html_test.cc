@@ -2,6 +2,7 @@
 // data, the page embeds exactly the `--json` documents, and the node history
 // keeps the node's tests and validations only.
 
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -216,6 +217,18 @@ TEST(PageDataTest, NodeHistoryKeepsTheNodesTestsAndValidationsOnly) {
   EXPECT_EQ(page["history"]["tests_listed"], 3);
   EXPECT_EQ(page["history"]["validations_listed"], 2);
   EXPECT_EQ(page["history"]["filtered_by"], "client");
+}
+
+// Issue 33 item 8: "1 pairs tested of 6". Every count the page prints with
+// its noun goes through R.counted (plural by the count): no script appends a
+// plural noun to a length.
+TEST(ReportJsTest, CountsGoThroughOnePluralHelper) {
+  const std::string js(report::ReportJs());
+  EXPECT_THAT(js, ::testing::HasSubstr("function counted(n, singular, plural)"));
+  const std::regex plural_after_length(R"(length \+ ' [a-z]+s\b)");
+  std::smatch match;
+  EXPECT_FALSE(std::regex_search(js, match, plural_after_length)) << match.str();
+  EXPECT_THAT(js, ::testing::HasSubstr("R.counted(keys.length, 'pair') + ' tested of '"));
 }
 
 }  // namespace

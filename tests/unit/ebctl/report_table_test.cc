@@ -124,6 +124,8 @@ TEST(TableHeaderTest, IdentityConfigDevicesAndColumns) {
       Lines(TableHeader(report, "9.9.9")),
       ElementsAre(
           "# ebnccl 9.9.9 test t-20261129-154501-3f2a transport gloo",
+          // Issue 33 item 6: nccl-tests 2.19 says so for one collective too.
+          "# Collective test starting: all_reduce",
           "# collective all_reduce nranks 2 nodes 2 minBytes 8 maxBytes 134217728 step: 2(factor) "
           "warmup iters: 5 iters: 20 validation: 1 graph: 0 datatype float redop sum root -1 min "
           "busbw: 50",
@@ -154,6 +156,7 @@ TEST(TableFooterTest, NcclTestsLinesThenResultFailuresAndStraggler) {
   EXPECT_THAT(
       Lines(TableFooter(testing::TwoRankReport())),
       ElementsAre("# Out of bounds values : 4 FAILED", "# Avg bus bandwidth    : 52.99 OK", "#",
+                  "# Collective test concluded: all_reduce", "#",
                   "# Result: FAILED — rank 1 on host2 was killed by signal 9",
                   "# rank 1 (node host2, slot 0, device -1): rank 1 on host2 slot 0 was killed by "
                   "signal 9",
@@ -174,7 +177,7 @@ TEST(TableFooterTest, UncheckedBandwidthAndCleanPass) {
   // nccl-tests prints "%g %s" with an empty verdict: one trailing blank.
   EXPECT_THAT(Lines(TableFooter(report)),
               ElementsAre("# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 21.5 ", "#",
-                          "# Result: PASSED"));
+                          "# Collective test concluded: all_reduce", "#", "# Result: PASSED"));
 }
 
 TEST(TableFooterTest, BandwidthBelowTheExactThresholdFails) {

@@ -7,8 +7,10 @@ namespace eb::ebctl {
 namespace {
 
 namespace v1 = ebnccl::v1;
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 
 TEST(ValidateFlagsTest, FlagsBecomeTheSpec) {
   ValidateFlags flags;
@@ -76,6 +78,63 @@ TEST(ValidateFlagsTest, ErrorsNameTheFlag) {
   flags.timeout = "soon";
   EXPECT_THAT(std::string(BuildValidationSpec(flags, "").status().message()),
               HasSubstr("--validation-timeout"));
+}
+
+// Issue 33 item 1: a validation grades one collective; a list (or `all`)
+// was silently cut to its first.
+TEST(ValidateFlagsTest, AListOfCollectivesIsRefusedNamingTheFlag) {
+  for (const char* list : {"all_reduce,broadcast", "all"}) {
+    ValidateFlags flags;
+    flags.test.collective = list;
+    absl::StatusOr<v1::ValidationSpec> spec = BuildValidationSpec(flags, "");
+    ASSERT_FALSE(spec.ok()) << list;
+    EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(spec.status().message()),
+                AllOf(StartsWith("--collective: "), HasSubstr("one collective")));
+  }
+  ValidateFlags one;
+  one.test.collective = "broadcast";
+  absl::StatusOr<v1::ValidationSpec> spec = BuildValidationSpec(one, "");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->collective(), v1::COLLECTIVE_BROADCAST);
+}
+
+// Issue 33 item 4: -b 8 -e 64 graded a 64-byte all_reduce and called a node
+// degraded on noise. Below 1 MiB (NCCL, or auto) / 256 KiB (Gloo) the graded
+// size is refused unless --allow-small-sizes asks for it.
+TEST(ValidateFlagsTest, ALatencyBoundGradedSizeIsRefusedUnlessAsked) {
+  ValidateFlags flags;
+  flags.sweep_given = true;
+  flags.test.min_bytes = "8";
+  flags.test.max_bytes = "64";
+  absl::StatusOr<v1::ValidationSpec> spec = BuildValidationSpec(flags, "");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(
+      std::string(spec.status().message()),
+      AllOf(StartsWith("-e/--maxbytes: "), HasSubstr("1M"), HasSubstr("--allow-small-sizes")));
+  flags.allow_small_sizes = true;
+  spec = BuildValidationSpec(flags, "");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->max_bytes(), 64);
+
+  // The floors: 1M for NCCL and auto, 256K for Gloo; at the floor is fine.
+  EXPECT_EQ(MinGradedBytes(v1::TRANSPORT_NCCL), 1 << 20);
+  EXPECT_EQ(MinGradedBytes(v1::TRANSPORT_AUTO), 1 << 20);
+  EXPECT_EQ(MinGradedBytes(v1::TRANSPORT_GLOO), 256 << 10);
+  ValidateFlags gloo;
+  gloo.sweep_given = true;
+  gloo.test.transport = "gloo";
+  gloo.test.min_bytes = "256K";
+  gloo.test.max_bytes = "256K";
+  EXPECT_TRUE(BuildValidationSpec(gloo, "").ok());
+  gloo.test.transport = "nccl";
+  EXPECT_FALSE(BuildValidationSpec(gloo, "").ok());
+  // Without -b/-e each test runs at its plateau: nothing to refuse.
+  ValidateFlags plateau;
+  plateau.test.max_bytes = "64";
+  plateau.test.min_bytes = "8";
+  EXPECT_TRUE(BuildValidationSpec(plateau, "").ok());
 }
 
 }  // namespace

@@ -59,7 +59,7 @@ TEST(ValidationTableTest, RowsPerNodeWithEvidenceOfTheBadOnes) {
   EXPECT_THAT(table, HasSubstr("c                     degraded    confirmed"));
   EXPECT_THAT(table, HasSubstr("round 2, pair with a: slow"));
   EXPECT_THAT(RoundLine(Report(v1::VALIDATION_STATE_DONE, v1::VERDICT_HEALTHY).rounds(0)),
-              HasSubstr("round 1 (intra round 1): 1 test(s): a"));
+              HasSubstr("round 1 (intra round 1): 1 test: a"));
   EXPECT_EQ(TestLine(Report(v1::VALIDATION_STATE_DONE, v1::VERDICT_HEALTHY).rounds(0).tests(0)),
             "  t-1 a: completed, 11.5 GB/s");
   v1::ValidationRound soak;
@@ -70,7 +70,9 @@ TEST(ValidationTableTest, RowsPerNodeWithEvidenceOfTheBadOnes) {
   v1::ValidationTest& t = *soak.add_tests();
   t.add_node_names("a");
   t.add_node_names("b");
-  EXPECT_EQ(RoundLine(soak), "round 9 (soak repeat 2): 1 test(s): a+b");
+  EXPECT_EQ(RoundLine(soak), "round 9 (soak repeat 2): 1 test: a+b");
+  soak.add_tests()->add_node_names("c");
+  EXPECT_THAT(RoundLine(soak), HasSubstr(": 2 tests: "));
 }
 
 // Issue 30: the nodes the scheduler held are listed as left out, with why.
@@ -104,6 +106,22 @@ TEST(ValidationJsonTest, SchemaStateWordsAndNumbers) {
   EXPECT_EQ(list["validations"][0]["state"], "cancelled");
   EXPECT_EQ(ValidationListToJson(v1::ListValidationsReply())["validations"],
             nlohmann::json::array());
+}
+
+// Issue 33 item 8: the CONFIDENCE header was one character wider than its
+// column, so every value and reason sat one left of its header; "1 round".
+TEST(ValidationTableTest, EveryColumnStartsUnderItsHeader) {
+  v1::ValidationReport report = Report(v1::VALIDATION_STATE_DONE, v1::VERDICT_UNTESTABLE);
+  report.mutable_nodes(1)->set_reason("no pair test completed");
+  const std::string table = ValidationTable(report);
+  const size_t header = table.find("NODE");
+  const std::string header_line = table.substr(header, table.find('\n', header) - header);
+  const size_t row = table.find("\nc ") + 1;
+  const std::string row_line = table.substr(row, table.find('\n', row) - row);
+  EXPECT_EQ(row_line.find("untestable"), header_line.find("VERDICT"));
+  EXPECT_EQ(row_line.find("confirmed"), header_line.find("CONFIDENCE"));
+  EXPECT_EQ(row_line.find("no pair test"), header_line.find("REASON"));
+  EXPECT_THAT(table, HasSubstr("\n1 round; 2 nodes"));
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "coordinator/validation/report_proto.h"
 #include "coordinator/validation/validation.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -305,6 +307,34 @@ TEST(SuitesTest, ASingleNodeIsJudgedByIntraAndThePairsSaySoInAFinding) {
   EXPECT_EQ(o.report.nodes[0].verdict, Verdict::kHealthy);
   EXPECT_FALSE(o.report.nodes[0].network_judged);
   EXPECT_THAT(o.report.findings, Contains(Field(&Finding::kind, FindingKind::kTooFewNodes)));
+  // Issue 33 item 8: "1 nodes".
+  EXPECT_THAT(ValidationSummary(o.report), testing::StartsWith("1 node: 1 healthy"));
+}
+
+// Issue 33 item 8: a class of nodes without GPUs (Gloo) read "no expected
+// value for no GPU x0 intra".
+TEST(SuitesTest, ANodeWithoutGpusIsNamedAsSuch) {
+  std::vector<Node> fleet = H100Fleet(2);
+  for (Node& node : fleet) {
+    node.gpu_model.clear();
+    node.gpu_count = 0;
+  }
+  Options options = AllSuites();
+  options.baselines = {};
+  // Intra alone: the scripted fleet's pair tests need rails (GPUs).
+  options.suites = {Suite::kPreflight, Suite::kIntra};
+  const Outcome o = RunToEnd(fleet, options, Script{});
+  ASSERT_EQ(o.error, "");
+  std::string text;
+  for (const NodeVerdict& v : o.report.nodes) {
+    absl::StrAppend(&text, v.reason, "\n");
+    for (const auto& e : v.evidence) absl::StrAppend(&text, e.text, "\n");
+  }
+  for (const Finding& f : o.report.findings) absl::StrAppend(&text, f.text, "\n");
+  EXPECT_THAT(text, Not(HasSubstr("x0")));
+  EXPECT_THAT(text, Not(HasSubstr("no GPU")));
+  EXPECT_THAT(text, HasSubstr("no expected value for CPU-only intra"));
+  EXPECT_THAT(ValidationSummary(o.report), testing::StartsWith("2 nodes: "));
 }
 
 TEST(ContractTest, CreateRefusesBadInputNamingTheField) {

@@ -65,6 +65,11 @@
     return isFinite(n) ? n : NaN;
   }
   function has(v) { return !isNaN(v); }
+  // "1 node", "2 nodes": a count and its noun, plural by the count (issue 33:
+  // "1 pairs tested of 6"); as common/spec/counted.h does for ebctl's text.
+  function counted(n, singular, plural) {
+    return n + ' ' + (n === 1 || n === -1 ? singular : (plural || singular + 's'));
+  }
 
   // ---- Formatting ----
   function fmt(v, digits) {
@@ -283,7 +288,7 @@
 
   window.EbReport = {
     status: EB, recordError: recordError, writeStatus: writeStatus, arr: arr, obj: obj, str: str,
-    num: num, has: has, fmt: fmt, bytes: bytes, shortBytes: shortBytes, seconds: seconds,
+    num: num, has: has, counted: counted, fmt: fmt, bytes: bytes, shortBytes: shortBytes, seconds: seconds,
     isoTime: isoTime, timeMs: timeMs, pct: pct, el: el, chip: chip, section: section, note: note,
     kvTable: kvTable, table: table, row: row, otherFields: otherFields, COLORS: COLORS,
     color: color, makeChart: makeChart, sizeAxis: sizeAxis, sizeTooltip: sizeTooltip, line: line,

@@ -142,7 +142,7 @@
     [order, zoom].forEach(function (c) { c.addEventListener('change', draw); });
     filter.addEventListener('input', draw);
     EB.heatmapCells = draw();
-    note(s, keys.length + ' pairs tested of ' + (names.length * (names.length - 1) / 2) +
+    note(s, R.counted(keys.length, 'pair') + ' tested of ' + (names.length * (names.length - 1) / 2) +
       '. Each cell is the worst result of its pair; hover for the figure, click to open the test.');
   }
 

@@ -61,7 +61,7 @@
       var bw = num(obj(t.average_bus_bandwidth).bandwidth), when = timeMs(t.start_time);
       if (!(bw > 0) || !has(when)) return;
       var cfg = obj(t.config);
-      var key = str(t.collective) + ' \u00b7 ' + arr(cfg.nodes).length + ' node' + (arr(cfg.nodes).length === 1 ? '' : 's') + ' \u00b7 ' + str(t.transport);
+      var key = str(t.collective) + ' \u00b7 ' + R.counted(arr(cfg.nodes).length, 'node') + ' \u00b7 ' + str(t.transport);
       (series[key] = series[key] || []).push({ x: when, y: bw, id: str(t.test_id), state: str(t.state) });
     });
     var keys = Object.keys(series).sort();

@@ -67,7 +67,7 @@
       ['Validation', str(r.validation_id)],
       ['Nodes', String(nodes.length)],
       ['By verdict', byVerdict],
-      ['Rounds', rounds.length + ' (' + tests.length + ' tests)'],
+      ['Rounds', rounds.length + ' (' + R.counted(tests.length, 'test') + ')'],
       ['Suites', arr(spec.suites).map(str).join(', ') + (str(spec.strategy) ? ', strategy ' + str(spec.strategy) : '')],
       ['Tolerance', has(num(spec.tolerance)) ? pct(num(spec.tolerance)) : ''],
       ['Started', isoTime(start) + (str(r.started_by) ? ' by ' + str(r.started_by) : '')],
@@ -184,7 +184,7 @@
         tr.addEventListener('click', function () { toggleEvidence(tr, x.node); });
         body.appendChild(tr);
       });
-      shown.textContent = list.length + ' of ' + rows.length + ' nodes';
+      shown.textContent = list.length + ' of ' + R.counted(rows.length, 'node');
     }
     function toggleEvidence(tr, node) {
       var next = tr.nextSibling;
@@ -252,7 +252,7 @@
       var counts = {};
       ts.forEach(function (t) { var o = str(t.outcome) || 'running'; counts[o] = (counts[o] || 0) + 1; });
       var d = el('details', { id: 'round-' + str(x.number) }, [el('summary', {
-        text: 'Round ' + str(x.number) + ' \u00b7 ' + (x.soak === true ? 'soak repeat' : str(x.kind)) + ' ' + str(x.suite_round) + ' \u00b7 ' + ts.length + ' tests (' +
+        text: 'Round ' + str(x.number) + ' \u00b7 ' + (x.soak === true ? 'soak repeat' : str(x.kind)) + ' ' + str(x.suite_round) + ' \u00b7 ' + R.counted(ts.length, 'test') + ' (' +
           Object.keys(counts).map(function (k) { return counts[k] + ' ' + k; }).join(', ') + ') \u00b7 ' +
           seconds(num(x.end_time_unix_ms) - num(x.start_time_unix_ms)) })]);
       var filled = false;
