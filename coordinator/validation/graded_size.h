@@ -21,6 +21,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/spec/graded_floor.h"
+
 namespace eb::validation {
 
 struct SizePolicy {
@@ -32,7 +34,7 @@ struct SizePolicy {
   bool user_iterations = false;
   // The intra sweep when the user gave none; its top is raised to an intra
   // baseline's size. The runner sets both by data plane (NCCL, Gloo).
-  int64_t sweep_min_bytes = int64_t{1} << 20;
+  int64_t sweep_min_bytes = spec::kNcclGradedFloorBytes;
   int64_t sweep_max_bytes = int64_t{1} << 30;
   // Timed bytes each rail moves per test at the graded size, at least.
   int64_t min_bytes_per_rail = int64_t{1} << 30;

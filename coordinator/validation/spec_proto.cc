@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/spec/graded_floor.h"
 #include "common/spec/numbers.h"
 
 namespace eb::validation {
@@ -111,7 +112,7 @@ SizePolicy SizePolicyFor(const v1::ValidationSpec& spec, bool nccl) {
   policy.user_max_bytes = spec.max_bytes();
   policy.user_iterations = spec.iterations() > 0;
   if (!nccl) {
-    policy.sweep_min_bytes = int64_t{256} << 10;
+    policy.sweep_min_bytes = spec::kGlooGradedFloorBytes;
     policy.sweep_max_bytes = int64_t{64} << 20;
   }
   return policy;

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/spec/byte_size.h"
+#include "common/spec/graded_floor.h"
 #include "common/spec/wire_names.h"
 #include "coordinator/ebctl/input/duration_parse.h"
 
@@ -10,7 +11,8 @@ namespace eb::ebctl {
 namespace v1 = ebnccl::v1;
 
 int64_t MinGradedBytes(v1::Transport transport) {
-  return transport == v1::TRANSPORT_GLOO ? int64_t{256} << 10 : int64_t{1} << 20;
+  return transport == v1::TRANSPORT_GLOO ? spec::kGlooGradedFloorBytes
+                                         : spec::kNcclGradedFloorBytes;
 }
 
 absl::StatusOr<v1::ValidationSpec> BuildValidationSpec(const ValidateFlags& flags,

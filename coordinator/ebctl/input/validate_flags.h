@@ -34,9 +34,9 @@ struct ValidateFlags {
 
 // The smallest -e/--maxbytes `validate` grades without --allow-small-sizes:
 // below it busbw measures latency, not the links (issue 33 item 4). The
-// floors are the data planes' own sweep starts (SizePolicy.sweep_min_bytes in
-// coordinator/validation/graded_size.h and spec_proto.cc): 1 MiB for NCCL,
-// 256 KiB for Gloo; `auto` may mean NCCL, so it takes NCCL's.
+// floors are the ones the validation's own sweeps start at
+// (common/spec/graded_floor.h): 1 MiB for NCCL, 256 KiB for Gloo; `auto` may
+// mean NCCL, so it takes NCCL's.
 int64_t MinGradedBytes(ebnccl::v1::Transport transport);
 
 // INVALID_ARGUMENT naming the flag: also for a list of collectives (a
