@@ -16,6 +16,11 @@
 
 namespace eb::coordinator {
 
+// The scheduler's view of one node (`node`, as its last read) in the
+// listing; `prefix` marks ebnccl's drains (control_service_scheduler.cc).
+void FillSchedulerState(const scheduler::SchedulerNode& node, const std::string& prefix,
+                        ebnccl::v1::NodeStatus& status);
+
 class ControlService final : public ebnccl::v1::Control::CallbackService {
  public:
   // All references must outlive the service; they are used on `executor`.
