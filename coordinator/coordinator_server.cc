@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <system_error>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "absl/synchronization/notification.h"
 #include "common/io/bounded_file.h"
 #include "common/metrics/standard_metrics.h"
@@ -191,7 +193,16 @@ absl::Status CoordinatorServer::StartScheduler() {
       std::make_unique<scheduler_io::SlurmBackend>(*runner_, std::move(slurm)), *scheduler_audit_,
       policy);
   control_service_->set_scheduler(scheduler_.get());
+  scheduler_->set_default_borrow(config_.default_validation_timeout);
+  // Jobs a previous run held: no validation runs yet, so none is ours now.
+  scheduler_->GiveBackStale();
+  // The node listing's column: read on the service's thread, shown as read.
+  scheduler_->RefreshEvery(absl::Seconds(30));
   validations_->set_on_finished([this](const ebnccl::v1::ValidationReport& report) {
+    scheduler_->Release(
+        report.validation_id(),
+        absl::AsciiStrToLower(absl::StripPrefix(ebnccl::v1::ValidationState_Name(report.state()),
+                                                "VALIDATION_STATE_")));
     if (!RecordsVerdicts(report.state())) return;
     scheduler_io::ReconcileInput input;
     input.trigger = absl::StrCat("validation ", report.validation_id());

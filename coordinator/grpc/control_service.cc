@@ -144,6 +144,15 @@ grpc::ServerUnaryReactor* ControlService::ListNodes(grpc::CallbackServerContext*
   reply->set_coordinator_version(kVersion);
   return PostUnary(context, executor_, [this, reply] {
     const std::map<std::string, NodeVerdictRecord> verdicts = validations_.LastVerdicts();
+    // The scheduler's last read (a copy: its reads run on its own thread).
+    scheduler_io::SchedulerService::View view;
+    if (scheduler_ != nullptr) {
+      view = scheduler_->LastRead();
+      reply->set_scheduler(scheduler_->name());
+      if (view.read != absl::InfinitePast()) {
+        reply->set_scheduler_read_unix_ms(absl::ToUnixMillis(view.read));
+      }
+    }
     for (const NodeRecord* node : registry_.All()) {
       if (reply->nodes_size() >= spec::kMaxListedNodes) {
         reply->set_omitted(reply->omitted() + 1);
@@ -151,6 +160,9 @@ grpc::ServerUnaryReactor* ControlService::ListNodes(grpc::CallbackServerContext*
       }
       v1::NodeStatus& status = *reply->add_nodes();
       status = registry_.ToStatus(*node);
+      if (auto seen = view.nodes.find(node->name); seen != view.nodes.end()) {
+        FillSchedulerState(seen->second, scheduler_->reason_prefix(), status);
+      }
       auto it = verdicts.find(node->name);
       if (it == verdicts.end()) continue;
       status.set_last_verdict(it->second.verdict);
@@ -324,27 +336,28 @@ grpc::ServerWriteReactor<v1::ValidationEvent>* ControlService::RunValidation(
         scheduler_->LeaveOut(
             std::move(names), [this, spec, caller, observer,
                                fail](absl::StatusOr<std::map<std::string, std::string>> leave_out) {
-              absl::Status started = leave_out.ok()
-                                         ? StartValidation(spec, caller, observer, *leave_out)
-                                         : absl::UnavailableError(absl::StrCat(
-                                               "no validation started: the scheduler cannot say "
-                                               "which nodes hold a job: ",
-                                               leave_out.status().message()));
-              if (!leave_out.ok()) {
-                audit_.Record(caller, "RunValidation",
-                              absl::StrCat("nodes=", absl::StrJoin(spec.node_names(), ",")),
-                              started);
+              if (leave_out.ok()) {
+                BorrowAndStart(spec, caller, observer, *leave_out, fail);
+                return;
               }
-              if (!started.ok()) fail(started);
+              absl::Status refused = absl::UnavailableError(
+                  absl::StrCat("no validation started: the scheduler cannot say "
+                               "which nodes hold a job: ",
+                               leave_out.status().message()));
+              audit_.Record(caller, "RunValidation",
+                            absl::StrCat("nodes=", absl::StrJoin(spec.node_names(), ",")), refused);
+              fail(refused);
             });
       }));
 }
 
 absl::Status ControlService::StartValidation(const v1::ValidationSpec& spec, const Caller& caller,
                                              std::shared_ptr<ValidationObserver> observer,
-                                             const std::map<std::string, std::string>& leave_out) {
+                                             const std::map<std::string, std::string>& leave_out,
+                                             std::string* id_out) {
   absl::StatusOr<std::string> id =
       validations_.Start(spec, std::move(observer), caller.identity, leave_out);
+  if (id.ok() && id_out != nullptr) *id_out = *id;
   const std::string nodes = absl::StrJoin(spec.node_names(), ",");
   audit_.Record(caller, "RunValidation",
                 id.ok() ? absl::StrCat("validation_id=", *id, " nodes=", nodes)

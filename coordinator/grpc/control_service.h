@@ -16,6 +16,11 @@
 
 namespace eb::coordinator {
 
+// The scheduler's view of one node (`node`, as its last read) in the
+// listing; `prefix` marks ebnccl's drains (control_service_scheduler.cc).
+void FillSchedulerState(const scheduler::SchedulerNode& node, const std::string& prefix,
+                        ebnccl::v1::NodeStatus& status);
+
 class ControlService final : public ebnccl::v1::Control::CallbackService {
  public:
   // All references must outlive the service; they are used on `executor`.
@@ -76,7 +81,15 @@ class ControlService final : public ebnccl::v1::Control::CallbackService {
   // Starts `spec` (on the executor), leaving out `leave_out`, and audits it.
   absl::Status StartValidation(const ebnccl::v1::ValidationSpec& spec, const Caller& caller,
                                std::shared_ptr<ValidationObserver> observer,
-                               const std::map<std::string, std::string>& leave_out);
+                               const std::map<std::string, std::string>& leave_out,
+                               std::string* id_out = nullptr);
+  // With a scheduler: borrows the nodes of `spec` not left out through a
+  // scheduler job, then starts the validation on exactly the allocated
+  // nodes; `fail` ends the stream with the error when it cannot.
+  void BorrowAndStart(ebnccl::v1::ValidationSpec spec, const Caller& caller,
+                      const std::shared_ptr<ValidationObserver>& observer,
+                      const std::map<std::string, std::string>& leave_out,
+                      const std::function<void(const absl::Status&)>& fail);
 
   ValidationManager& validations_;
   // The scheduler that owns the fleet, or null (kind "none").

@@ -45,6 +45,9 @@ class SchedulerBackend {
   virtual absl::StatusOr<std::vector<std::string>> JobNodes(const std::string& job_id) = 0;
   // Ends the job (gives its nodes back). OK when it is already gone.
   virtual absl::Status EndJob(const std::string& job_id) = 0;
+  // The ids of every job named `job_name` the scheduler still knows
+  // (pending or running): what a restarted coordinator gives back.
+  virtual absl::StatusOr<std::vector<std::string>> JobsNamed(const std::string& job_name) = 0;
 };
 
 }  // namespace eb::scheduler

@@ -160,4 +160,22 @@ absl::Status SlurmBackend::EndJob(const std::string& job_id) {
   return Tool("scancel", {job_id}, &command).status();
 }
 
+absl::StatusOr<std::vector<std::string>> SlurmBackend::JobsNamed(const std::string& job_name) {
+  if (!slurm::IsValidNodeName(job_name)) {
+    return absl::InvalidArgumentError("slurm: jobs named: the job name must be a plain word");
+  }
+  std::string command;
+  absl::StatusOr<std::string> squeue =
+      Tool("squeue", {"-h", "-o", slurm::kSqueueFormat, "--name=" + job_name}, &command);
+  if (!squeue.ok()) return squeue.status();
+  absl::StatusOr<std::vector<slurm::SlurmJob>> jobs = slurm::ParseSqueueJobs(*squeue, command);
+  if (!jobs.ok()) return jobs.status();
+  std::vector<std::string> ids;
+  for (const slurm::SlurmJob& job : *jobs) {
+    // squeue filters by name already; a job of another name is not ours.
+    if (job.name == job_name) ids.push_back(job.id);
+  }
+  return ids;
+}
+
 }  // namespace eb::scheduler_io

@@ -44,6 +44,7 @@ class SlurmBackend final : public scheduler::SchedulerBackend {
                                      const std::string& job_name, int seconds) override;
   absl::StatusOr<std::vector<std::string>> JobNodes(const std::string& job_id) override;
   absl::Status EndJob(const std::string& job_id) override;
+  absl::StatusOr<std::vector<std::string>> JobsNamed(const std::string& job_name) override;
 
  private:
   // Runs bin_dir/<tool> with `args`: its output when it exits 0, else an

@@ -13,7 +13,11 @@
 #     60 s with a reason that starts with "ebnccl <validation id>:" and
 #     names the evidence; the audit log has the intent before the drain;
 #   - node2 keeps the operator's reason, node4 its job, the others idle.
+# The validation's nodes are borrowed through one exclusive Slurm job
+# (ebnccl-borrow) on exactly the nodes tested, ended when it ends; `ebctl
+# nodes` shows Slurm's state and whose drain.
 # Then the throttle is removed and one passing validation resumes node3.
+# Then a worker of node1 killed once (a transient failure): no drain.
 # Last, with slurmctld killed, no validation starts, and the error names
 # slurm and the command.
 #
@@ -35,6 +39,7 @@ hosts=(0 1 2 3 4 5)
 throttled=3
 operator_drained=2
 tenant=4
+transient=1
 pids=()
 test_start=$(date +%s)
 
@@ -96,8 +101,21 @@ validate() {
 state() { slurm sinfo -h -N -n "$1" -o '%T|%E'; }
 
 echo "== 1. validate all six: node$operator_drained drained by an operator, a job on node$tenant, node$throttled throttled"
+validate >"$work/faults.out" 2>"$work/faults.err" &
+validate_pid=$!
+# While it runs, one borrow job of ours holds exactly the nodes it tests.
+borrowed=""
+for _ in $(seq 300); do
+  borrowed=$(slurm squeue -h --name=ebnccl-borrow -t RUNNING -o %N)
+  [[ -n "$borrowed" ]] && break
+  sleep 0.1
+done
+borrowed=$(slurm scontrol show hostnames "$borrowed" | sort | paste -sd,)
+[[ "$borrowed" == "node0,node1,node3,node5" ]] ||
+  { echo "FAIL: the borrow job holds '$borrowed', not node0,node1,node3,node5"; exit 1; }
+echo "ok: job ebnccl-borrow holds $borrowed while the validation runs"
 set +e
-validate >"$work/faults.out" 2>"$work/faults.err"
+wait "$validate_pid"
 code=$?
 set -e
 concluded=$(date +%s)
@@ -127,7 +145,8 @@ echo "ok: $vid left out node$operator_drained and node$tenant, found node$thrott
 drained_state=""
 for _ in $(seq 600); do
   drained_state=$(state "node$throttled")
-  [[ "$drained_state" == drained\|* || "$drained_state" == draining\|* ]] && break
+  # Not "draining": the borrow job may still be completing there.
+  [[ "$drained_state" == drained\|* ]] && break
   sleep 0.1
 done
 latency=$(($(date +%s) - concluded))
@@ -142,6 +161,23 @@ for h in 0 1 5; do
   [[ $(state "node$h") == "idle|none" ]] || { echo "FAIL: node$h touched: $(state "node$h")"; exit 1; }
 done
 slurm sinfo -R -h -o '%N|%E'
+# The validation's job is gone: its nodes given back.
+[[ -z $(slurm squeue -h --name=ebnccl-borrow -o %i) ]] ||
+  { echo "FAIL: a borrow job is left: $(slurm squeue -h --name=ebnccl-borrow)"; exit 1; }
+# ebctl nodes shows Slurm's view, and whose drain.
+listed=""
+for _ in $(seq 100); do
+  ebctl nodes >"$work/nodes.txt"
+  grep -Eq "^node$throttled .* drained \(ebnccl\) " "$work/nodes.txt" &&
+    grep -Eq "^node$operator_drained .* drained \(operator\) " "$work/nodes.txt" &&
+    grep -Eq "^node$tenant .* allocated " "$work/nodes.txt" &&
+    grep -Eq "^node0 .* idle +idle " "$work/nodes.txt" &&
+    grep -q "^node node$operator_drained: drained in slurm by an operator: operator: bad fan | ticket 42$" \
+      "$work/nodes.txt" && { listed=1; break; }
+  sleep 0.1
+done
+cat "$work/nodes.txt"
+[[ -n "$listed" ]] || { echo "FAIL: ebctl nodes does not show Slurm's states and drains"; exit 1; }
 # The intent is on record before the drain.
 ebctl audit --json >"$work/audit.json"
 python3 - "$work/audit.json" "node$throttled" "$work/faults.out" <<'PY'
@@ -172,9 +208,40 @@ for _ in $(seq 600); do
   sleep 0.1
 done
 [[ "$resumed" == "idle|none" ]] || { echo "FAIL: node$throttled not resumed: $resumed"; exit 1; }
+[[ -z $(slurm squeue -h --name=ebnccl-borrow -o %i) ]] || { echo "FAIL: a borrow job is left"; exit 1; }
 [[ $(state "node$operator_drained") == "drained|operator: bad fan | ticket 42" ]] ||
   { echo "FAIL: the operator's drain changed"; exit 1; }
 echo "ok: node$throttled resumed; the operator's drain kept"
+
+echo "== 2b. one transient failure: a worker of node$transient killed once; no drain"
+validate >"$work/transient.out" 2>"$work/transient.err" &
+validate_pid=$!
+worker=""
+for _ in $(seq 300); do
+  worker=$(pgrep -f "eb-worker.*run-node$transient" | head -1 || true)
+  [[ -n "$worker" ]] && break
+  sleep 0.05
+done
+[[ -n "$worker" ]] || { echo "FAIL: no worker of node$transient ran"; exit 1; }
+kill -KILL "$worker"
+set +e
+wait "$validate_pid"
+code=$?
+set -e
+python3 - "$work/transient.out" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+print("verdicts:", {n["node_name"]: n["verdict"] + "/" + n["confidence"] for n in report["nodes"]})
+PY
+# Its job ended, then the Reconcile pass: nothing drained.
+for _ in $(seq 100); do
+  [[ -z $(slurm squeue -h --name=ebnccl-borrow -o %i) ]] && break
+  sleep 0.1
+done
+sleep 2
+[[ $(state "node$transient") == "idle|none" ]] ||
+  { echo "FAIL: one transient failure drained node$transient: $(state "node$transient")"; exit 1; }
+echo "ok: node$transient not drained after one transient failure (validate exit $code)"
 
 echo "== 3. the controller gone: no validation starts, the error names slurm and the command"
 kill -KILL "$slurmctld_pid"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -99,6 +100,25 @@ void AppendLastVerdict(const v1::NodeStatus& node, std::string* out) {
 
 std::string OrDash(const std::string& text) { return text.empty() ? "-" : text; }
 
+// The scheduler's column (issue 30): "idle", "allocated", "drained
+// (operator)", "drained (ebnccl)"; "-" for a node it did not list.
+std::string FormatSchedulerState(const v1::NodeStatus& node) {
+  if (node.scheduler_state().empty()) return "-";
+  if (node.scheduler_drained_by().empty()) return node.scheduler_state();
+  return absl::StrCat(node.scheduler_state(), " (", node.scheduler_drained_by(), ")");
+}
+
+// "node b: drained in slurm by an operator: bad fan | ticket 42": the
+// reason in full, which a cell would make too wide.
+void AppendSchedulerReason(const v1::ListNodesReply& reply, const v1::NodeStatus& node,
+                           std::string* out) {
+  if (node.scheduler_reason().empty()) return;
+  absl::StrAppend(out, "node ", node.node_name(), ": ", node.scheduler_state(), " in ",
+                  reply.scheduler(),
+                  node.scheduler_drained_by() == "ebnccl" ? " by ebnccl: " : " by an operator: ",
+                  node.scheduler_reason(), "\n");
+}
+
 // Left-aligned columns two blanks apart; the last column is not padded so
 // that lines carry no trailing blanks.
 std::string RenderColumns(const std::vector<Row>& rows) {
@@ -122,9 +142,13 @@ std::string RenderColumns(const std::vector<Row>& rows) {
 
 std::string NodesTable(const v1::ListNodesReply& reply) {
   if (reply.nodes().empty()) return "no agents are registered with the coordinator\n";
+  // The scheduler's column only where there is a scheduler.
+  const bool scheduler = !reply.scheduler().empty();
   std::vector<Row> rows;
   rows.push_back({"NODE", "ADDRESS", "STATE", "SLOTS", "HEARTBEAT", "TRANSPORTS", "NCCL", "GPUS",
                   "HCAS", "IFACE", "TEST"});
+  if (scheduler)
+    rows.back().insert(rows.back().begin() + 3, absl::AsciiStrToUpper(reply.scheduler()));
   std::string problems;
   for (const v1::NodeStatus& node : reply.nodes()) {
     const v1::NodeInventory& inventory = node.inventory();
@@ -135,8 +159,13 @@ std::string NodesTable(const v1::ListNodesReply& reply) {
          FormatHcas(inventory),
          inventory.bootstrap_interface().empty() ? "any" : inventory.bootstrap_interface(),
          OrDash(node.current_test_id())});
+    if (scheduler) rows.back().insert(rows.back().begin() + 3, FormatSchedulerState(node));
     AppendHcaProblems(node, &problems);
+    AppendSchedulerReason(reply, node, &problems);
     AppendLastVerdict(node, &problems);
+  }
+  if (scheduler && reply.scheduler_read_unix_ms() == 0) {
+    absl::StrAppend(&problems, reply.scheduler(), ": not read yet\n");
   }
   return RenderColumns(rows) + problems;
 }

@@ -1,6 +1,7 @@
 #include "coordinator/ebctl/output/nodes_table.h"
 
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -117,6 +118,40 @@ TEST(GpusTableTest, EveryGpuWithItsNumaNodeAndNearestHca) {
 
 TEST(NodesTableTest, NoNodes) {
   EXPECT_EQ(NodesTable(v1::ListNodesReply()), "no agents are registered with the coordinator\n");
+}
+
+// With a scheduler (issue 30): its column after STATE, whose drain it is,
+// and the reason in full on a line of its own.
+TEST(NodesTableTest, SchedulerColumnSaysWhoseDrain) {
+  v1::ListNodesReply reply;
+  reply.set_scheduler("slurm");
+  reply.set_scheduler_read_unix_ms(1);
+  AddNode(&reply, "a", v1::NODE_STATE_IDLE, 100)->set_scheduler_state("idle");
+  v1::NodeStatus* b = AddNode(&reply, "b", v1::NODE_STATE_IDLE, 100);
+  b->set_scheduler_state("drained");
+  b->set_scheduler_drained_by("operator");
+  b->set_scheduler_reason("operator: bad fan | ticket 42");
+  v1::NodeStatus* c = AddNode(&reply, "c", v1::NODE_STATE_IDLE, 100);
+  c->set_scheduler_state("drained");
+  c->set_scheduler_drained_by("ebnccl");
+  c->set_scheduler_reason("ebnccl v-1: degraded");
+  AddNode(&reply, "d", v1::NODE_STATE_IDLE, 100)->set_scheduler_state("allocated");
+  AddNode(&reply, "e", v1::NODE_STATE_IDLE, 100);  // not in the partition
+  const std::string table = NodesTable(reply);
+  const std::vector<std::string> lines = absl::StrSplit(table, '\n');
+  ASSERT_GE(lines.size(), 8u);
+  EXPECT_THAT(lines[0], ::testing::StartsWith("NODE  ADDRESS              STATE  SLURM"
+                                              "               SLOTS"));
+  EXPECT_THAT(lines[1], ::testing::HasSubstr("  idle   idle                0"));
+  EXPECT_THAT(lines[2], ::testing::HasSubstr("  idle   drained (operator)  0"));
+  EXPECT_THAT(lines[3], ::testing::HasSubstr("  idle   drained (ebnccl)    0"));
+  EXPECT_THAT(lines[4], ::testing::HasSubstr("  idle   allocated           0"));
+  EXPECT_THAT(lines[5], ::testing::HasSubstr("  idle   -                   0"));
+  EXPECT_EQ(lines[6], "node b: drained in slurm by an operator: operator: bad fan | ticket 42");
+  EXPECT_EQ(lines[7], "node c: drained in slurm by ebnccl: ebnccl v-1: degraded");
+  // No scheduler: no column.
+  reply.clear_scheduler();
+  EXPECT_THAT(NodesTable(reply), ::testing::Not(::testing::HasSubstr("SLURM")));
 }
 
 }  // namespace

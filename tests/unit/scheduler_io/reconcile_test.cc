@@ -45,6 +45,9 @@ class FakeBackend : public sch::SchedulerBackend {
     return absl::UnimplementedError("job nodes");
   }
   absl::Status EndJob(const std::string&) override { return absl::OkStatus(); }
+  absl::StatusOr<std::vector<std::string>> JobsNamed(const std::string&) override {
+    return std::vector<std::string>();
+  }
 
   absl::StatusOr<std::vector<sch::SchedulerNode>> nodes;
   absl::Status refuse;
