@@ -268,6 +268,18 @@ CoordinatorServer::CoordinatorServer(const CoordinatorConfig& config,
       audit_.get());
   const bool insecure = !config_.tls.enabled() && !IsLoopbackHost(config_.listen_address.substr(
                                                       0, config_.listen_address.rfind(':')));
+  // A node answering another's log request (P2-4e): refused in
+  // LogRequests, audited here at powers of two of the count.
+  logs_.set_refusal_hook(
+      [this](const std::string& sender, const std::string& asked, uint64_t refused) {
+        Caller caller;
+        caller.identity = sender;
+        caller.role = Role::kAgent;
+        audit_->Record(
+            caller, "LogContent", asked,
+            absl::PermissionDeniedError(absl::StrCat("answered a log request sent to ", asked, " (",
+                                                     refused, " refused so far)")));
+      });
   control_service_ = std::make_unique<ControlService>(loop_, *tests_, *registry_, logs_,
                                                       *validations_, *authz_, *audit_, insecure);
   agent_service_ = std::make_unique<AgentServiceImpl>(loop_, *registry_, *tests_, rendezvous_,

@@ -4,6 +4,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "common/spec/identifiers.h"
 
 namespace eb::agent {
 namespace {
@@ -22,16 +23,6 @@ Line SplitFirstLine(absl::string_view text) {
   absl::string_view line = text.substr(0, end);
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   return {line, text.substr(end + 1), true};
-}
-
-// A protocol line quoted in an error: short and printable.
-std::string Quote(absl::string_view line) {
-  std::string out;
-  for (char c : line.substr(0, 80)) {
-    out += absl::ascii_isprint(static_cast<unsigned char>(c)) ? c : '?';
-  }
-  if (line.size() > 80) out += "...";
-  return absl::StrCat("\"", out, "\"");
 }
 
 }  // namespace
@@ -59,12 +50,12 @@ ebnccl::v1::NcclRasStatus SummarizeNcclRas(const std::string& node_name, int por
         exchange.received.empty() && !exchange.closed
             ? absl::StrCat("RAS accepted the connection but did not answer within ", deadline)
             : absl::StrCat("RAS closed or stalled before its handshake: ",
-                           Quote(exchange.received)));
+                           spec::Quote(exchange.received)));
     return status;
   }
   if (!absl::StartsWithIgnoreCase(handshake.line, "SERVER PROTOCOL ")) {
     status.set_error(absl::StrCat("not an NCCL RAS reply on port ", port,
-                                  " (first line: ", Quote(handshake.line), ")"));
+                                  " (first line: ", spec::Quote(handshake.line), ")"));
     return status;
   }
   absl::string_view text = handshake.rest;
@@ -77,7 +68,7 @@ ebnccl::v1::NcclRasStatus SummarizeNcclRas(const std::string& node_name, int por
       text = timeout.rest;
     } else if (absl::StartsWithIgnoreCase(timeout.line, "ERROR")) {
       notes = absl::StrCat("RAS refused TIMEOUT ", limits.collective_timeout_s, ": ",
-                           Quote(timeout.line));
+                           spec::Quote(timeout.line));
       text = timeout.rest;
     }
   }

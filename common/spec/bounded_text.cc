@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -19,7 +20,9 @@ using google::protobuf::Reflection;
 
 // The length of the well-formed UTF-8 character at the start of `text`, or
 // 0 when its first byte does not begin one (RFC 3629, table 3-7 of Unicode).
-size_t CharLength(absl::string_view text) {
+}  // namespace
+
+size_t Utf8CharLength(absl::string_view text) {
   const auto byte = [&](size_t i) { return static_cast<uint8_t>(text[i]); };
   const uint8_t b0 = byte(0);
   if (b0 < 0x80) return 1;
@@ -46,6 +49,8 @@ size_t CharLength(absl::string_view text) {
   }
   return length;
 }
+
+namespace {
 
 constexpr absl::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
@@ -93,7 +98,7 @@ bool ForEachString(M& message, Visit&& visit) {
 bool IsValidUtf8(absl::string_view text) {
   size_t i = 0;
   while (i < text.size()) {
-    const size_t length = CharLength(text.substr(i));
+    const size_t length = Utf8CharLength(text.substr(i));
     if (length == 0) return false;
     i += length;
   }
@@ -112,7 +117,7 @@ std::string BoundedText(absl::string_view text, size_t max_bytes) {
   size_t safe_out = 0;
   size_t safe_in = 0;
   while (i < text.size()) {
-    const size_t length = CharLength(text.substr(i));
+    const size_t length = Utf8CharLength(text.substr(i));
     const absl::string_view piece = length == 0 ? kReplacement : text.substr(i, length);
     if (out.size() + piece.size() > max_bytes) {
       out.resize(safe_out);
@@ -151,6 +156,33 @@ int BoundMessageText(Message& message, size_t max_field_bytes) {
         }
         return true;
       });
+  return changed;
+}
+
+int RewriteMessageText(Message& message,
+                       const std::function<std::string(absl::string_view)>& rewrite) {
+  int changed = 0;
+  ForEachString(message,
+                [&](Message& owner, const Reflection* reflection, const FieldDescriptor* field) {
+                  if (field->is_repeated()) {
+                    const int count = reflection->FieldSize(owner, field);
+                    for (int i = 0; i < count; ++i) {
+                      const std::string value = reflection->GetRepeatedString(owner, field, i);
+                      std::string rewritten = rewrite(value);
+                      if (rewritten == value) continue;
+                      reflection->SetRepeatedString(&owner, field, i, std::move(rewritten));
+                      ++changed;
+                    }
+                  } else {
+                    const std::string value = reflection->GetString(owner, field);
+                    std::string rewritten = rewrite(value);
+                    if (rewritten != value) {
+                      reflection->SetString(&owner, field, std::move(rewritten));
+                      ++changed;
+                    }
+                  }
+                  return true;
+                });
   return changed;
 }
 

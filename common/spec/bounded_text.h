@@ -10,6 +10,7 @@
 // Limits and what happens at them: docs/SECURITY.md, "Limits".
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include "absl/strings/string_view.h"
@@ -31,6 +32,10 @@ inline constexpr absl::string_view kCutMarker = "\xE2\x80\xA6[cut ";
 // code points above U+10FFFF).
 bool IsValidUtf8(absl::string_view text);
 
+// The length of the well-formed UTF-8 character at the start of `text`, or
+// 0 when its first byte does not begin one (RFC 3629).
+size_t Utf8CharLength(absl::string_view text);
+
 // `text` as valid UTF-8 of at most `max_bytes` bytes: each byte that does
 // not begin a well-formed character becomes U+FFFD; a longer text is cut at
 // a character boundary and ends with "…[cut N bytes]" (N: bytes of the
@@ -44,6 +49,12 @@ std::string BoundedText(absl::string_view text, size_t max_bytes = kMaxStoredTex
 // bounded and valid, and is untouched).
 int BoundMessageText(google::protobuf::Message& message,
                      size_t max_field_bytes = kMaxStoredTextBytes);
+
+// Replaces each string field's value with rewrite(value) where that
+// differs (the walk of BoundMessageText; terminal_text.h's MakePrintable
+// uses it). Returns how many fields changed.
+int RewriteMessageText(google::protobuf::Message& message,
+                       const std::function<std::string(absl::string_view)>& rewrite);
 
 // Whether BoundMessageText would change anything (reads only).
 bool MessageTextNeedsBounding(const google::protobuf::Message& message,

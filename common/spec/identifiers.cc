@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/spec/limits.h"
+#include "common/spec/terminal_text.h"
 
 namespace eb::spec {
 namespace {
@@ -39,13 +40,14 @@ absl::Status CheckName(absl::string_view value, absl::string_view field, int max
 std::string Quote(absl::string_view input) {
   const bool cut = input.size() > static_cast<size_t>(kMaxQuotedInput);
   const absl::string_view shown = cut ? input.substr(0, kMaxQuotedInput) : input;
+  // The one sanitizer (terminal_text.h); a quote inside is escaped too, so
+  // the quoted text cannot look closed early.
   std::string out = "'";
-  for (char c : shown) {
-    const unsigned char u = static_cast<unsigned char>(c);
-    if (absl::ascii_isprint(u) && c != '\'' && c != '\\') {
-      out.push_back(c);
+  for (char c : PrintableAscii(shown)) {
+    if (c == '\'') {
+      out += "\\x27";
     } else {
-      absl::StrAppend(&out, absl::StrFormat("\\x%02x", u));
+      out.push_back(c);
     }
   }
   out.push_back('\'');

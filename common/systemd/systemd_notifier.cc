@@ -3,17 +3,20 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "common/spec/terminal_text.h"
 #include "common/systemd/notify_protocol.h"
 
 namespace eb::common {
 
-std::string SanitizeStatus(absl::string_view status) {
-  std::string line(status);
-  for (char& c : line) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  return line;
-}
+namespace {
+
+// STATUS= text must be one line: a newline would start a new assignment
+// (`systemctl status` shows it, so it is the one sanitizer's one-line form).
+constexpr size_t kMaxStatusBytes = 1024;
+
+std::string StatusLine(absl::string_view status) { return spec::OneLine(status, kMaxStatusBytes); }
+
+}  // namespace
 
 bool SystemdNotifier::enabled() const {
   const char* socket = std::getenv("NOTIFY_SOCKET");
@@ -27,20 +30,20 @@ absl::Status SystemdNotifier::Send(const std::string& state) {
   const absl::Status sent = SendNotification(socket, state);
   if (sent.ok()) return sent;
   return absl::UnavailableError(
-      absl::StrCat("sd_notify(\"", SanitizeStatus(state), "\"): ", sent.message()));
+      absl::StrCat("sd_notify(\"", StatusLine(state), "\"): ", sent.message()));
 }
 
 absl::Status SystemdNotifier::NotifyReady(absl::string_view status) {
   if (ready_sent_.exchange(true)) return NotifyStatus(status);
-  return Send(absl::StrCat("READY=1\nSTATUS=", SanitizeStatus(status)));
+  return Send(absl::StrCat("READY=1\nSTATUS=", StatusLine(status)));
 }
 
 absl::Status SystemdNotifier::NotifyStatus(absl::string_view status) {
-  return Send(absl::StrCat("STATUS=", SanitizeStatus(status)));
+  return Send(absl::StrCat("STATUS=", StatusLine(status)));
 }
 
 absl::Status SystemdNotifier::NotifyStopping(absl::string_view status) {
-  return Send(absl::StrCat("STOPPING=1\nSTATUS=", SanitizeStatus(status)));
+  return Send(absl::StrCat("STOPPING=1\nSTATUS=", StatusLine(status)));
 }
 
 absl::Status SystemdNotifier::NotifyWatchdog() { return Send("WATCHDOG=1"); }

@@ -62,7 +62,4 @@ class SystemdNotifier {
   std::atomic<bool> ready_sent_{false};
 };
 
-// STATUS= text must be one line: newlines would start new assignments.
-std::string SanitizeStatus(absl::string_view status);
-
 }  // namespace eb::common

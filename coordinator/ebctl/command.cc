@@ -8,6 +8,7 @@
 #include "common/rpc/channel.h"
 #include "common/rpc/tls.h"
 #include "common/spec/limits.h"
+#include "common/spec/terminal_text.h"
 #include "common/status/grpc_status.h"
 #include "coordinator/ebctl/exit_codes.h"
 
@@ -54,7 +55,8 @@ int Command::Run(const GlobalOptions& options) {
 
 int Command::RpcFailed(const char* what, const grpc::Status& status, bool connected) {
   const absl::Status converted = common::FromGrpcStatus(status);
-  std::string text = converted.ToString();
+  // The message is the coordinator's (and may quote a node's): sanitized.
+  std::string text = spec::Printable(converted.ToString());
   // A peer's message is printed, not a flood (SECURITY_FINDINGS case 14).
   constexpr size_t kMaxShown = 2000;
   if (text.size() > kMaxShown) text = absl::StrCat(text.substr(0, kMaxShown), "... (cut)");

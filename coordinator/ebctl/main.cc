@@ -391,6 +391,12 @@ int main(int argc, char** argv) {
       return eb::ebctl::kExitUsage;
     }
   }
+  if (const absl::Status utf8 =
+          eb::ebctl::CheckArgumentsUtf8(std::vector<std::string>(argv + 1, argv + argc));
+      !utf8.ok()) {
+    std::fprintf(stderr, "ebctl: %s\n", std::string(utf8.message()).c_str());
+    return eb::ebctl::kExitUsage;
+  }
   if (auto exit_code = eb::common::ParseCommandLine(app, argc, argv, eb::ebctl::kExitUsage)) {
     return *exit_code;
   }

@@ -191,6 +191,7 @@ grpc::ServerUnaryReactor* AgentServiceImpl::RendezvousSet(grpc::CallbackServerCo
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   executor_.Post([this, reactor, request, caller = std::move(caller)] {
     if (absl::Status allowed = CheckRendezvousCaller(caller, request->test_id()); !allowed.ok()) {
+      AuditRefusal(caller, "RendezvousSet", request->test_id(), allowed);
       reactor->Finish(common::ToGrpcStatus(allowed));
       return;
     }
@@ -227,6 +228,12 @@ absl::Status AgentServiceImpl::CheckRendezvousCaller(const Caller& caller,
                                                   caller.identity, " is not one of them"));
 }
 
+void AgentServiceImpl::AuditRefusal(const Caller& caller, const char* method,
+                                    const std::string& test_id, const absl::Status& refused) {
+  if (!refusals_.Count(absl::StrCat(caller.identity, " ", method))) return;
+  audit_.Record(caller, method, absl::StrCat("test_id=", Abbreviate(test_id)), refused);
+}
+
 grpc::ServerUnaryReactor* AgentServiceImpl::RendezvousWait(grpc::CallbackServerContext* context,
                                                            const v1::RendezvousWaitRequest* request,
                                                            v1::RendezvousWaitReply* reply) {
@@ -237,6 +244,7 @@ grpc::ServerUnaryReactor* AgentServiceImpl::RendezvousWait(grpc::CallbackServerC
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   executor_.Post([this, reactor, request, reply, caller = std::move(caller)] {
     if (absl::Status allowed = CheckRendezvousCaller(caller, request->test_id()); !allowed.ok()) {
+      AuditRefusal(caller, "RendezvousWait", request->test_id(), allowed);
       reactor->Finish(common::ToGrpcStatus(allowed));
       return;
     }

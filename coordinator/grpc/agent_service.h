@@ -17,6 +17,7 @@
 #include "coordinator/core/collective_tests/rendezvous_kv.h"
 #include "coordinator/core/nodes/log_requests.h"
 #include "coordinator/core/nodes/node_registry.h"
+#include "coordinator/core/refusal_counter.h"
 #include "coordinator/grpc/audit_log.h"
 #include "coordinator/grpc/authz.h"
 #include "ebnccl/v1/agent.grpc.pb.h"
@@ -66,6 +67,11 @@ class AgentServiceImpl final : public ebnccl::v1::AgentService::CallbackService 
   // With TLS, rendezvous data of a test is for the agents of its nodes only
   // (PERMISSION_DENIED otherwise). On the executor.
   absl::Status CheckRendezvousCaller(const Caller& caller, const std::string& test_id) const;
+  // A refused rendezvous call: audited at powers of two per caller and
+  // method (P2-6.2: refused rendezvous calls left no audit row). On the
+  // executor.
+  void AuditRefusal(const Caller& caller, const char* method, const std::string& test_id,
+                    const absl::Status& refused);
 
   common::Executor& executor_;
   NodeRegistry& registry_;
@@ -75,6 +81,7 @@ class AgentServiceImpl final : public ebnccl::v1::AgentService::CallbackService 
   const CoordinatorConfig config_;
   const Authorizer& authz_;
   AuditLog& audit_;
+  RefusalCounter refusals_;  // on the executor
   common::LatestPerKeyBatch<uint64_t, PendingHeartbeat> heartbeats_;
   std::atomic<uint64_t> next_session_id_{1};
 };

@@ -285,18 +285,19 @@ grpc::ServerUnaryReactor* ControlService::GetLog(grpc::CallbackServerContext* co
           absl::UnavailableError(absl::StrCat("node ", node, " is not connected"))));
       return;
     }
-    const uint64_t id = logs_.Add([reactor, reply, node](absl::StatusOr<v1::LogContent> content) {
-      if (!content.ok()) {
-        reactor->Finish(common::ToGrpcStatus(content.status()));
-        return;
-      }
-      if (!content->error().empty()) {
-        reactor->Finish(common::ToGrpcStatus(absl::NotFoundError(content->error())));
-        return;
-      }
-      FillGetLogReply(*content, node, reply);
-      reactor->Finish(grpc::Status::OK);
-    });
+    const uint64_t id =
+        logs_.Add(node, [reactor, reply, node](absl::StatusOr<v1::LogContent> content) {
+          if (!content.ok()) {
+            reactor->Finish(common::ToGrpcStatus(content.status()));
+            return;
+          }
+          if (!content->error().empty()) {
+            reactor->Finish(common::ToGrpcStatus(absl::NotFoundError(content->error())));
+            return;
+          }
+          FillGetLogReply(*content, node, reply);
+          reactor->Finish(grpc::Status::OK);
+        });
     if (id == 0) return;  // too many pending: already answered
     fetch->set_request_id(id);
     v1::CoordinatorMessage message;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "common/spec/terminal_text.h"
 
 namespace eb::scheduler {
 
@@ -17,13 +18,9 @@ namespace eb::scheduler {
 // validation id and a useful line of evidence.
 inline constexpr size_t kMaxReasonBytes = 256;
 
-// `text` as one printable-ASCII line: control characters (newlines, tabs,
-// escape sequences) become spaces, runs of spaces collapse, other bytes
-// (non-ASCII, DEL) become '?'; then cut to max_bytes, ending in "..." when
-// cut. Evidence quotes what agents said, so it is untrusted.
-// (eb::spec::Quote escapes the same bytes as \xNN inside quotes for error
-// messages; a reason a person reads in `sinfo -R` wants them gone.)
-std::string OneLine(absl::string_view text, size_t max_bytes);
+// Evidence quotes what agents said, so it is untrusted: reasons go through
+// the one output sanitizer's one-line form (common/spec/terminal_text.h).
+using spec::OneLine;
 
 // "<prefix> <validation id>: <evidence>", or "<prefix> <validation id>:
 // repeat offender: <evidence>", as OneLine(..., kMaxReasonBytes).

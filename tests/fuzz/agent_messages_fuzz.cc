@@ -203,7 +203,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
       default:
         ++log_requests;
-        c.logs.Add([&log_answers](absl::StatusOr<v1::LogContent>) { ++log_answers; });
+        c.logs.Add(payload.empty() || payload[0] % 2 == 0 ? "node-a" : "node-b",
+                   [&log_answers](absl::StatusOr<v1::LogContent>) { ++log_answers; });
     }
     c.executor.RunUntilIdle();
   }

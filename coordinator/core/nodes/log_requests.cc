@@ -48,7 +48,7 @@ void FillGetLogReply(const ebnccl::v1::LogContent& content, const std::string& n
   reply->set_size(content.size());
 }
 
-uint64_t LogRequests::Add(Callback done) {
+uint64_t LogRequests::Add(std::string asked, Callback done) {
   if (pending_.size() >= kMaxPending) {
     done(absl::ResourceExhaustedError(absl::StrCat(
         kMaxPending, " log requests are already waiting for agents; try again shortly")));
@@ -63,17 +63,26 @@ uint64_t LogRequests::Add(Callback done) {
     expired(absl::DeadlineExceededError(
         absl::StrCat("the agent did not send the log within ", absl::FormatDuration(timeout_))));
   });
-  pending_.emplace(id, Pending{std::move(done), timer});
+  pending_.emplace(id, Pending{std::move(asked), std::move(done), timer});
   return id;
 }
 
-void LogRequests::Complete(const ebnccl::v1::LogContent& content) {
+bool LogRequests::Complete(const std::string& sender, const ebnccl::v1::LogContent& content) {
   auto it = pending_.find(content.request_id());
-  if (it == pending_.end()) return;
+  if (it == pending_.end()) return true;
+  if (it->second.asked != sender) {
+    ++refused_;
+    // Powers of two: a flood of forged answers costs a few audit rows.
+    if (on_refused_ && (refused_ & (refused_ - 1)) == 0) {
+      on_refused_(sender, it->second.asked, refused_);
+    }
+    return false;
+  }
   executor_.Cancel(it->second.timer);
   Callback done = std::move(it->second.done);
   pending_.erase(it);
   done(content);
+  return true;
 }
 
 }  // namespace eb::coordinator

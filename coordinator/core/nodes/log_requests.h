@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -40,14 +41,31 @@ class LogRequests {
   // At most this many log requests wait for agents at once.
   static constexpr size_t kMaxPending = 256;
 
-  // Registers a request and returns its id (never 0). Beyond kMaxPending,
-  // `done` gets RESOURCE_EXHAUSTED at once and the id is 0: send nothing.
-  uint64_t Add(Callback done);
-  // Completes the request the answer names; unknown ids are ignored (late).
-  void Complete(const ebnccl::v1::LogContent& content);
+  // Called for a refused answer (see Complete), rate-limited: the 1st, 2nd,
+  // 4th, 8th... refusal, so a flood leaves a few audit rows, not one each.
+  // Arguments: the sender, the node asked, the total refused so far.
+  using RefusalHook =
+      std::function<void(const std::string& sender, const std::string& asked, uint64_t refused)>;
+  void set_refusal_hook(RefusalHook hook) { on_refused_ = std::move(hook); }
+
+  // Registers a request sent to node `asked` and returns its id (never 0).
+  // Beyond kMaxPending, `done` gets RESOURCE_EXHAUSTED at once and the id
+  // is 0: send nothing.
+  uint64_t Add(std::string asked, Callback done);
+  // Completes the request the answer names when `sender` is the node it was
+  // asked of; unknown ids are ignored (late). An answer from another node is
+  // refused (false), counted and the request left waiting for the node
+  // asked: request ids are sequential, so any node could answer another's
+  // (SECURITY_FINDINGS P2-4e: 3 of 5 `ebctl logs` of nodeA showed an
+  // attacker's text).
+  bool Complete(const std::string& sender, const ebnccl::v1::LogContent& content);
+
+  // Answers refused so far (Complete returned false).
+  uint64_t refused() const { return refused_; }
 
  private:
   struct Pending {
+    std::string asked;
     Callback done;
     common::TimerId timer;
   };
@@ -55,6 +73,8 @@ class LogRequests {
   const absl::Duration timeout_;
   std::map<uint64_t, Pending> pending_;
   uint64_t next_id_ = 1;
+  uint64_t refused_ = 0;
+  RefusalHook on_refused_;
 };
 
 }  // namespace eb::coordinator

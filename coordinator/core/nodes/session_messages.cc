@@ -33,7 +33,12 @@ absl::Status HandleSessionMessage(const SessionMessageTargets& targets, uint64_t
       targets.tests.OnWorkersStopped(node_name, message.workers_stopped());
       return absl::OkStatus();
     case v1::AgentMessage::kLogContent:
-      targets.logs.Complete(message.log_content());
+      if (!targets.logs.Complete(node_name, message.log_content())) {
+        // Not this node's request: refused (counted, audited by the hook).
+        // The session goes on; the node asked may still answer.
+        spdlog::warn("node={}: answered log request {} sent to another node; refused", node_name,
+                     message.log_content().request_id());
+      }
       return absl::OkStatus();
     default:
       // RegisterAgent is the caller's (the first message of a session).

@@ -6,6 +6,7 @@
 
 #include "common/rpc/channel.h"
 #include "common/spec/limits.h"
+#include "common/spec/terminal_text.h"
 #include "coordinator/ebctl/exit_codes.h"
 #include "coordinator/ebctl/output/log_json.h"
 
@@ -46,14 +47,15 @@ int LogsCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& options) 
   const bool truncated = paged ? start > 0 : last.truncated();
   std::string collected;  // for --json only
   if (!options.json) {
-    std::fprintf(stderr, "# %s:%s%s\n", last.node_name().c_str(), last.path().c_str(),
-                 truncated ? " (end only)" : "");
+    std::fprintf(stderr, "# %s:%s%s\n", spec::Printable(last.node_name()).c_str(),
+                 spec::Printable(last.path()).c_str(), truncated ? " (end only)" : "");
   }
   auto emit = [&](const std::string& content) {
     if (options.json) {
       collected += content;
     } else {
-      std::cout << content << std::flush;
+      // Log text is a node's: lines kept, every other control escaped.
+      std::cout << spec::PrintableLines(content) << std::flush;
     }
   };
   if (!paged) {

@@ -12,6 +12,7 @@
 #include "common/rpc/channel.h"
 #include "common/spec/counted.h"
 #include "common/spec/names.h"
+#include "common/spec/terminal_text.h"
 #include "common/time/clock.h"
 #include "coordinator/ebctl/commands/interrupt_watcher.h"
 #include "coordinator/ebctl/commands/json_output_file.h"
@@ -67,7 +68,8 @@ int UsageError(const absl::Status& status) {
 }
 
 void Progress(const RunTestOutput& output, absl::string_view text) {
-  const std::string line = ProgressLine(output.progress, common::RealClock::Get(), text);
+  const std::string line =
+      ProgressLine(output.progress, common::RealClock::Get(), spec::Printable(text));
   if (line.empty()) return;
   std::fputs(line.c_str(), stderr);
   std::fflush(stderr);

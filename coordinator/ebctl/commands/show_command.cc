@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "common/rpc/channel.h"
+#include "common/spec/terminal_text.h"
 #include "coordinator/ebctl/commands/interrupt_watcher.h"
 #include "coordinator/ebctl/commands/validation_follow.h"
 #include "coordinator/ebctl/exit_codes.h"
@@ -51,7 +52,8 @@ int ShowCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& options) 
   if (options.json) {
     std::cout << ReportToJson(report).dump(2) << std::endl;
   } else {
-    if (!report.started_by().empty()) std::cout << "# started by " << report.started_by() << "\n";
+    if (!report.started_by().empty())
+      std::cout << "# started by " << spec::Printable(report.started_by()) << "\n";
     std::cout << TableHeader(report);
     TablePrinter table(report.spec());
     for (const v1::SizeResult& row : report.results()) std::cout << table.Row(row);

@@ -6,6 +6,7 @@
 
 #include "common/io/bounded_file.h"
 #include "common/rpc/channel.h"
+#include "common/spec/terminal_text.h"
 #include "coordinator/ebctl/commands/interrupt_watcher.h"
 #include "coordinator/ebctl/commands/report_command.h"
 #include "coordinator/ebctl/commands/report_file.h"
@@ -80,7 +81,7 @@ int ValidateCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& optio
   const ProgressStyle style = flags.detach ? ProgressStyle::kNone : ProgressStyleOfStderr(progress);
   FollowResult result = FollowValidation(*reader, style, [&](const v1::ValidationReport& r) {
     if (!flags.detach) return true;
-    std::cout << r.validation_id() << std::endl;
+    std::cout << spec::Printable(r.validation_id()) << std::endl;
     return false;
   });
   if (flags.detach && result.connected) {

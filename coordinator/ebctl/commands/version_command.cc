@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "common/rpc/channel.h"
+#include "common/spec/terminal_text.h"
 #include "common/version/version.h"
 #include "coordinator/ebctl/exit_codes.h"
 #include "nlohmann/json.hpp"
@@ -29,7 +30,7 @@ int VersionCommand::Execute(ebnccl::v1::Control::Stub& stub, const GlobalOptions
                                                             : nlohmann::json(coordinator)}};
     std::cout << out.dump(2) << std::endl;
   } else {
-    std::cout << "ebctl " << kVersion << "\ncoordinator " << coordinator << " ("
+    std::cout << "ebctl " << kVersion << "\ncoordinator " << spec::Printable(coordinator) << " ("
               << options.coordinator << ")" << std::endl;
   }
   return kExitOk;

@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/spec/bounded_text.h"
 #include "common/spec/identifiers.h"
 #include "common/spec/limits.h"
 #include "common/spec/numbers.h"
@@ -69,6 +70,17 @@ absl::StatusOr<std::string> NcclTestsThreadingNote(absl::string_view flag, int64
   return absl::InvalidArgumentError(
       absl::StrCat(flag, ": ", value, " is not supported: ", kWhy,
                    " (only 1 is accepted); --workers-per-node sets the ranks per node"));
+}
+
+absl::Status CheckArgumentsUtf8(const std::vector<std::string>& arguments) {
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    if (spec::IsValidUtf8(arguments[i])) continue;
+    return absl::InvalidArgumentError(absl::StrCat("argument ", i + 1, " ",
+                                                   spec::Quote(arguments[i]),
+                                                   " is not valid UTF-8 (ids, names and values "
+                                                   "are sent as text)"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace eb::ebctl

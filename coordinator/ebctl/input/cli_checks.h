@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
@@ -45,5 +46,12 @@ std::optional<std::string> UnknownCommand(const std::vector<std::string>& args,
 // to print ("<flag> 1: ..."), any other value INVALID_ARGUMENT naming the
 // flag and what to use instead (--workers-per-node).
 absl::StatusOr<std::string> NcclTestsThreadingNote(absl::string_view flag, int64_t value);
+
+// Every command-line argument is valid UTF-8, or INVALID_ARGUMENT naming
+// the first that is not (quoted, escaped). Ids, names and NCCL variables
+// are sent as protobuf strings, which must be UTF-8: an invalid one gave a
+// libprotobuf ERROR line and an empty "UNIMPLEMENTED" (SECURITY_FINDINGS
+// P2-2.11). Paths are checked too: ebctl takes no path that is not text.
+absl::Status CheckArgumentsUtf8(const std::vector<std::string>& arguments);
 
 }  // namespace eb::ebctl

@@ -2,10 +2,12 @@
 
 #include "absl/strings/str_format.h"
 #include "coordinator/ebctl/output/labels.h"
+#include "coordinator/ebctl/output/printable.h"
 
 namespace eb::ebctl {
 
-std::string AuditTable(const ebnccl::v1::ListAuditReply& reply) {
+std::string AuditTable(const ebnccl::v1::ListAuditReply& raw) {
+  const ebnccl::v1::ListAuditReply reply = PrintableCopy(raw);
   std::string out = absl::StrFormat("%-24s  %-20s  %-8s  %-16s  %-40s  %s\n", "TIME", "WHO", "ROLE",
                                     "METHOD", "TARGET", "OUTCOME");
   for (const ebnccl::v1::AuditEntry& entry : reply.entries()) {

@@ -11,6 +11,7 @@
 #include "common/spec/names.h"
 #include "common/spec/wire_names.h"
 #include "coordinator/ebctl/output/labels.h"
+#include "coordinator/ebctl/output/printable.h"
 
 namespace eb::ebctl {
 namespace v1 = ebnccl::v1;
@@ -140,7 +141,8 @@ std::string RenderColumns(const std::vector<Row>& rows) {
 
 }  // namespace
 
-std::string NodesTable(const v1::ListNodesReply& reply) {
+std::string NodesTable(const v1::ListNodesReply& raw) {
+  const v1::ListNodesReply reply = PrintableCopy(raw);
   if (reply.nodes().empty()) return "no agents are registered with the coordinator\n";
   // The scheduler's column only where there is a scheduler.
   const bool scheduler = !reply.scheduler().empty();
@@ -170,7 +172,8 @@ std::string NodesTable(const v1::ListNodesReply& reply) {
   return RenderColumns(rows) + problems;
 }
 
-std::string GpusTable(const v1::ListNodesReply& reply) {
+std::string GpusTable(const v1::ListNodesReply& raw) {
+  const v1::ListNodesReply reply = PrintableCopy(raw);
   std::vector<Row> rows;
   rows.push_back({"NODE", "GPU", "BUS ID", "MODEL", "NUMA", "NEAREST HCA", "AFFINITY"});
   for (const v1::NodeStatus& node : reply.nodes()) {

@@ -12,6 +12,7 @@
 #include "coordinator/ebctl/output/float_format.h"
 #include "coordinator/ebctl/output/labels.h"
 #include "coordinator/ebctl/output/per_iter_json.h"
+#include "coordinator/ebctl/output/printable.h"
 
 namespace eb::ebctl {
 namespace v1 = ebnccl::v1;
@@ -217,7 +218,10 @@ std::string PortBlock(const v1::TestReport& report) {
 
 // The ranks' last NCCL warnings and each node's NCCL RAS status (issue 12,
 // part 5), NIC use and drift.
-std::string NcclBlock(const v1::TestReport& report) {
+// `report` is the printable copy; `raw` gives the RAS text, which is lines:
+// split first, then each line made printable (escaping its '\n' would run
+// the reply into one line).
+std::string NcclBlock(const v1::TestReport& report, const v1::TestReport& raw) {
   std::string out;
   for (const std::string& line : report.drift_warnings()) {
     absl::StrAppend(&out, "# Drift (--allow-drift): ", line, "\n");
@@ -257,11 +261,12 @@ std::string NcclBlock(const v1::TestReport& report) {
       for (const std::string& line : rank.lines()) absl::StrAppend(&out, "#   ", line, "\n");
     }
   }
-  for (const v1::NcclRasStatus& ras : report.nccl_ras()) {
+  for (int i = 0; i < report.nccl_ras_size(); ++i) {
+    const v1::NcclRasStatus& ras = report.nccl_ras(i);
     absl::StrAppendFormat(&out, "# NCCL RAS status (%s, port %d)%s%s\n", ras.node_name(),
                           ras.port(), ras.error().empty() ? "" : ": ", ras.error());
-    for (absl::string_view line : absl::StrSplit(ras.text(), '\n', absl::SkipEmpty())) {
-      absl::StrAppend(&out, "#   ", line, "\n");
+    for (absl::string_view line : absl::StrSplit(raw.nccl_ras(i).text(), '\n', absl::SkipEmpty())) {
+      absl::StrAppend(&out, "#   ", spec::Printable(line), "\n");
     }
   }
   if (!out.empty()) out += "#\n";
@@ -324,7 +329,8 @@ v1::Collective RowCollective(const v1::SizeResult& row, const v1::TestSpec& spec
 
 }  // namespace
 
-std::string TableHeader(const v1::TestReport& accepted, absl::string_view version) {
+std::string TableHeader(const v1::TestReport& raw, absl::string_view version) {
+  const v1::TestReport accepted = PrintableCopy(raw);
   const v1::TestSpec& spec = accepted.spec();
   std::string out = absl::StrFormat("# ebnccl %s test %s transport %s\n", version,
                                     accepted.test_id(), spec::DisplayName(accepted.transport()));
@@ -354,7 +360,8 @@ std::string TableHeader(const v1::TestReport& accepted, absl::string_view versio
   return out;
 }
 
-std::string TableRow(const v1::SizeResult& row, const v1::TestSpec& spec) {
+std::string TableRow(const v1::SizeResult& raw, const v1::TestSpec& spec) {
+  const v1::SizeResult row = PrintableCopy(raw);
   const bool report_errors = spec.check_iterations() > 0;
   // The row's own collective decides redop and root.
   v1::TestSpec row_spec = spec;
@@ -419,7 +426,8 @@ std::string TablePrinter::CollectiveFooter() const {
   return out;
 }
 
-std::string TableFooter(const v1::TestReport& finished) {
+std::string TableFooter(const v1::TestReport& raw) {
+  const v1::TestReport finished = PrintableCopy(raw);
   const v1::TestSpec& spec = finished.spec();
   std::string out;
   if (spec.collectives_size() > 1) {
@@ -448,7 +456,7 @@ std::string TableFooter(const v1::TestReport& finished) {
   out += "#\n";
   out += RailBlock(finished);
   out += PortBlock(finished);
-  out += NcclBlock(finished);
+  out += NcclBlock(finished, raw);
 
   absl::StrAppend(&out, "# Result: ", absl::AsciiStrToUpper(StateName(finished.state())));
   if (!finished.summary().empty()) absl::StrAppend(&out, " — ", finished.summary());

@@ -7,11 +7,13 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "coordinator/ebctl/output/labels.h"
+#include "coordinator/ebctl/output/printable.h"
 
 namespace eb::ebctl {
 namespace v1 = ebnccl::v1;
 
-std::string TestListTable(const v1::ListTestsReply& reply) {
+std::string TestListTable(const v1::ListTestsReply& raw) {
+  const v1::ListTestsReply reply = PrintableCopy(raw);
   // The COLLECTIVE column is as wide as its longest entry: a test of several
   // collectives lists them all ("all_reduce,broadcast").
   std::vector<std::string> collectives;

@@ -5,6 +5,7 @@
 #include "common/spec/counted.h"
 #include "common/spec/wire_names.h"
 #include "coordinator/ebctl/output/labels.h"
+#include "coordinator/ebctl/output/printable.h"
 #include "coordinator/ebctl/output/validation_table.h"
 
 namespace eb::ebctl {
@@ -50,7 +51,8 @@ std::string ValidationProgress::EndRound() {
   return Line(text);
 }
 
-std::string ValidationProgress::OnEvent(const v1::ValidationEvent& event) {
+std::string ValidationProgress::OnEvent(const v1::ValidationEvent& raw) {
+  const v1::ValidationEvent event = PrintableCopy(raw);
   if (style_ == ProgressStyle::kNone) return "";
   std::string out;
   switch (event.event_case()) {

@@ -6,6 +6,7 @@
 #include "common/spec/counted.h"
 #include "common/spec/wire_names.h"
 #include "coordinator/ebctl/output/labels.h"
+#include "coordinator/ebctl/output/printable.h"
 
 namespace eb::ebctl {
 namespace v1 = ebnccl::v1;
@@ -37,7 +38,8 @@ std::string TestLine(const v1::ValidationTest& test) {
   return line;
 }
 
-std::string ValidationTable(const v1::ValidationReport& report) {
+std::string ValidationTable(const v1::ValidationReport& raw) {
+  const v1::ValidationReport report = PrintableCopy(raw);
   std::string out = absl::StrFormat("validation %s: %s\n\n", report.validation_id(),
                                     ValidationStateName(report.state()));
   // Each column as wide as its longest word: "CONFIDENCE" and
@@ -88,7 +90,8 @@ std::string ValidationTable(const v1::ValidationReport& report) {
   return out;
 }
 
-std::string ValidationListTable(const v1::ListValidationsReply& reply) {
+std::string ValidationListTable(const v1::ListValidationsReply& raw) {
+  const v1::ListValidationsReply reply = PrintableCopy(raw);
   std::string out = absl::StrFormat("%-26s  %-24s  %-10s  %5s  %6s  %s\n", "VALIDATION", "START",
                                     "STATE", "NODES", "ROUNDS", "SUMMARY");
   for (const v1::ValidationReport& report : reply.validations()) {

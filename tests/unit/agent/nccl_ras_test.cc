@@ -103,7 +103,7 @@ TEST(NcclRasTest, AnotherServiceOnThePortIsNamedNotKept) {
       SummarizeNcclRas("n", 28100, Closed("HTTP/1.1 400 Bad Request\r\n\r\n"), NcclRasLimits{});
   EXPECT_EQ(status.text(), "");
   EXPECT_EQ(status.error(),
-            "not an NCCL RAS reply on port 28100 (first line: \"HTTP/1.1 400 Bad Request\")");
+            "not an NCCL RAS reply on port 28100 (first line: 'HTTP/1.1 400 Bad Request')");
 }
 
 TEST(NcclRasTest, AReplyWithoutItsEndKeepsWhatCameAndSaysItIsIncomplete) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/spec/limits.h"
 #include "coordinator/config.h"
@@ -33,6 +34,7 @@ using eb::testing::FakeAgentChannel;
 using test::IsOk;
 using test::StatusIs;
 using ::testing::AllOf;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::SizeIs;
@@ -273,12 +275,45 @@ TEST(LogRequestLimitsTest, PendingRequestsAreBounded) {
   eb::testing::ManualExecutor executor{clock};
   LogRequests requests(executor, absl::Seconds(10));
   for (size_t i = 0; i < LogRequests::kMaxPending; ++i) {
-    ASSERT_NE(requests.Add([](absl::StatusOr<v1::LogContent>) {}), 0u);
+    ASSERT_NE(requests.Add("node-a", [](absl::StatusOr<v1::LogContent>) {}), 0u);
   }
   std::optional<absl::Status> refused;
-  EXPECT_EQ(requests.Add([&](absl::StatusOr<v1::LogContent> c) { refused = c.status(); }), 0u);
+  EXPECT_EQ(requests.Add("node-a", [&](absl::StatusOr<v1::LogContent> c) { refused = c.status(); }),
+            0u);
   ASSERT_TRUE(refused.has_value());
   EXPECT_EQ(refused->code(), absl::StatusCode::kResourceExhausted);
+}
+
+// P2-4e: a log request is answered only by the node it was sent to; another
+// node's answer (request ids are sequential, easy to guess) is refused,
+// counted and audited at powers of two, and the real answer still lands.
+TEST(LogRequestLimitsTest, P2_4e_OnlyTheNodeAskedMayAnswer) {
+  eb::testing::FakeClock clock;
+  eb::testing::ManualExecutor executor{clock};
+  LogRequests requests(executor, absl::Seconds(10));
+  std::vector<std::string> audited;
+  requests.set_refusal_hook(
+      [&](const std::string& sender, const std::string& asked, uint64_t refused) {
+        audited.push_back(absl::StrCat(sender, "->", asked, "#", refused));
+      });
+  std::optional<absl::StatusOr<v1::LogContent>> answer;
+  const uint64_t id =
+      requests.Add("node-a", [&](absl::StatusOr<v1::LogContent> c) { answer = std::move(c); });
+  ASSERT_NE(id, 0u);
+  v1::LogContent forged;
+  forged.set_request_id(id);
+  forged.set_content("forged");
+  for (int i = 0; i < 5; ++i) EXPECT_FALSE(requests.Complete("node-evil", forged));
+  EXPECT_FALSE(answer.has_value());
+  EXPECT_EQ(requests.refused(), 5u);
+  EXPECT_THAT(audited,
+              ElementsAre("node-evil->node-a#1", "node-evil->node-a#2", "node-evil->node-a#4"));
+  v1::LogContent real;
+  real.set_request_id(id);
+  real.set_content("real");
+  EXPECT_TRUE(requests.Complete("node-a", real));
+  ASSERT_TRUE(answer.has_value() && answer->ok());
+  EXPECT_EQ((*answer)->content(), "real");
 }
 
 // Cases 11 and 13: a request names at most kMaxNodeNamesInRequest nodes,

@@ -93,5 +93,16 @@ TEST(NcclTestsThreadingTest, OneIsANoteAnythingElseIsRefusedNamingTheFlag) {
   EXPECT_FALSE(NcclTestsThreadingNote("-g/--ngpus", 0).ok());
 }
 
+// An id that is not UTF-8 is a usage error naming the argument, before any
+// call (it gave a libprotobuf ERROR line and an empty UNIMPLEMENTED).
+TEST(ArgumentsUtf8Test, P2_2_11_InvalidUtf8IdIsAUsageError) {
+  EXPECT_TRUE(CheckArgumentsUtf8({"show", "t-1", "caf\xc3\xa9"}).ok());
+  const absl::Status refused = CheckArgumentsUtf8({"show",
+                                                   "t\xff"
+                                                   "1"});
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(refused.message()), HasSubstr("argument 2 't\\xff1' is not valid UTF-8"));
+}
+
 }  // namespace
 }  // namespace eb::ebctl

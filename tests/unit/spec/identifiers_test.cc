@@ -51,7 +51,7 @@ TEST(IdentifiersTest, NodeNamesAreBoundedAndErrorsDoNotEchoThem) {
 
 TEST(IdentifiersTest, QuoteCutsAndEscapes) {
   EXPECT_EQ(Quote("abc"), "'abc'");
-  EXPECT_EQ(Quote("a'b\n"), "'a\\x27b\\x0a'");
+  EXPECT_EQ(Quote("a'b\n"), "'a\\x27b\\n'");
   EXPECT_EQ(Quote(std::string(100, 'x')), "'" + std::string(64, 'x') + "'... (100 bytes)");
 }
 

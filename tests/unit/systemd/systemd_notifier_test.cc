@@ -10,6 +10,7 @@
 
 #include <memory>
 
+#include "common/spec/terminal_text.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testutil/notify_socket_harness.h"
@@ -105,9 +106,10 @@ TEST(SystemdNotifierOutsideSystemdTest, EverythingIsANoOp) {
   EXPECT_TRUE(notifier.NotifyStopping("bye").ok());
 }
 
+// STATUS= goes through the one sanitizer's one-line form (terminal_text.h).
 TEST(SanitizeStatusTest, ReplacesLineBreaks) {
-  EXPECT_EQ(SanitizeStatus("a\nb\r\nc"), "a b  c");
-  EXPECT_EQ(SanitizeStatus("plain"), "plain");
+  EXPECT_EQ(spec::OneLine("a\nb\r\nc", 1024), "a b c");
+  EXPECT_EQ(spec::OneLine("plain", 1024), "plain");
 }
 
 }  // namespace
