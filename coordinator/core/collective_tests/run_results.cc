@@ -10,6 +10,11 @@
 namespace eb::coordinator {
 namespace v1 = ebnccl::v1;
 
+v1::Collective CollectiveOfRow(const v1::TestReport& report, const v1::SizeResult& row) {
+  return row.collective() != v1::COLLECTIVE_UNSPECIFIED ? row.collective()
+                                                        : report.spec().collective();
+}
+
 namespace {
 
 int64_t WrongElementsOf(const v1::RankSizeResult& result) {

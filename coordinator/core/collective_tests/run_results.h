@@ -18,6 +18,11 @@
 
 namespace eb::coordinator {
 
+// The collective of `row`: rows list it; those of a worker older than the
+// field ran only the spec's.
+ebnccl::v1::Collective CollectiveOfRow(const ebnccl::v1::TestReport& report,
+                                       const ebnccl::v1::SizeResult& row);
+
 // What one rank reported, in step order.
 struct RankResults {
   // Its reports of the sweep's sizes, then of its rail's (split_rails).

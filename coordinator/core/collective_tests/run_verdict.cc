@@ -31,13 +31,6 @@ double MeanBusbw(const google::protobuf::RepeatedPtrField<v1::SizeResult>& rows)
   return rows.empty() ? 0.0 : sum / (2.0 * rows.size());
 }
 
-// Rows list their collective; those of a worker older than the field ran
-// only the spec's.
-v1::Collective CollectiveOf(const v1::TestReport& report, const v1::SizeResult& row) {
-  return row.collective() != v1::COLLECTIVE_UNSPECIFIED ? row.collective()
-                                                        : report.spec().collective();
-}
-
 // The nodes of the rank map, which is contiguous per node.
 int CountNodes(const v1::TestReport& report) {
   int nodes = 0;
@@ -100,7 +93,7 @@ void WriteFooters(v1::TestReport& report) {
     footer.set_collective(collective);
     double sum = 0;
     for (const v1::SizeResult& row : report.results()) {
-      if (CollectiveOf(report, row) != collective) continue;
+      if (CollectiveOfRow(report, row) != collective) continue;
       footer.set_sizes(footer.sizes() + 1);
       sum += row.out_of_place().busbw_gbps() + row.in_place().busbw_gbps();
       footer.set_wrong_elements(footer.wrong_elements() + row.out_of_place().wrong_elements() +

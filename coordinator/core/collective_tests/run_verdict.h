@@ -16,7 +16,6 @@
 #include <string>
 
 #include "absl/types/span.h"
-#include "coordinator/core/collective_tests/rank_time_check.h"
 #include "coordinator/core/collective_tests/run_results.h"
 #include "ebnccl/v1/control.pb.h"
 
@@ -52,10 +51,7 @@ void JudgeMinBusbw(absl::Span<const RankResults> ranks, ebnccl::v1::TestReport& 
 void JudgeNcclPaths(absl::Span<const RankResults> ranks, ebnccl::v1::TestReport& report);
 
 // The checks, in order; a new finding is one more entry.
-// JudgeRankTimes (rank_time_check.h) comes first: a node lying about its
-// clock must not turn the --min-busbw check into a pass (P2-4d).
-inline constexpr RunCheck kRunChecks[] = {&JudgeRankTimes, &JudgeDataCheck, &JudgeMinBusbw,
-                                          &JudgeNcclPaths};
+inline constexpr RunCheck kRunChecks[] = {&JudgeDataCheck, &JudgeMinBusbw, &JudgeNcclPaths};
 
 // Runs every check of kRunChecks.
 void RunChecks(absl::Span<const RankResults> ranks, ebnccl::v1::TestReport& report);
