@@ -15,35 +15,14 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/ebctl/output_dir_fixture.h"
 
 namespace eb::ebctl {
 namespace {
 
 using ::testing::HasSubstr;
 
-class JsonOutputFileTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const char* base = getenv("TEST_TMPDIR");
-    std::string pattern =
-        std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/eb-json-file-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr) << pattern;
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
-  }
-  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
-  static std::string Read(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
-
-  std::string dir_;
-};
+class JsonOutputFileTest : public OutputDirTest {};
 
 TEST_F(JsonOutputFileTest, WritesTheReportAndKeepsTheFile) {
   absl::StatusOr<JsonOutputFile> file = JsonOutputFile::Create(Path("r.json"));

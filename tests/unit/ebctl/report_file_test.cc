@@ -18,6 +18,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/ebctl/output_dir_fixture.h"
 
 namespace eb::ebctl {
 namespace {
@@ -26,26 +27,8 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-class ReportFileTest : public ::testing::Test {
+class ReportFileTest : public OutputDirTest {
  protected:
-  void SetUp() override {
-    const char* base = getenv("TEST_TMPDIR");
-    std::string pattern =
-        std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/eb-report-file-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr) << pattern;
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
-  }
-  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
-  static std::string Read(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
   // Names in the directory: no temporary file may stay.
   int Entries() const {
     int n = 0;
@@ -53,8 +36,6 @@ class ReportFileTest : public ::testing::Test {
     return n;
   }
   static std::string Message(const absl::Status& status) { return std::string(status.message()); }
-
-  std::string dir_;
 };
 
 TEST_F(ReportFileTest, ANewFileIsWrittenWhole) {
