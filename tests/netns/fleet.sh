@@ -61,3 +61,31 @@ netns_fleet_certs() {
 }
 
 tls() { echo --tls-ca "$certs/ca.pem" --tls-cert "$certs/$1.pem" --tls-key "$certs/$1.key"; }
+
+# eb-coordinator in host 0 over the fleet's certificates, its history and log
+# in $work, with the fleet tests' heartbeat and stop deadlines and the flags
+# given; returns once it listens. Its pid joins pids.
+netns_fleet_coordinator() {
+  # shellcheck disable=SC2046
+  ip netns exec "$prefix-h0" "$bin/eb-coordinator" --config /dev/null --listen "$coordinator" \
+    $(tls coordinator) --history-path "$work/history.db" \
+    --heartbeat-period-ms 200 --heartbeat-miss-limit 5 --stop-timeout-ms 5000 "$@" \
+    >"$work/coordinator.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 100); do grep -q "listening on" "$work/coordinator.log" && break; sleep 0.1; done
+}
+
+# One eb-agent of $1 workers per host, node<h> with host id host<h>, logs in
+# $work; each pid joins pids and is agent_pid[h] (declare -A agent_pid first).
+netns_fleet_agents() {
+  local h
+  for h in "${hosts[@]}"; do
+    # shellcheck disable=SC2046
+    ip netns exec "$prefix-h$h" "$bin/eb-agent" --config /dev/null --coordinator "$coordinator" \
+      --node-name "node$h" --host-id "host$h" --workers "$1" --bootstrap-interface eth0 \
+      $(tls "nodes/node$h") --run-dir "$work/run-node$h" --worker-grace-ms 1000 \
+      --worker-heartbeat-ms 200 >"$work/agent-node$h.log" 2>&1 &
+    pids+=($!)
+    agent_pid[$h]=$!
+  done
+}

@@ -35,21 +35,9 @@ netns_fleet_up
 coordinator="$subnet.1:29471"
 netns_fleet_certs netns-stuck operator
 
-# shellcheck disable=SC2046
-ip netns exec "$prefix-h0" "$bin/eb-coordinator" --config /dev/null --listen "$coordinator" \
-  $(tls coordinator) --history-path "$work/history.db" \
-  --heartbeat-period-ms 200 --heartbeat-miss-limit 5 --stop-timeout-ms 5000 \
-  >"$work/coordinator.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do grep -q "listening on" "$work/coordinator.log" && break; sleep 0.1; done
-for h in "${hosts[@]}"; do
-  # shellcheck disable=SC2046
-  ip netns exec "$prefix-h$h" "$bin/eb-agent" --config /dev/null --coordinator "$coordinator" \
-    --node-name "node$h" --host-id "host$h" --workers 1 --bootstrap-interface eth0 \
-    $(tls "nodes/node$h") --run-dir "$work/run-node$h" --worker-grace-ms 1000 \
-    --worker-heartbeat-ms 200 >"$work/agent-node$h.log" 2>&1 &
-  pids+=($!)
-done
+declare -A agent_pid
+netns_fleet_coordinator
+netns_fleet_agents 1
 # shellcheck disable=SC2046
 ebctl() { ip netns exec "$prefix-h1" "$bin/ebctl" --coordinator "$coordinator" $(tls clients/netns-stuck) "$@"; }
 for _ in $(seq 150); do
