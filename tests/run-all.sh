@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Installs the dependencies, builds, and runs the whole test suite:
-# unit (with the style checks), tidy (clang-tidy over the pure cores),
-# integration (real processes on loopback) and
-# netns (several hosts in network namespaces; skipped unless root), the chaos
-# battery; then the unit and integration tests again under AddressSanitizer +
+# Installs the dependencies, builds, and runs the whole test suite: in the
+# plain tree the style and deploy checks, tidy (clang-tidy over the pure
+# cores), netns (several hosts in network namespaces; skipped unless root),
+# the integration tests that need the product build (HTML reports in
+# Chromium, the load generator's) and the chaos battery; then the unit and
+# integration tests (real processes on loopback) under AddressSanitizer +
 # UndefinedBehaviorSanitizer and under ThreadSanitizer (tests/sanitize/run.sh),
 # and a short run of every libFuzzer target (from its committed corpus, in the
-# ASan + UBSan tree). .ci/run calls this.
+# ASan + UBSan tree). Without the ASan+UBSan tree (EB_SANITIZERS below), the
+# plain tree builds and runs the unit and integration tests itself.
+# .ci/run calls this.
 #   EB_SANITIZERS="address,undefined thread"   the default
 #   EB_TSAN_LABELS='unit|integration'          what the TSan tree runs (default)
 #   EB_SANITIZERS="thread"                     TSan only (the fuzz targets then
@@ -34,15 +37,20 @@ deploy/scripts/install-deps.sh
 # The unit tests are built and run in the ASan+UBSan tree (and those that
 # start threads in the TSan tree too): the plain tree then builds none of
 # them (EB_UNIT_TESTS, tests/CMakeLists.txt), 40 % of its compile time.
+# So are the integration tests (integration_test, EB_INTEGRATION_TESTS): the
+# plain tree keeps the tests that need the product build (netns, chaos,
+# package, HTML report, load generator), and gives its CPU to the builds.
 unit_tests=all
-if [[ " $sanitizers " == *" address,undefined "* ]]; then unit_tests=none; fi
+integration_tests=ON
+if [[ " $sanitizers " == *" address,undefined "* ]]; then unit_tests=none integration_tests=OFF; fi
 # The plain tree with line tables only (-g1) instead of full debug info:
 # the same code (GCC's -g never changes what is generated), a faster
 # compile and link. The package, and the README's run command on a fresh
 # clone, keep -g.
-stage "building the plain tree (unit tests: $unit_tests)"
+stage "building the plain tree (unit tests: $unit_tests, integration_test: $integration_tests)"
 deploy/scripts/build.sh -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
-  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DEB_UNIT_TESTS="$unit_tests"
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DEB_UNIT_TESTS="$unit_tests" \
+  -DEB_INTEGRATION_TESTS="$integration_tests"
 
 # What the instrumented trees build, one `tests/sanitize/run.sh` argument list per line.
 plan=()
@@ -72,7 +80,7 @@ if ((${#plan[@]} > 0)); then
   builder=$!
 fi
 
-stage "plain tree: unit (style, deploy), integration, netns and tidy tests"
+stage "plain tree: unit (style, deploy), integration (integration_test: $integration_tests), netns and tidy tests"
 (cd build && ctest --output-on-failure -j"$(nproc)" -L 'unit|integration|netns|tidy' "$@")
 # The chaos battery: a short seeded run of random faults (docs/RELIABILITY.md).
 stage "plain tree: the chaos battery"

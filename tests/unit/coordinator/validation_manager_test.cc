@@ -38,7 +38,7 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
 
-class RecordingObserver final : public ValidationObserver {
+class RecordingValidationObserver final : public ValidationObserver {
  public:
   void OnEvent(const v1::ValidationEvent& event) override { events.push_back(event); }
   std::vector<v1::ValidationEvent> events;
@@ -79,7 +79,7 @@ class ValidationManagerTest : public ::testing::Test {
   }
 
   absl::StatusOr<std::string> Start(const v1::ValidationSpec& spec) {
-    observer_ = std::make_shared<RecordingObserver>();
+    observer_ = std::make_shared<RecordingValidationObserver>();
     return validations_.Start(spec, observer_);
   }
 
@@ -160,7 +160,7 @@ class ValidationManagerTest : public ::testing::Test {
   uint64_t next_session_ = 1;
   std::map<std::string, uint64_t> sessions_;
   std::map<std::string, std::shared_ptr<FakeAgentChannel>> channels_;
-  std::shared_ptr<RecordingObserver> observer_;
+  std::shared_ptr<RecordingValidationObserver> observer_;
 };
 
 const std::vector<std::string> kFour = {"a", "b", "c", "d"};
@@ -340,7 +340,7 @@ TEST_F(ValidationManagerTest, NodesTheSchedulerHoldsAreLeftOutAndReported) {
   validations_.set_on_finished([&finished](const v1::ValidationReport& report) {
     finished.push_back(report.validation_id());
   });
-  observer_ = std::make_shared<RecordingObserver>();
+  observer_ = std::make_shared<RecordingValidationObserver>();
   absl::StatusOr<std::string> id = validations_.Start(
       Spec({"a", "b", "c", "d"}), observer_, "",
       {{"b", "slurm: holds a job (allocated)"}, {"d", "slurm: drained by an operator: fan"}});
@@ -384,13 +384,13 @@ TEST_F(ValidationManagerTest, WatchGetsTheCurrentReportThenTheEnd) {
   for (const std::string& node : kFour) AddNode(node);
   absl::StatusOr<std::string> id = Start(Spec({}));
   ASSERT_THAT(id, IsOk());
-  auto watcher = std::make_shared<RecordingObserver>();
+  auto watcher = std::make_shared<RecordingValidationObserver>();
   ASSERT_THAT(validations_.Watch(*id, watcher), IsOk());
   ASSERT_EQ(watcher->events.size(), 1u);
   EXPECT_EQ(watcher->events[0].accepted().rounds_size(), 1);
   RunToEnd(*id, [](const auto&) { return 100.0; });
   EXPECT_TRUE(watcher->events.back().has_finished());
-  auto late = std::make_shared<RecordingObserver>();
+  auto late = std::make_shared<RecordingValidationObserver>();
   ASSERT_THAT(validations_.Watch(*id, late), IsOk());
   ASSERT_EQ(late->events.size(), 2u);
   EXPECT_EQ(late->events[1].finished().state(), v1::VALIDATION_STATE_DONE);
