@@ -117,6 +117,57 @@ def pod_specs(doc):
         yield spec["jobTemplate"]["spec"]["template"]["spec"]
 
 
+def flag_value(args, flag):
+    """The value of --flag=VALUE or --flag VALUE in a container's args, or None."""
+    for i, arg in enumerate(args):
+        if arg.startswith(flag + "="):
+            return arg[len(flag) + 1:]
+        if arg == flag and i + 1 < len(args):
+            return args[i + 1]
+    return None
+
+
+def check_pod_policy(where, kind, pod, errors):
+    """What a pod of ours must not do, whatever the schema allows (issue 33
+    items 13-15): hold GPUs while idle, read another node's key, open host
+    device nodes it may not, or run without probes."""
+    volumes = {v["name"]: v for v in pod.get("volumes", [])}
+    for c in pod["containers"]:
+        name = c["name"]
+        resources = c.get("resources") or {}
+        security = c.get("securityContext") or {}
+        privileged = security.get("privileged", False)
+        limits = {**(resources.get("requests") or {}), **(resources.get("limits") or {})}
+        if kind == "DaemonSet":
+            for resource in limits:
+                if resource.endswith("/gpu"):
+                    errors.append(f"{where}: {name} holds {resource} for its whole life: no workload "
+                                  f"can use those GPUs, and a node with another count never starts it")
+        mounts = c.get("volumeMounts", [])
+        key = flag_value(c.get("args", []), "--tls-key")
+        if key is not None and kind == "DaemonSet":
+            under = [m for m in mounts if key.startswith(m["mountPath"].rstrip("/") + "/")]
+            mount = max(under, key=lambda m: len(m["mountPath"]), default=None)
+            volume = volumes.get(mount["name"], {}) if mount else {}
+            if "hostPath" not in volume:
+                errors.append(f"{where}: {name} reads its key {key} from "
+                              f"{'volume ' + mount['name'] if mount else 'its image'}, not from its node "
+                              f"(hostPath): every node's pod could read every node's key")
+        for m in mounts:
+            host = volumes.get(m["name"], {}).get("hostPath", {}).get("path", "")
+            if host.startswith("/dev/") and not privileged:
+                errors.append(f"{where}: {name} mounts host devices {host} unprivileged: the device "
+                              f"cgroup refuses to open them (use a device plugin's resource)")
+        if kind in ("Deployment", "DaemonSet"):
+            for probe in ("livenessProbe", "readinessProbe"):
+                if probe not in c:
+                    errors.append(f"{where}: {name} has no {probe}")
+        if "IPC_LOCK" in (security.get("capabilities") or {}).get("add", []):
+            if not privileged and not any(r.startswith("rdma/") for r in limits):
+                errors.append(f"{where}: {name} locks memory for RDMA but gets no RDMA device "
+                              f"(an rdma/ resource, or privileged)")
+
+
 def toml_keys(table, prefix=""):
     for key, value in table.items():
         if isinstance(value, dict):
@@ -151,6 +202,7 @@ def main():
             for key in sorted(keys - known_agent_keys):
                 errors.append(f"{where}: agent.toml key {key} is not an agent setting")
         for pod in pod_specs(doc):
+            check_pod_policy(where, doc["kind"], pod, errors)
             volumes = {v["name"]: v for v in pod.get("volumes", [])}
             for volume in volumes.values():
                 for source, field in (("secret", "secretName"), ("configMap", "name")):

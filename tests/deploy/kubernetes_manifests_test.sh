@@ -36,4 +36,15 @@ mutant wrong-type coordinator-service.yaml 's/port: 29470/port: "29470"/' "expec
 mutant missing-required agent-daemonset.yaml '/^  selector:/,/app.kubernetes.io\/name: eb-agent/d' "required field selector of V1DaemonSetSpec is missing"
 mutant undeclared-var agent-daemonset.yaml 's/\$(NODE_NAME).pem/$(NODE).pem/' 'uses undeclared $(NODE)'
 mutant agent-key agent-config.yaml 's/bootstrap_interface = /bootstrap_iface = /' "agent.toml key network.bootstrap_iface is not an agent setting"
+# What the pods must not do (issue 33 items 13-15).
+mutant agent-holds-gpus agent-daemonset.yaml 's|rdma/rdma_shared_device_a: "1"|nvidia.com/gpu: "8"|' \
+  "eb-agent holds nvidia.com/gpu for its whole life"
+mutant key-in-a-secret agent-daemonset.yaml \
+  '/^        - name: node-tls$/,/type: Directory/c\        - name: node-tls\n          secret:\n            secretName: ebnccl-ca' \
+  "every node's pod could read every node's key"
+mutant host-devices-unprivileged agent-daemonset.yaml 's|path: /sys/class/infiniband|path: /dev/infiniband|' \
+  "mounts host devices /dev/infiniband unprivileged"
+mutant no-readiness-probe agent-daemonset.yaml '/^          readinessProbe:/,/periodSeconds: 10/d' \
+  "eb-agent has no readinessProbe"
+mutant no-rdma-device agent-daemonset.yaml '/rdma\/rdma_shared_device_a/d' "gets no RDMA device"
 echo "kubernetes_manifests_test: ok"
