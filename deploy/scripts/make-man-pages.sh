@@ -24,9 +24,15 @@ declare -A names=(
   [eb-worker]="one rank of an ebnccl test (started by eb-agent)"
   [ebctl]="run and inspect ebnccl NCCL network tests"
 )
+# Each page's EXIT STATUS, ENVIRONMENT, FILES and EXAMPLES sections are
+# written by hand in deploy/man/BINARY.h2m (help2man's include format).
+sections=$(cd "$(dirname "$0")/../man" && pwd)
 for binary in eb-coordinator eb-agent eb-worker ebctl; do
   include=$work/$binary.h2m
-  cat >"$include" <<H2M
+  [[ -f "$sections/$binary.h2m" ]] || { echo "make-man-pages: no $sections/$binary.h2m" >&2; exit 1; }
+  cp "$sections/$binary.h2m" "$include"
+  cat >>"$include" <<H2M
+
 [SEE ALSO]
 .BR eb-coordinator (1),
 .BR eb-agent (1),
