@@ -17,6 +17,7 @@
 #                                              /usr or /; <prefix>/etc/ebnccl otherwise)
 #   <prefix>/share/doc/ebnccl/{copyright,changelog.gz}   deploy/debian/{copyright,changelog}
 #   <prefix>/share/doc/ebnccl/examples/ebnccl-alerts.yml deploy/prometheus (Prometheus rules)
+#   <prefix>/share/doc/ebnccl/examples/ebnccl-dashboard.json  deploy/grafana (Grafana)
 #   <prefix>/share/man/man1/*.1.gz             generated from --help by help2man at install
 #                                              time (deploy/scripts/make-man-pages.sh)
 #   <prefix>/share/bash-completion/completions/ebctl     deploy/bash-completion/ebctl
@@ -159,6 +160,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/deploy/debian/lintian-overrides
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/bash-completion/ebctl
   DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/prometheus/ebnccl-alerts.yml
+  ${PROJECT_SOURCE_DIR}/deploy/grafana/ebnccl-dashboard.json
   DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/ebnccl/examples)
 
 # The fleet's certificates in one command (docs/SECURITY.md).

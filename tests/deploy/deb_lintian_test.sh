@@ -42,13 +42,14 @@ for path in ./usr/share/doc/ebnccl/copyright ./usr/share/doc/ebnccl/changelog.gz
             ./usr/share/bash-completion/completions/ebctl \
             ./usr/share/man/man1/eb-coordinator.1.gz ./usr/share/man/man1/eb-agent.1.gz \
             ./usr/share/man/man1/eb-worker.1.gz ./usr/share/man/man1/ebctl.1.gz \
-            ./usr/share/doc/ebnccl/examples/ebnccl-alerts.yml; do
+            ./usr/share/doc/ebnccl/examples/ebnccl-alerts.yml \
+            ./usr/share/doc/ebnccl/examples/ebnccl-dashboard.json; do
   grep -q " $path\$" <<<"$contents" || fail "the package lacks $path"
 done
 dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./prerm >"$work/prerm"
 ! grep -Eq '^[^#]*systemctl' "$work/prerm" || fail "prerm calls systemctl"
 grep -q 'deb-systemd-invoke stop' "$work/prerm" || fail "prerm does not stop through deb-systemd-invoke"
-echo "ok: copyright, changelog, man pages, bash completion, alerts; prerm uses deb-systemd-invoke"
+echo "ok: copyright, changelog, man pages, bash completion, alerts, dashboard; prerm uses deb-systemd-invoke"
 
 # Info tags shown but not judged; the verdict is ours, from the output.
 lintian --tag-display-limit 0 --display-info --fail-on error "$deb" >"$work/lintian.txt" 2>&1 || true

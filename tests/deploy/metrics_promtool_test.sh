@@ -7,9 +7,9 @@
 # runs tests/deploy/ebnccl-alerts.test.yml (an 8-byte test does not trip the
 # bandwidth alert). The scrapes must also hold the families docs/METRICS.md
 # promises, with the label values the exporter uses, after a test of two
-# collectives and a fleet validation; every metric that the alert rules
-# query must be in them (metric_names_check.py), and every alert has a
-# summary and a description.
+# collectives and a fleet validation; every metric that the Grafana dashboard
+# (deploy/grafana) and the alert rules query must be in them
+# (metric_names_check.py), and every alert has a summary and a description.
 #
 #   tests/deploy/metrics_promtool_test.sh BIN_DIR REPO_ROOT
 #
@@ -106,11 +106,17 @@ expect "$a" '^process_open_fds [0-9]+$'
   fail "docs/METRICS.md names all_to_all or send_recv; the exporter writes alltoall and sendrecv"
 grep -q '`alltoall`' "$repo/docs/METRICS.md" || fail "docs/METRICS.md does not list alltoall"
 
-# Every metric the alert rules query is in these real scrapes, and every
-# alert has a summary and a description.
+# Every metric the Grafana dashboard and the alert rules query is in these
+# real scrapes, and every alert has a summary and a description; a
+# dashboard query with a misspelt metric is caught (the check is not vacuous).
+dashboard=$repo/deploy/grafana/ebnccl-dashboard.json
 alerts=$repo/deploy/prometheus/ebnccl-alerts.yml
-"$repo/tests/deploy/metric_names_check.py" --alerts "$alerts" "$c" "$a" ||
-  fail "the alerts query metrics no daemon exports, or lack a summary or description"
+check=("$repo/tests/deploy/metric_names_check.py")
+"${check[@]}" --dashboard "$dashboard" --alerts "$alerts" "$c" "$a" ||
+  fail "the dashboard or the alerts query metrics no daemon exports"
+sed 's/ebnccl_node_repeat_offender/ebnccl_node_repeat_offendr/' "$dashboard" >"$work/mutant.json"
+! "${check[@]}" --dashboard "$work/mutant.json" "$c" "$a" >/dev/null ||
+  fail "metric_names_check.py accepted a dashboard query of a metric that does not exist"
 # An alert without a description is caught (the check is not vacuous).
 sed '0,/^ *description:/{/^ *description:/d}' "$alerts" >"$work/mutant.yml"
 ! "$repo/tests/deploy/metric_names_check.py" --alerts "$work/mutant.yml" "$c" "$a" >/dev/null ||
