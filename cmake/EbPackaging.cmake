@@ -17,11 +17,13 @@
 #                                              /usr or /; <prefix>/etc/ebnccl otherwise)
 #   <prefix>/share/doc/ebnccl/{copyright,changelog.gz}   deploy/debian/{copyright,changelog}
 #   <prefix>/share/doc/ebnccl/examples/ebnccl-alerts.yml deploy/prometheus (Prometheus rules)
+#   <prefix>/share/doc/ebnccl/examples/ebnccl-dashboard.json  deploy/grafana (Grafana)
 #   <prefix>/share/man/man1/*.1.gz             generated from --help by help2man at install
 #                                              time (deploy/scripts/make-man-pages.sh)
 #   <prefix>/share/bash-completion/completions/ebctl     deploy/bash-completion/ebctl
 #   <prefix>/share/lintian/overrides/ebnccl    deploy/debian/lintian-overrides
-# The maintainer scripts deploy/debian/{postinst,prerm,postrm} create the
+# The maintainer scripts deploy/debian/{postinst,prerm,postrm}.in (their unit
+# list filled in from deploy/systemd) create the
 # `ebnccl` system user and /var/lib/ebnccl and register the units the way
 # debhelper's dh_installsystemd --no-enable --no-start does
 # (deb-systemd-helper, deb-systemd-invoke); they never enable or start a
@@ -159,6 +161,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/deploy/debian/lintian-overrides
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/bash-completion/ebctl
   DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/prometheus/ebnccl-alerts.yml
+  ${PROJECT_SOURCE_DIR}/deploy/grafana/ebnccl-dashboard.json
   DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/ebnccl/examples)
 
 # The fleet's certificates in one command (docs/SECURITY.md).
@@ -206,8 +209,20 @@ if(_eb_conffiles)
   file(WRITE ${_eb_pkg_dir}/conffiles "${_eb_conffiles}")
   list(APPEND _eb_control_extra ${_eb_pkg_dir}/conffiles)
 endif()
+# The maintainer scripts act on every unit installed above (the same glob):
+# a unit added to deploy/systemd is stopped on removal and its enablement
+# links removed on purge without anyone editing the scripts.
+set(EB_PACKAGE_UNITS)
+foreach(_eb_unit IN LISTS _eb_units)
+  get_filename_component(_eb_name "${_eb_unit}" NAME)
+  list(APPEND EB_PACKAGE_UNITS "${_eb_name}")
+endforeach()
+list(JOIN EB_PACKAGE_UNITS " " EB_PACKAGE_UNITS)
 foreach(_eb_script postinst prerm postrm)
-  list(APPEND _eb_control_extra ${PROJECT_SOURCE_DIR}/deploy/debian/${_eb_script})
+  configure_file(${PROJECT_SOURCE_DIR}/deploy/debian/${_eb_script}.in ${_eb_pkg_dir}/${_eb_script}
+    @ONLY FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
+    WORLD_READ WORLD_EXECUTE)
+  list(APPEND _eb_control_extra ${_eb_pkg_dir}/${_eb_script})
 endforeach()
 
 # dpkg-shlibdeps turns the binaries' NEEDED libraries into Depends

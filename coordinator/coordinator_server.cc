@@ -164,6 +164,18 @@ std::vector<scheduler::NodeVerdictRecord> SchedulerVerdicts(
 
 }  // namespace
 
+void CoordinatorServer::SchedulerAfterValidation(const ebnccl::v1::ValidationReport& report) {
+  scheduler_->Release(report.validation_id(),
+                      absl::AsciiStrToLower(absl::StripPrefix(
+                          ebnccl::v1::ValidationState_Name(report.state()), "VALIDATION_STATE_")));
+  if (!RecordsVerdicts(report.state())) return;
+  scheduler_io::ReconcileInput input;
+  input.trigger = absl::StrCat("validation ", report.validation_id());
+  for (const NodeRecord* record : registry_->All()) input.ebnccl_nodes.push_back(record->name);
+  input.verdicts = SchedulerVerdicts(*validation_history_, report);
+  scheduler_->AfterValidation(std::move(input));
+}
+
 absl::Status CoordinatorServer::StartScheduler() {
   const SchedulerConfig& config = config_.scheduler;
   if (config.kind == "none") return absl::OkStatus();
@@ -198,18 +210,6 @@ absl::Status CoordinatorServer::StartScheduler() {
   scheduler_->GiveBackStale();
   // The node listing's column: read on the service's thread, shown as read.
   scheduler_->RefreshEvery(absl::Seconds(30));
-  validations_->set_on_finished([this](const ebnccl::v1::ValidationReport& report) {
-    scheduler_->Release(
-        report.validation_id(),
-        absl::AsciiStrToLower(absl::StripPrefix(ebnccl::v1::ValidationState_Name(report.state()),
-                                                "VALIDATION_STATE_")));
-    if (!RecordsVerdicts(report.state())) return;
-    scheduler_io::ReconcileInput input;
-    input.trigger = absl::StrCat("validation ", report.validation_id());
-    for (const NodeRecord* record : registry_->All()) input.ebnccl_nodes.push_back(record->name);
-    input.verdicts = SchedulerVerdicts(*validation_history_, report);
-    scheduler_->AfterValidation(std::move(input));
-  });
   spdlog::info(
       "scheduler: slurm (partition {}, SLURM_CONF {}, {} confirmation(s) drain, {} "
       "pass(es) resume, at most {}% drained{})",
@@ -260,6 +260,13 @@ CoordinatorServer::CoordinatorServer(const CoordinatorConfig& config,
   validations_ =
       std::make_unique<ValidationManager>(common::RealClock::Get(), loop_, *registry_, *tests_,
                                           *validation_history_, std::move(validation_config));
+  validation_metrics_ = std::make_unique<ValidationMetrics>(metrics_registry_);
+  // The scheduler (when configured, StartScheduler) acts on the verdicts
+  // after the metrics have counted them.
+  validations_->set_on_finished([this](const ebnccl::v1::ValidationReport& report) {
+    validation_metrics_->OnValidationFinished(report);
+    if (scheduler_) SchedulerAfterValidation(report);
+  });
   audit_ = std::make_unique<AuditLog>(loop_, common::RealClock::Get(), *audit_history_);
   // The roles were checked when the config was read.
   absl::StatusOr<std::map<std::string, Role>> roles = ParseRoleMap(config_.tls_roles);
@@ -339,8 +346,11 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
     common::MetricsHttpServerOptions metrics_options;
     metrics_options.listen_address = config.metrics_listen;
     // Gauges read executor-owned state: refresh them on the loop per scrape.
-    metrics_options.refresh = common::RefreshOnExecutor(
-        self->loop_, [self] { self->metrics_->Update(*self->registry_, *self->tests_); });
+    metrics_options.refresh = common::RefreshOnExecutor(self->loop_, [self] {
+      self->metrics_->Update(*self->registry_, *self->tests_);
+      self->validation_metrics_->Update(self->validations_->LastVerdicts(),
+                                        self->validations_->RunningCount());
+    });
     common::AddStandardMetrics(self->metrics_registry_, "coordinator");
     auto metrics_server =
         common::MetricsHttpServer::Start(self->metrics_registry_, std::move(metrics_options));

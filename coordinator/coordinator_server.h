@@ -28,6 +28,7 @@
 #include "coordinator/history/history_store.h"
 #include "coordinator/history/validation_history.h"
 #include "coordinator/metrics/coordinator_metrics.h"
+#include "coordinator/metrics/validation_metrics.h"
 #include "coordinator/scheduler_io/command_runner.h"
 #include "coordinator/scheduler_io/scheduler_service.h"
 
@@ -55,6 +56,9 @@ class CoordinatorServer {
  private:
   // The scheduler integration: the backend, the service and its hooks.
   absl::Status StartScheduler();
+  // Hands a finished validation to the scheduler: gives back the nodes it
+  // borrowed, and drains or resumes nodes by their verdicts. Event loop only.
+  void SchedulerAfterValidation(const ebnccl::v1::ValidationReport& report);
 
   CoordinatorServer(const CoordinatorConfig& config, std::unique_ptr<TestHistory> history,
                     std::unique_ptr<ValidationHistory> validation_history,
@@ -82,6 +86,7 @@ class CoordinatorServer {
   std::unique_ptr<AgentServiceImpl> agent_service_;
   std::unique_ptr<common::RpcServer> server_;
   std::unique_ptr<CoordinatorMetrics> metrics_;
+  std::unique_ptr<ValidationMetrics> validation_metrics_;
   std::unique_ptr<common::MetricsHttpServer> metrics_server_;
   std::unique_ptr<common::WatchdogPinger> watchdog_;
   // [scheduler] kind = "slurm" (issue 30), else all null. The service

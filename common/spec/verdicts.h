@@ -29,4 +29,11 @@ VerdictWeight WeightOf(const ebnccl::v1::ValidationFinding& finding);
 // WeightOf(verdict) == kBad.
 bool IsBadVerdict(ebnccl::v1::Verdict verdict);
 
+// A node that this many finished validations found degraded or failed is a
+// repeat offender (`ebctl nodes` marks it, the coordinator exports it).
+inline constexpr int kRepeatOffenderBadCount = 2;
+inline bool IsRepeatOffender(int bad_validations) {
+  return bad_validations >= kRepeatOffenderBadCount;
+}
+
 }  // namespace eb::spec

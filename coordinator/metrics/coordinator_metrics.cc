@@ -58,6 +58,16 @@ std::vector<std::string> TestNodes(const v1::TestReport& report) {
   return nodes;
 }
 
+// The display names of the test's collectives: its list, or its one.
+std::vector<std::string> TestCollectives(const v1::TestSpec& spec) {
+  std::vector<std::string> names;
+  for (int collective : spec.collectives()) {
+    names.push_back(spec::DisplayName(static_cast<v1::Collective>(collective)));
+  }
+  if (names.empty()) names.push_back(spec::DisplayName(spec.collective()));
+  return names;
+}
+
 }  // namespace
 
 const char* SizeClassLabel(const v1::TestReport& report) {
@@ -132,9 +142,14 @@ void CoordinatorMetrics::OnTestFinished(const v1::TestReport& report) {
   tests_total_.Increment({*verdict});
   const std::string collective = spec::DisplayName(report.spec().collective());
   if (report.start_time_unix_ms() > 0 && report.end_time_unix_ms() >= report.start_time_unix_ms()) {
-    duration_.Observe(
-        {collective},
-        static_cast<double>(report.end_time_unix_ms() - report.start_time_unix_ms()) / 1000.0);
+    // A test of several collectives counts once under each of them (their
+    // runs share one wall time): `_count{collective}` is how many tests ran
+    // that collective, whether alone or in a list.
+    const double seconds =
+        static_cast<double>(report.end_time_unix_ms() - report.start_time_unix_ms()) / 1000.0;
+    for (const std::string& name : TestCollectives(report.spec())) {
+      duration_.Observe({name}, seconds);
+    }
   }
   const std::string size_class = SizeClassLabel(report);
   const double ended =

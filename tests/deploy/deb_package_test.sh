@@ -3,8 +3,10 @@
 # with cpack from a built tree, installs it with apt (nothing to download:
 # the runtime libraries are here when the tree was built here), checks
 # binaries, units, conffiles, docs, man pages, bash completion and the
-# ebnccl user, reinstalls over a local config edit, then removes and purges
-# it and checks nothing is left but the system user (kept on purge, as Debian
+# ebnccl user, that the maintainer scripts list every unit, enables every
+# unit, reinstalls over a local config edit, then removes and purges it and
+# checks nothing is left (no unit's enablement link either) but the system
+# user (kept on purge, as Debian
 # keeps system users). Whatever happens, the package is purged again on exit,
 # and the user this test caused to be created is deleted.
 #
@@ -115,7 +117,7 @@ done
 pass "binaries run (--version $version, every library resolved)"
 
 shopt -s nullglob
-units=("$src"/deploy/systemd/*.service)
+units=("$src"/deploy/systemd/*.service "$src"/deploy/systemd/*.timer)
 configs=("$src"/deploy/config/*.toml)
 shopt -u nullglob
 for unit in "${units[@]}"; do
@@ -125,6 +127,29 @@ for unit in "${units[@]}"; do
   compgen -G "/etc/systemd/system/*.wants/$name" >/dev/null && fail "$name was enabled by the package"
 done
 pass "${#units[@]} unit(s) in /lib/systemd/system, none enabled"
+
+# The maintainer scripts act on every installed unit (their list is made
+# from deploy/systemd at build time): removal stops the timer too, and purge
+# removes its enablement links.
+run "$work/control.log" dpkg-deb -e "$deb" "$work/control"
+for unit in "${units[@]}"; do
+  name=$(basename "$unit")
+  for script in postinst prerm postrm; do
+    grep -Eq "^units=\"([^\"]* )?${name//./\\.}( [^\"]*)?\"$" "$work/control/$script" ||
+      fail "the package's $script does not list $name in its units"
+  done
+done
+# An operator enables every unit (systemctl works offline without a running
+# systemd); each unit with an [Install] section gets its link.
+unit_names=()
+for unit in "${units[@]}"; do unit_names+=("$(basename "$unit")"); done
+run "$work/enable.log" systemctl enable "${unit_names[@]}"
+for unit in "${units[@]}"; do
+  name=$(basename "$unit")
+  grep -q '^WantedBy=' "$unit" || continue
+  compgen -G "/etc/systemd/system/*.wants/$name" >/dev/null || fail "systemctl enable $name made no link"
+done
+pass "the maintainer scripts list all ${#units[@]} units; systemctl enable linked them"
 
 conffiles=$(dpkg-query -W -f='${Conffiles}\n' ebnccl)
 for config in "${configs[@]}"; do
@@ -235,7 +260,16 @@ done
 # Debian keeps system users on purge: files elsewhere may still be theirs,
 # and the account may be shared.
 getent passwd ebnccl >/dev/null || fail "purge deleted the system user ebnccl"
-pass "apt-get purge (binaries, units, configuration, /var/lib/ebnccl gone; system user kept)"
+# Nothing of the enabled units is left: no enablement link (dangling now),
+# no deb-systemd-helper state or mask.
+for unit in "${units[@]}"; do
+  name=$(basename "$unit")
+  left=$(find /etc/systemd/system /var/lib/systemd/deb-systemd-helper-enabled \
+              /var/lib/systemd/deb-systemd-helper-masked \( -name "$name" -o -name "$name.dsh-also" \
+              -o -lname "*/$name" \) 2>/dev/null || true)
+  [[ -z "$left" ]] || fail "$name left after purge: $left"
+done
+pass "apt-get purge (binaries, units, their enablement links, configuration, /var/lib/ebnccl gone; system user kept)"
 
 # --- A shared system user: install and purge over an ebnccl user that exists ---------
 # (left by the purge above, as on a host where another tool uses the account)

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/spec/names.h"
+#include "common/spec/verdicts.h"
 #include "common/spec/wire_names.h"
 #include "coordinator/ebctl/output/labels.h"
 #include "nlohmann/json.hpp"
@@ -199,7 +200,7 @@ void AppendNodeJson(const v1::NodeStatus& node, int indent, std::string* out) {
     *value += '{';
     Members v(m.inner(), value);
     AppendInt(node.bad_verdict_count(), v.Key("bad_count"));
-    AppendBool(node.bad_verdict_count() >= 2, v.Key("repeat_offender"));
+    AppendBool(spec::IsRepeatOffender(node.bad_verdict_count()), v.Key("repeat_offender"));
     AppendString(FormatUtcTime(node.last_verdict_time_unix_ms()), v.Key("time"));
     AppendString(node.last_validation_id(), v.Key("validation_id"));
     AppendString(spec::WireName(node.last_verdict()), v.Key("verdict"));

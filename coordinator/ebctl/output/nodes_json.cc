@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/spec/names.h"
+#include "common/spec/verdicts.h"
 #include "common/spec/wire_names.h"
 #include "coordinator/ebctl/output/json_schema.h"
 #include "coordinator/ebctl/output/labels.h"
@@ -79,11 +80,12 @@ json NodeToJson(const v1::NodeStatus& node) {
   };
   // Only for nodes a validation judged (issue 11: repeat offenders).
   if (node.last_verdict() != v1::VERDICT_UNSPECIFIED) {
-    out["last_validation"] = json{{"validation_id", node.last_validation_id()},
-                                  {"verdict", spec::WireName(node.last_verdict())},
-                                  {"time", FormatUtcTime(node.last_verdict_time_unix_ms())},
-                                  {"bad_count", node.bad_verdict_count()},
-                                  {"repeat_offender", node.bad_verdict_count() >= 2}};
+    out["last_validation"] =
+        json{{"validation_id", node.last_validation_id()},
+             {"verdict", spec::WireName(node.last_verdict())},
+             {"time", FormatUtcTime(node.last_verdict_time_unix_ms())},
+             {"bad_count", node.bad_verdict_count()},
+             {"repeat_offender", spec::IsRepeatOffender(node.bad_verdict_count())}};
   }
   return out;
 }

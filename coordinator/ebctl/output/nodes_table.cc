@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "common/gpu/pci_bus_id.h"
 #include "common/spec/names.h"
+#include "common/spec/verdicts.h"
 #include "common/spec/wire_names.h"
 #include "coordinator/ebctl/output/labels.h"
 #include "coordinator/ebctl/output/printable.h"
@@ -92,7 +93,7 @@ void AppendLastVerdict(const v1::NodeStatus& node, std::string* out) {
   absl::StrAppend(out, "node ", node.node_name(), ": last validation ", node.last_validation_id(),
                   " (", FormatUtcTime(node.last_verdict_time_unix_ms()),
                   "): ", spec::WireName(node.last_verdict()));
-  if (node.bad_verdict_count() >= 2) {
+  if (spec::IsRepeatOffender(node.bad_verdict_count())) {
     absl::StrAppend(out, "; repeat offender: degraded or failed in ", node.bad_verdict_count(),
                     " validations");
   }

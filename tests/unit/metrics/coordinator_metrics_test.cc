@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/time/time.h"
@@ -318,6 +319,46 @@ TEST_F(CoordinatorMetricsTest, NodesComeFromTheRankMapWhenTheSpecListsNone) {
         << node;
   }
   EXPECT_EQ(text.Series("ebnccl_test_busbw_bytes_per_second").size(), 2u);
+}
+
+// `run-test --collective all_reduce,alltoall`: each collective has its own
+// verdict, bandwidth and duration count, and the spec's first collective
+// does not take the whole test.
+TEST_F(CoordinatorMetricsTest, MultiCollectiveTestIsCountedPerCollective) {
+  v1::TestReport report;
+  report.set_test_id("t-multi");
+  report.set_state(v1::TEST_STATE_PASSED);
+  report.mutable_spec()->set_collective(v1::COLLECTIVE_ALL_REDUCE);
+  report.mutable_spec()->add_collectives(v1::COLLECTIVE_ALL_REDUCE);
+  report.mutable_spec()->add_collectives(v1::COLLECTIVE_ALL_TO_ALL);
+  report.mutable_spec()->add_node_names("host0");
+  report.set_start_time_unix_ms(1'000'000);
+  report.set_end_time_unix_ms(1'003'000);
+  report.add_results()->set_size_bytes(1024);
+  report.set_avg_busbw_gbps(3);  // the mixed average, never exported
+  for (auto [collective, busbw] :
+       {std::pair{v1::COLLECTIVE_ALL_REDUCE, 2.0}, std::pair{v1::COLLECTIVE_ALL_TO_ALL, 4.0}}) {
+    v1::CollectiveSummary& footer = *report.add_collective_summaries();
+    footer.set_collective(collective);
+    footer.set_sizes(1);
+    footer.set_avg_busbw_gbps(busbw);
+  }
+  metrics_.OnTestFinished(report);
+  const PromText text = Scrape();
+  EXPECT_EQ(text.Value("ebnccl_tests_total", {{"verdict", "passed"}}), 1);  // one test
+  for (auto [collective, busbw] : {std::pair{"all_reduce", 2e9}, std::pair{"alltoall", 4e9}}) {
+    EXPECT_EQ(text.Value("ebnccl_test_duration_seconds_count", {{"collective", collective}}), 1)
+        << collective;
+    EXPECT_EQ(text.Value("ebnccl_test_duration_seconds_sum", {{"collective", collective}}), 3)
+        << collective;
+    const PromLabels series = {
+        {"node", "host0"}, {"collective", collective}, {"size_class", "small"}};
+    EXPECT_EQ(text.Value("ebnccl_test_busbw_bytes_per_second", series), busbw) << collective;
+    PromLabels passed = series;
+    passed["verdict"] = "passed";
+    EXPECT_EQ(text.Value("ebnccl_test_last_verdict", passed), 1) << collective;
+  }
+  EXPECT_EQ(text.Series("ebnccl_test_duration_seconds_count").size(), 2u);
 }
 
 TEST_F(CoordinatorMetricsTest, InterruptedTestsOfAnEarlierProcessAreNotRunning) {
