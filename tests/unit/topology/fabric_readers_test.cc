@@ -257,3 +257,32 @@ TEST(InventoryMatch, NamesWhatEitherSideLacks) {
 
 }  // namespace
 }  // namespace eb::topology
+
+namespace eb::topology {
+namespace {
+
+// Hostile input: every single-byte change and every truncation of the
+// samples is either read or refused as INVALID_ARGUMENT, never a crash.
+TEST(FabricReaders, MutatedInputIsReadOrRefused) {
+  const char replacements[] = {'\0', '"', '[', ']', '(', ')', '#', '=', '\n', '9', 'x', ' '};
+  for (const std::string& sample : {std::string(kIbnetdiscover), std::string(kToml)}) {
+    const bool toml = sample == kToml;
+    auto parse = [&](const std::string& text) {
+      return toml ? ParseFabricToml(text).status() : ParseIbnetdiscover(text).status();
+    };
+    for (size_t at = 0; at < sample.size(); at += 3) {
+      for (char c : replacements) {
+        std::string text = sample;
+        text[at] = c;
+        const absl::Status status = parse(text);
+        EXPECT_TRUE(status.ok() || status.code() == absl::StatusCode::kInvalidArgument)
+            << at << ": " << status;
+      }
+      const absl::Status truncated = parse(sample.substr(0, at));
+      EXPECT_TRUE(truncated.ok() || truncated.code() == absl::StatusCode::kInvalidArgument);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace eb::topology
