@@ -55,10 +55,11 @@ FabricIndex::FabricIndex(const Fabric& fabric, const std::vector<std::string>& n
       port_rank_[ports[i].second][key.second] = static_cast<int>(i);
     }
   }
+  std::map<std::pair<int, int>, int> uplinks;  // (leaf, spine) -> link id
   for (const Uplink& uplink : fabric.uplinks) {
     const int leaf = SwitchId(uplink.leaf);
     const int spine = SwitchId(uplink.spine);
-    auto [it, inserted] = uplink_.emplace(std::make_pair(leaf, spine), -1);
+    auto [it, inserted] = uplinks.emplace(std::make_pair(leaf, spine), -1);
     if (inserted) {
       Link link;
       link.kind = LinkKind::kUplink;
@@ -66,16 +67,20 @@ FabricIndex::FabricIndex(const Fabric& fabric, const std::vector<std::string>& n
       link.spine = spine;
       it->second = static_cast<int>(links_.size());
       links_.push_back(std::move(link));
-      leaf_spines_[leaf].push_back(spine);
     }
     links_[it->second].ports.emplace_back(uplink.leaf_port, uplink.spine_port);
   }
-  for (auto& [leaf, spines] : leaf_spines_) {
+  leaf_spines_.assign(switches_.size(), {});
+  leaf_spine_ids_.assign(switches_.size(), {});
+  leaf_uplinks_.assign(switches_.size(), {});
+  for (const auto& [ends, link] : uplinks) {  // by (leaf, spine id)
+    leaf_spines_[ends.first].push_back(ends.second);
+    leaf_spine_ids_[ends.first].push_back(ends.second);
+    leaf_uplinks_[ends.first].push_back(link);
+  }
+  for (std::vector<int>& spines : leaf_spines_) {
     std::sort(spines.begin(), spines.end(),
               [this](int a, int b) { return switches_[a] < switches_[b]; });
-    std::vector<int>& ids = leaf_spine_ids_[leaf];
-    ids = spines;
-    std::sort(ids.begin(), ids.end());
   }
 }
 
@@ -108,22 +113,27 @@ std::vector<int> FabricIndex::LeavesOf(int rail) const {
 }
 
 int FabricIndex::UplinkOf(int leaf, int spine) const {
-  auto it = uplink_.find({leaf, spine});
-  return it == uplink_.end() ? -1 : it->second;
+  if (leaf < 0 || leaf >= static_cast<int>(leaf_spine_ids_.size())) return -1;
+  const std::vector<int>& spines = leaf_spine_ids_[leaf];
+  auto it = std::lower_bound(spines.begin(), spines.end(), spine);
+  if (it == spines.end() || *it != spine) return -1;
+  return leaf_uplinks_[leaf][it - spines.begin()];
 }
 
 int FabricIndex::SpineTowards(int from_leaf, int destination, int rail) const {
   const int to_leaf = LeafOf(destination, rail);
-  auto from = leaf_spine_ids_.find(from_leaf);
-  auto to = leaf_spines_.find(to_leaf);
-  if (from == leaf_spine_ids_.end() || to == leaf_spines_.end()) return -1;
-  auto common = [&](int spine) {
-    return std::binary_search(from->second.begin(), from->second.end(), spine);
-  };
-  const int count = static_cast<int>(std::count_if(to->second.begin(), to->second.end(), common));
+  if (from_leaf < 0 || to_leaf < 0) return -1;
+  const std::vector<int>& from = leaf_spine_ids_[from_leaf];
+  const std::vector<int>& to = leaf_spines_[to_leaf];
+  auto common = [&](int spine) { return std::binary_search(from.begin(), from.end(), spine); };
+  // Leaves of one rail reach the same spines: then every spine is common.
+  const int count = leaf_spine_ids_[to_leaf] == from
+                        ? static_cast<int>(to.size())
+                        : static_cast<int>(std::count_if(to.begin(), to.end(), common));
   if (count == 0) return -1;
   int pick = port_rank_[destination][rail] % count;
-  for (int spine : to->second) {
+  if (count == static_cast<int>(to.size())) return to[pick];
+  for (int spine : to) {
     if (!common(spine)) continue;
     if (pick-- == 0) return spine;
   }
@@ -152,14 +162,11 @@ PathLinks FabricIndex::Path(int a, int b, int rail, Routing routing) const {
         path.links.push_back(UplinkOf(leaf_b, spine));
       }
     } else {
-      auto from = leaf_spine_ids_.find(leaf_a);
-      auto to = leaf_spine_ids_.find(leaf_b);
-      if (from != leaf_spine_ids_.end() && to != leaf_spine_ids_.end()) {
-        for (int spine : from->second) {
-          if (!std::binary_search(to->second.begin(), to->second.end(), spine)) continue;
-          path.links.push_back(UplinkOf(leaf_a, spine));
-          path.links.push_back(UplinkOf(leaf_b, spine));
-        }
+      const std::vector<int>& to = leaf_spine_ids_[leaf_b];
+      for (int spine : leaf_spine_ids_[leaf_a]) {
+        if (!std::binary_search(to.begin(), to.end(), spine)) continue;
+        path.links.push_back(UplinkOf(leaf_a, spine));
+        path.links.push_back(UplinkOf(leaf_b, spine));
       }
       if (path.links.size() == 2) {
         path.reachable = false;

@@ -106,9 +106,10 @@ class FabricIndex {
   std::vector<std::vector<int>> cable_;                      // [node][rail] -> link id
   std::vector<std::vector<int>> port_rank_;                  // [node][rail] -> position on its leaf
   std::map<std::pair<int, int>, std::vector<int>> on_leaf_;  // (leaf, rail) -> nodes by port
-  std::map<int, std::vector<int>> leaf_spines_;              // leaf -> spines, sorted by name
-  std::map<int, std::vector<int>> leaf_spine_ids_;           // leaf -> spines, sorted by id
-  std::map<std::pair<int, int>, int> uplink_;                // (leaf, spine) -> link id
+  // By switch id (Path is the hot loop of planning: vectors, not maps).
+  std::vector<std::vector<int>> leaf_spines_;     // leaf -> spines, sorted by name
+  std::vector<std::vector<int>> leaf_spine_ids_;  // leaf -> spines, sorted by id
+  std::vector<std::vector<int>> leaf_uplinks_;    // leaf -> link id, parallel to leaf_spine_ids_
 };
 
 }  // namespace eb::topology

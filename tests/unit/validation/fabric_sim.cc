@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 #include <tuple>
@@ -26,8 +27,16 @@ std::string SpineName(int rail, int spine) {
   return absl::StrFormat("spine-r%d-%02d", rail, spine);
 }
 
-FabricIndex IndexOf(const FabricShape& shape) {
-  return FabricIndex(SimFabric(shape), SimNodeNames(shape.n));
+// Built once per shape (a 1,024-node index is 8,192 cables: building it
+// for every run was a quarter of the simulation's time). Single-threaded.
+const FabricIndex& IndexOf(const FabricShape& shape) {
+  static std::map<std::tuple<int, int, int, int>, std::unique_ptr<FabricIndex>> built;
+  std::unique_ptr<FabricIndex>& index =
+      built[{shape.n, shape.rails, shape.leaf_size, shape.spines}];
+  if (index == nullptr) {
+    index = std::make_unique<FabricIndex>(SimFabric(shape), SimNodeNames(shape.n));
+  }
+  return *index;
 }
 
 int RandomUplink(const FabricIndex& index, const FabricShape& shape, std::mt19937_64& rng) {
@@ -139,7 +148,7 @@ FabricScenario RandomFabricScenario(int n, FabricCase fault_case, uint64_t seed)
   const int spine_choices[] = {4, 8, 16};
   s.shape.spines = spine_choices[std::uniform_int_distribution<int>(0, 2)(rng)];
   s.shape.spines = std::min(s.shape.spines, s.shape.leaf_size);
-  const FabricIndex index = IndexOf(s.shape);
+  const FabricIndex& index = IndexOf(s.shape);
   std::uniform_real_distribution<double> uniform(0, 1);
   switch (fault_case) {
     case FabricCase::kNone:
@@ -211,7 +220,7 @@ FabricScenario WithoutLinkFaults(const FabricScenario& scenario) {
 }
 
 FabricRun RunFabricScenario(const FabricScenario& s, std::vector<std::string>* trace) {
-  const FabricIndex index = IndexOf(s.shape);
+  const FabricIndex& index = IndexOf(s.shape);
   std::vector<double> link_factor(index.links().size(), 1.0);
   for (const LinkFault& f : s.faults) {
     if (f.link >= 0) link_factor[f.link] = std::min(link_factor[f.link], f.factor);
@@ -263,7 +272,7 @@ FabricRun RunFabricScenario(const FabricScenario& s, std::vector<std::string>* t
 }
 
 FabricScore ScoreFabricRun(const FabricScenario& s, const FabricRun& run) {
-  const FabricIndex index = IndexOf(s.shape);
+  const FabricIndex& index = IndexOf(s.shape);
   FabricScore score;
   std::set<int> faulty_nodes, faulty_links;
   for (const LinkFault& f : s.faults) {
