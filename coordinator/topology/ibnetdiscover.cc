@@ -150,181 +150,214 @@ bool NaturalLess(const std::string& a, const std::string& b) {
   return a.size() - i < b.size() - j;
 }
 
-absl::StatusOr<Fabric> ParseIbnetdiscover(absl::string_view text) {
+namespace {
+
+// What the lines say, before the links are checked against each other.
+struct Listing {
   std::map<std::string, Declared> declared;  // guid -> node
   std::vector<Listed> listed;
-  const Declared* current = nullptr;
-  std::string current_guid;
-  int line_number = 0;
+  std::map<End, std::pair<End, int>> switch_ports;  // switch end -> peer end, line
+  std::set<std::string> leaf_guids;                 // switches with a CA
+};
+
+// "[port](port GUID)  "X-guid"[peer port](peer port GUID)  # ...".
+absl::StatusOr<Listed> ParsePortLine(absl::string_view line, int number, const std::string& guid,
+                                     char type) {
+  Cursor cursor(line);
+  Listed link;
+  link.line = number;
+  link.from = {guid, 0};
+  link.from_type = type;
+  cursor.Take('[');
+  if (!cursor.Int(1, kMaxSwitchPort, link.from.port) || !cursor.Take(']')) {
+    return LineError(number, absl::StrCat("not \"[port]\" with a port in 1..", kMaxSwitchPort));
+  }
+  if (!OptionalPortGuid(cursor)) return LineError(number, "a bad \"(port GUID)\"");
+  cursor.SkipSpace();
+  if (!TypeGuid(cursor, link.to_type, link.to.guid)) {
+    return LineError(number, "no quoted peer \"S-<guid>\", \"H-<guid>\" or \"R-<guid>\"");
+  }
+  if (!cursor.Take('[') || !cursor.Int(1, kMaxSwitchPort, link.to.port) || !cursor.Take(']')) {
+    return LineError(number, "the peer has no \"[port]\" in range");
+  }
+  if (!OptionalPortGuid(cursor)) return LineError(number, "a bad peer \"(port GUID)\"");
+  cursor.SkipSpace();
+  if (!cursor.AtEnd() && !cursor.Peek('#')) {
+    return LineError(number, "text after the peer that is not a # comment");
+  }
+  return link;
+}
+
+// "Switch 36 "S-guid"  # "description" ...": the node's GUID, declared.
+absl::StatusOr<std::string> ParseNodeLine(absl::string_view line, int number, Listing& listing) {
+  const size_t word = line.find_first_of(" \t");
+  const absl::string_view kind = line.substr(0, word);
+  if (kind != "Switch" && kind != "Ca" && kind != "Rt") {
+    return LineError(number, "unknown node type");
+  }
+  Cursor rest(line.substr(word == absl::string_view::npos ? line.size() : word));
+  rest.SkipSpace();
+  int ports = 0;
+  if (!rest.Int(1, kMaxSwitchPort, ports)) {
+    return LineError(number, "no port count in range after the node type");
+  }
+  rest.SkipSpace();
+  Declared node;
+  std::string guid;
+  if (!TypeGuid(rest, node.type, guid)) {
+    return LineError(number, "no quoted \"<type>-<guid>\" after the port count");
+  }
+  const char expected = kind == "Switch" ? 'S' : kind == "Ca" ? 'H' : 'R';
+  if (node.type != expected)
+    return LineError(number, "the quoted type does not match the node type");
+  node.description = DescriptionOf(rest.Rest());
+  node.line = number;
+  if (listing.declared.size() >= 4 * kMaxSwitches + kMaxCables) {
+    return LineError(number, "too many nodes");
+  }
+  auto [it, inserted] = listing.declared.emplace(guid, node);
+  if (!inserted) {
+    return LineError(number,
+                     absl::StrCat("node ", guid, " declared twice (line ", it->second.line, ")"));
+  }
+  return guid;
+}
+
+absl::StatusOr<Listing> ReadLines(absl::string_view text) {
+  Listing listing;
+  std::string current;  // GUID of the node whose port lines follow
+  int number = 0;
   for (absl::string_view raw : absl::StrSplit(text, '\n')) {
-    ++line_number;
-    if (static_cast<size_t>(line_number) > kMaxTopologyLines) {
-      return LineError(line_number, absl::StrCat("more than ", kMaxTopologyLines, " lines"));
+    ++number;
+    if (static_cast<size_t>(number) > kMaxTopologyLines) {
+      return LineError(number, absl::StrCat("more than ", kMaxTopologyLines, " lines"));
     }
     if (raw.size() > kMaxTopologyLineBytes) {
-      return LineError(line_number, absl::StrCat("longer than ", kMaxTopologyLineBytes, " bytes"));
+      return LineError(number, absl::StrCat("longer than ", kMaxTopologyLineBytes, " bytes"));
     }
     const absl::string_view line = absl::StripAsciiWhitespace(raw);
-    if (line.empty() || line.front() == '#') continue;
+    if (line.empty() || line.front() == '#' || IsKeyValue(line)) continue;
     if (line.front() == '[') {
-      if (current == nullptr) return LineError(line_number, "a port line before any node");
-      Cursor cursor(line);
-      Listed link;
-      link.line = line_number;
-      link.from = {current_guid, 0};
-      link.from_type = current->type;
-      cursor.Take('[');
-      if (!cursor.Int(1, kMaxSwitchPort, link.from.port) || !cursor.Take(']')) {
-        return LineError(line_number,
-                         absl::StrCat("not \"[port]\" with a port in 1..", kMaxSwitchPort));
-      }
-      if (!OptionalPortGuid(cursor)) return LineError(line_number, "a bad \"(port GUID)\"");
-      cursor.SkipSpace();
-      if (!TypeGuid(cursor, link.to_type, link.to.guid)) {
-        return LineError(line_number, "no quoted peer \"S-<guid>\", \"H-<guid>\" or \"R-<guid>\"");
-      }
-      if (!cursor.Take('[') || !cursor.Int(1, kMaxSwitchPort, link.to.port) || !cursor.Take(']')) {
-        return LineError(line_number, "the peer has no \"[port]\" in range");
-      }
-      if (!OptionalPortGuid(cursor)) return LineError(line_number, "a bad peer \"(port GUID)\"");
-      cursor.SkipSpace();
-      if (!cursor.AtEnd() && !cursor.Peek('#')) {
-        return LineError(line_number, "text after the peer that is not a # comment");
-      }
-      listed.push_back(std::move(link));
-      continue;
+      if (current.empty()) return LineError(number, "a port line before any node");
+      auto link = ParsePortLine(line, number, current, listing.declared.at(current).type);
+      if (!link.ok()) return link.status();
+      listing.listed.push_back(*std::move(link));
+    } else if (absl::StartsWith(line, "Switch") || absl::StartsWith(line, "Ca") ||
+               absl::StartsWith(line, "Rt")) {
+      auto guid = ParseNodeLine(line, number, listing);
+      if (!guid.ok()) return guid.status();
+      current = *guid;
+    } else {
+      return LineError(number, "neither a node, a port line, key=value nor a # comment");
     }
-    if (absl::StartsWith(line, "Switch") || absl::StartsWith(line, "Ca") ||
-        absl::StartsWith(line, "Rt")) {
-      Cursor cursor(line);
-      const size_t word = line.find_first_of(" \t");
-      const absl::string_view kind = line.substr(0, word);
-      if (kind != "Switch" && kind != "Ca" && kind != "Rt") {
-        return LineError(line_number, absl::StrCat("unknown node type"));
-      }
-      Cursor rest(line.substr(word == absl::string_view::npos ? line.size() : word));
-      rest.SkipSpace();
-      int ports = 0;
-      if (!rest.Int(1, kMaxSwitchPort, ports)) {
-        return LineError(line_number, "no port count in range after the node type");
-      }
-      rest.SkipSpace();
-      Declared node;
-      std::string guid;
-      if (!TypeGuid(rest, node.type, guid)) {
-        return LineError(line_number, "no quoted \"<type>-<guid>\" after the port count");
-      }
-      const char expected = kind == "Switch" ? 'S' : kind == "Ca" ? 'H' : 'R';
-      if (node.type != expected) {
-        return LineError(line_number, "the quoted type does not match the node type");
-      }
-      node.description = DescriptionOf(rest.Rest());
-      node.line = line_number;
-      if (declared.size() >= 4 * kMaxSwitches + kMaxCables) {
-        return LineError(line_number, "too many nodes");
-      }
-      auto [it, inserted] = declared.emplace(guid, node);
-      if (!inserted) {
-        return LineError(line_number, absl::StrCat("node ", guid, " declared twice (line ",
-                                                   it->second.line, ")"));
-      }
-      current = &it->second;
-      current_guid = guid;
-      continue;
-    }
-    if (IsKeyValue(line)) continue;
-    return LineError(line_number, "neither a node, a port line, key=value nor a # comment");
   }
+  return listing;
+}
 
-  // The switches' lines are the links; the CAs' must agree with them.
-  std::map<End, std::pair<End, int>> switch_ports;  // switch end -> peer end, line
-  for (const Listed& link : listed) {
-    auto peer = declared.find(link.to.guid);
-    if (peer == declared.end()) {
+// The switches' lines are the links; the CAs' must agree with them.
+absl::Status CheckLinks(Listing& listing) {
+  for (const Listed& link : listing.listed) {
+    auto peer = listing.declared.find(link.to.guid);
+    if (peer == listing.declared.end()) {
       return LineError(link.line, absl::StrCat("peer ", link.to.guid, " is never declared"));
     }
     if (peer->second.type != link.to_type) {
       return LineError(link.line, "the peer's type differs from its declaration");
     }
     if (link.from_type != 'S') continue;
-    auto [it, inserted] = switch_ports.emplace(link.from, std::make_pair(link.to, link.line));
+    auto [it, inserted] =
+        listing.switch_ports.emplace(link.from, std::make_pair(link.to, link.line));
     if (!inserted) {
       return LineError(link.line, absl::StrCat("port ", link.from.port, " listed twice (line ",
                                                it->second.second, ")"));
     }
   }
-  std::set<std::string> leaf_guids;
-  for (const Listed& link : listed) {
-    if (link.from_type == 'S' && link.to_type == 'H') leaf_guids.insert(link.from.guid);
-    const auto reverse = switch_ports.find(link.to);
-    if (link.to_type == 'S' && reverse != switch_ports.end() &&
+  for (const Listed& link : listing.listed) {
+    if (link.from_type == 'S' && link.to_type == 'H') listing.leaf_guids.insert(link.from.guid);
+    const auto reverse = listing.switch_ports.find(link.to);
+    if (link.to_type == 'S' && reverse != listing.switch_ports.end() &&
         !(reverse->second.first == link.from)) {
       return LineError(link.line, absl::StrCat("the other end (line ", reverse->second.second,
                                                ") lists a different peer"));
     }
-    if (link.from_type == 'H' && reverse == switch_ports.end()) {
+    if (link.from_type == 'H' && reverse == listing.switch_ports.end()) {
       return LineError(link.line, "the switch's own lines do not list this link");
     }
   }
+  return absl::OkStatus();
+}
 
+// A CA's cable: "<host> <device>" from its NodeDescription.
+Cable CableOf(const Declared& ca, const End& ca_end, std::string leaf, int leaf_port) {
+  std::vector<std::string> words =
+      absl::StrSplit(ca.description, absl::ByAnyChar(" \t"), absl::SkipEmpty());
+  Cable cable;
+  cable.node = words.empty() ? absl::StrCat("H-", ca_end.guid) : words[0];
+  cable.hca = words.size() < 2 ? absl::StrCat("H-", ca_end.guid) : words[1];
+  if (ca_end.port != 1) cable.hca = absl::StrCat(cable.hca, "/", ca_end.port);
+  cable.leaf = std::move(leaf);
+  cable.leaf_port = leaf_port;
+  return cable;
+}
+
+absl::StatusOr<Fabric> BuildFabric(const Listing& listing) {
   // Names: a switch by its description when unique, else its GUID.
   std::map<std::string, int> description_uses;
-  for (const auto& [guid, node] : declared) {
+  for (const auto& [guid, node] : listing.declared) {
     if (node.type == 'S' && !node.description.empty()) ++description_uses[node.description];
   }
-  Fabric fabric;
   auto switch_name = [&](const std::string& guid) {
-    const Declared& node = declared.at(guid);
+    const Declared& node = listing.declared.at(guid);
     if (!node.description.empty() && description_uses[node.description] == 1) {
       return node.description;
     }
     return absl::StrCat("S-", guid);
   };
-  for (const auto& [guid, node] : declared) {
+  Fabric fabric;
+  for (const auto& [guid, node] : listing.declared) {
     if (node.type == 'S') fabric.switch_guids[switch_name(guid)] = absl::StrCat("0x", guid);
   }
-  for (const auto& [end, peer_line] : switch_ports) {
+  for (const auto& [end, peer_line] : listing.switch_ports) {
     const auto& [peer, line] = peer_line;
-    const Declared& peer_node = declared.at(peer.guid);
+    const Declared& peer_node = listing.declared.at(peer.guid);
     if (peer_node.type == 'R') continue;  // routers are not part of a two-tier fabric
     if (peer_node.type == 'H') {
-      std::vector<std::string> words =
-          absl::StrSplit(peer_node.description, absl::ByAnyChar(" \t"), absl::SkipEmpty());
-      Cable cable;
-      cable.node = words.empty() ? absl::StrCat("H-", peer.guid) : words[0];
-      cable.hca = words.size() < 2 ? absl::StrCat("H-", peer.guid) : words[1];
-      if (peer.port != 1) cable.hca = absl::StrCat(cable.hca, "/", peer.port);
-      cable.leaf = switch_name(end.guid);
-      cable.leaf_port = end.port;
-      fabric.cables.push_back(std::move(cable));
+      fabric.cables.push_back(CableOf(peer_node, peer, switch_name(end.guid), end.port));
       continue;
     }
     // Listed from both switches: keep one.
-    if (peer < end && switch_ports.count(peer) != 0) continue;
-    const bool from_leaf = leaf_guids.count(end.guid) != 0;
-    const bool to_leaf = leaf_guids.count(peer.guid) != 0;
-    if (from_leaf == to_leaf) {
+    if (peer < end && listing.switch_ports.count(peer) != 0) continue;
+    const bool from_leaf = listing.leaf_guids.count(end.guid) != 0;
+    if (from_leaf == (listing.leaf_guids.count(peer.guid) != 0)) {
       return LineError(line, from_leaf
                                  ? "a link between two leaves (both have CAs)"
                                  : "a link between two spines (three tiers are not modelled)");
     }
-    Uplink uplink;
-    uplink.leaf = switch_name(from_leaf ? end.guid : peer.guid);
-    uplink.leaf_port = from_leaf ? end.port : peer.port;
-    uplink.spine = switch_name(from_leaf ? peer.guid : end.guid);
-    uplink.spine_port = from_leaf ? peer.port : end.port;
-    fabric.uplinks.push_back(std::move(uplink));
+    const End& leaf = from_leaf ? end : peer;
+    const End& spine = from_leaf ? peer : end;
+    fabric.uplinks.push_back(
+        {switch_name(leaf.guid), leaf.port, switch_name(spine.guid), spine.port});
   }
+  return fabric;
+}
 
+}  // namespace
+
+absl::StatusOr<Fabric> ParseIbnetdiscover(absl::string_view text) {
+  auto listing = ReadLines(text);
+  if (!listing.ok()) return listing.status();
+  if (auto status = CheckLinks(*listing); !status.ok()) return status;
+  auto fabric = BuildFabric(*listing);
+  if (!fabric.ok()) return fabric.status();
   // Rails: a node's HCAs in natural name order.
   std::map<std::string, std::vector<Cable*>> by_node;
-  for (Cable& cable : fabric.cables) by_node[cable.node].push_back(&cable);
+  for (Cable& cable : fabric->cables) by_node[cable.node].push_back(&cable);
   for (auto& [node, cables] : by_node) {
     std::sort(cables.begin(), cables.end(),
               [](const Cable* a, const Cable* b) { return NaturalLess(a->hca, b->hca); });
     for (size_t r = 0; r < cables.size(); ++r) cables[r]->rail = static_cast<int>(r);
   }
-  if (auto status = CheckFabric(fabric); !status.ok()) return status;
+  if (auto status = CheckFabric(*fabric); !status.ok()) return status;
   return fabric;
 }
 

@@ -295,6 +295,7 @@ LinkPlan PlanLinkRound(const FabricIndex& index, Routing routing,
     for (int link : assessment.candidates[k]) ++shared[link];
   }
   std::vector<std::pair<int, int>> by_share;
+  by_share.reserve(shared.size());
   for (const auto& [link, count] : shared) by_share.emplace_back(-count, link);
   std::sort(by_share.begin(), by_share.end());
   for (const auto& [count, link] : by_share) targets.push_back(link);

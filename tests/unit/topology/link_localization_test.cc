@@ -42,6 +42,7 @@ Fabric SmallFatTree(int leaves, int per_leaf, int spines, int rails) {
 
 std::vector<std::string> Names(int n) {
   std::vector<std::string> names;
+  names.reserve(n);
   for (int j = 0; j < n; ++j) names.push_back(absl::StrCat("n", j));
   return names;
 }
@@ -87,7 +88,7 @@ Driven DriveLinks(const FabricIndex& index, Routing routing,
 
 // The slowest bad link on the pair's path (routing as the localizer assumes).
 std::function<double(int, int, int)> LinkOracle(const FabricIndex& index, Routing routing,
-                                                std::vector<std::pair<int, double>> bad) {
+                                                const std::vector<std::pair<int, double>>& bad) {
   return [&index, routing, bad](int a, int b, int rail) {
     double factor = 1;
     for (int link : index.Path(a, b, rail, routing).links) {
