@@ -333,7 +333,11 @@ LinkPlan PlanLinkRound(const FabricIndex& index, Routing routing,
   // Nodes never tested (an odd fleet's last one) meet a node all of whose
   // cables are cleared.
   std::vector<bool> tested(index.node_count(), false);
-  for (const LinkObservation& o : observations) tested[o.a] = tested[o.b] = true;
+  for (const LinkObservation& o : observations) {
+    for (int node : {o.a, o.b}) {
+      if (node >= 0 && node < index.node_count()) tested[node] = true;
+    }
+  }
   for (int node = 0; node < index.node_count(); ++node) {
     if (tested[node] || planner.Busy(node)) continue;
     for (int partner = 0; partner < index.node_count(); ++partner) {

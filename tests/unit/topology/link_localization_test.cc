@@ -228,6 +228,22 @@ TEST(LinkLocalization, ASlowResultNotReproducedBlamesNothing) {
   EXPECT_THAT(run.report.unresolved, IsEmpty());
 }
 
+TEST(LinkLocalization, ObservationsOutsideTheFabricAreIgnored) {
+  const FabricIndex index(SmallFatTree(2, 2, 1, 1), Names(4));
+  std::vector<LinkObservation> observations(3);
+  observations[0] = {0, 99, 0, 1, true, 0.5, 1};  // no such node
+  observations[1] = {-1, 2, 0, 1, true, 0.5, 2};  // no such node
+  observations[2] = {0, 2, 7, 1, true, 0.5, 3};   // no such rail
+  const LinkAssessment assessment = AssessLinks(index, Routing::kDestinationModK, observations);
+  EXPECT_THAT(assessment.open, IsEmpty());
+  EXPECT_THAT(assessment.collisions, IsEmpty());
+  const LinkPlan plan = PlanLinkRound(index, Routing::kDestinationModK, observations, assessment);
+  // Nodes 1 and 3 were never tested: they want a partner whose cables are
+  // cleared, and there is none yet.
+  EXPECT_THAT(plan.pairs, IsEmpty());
+  EXPECT_THAT(plan.inseparable, IsEmpty());
+}
+
 TEST(LinkLocalization, HealthyFleetTakesOneRound) {
   const FabricIndex index(SmallFatTree(3, 4, 2, 2), Names(12));
   const Driven run =

@@ -110,6 +110,7 @@ const char* FabricCaseName(FabricCase c) {
 
 std::vector<std::string> SimNodeNames(int n) {
   std::vector<std::string> names;
+  names.reserve(n);
   for (int i = 0; i < n; ++i) names.push_back(absl::StrFormat("node%04d", i));
   return names;
 }
