@@ -142,6 +142,26 @@ class RoundPlanner {
   std::vector<const std::vector<int>*> open_;  // candidates of unexplained slow results
 };
 
+// Nodes never tested (an odd fleet's last one) meet a node all of whose
+// cables are cleared.
+void PairUntestedNodes(const FabricIndex& index, const std::vector<LinkObservation>& observations,
+                       RoundPlanner& planner, LinkPlan& plan) {
+  std::vector<bool> tested(index.node_count(), false);
+  for (const LinkObservation& o : observations) {
+    for (int node : {o.a, o.b}) {
+      if (node >= 0 && node < index.node_count()) tested[node] = true;
+    }
+  }
+  for (int node = 0; node < index.node_count(); ++node) {
+    if (tested[node] || planner.Busy(node)) continue;
+    for (int partner = 0; partner < index.node_count(); ++partner) {
+      if (partner == node || planner.Busy(partner) || !planner.AllCablesCleared(partner)) continue;
+      planner.Take(node, partner, "untested: with a node whose cables did well", plan);
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 LinkAssessment AssessLinks(const FabricIndex& index, Routing routing,
@@ -330,22 +350,7 @@ LinkPlan PlanLinkRound(const FabricIndex& index, Routing routing,
     }
   }
   plan.inseparable.assign(groups.begin(), groups.end());
-  // Nodes never tested (an odd fleet's last one) meet a node all of whose
-  // cables are cleared.
-  std::vector<bool> tested(index.node_count(), false);
-  for (const LinkObservation& o : observations) {
-    for (int node : {o.a, o.b}) {
-      if (node >= 0 && node < index.node_count()) tested[node] = true;
-    }
-  }
-  for (int node = 0; node < index.node_count(); ++node) {
-    if (tested[node] || planner.Busy(node)) continue;
-    for (int partner = 0; partner < index.node_count(); ++partner) {
-      if (partner == node || planner.Busy(partner) || !planner.AllCablesCleared(partner)) continue;
-      planner.Take(node, partner, "untested: with a node whose cables did well", plan);
-      break;
-    }
-  }
+  PairUntestedNodes(index, observations, planner, plan);
   return plan;
 }
 
