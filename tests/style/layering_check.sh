@@ -38,6 +38,12 @@ RULES=(
   "coordinator/validation :: ^spdlog/                     :: logging: the caller logs what the library returns"
   "coordinator/validation :: ^(thread|mutex|future|chrono|random|fstream|filesystem|cstdio|iostream|unistd\.h|spawn\.h)$ :: threads, time, hidden randomness, files: a seed and data come in as arguments"
   "coordinator/validation :: ^coordinator/(core|grpc|history|ebctl)/ :: the fleet logic is below the coordinator"
+  # coordinator/topology: the fabric and link localization (issue 31), pure like the fleet logic.
+  "coordinator/topology :: ^grpcpp/|\.grpc\.pb\.h$|\.pb\.h$  :: gRPC and protos: plain structs; the coordinator maps them"
+  "coordinator/topology :: ^common/(rpc|process|net|exec|time|logging|io|config)/ :: RPC, processes, sockets, the clock, logging, files: the caller reads the file"
+  "coordinator/topology :: ^(toml\+\+/.*|spdlog/.*|absl/time/clock\.h)$ :: toml++ (an I/O-layer library), logging, the clock"
+  "coordinator/topology :: ^(thread|mutex|future|chrono|random|fstream|filesystem|cstdio|iostream|unistd\.h|spawn\.h)$ :: threads, time, randomness, files"
+  "coordinator/topology :: ^coordinator/(core|grpc|history|ebctl|metrics|scheduler|scheduler_io)/ :: the fabric logic is below the coordinator"
   # coordinator/scheduler: the decisions of scheduler integration (issue 30), pure like the fleet logic.
   "coordinator/scheduler :: ^grpcpp/|\.grpc\.pb\.h$        :: gRPC"
   "coordinator/scheduler :: ^common/(rpc|process|net|exec|time|logging)/ :: RPC, processes, sockets, executors, the clock, logging"

@@ -8,6 +8,7 @@
 //   build/bin/validation_sim [--seeds 10] [--noise 0.02] [--no-expected]
 //                            [--size N]... [--all-pairs-up-to 232] [--detail]
 //   build/bin/validation_sim --show N KIND K SEED   # one scenario, traced
+//   build/bin/validation_sim --fabric ...           # links of a fat-tree (fabric_table.cc)
 //
 // KIND is the FaultKind index: 0 bad node, 1 mild node, 2 bad rail, 3 bad
 // path, 4 dead agent, 5 flaky node, 6 mixed.
@@ -21,6 +22,10 @@
 #include <vector>
 
 #include "tests/unit/validation/sim.h"
+
+namespace eb::validation::sim {
+int FabricTableMain(int argc, char** argv);  // fabric_table.cc
+}  // namespace eb::validation::sim
 
 namespace {
 
@@ -82,6 +87,7 @@ void Report(const char* what, int n, const char* kind, int k, const std::string&
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--fabric") return FabricTableMain(argc, argv);
   Settings settings;
   int all_pairs_up_to = 232;
   bool detail = false;

@@ -1,0 +1,58 @@
+// What the link localization reads of the pair results: one observation
+// per rail of each completed, graded pair test; nothing of the others.
+#include "coordinator/validation/link_observations.h"
+
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace eb::validation {
+namespace {
+
+Observation GradedPair(int a, int b, std::vector<RailResult> rails, std::vector<int> slow_rails) {
+  Observation o;
+  o.test_id = 11;
+  o.round = 2;
+  o.kind = TestKind::kPair;
+  o.nodes = {a, b};
+  o.recorded = true;
+  o.outcome = ::eb::validation::Outcome::kCompleted;
+  o.graded = true;
+  o.rails = std::move(rails);
+  o.slow_rails = std::move(slow_rails);
+  Yardstick rail;
+  rail.base_gbps = 46;
+  o.rail_yardstick = rail;
+  return o;
+}
+
+TEST(LinkObservations, OnePerRailOfEachGradedPairTest) {
+  std::vector<Observation> observations;
+  observations.push_back(GradedPair(3, 7, {{0, 46}, {1, 23}}, {1}));
+  Observation ungraded = GradedPair(1, 2, {{0, 46}}, {});
+  ungraded.graded = false;
+  observations.push_back(ungraded);
+  Observation failed = GradedPair(1, 2, {{0, 46}}, {});
+  failed.outcome = ::eb::validation::Outcome::kHardwareFailure;
+  observations.push_back(failed);
+  Observation intra = GradedPair(4, 4, {{0, 46}}, {});
+  intra.kind = TestKind::kIntra;
+  intra.nodes = {4};
+  observations.push_back(intra);
+
+  const std::vector<topology::LinkObservation> links = LinkObservationsOf(observations);
+  ASSERT_EQ(links.size(), 2u);
+  EXPECT_EQ(links[0].a, 3);
+  EXPECT_EQ(links[0].b, 7);
+  EXPECT_EQ(links[0].rail, 0);
+  EXPECT_FALSE(links[0].slow);
+  EXPECT_DOUBLE_EQ(links[0].ratio, 1.0);
+  EXPECT_EQ(links[1].rail, 1);
+  EXPECT_TRUE(links[1].slow);
+  EXPECT_DOUBLE_EQ(links[1].ratio, 0.5);
+  EXPECT_EQ(links[1].round, 2);
+  EXPECT_EQ(links[1].test_id, 11);
+}
+
+}  // namespace
+}  // namespace eb::validation
