@@ -1,0 +1,153 @@
+#include "coordinator/scheduler/sentinel_planner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <tuple>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "coordinator/scheduler/drain_reason.h"
+
+namespace eb::scheduler {
+namespace {
+
+absl::Status CheckSentinelPolicy(const SentinelPolicy& policy) {
+  if (policy.period <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("sentinel: period must be positive");
+  }
+  if (policy.refresh_after <= absl::ZeroDuration() || policy.refresh_after > policy.period) {
+    return absl::InvalidArgumentError("sentinel: refresh_after must be in (0, period]");
+  }
+  if (!(policy.max_idle_share >= 0 && policy.max_idle_share <= 1)) {
+    return absl::InvalidArgumentError("sentinel: max_idle_share must be in [0, 1]");
+  }
+  if (policy.probe_duration <= absl::ZeroDuration() || policy.probe_duration > policy.period) {
+    return absl::InvalidArgumentError("sentinel: probe_duration must be in (0, period]");
+  }
+  if (policy.retry_after <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("sentinel: retry_after must be positive");
+  }
+  return absl::OkStatus();
+}
+
+bool Free(const SchedulerNode& node) { return node.state == NodeState::kIdle && !node.held_by_us; }
+
+// What the planner knows of one node at `now`.
+struct Entry {
+  const SentinelNode* node = nullptr;
+  std::optional<absl::Time> oldest;
+  bool due = false;
+  bool known_good = false;
+  bool chosen = false;
+};
+
+// Never judged first, then the oldest evidence, then the name: the order
+// of both the due nodes and the partners.
+bool OlderEvidence(const Entry* a, const Entry* b) {
+  return std::make_tuple(a->oldest.has_value(), a->oldest.value_or(absl::InfinitePast()),
+                         a->node->node.name) <
+         std::make_tuple(b->oldest.has_value(), b->oldest.value_or(absl::InfinitePast()),
+                         b->node->node.name);
+}
+
+std::string WhyWaiting(const SchedulerNode& node) {
+  if (node.state == NodeState::kAllocated) return "holds a job";
+  return NodeStateName(node.state);
+}
+
+}  // namespace
+
+std::optional<absl::Time> OldestEvidence(const SentinelNode& node) {
+  std::optional<absl::Time> oldest;
+  for (const std::optional<absl::Time>& rail : node.rail_evidence) {
+    if (!rail.has_value()) return std::nullopt;
+    if (!oldest.has_value() || *rail < *oldest) oldest = rail;
+  }
+  return oldest;
+}
+
+absl::StatusOr<SentinelPlan> PlanSentinel(const std::vector<SentinelNode>& nodes,
+                                          const SentinelPolicy& policy, absl::Time now) {
+  if (absl::Status status = CheckSentinelPolicy(policy); !status.ok()) return status;
+  std::set<std::string> names;
+  std::vector<Entry> entries(nodes.size());
+  int idle = 0, held = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const SentinelNode& node = nodes[i];
+    if (!names.insert(node.node.name).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("sentinel: node ", OneLine(node.node.name, 128), " listed twice"));
+    }
+    if (node.rail_evidence.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("sentinel: node ", OneLine(node.node.name, 128), " has no rails"));
+    }
+    if (node.node.held_by_us) ++held;
+    if (node.node.held_by_us || node.node.state == NodeState::kIdle) ++idle;
+    Entry& entry = entries[i];
+    entry.node = &node;
+    entry.oldest = OldestEvidence(node);
+    entry.due = !entry.oldest.has_value() || now - *entry.oldest >= policy.refresh_after;
+    entry.known_good = Free(node.node) && entry.oldest.has_value() &&
+                       now - *entry.oldest < policy.period &&
+                       node.last_verdict == validation::Verdict::kHealthy;
+  }
+  int room = std::max(0, static_cast<int>(std::floor(policy.max_idle_share * idle)) - held);
+
+  std::vector<Entry*> due, partners;
+  SentinelPlan plan;
+  plan.next_look = now + policy.period;
+  for (Entry& entry : entries) {
+    if (entry.due) {
+      due.push_back(&entry);
+    } else {
+      plan.next_look = std::min(plan.next_look, *entry.oldest + policy.refresh_after);
+    }
+    if (entry.known_good) partners.push_back(&entry);
+  }
+  std::sort(due.begin(), due.end(), OlderEvidence);
+  std::sort(partners.begin(), partners.end(), OlderEvidence);
+
+  auto first_free = [](const std::vector<Entry*>& list, const Entry* other) -> Entry* {
+    for (Entry* entry : list) {
+      if (!entry->chosen && entry != other && Free(entry->node->node)) return entry;
+    }
+    return nullptr;
+  };
+  bool any_left = false;
+  for (Entry* entry : due) {
+    if (entry->chosen) continue;  // taken as a partner already
+    const SchedulerNode& node = entry->node->node;
+    if (node.held_by_us) {  // a probe in flight: its result will say
+      any_left = true;
+      continue;
+    }
+    if (!Free(node)) {
+      plan.waiting.push_back({node.name, WhyWaiting(node)});
+      continue;
+    }
+    Entry* partner = first_free(partners, entry);
+    bool known_good = partner != nullptr;
+    if (partner == nullptr && policy.pair_unknown_nodes) partner = first_free(due, entry);
+    if (partner == nullptr) {
+      plan.waiting.push_back({node.name, policy.pair_unknown_nodes ? "no idle partner"
+                                                                   : "no known-good partner idle"});
+      continue;
+    }
+    if (room < 2) {
+      plan.waiting.push_back({node.name, "over the share of idle nodes"});
+      continue;
+    }
+    entry->chosen = partner->chosen = true;
+    room -= 2;
+    plan.probes.push_back({node.name, partner->node->node.name, known_good, entry->oldest});
+  }
+  if (any_left || !plan.waiting.empty()) {
+    plan.next_look = std::min(plan.next_look, now + policy.retry_after);
+  }
+  plan.next_look = std::max(plan.next_look, now);
+  return plan;
+}
+
+}  // namespace eb::scheduler
