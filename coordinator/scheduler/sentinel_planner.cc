@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
-#include <tuple>
+#include <string_view>
+#include <unordered_set>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -43,12 +43,12 @@ struct Entry {
 };
 
 // Never judged first, then the oldest evidence, then the name: the order
-// of both the due nodes and the partners.
+// of both the due nodes and the partners. (Called ~N log N times a tick:
+// no copies.)
 bool OlderEvidence(const Entry* a, const Entry* b) {
-  return std::make_tuple(a->oldest.has_value(), a->oldest.value_or(absl::InfinitePast()),
-                         a->node->node.name) <
-         std::make_tuple(b->oldest.has_value(), b->oldest.value_or(absl::InfinitePast()),
-                         b->node->node.name);
+  if (a->oldest.has_value() != b->oldest.has_value()) return !a->oldest.has_value();
+  if (a->oldest.has_value() && *a->oldest != *b->oldest) return *a->oldest < *b->oldest;
+  return a->node->node.name < b->node->node.name;
 }
 
 std::string WhyWaiting(const SchedulerNode& node) {
@@ -70,7 +70,8 @@ std::optional<absl::Time> OldestEvidence(const SentinelNode& node) {
 absl::StatusOr<SentinelPlan> PlanSentinel(const std::vector<SentinelNode>& nodes,
                                           const SentinelPolicy& policy, absl::Time now) {
   if (absl::Status status = CheckSentinelPolicy(policy); !status.ok()) return status;
-  std::set<std::string> names;
+  std::unordered_set<std::string_view> names;
+  names.reserve(nodes.size());
   std::vector<Entry> entries(nodes.size());
   int idle = 0, held = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
