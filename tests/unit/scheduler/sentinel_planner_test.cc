@@ -85,6 +85,7 @@ TEST(SentinelPlannerTest, NeverANodeThatHoldsAJobNeitherProbedNorPartner) {
 
 TEST(SentinelPlannerTest, NeverMoreThanTheShareOfIdleNodesCountingProbesInFlight) {
   std::vector<SentinelNode> nodes;
+  nodes.reserve(20);
   for (int i = 0; i < 20; ++i) nodes.push_back(Probed("n" + std::to_string(10 + i), 21));
   SentinelPolicy policy;
   policy.max_idle_share = 0.25;  // 20 idle: 5 nodes, so 2 pairs
@@ -165,6 +166,7 @@ TEST(SentinelPlannerTest, OneStaleRailMakesTheNodeDue) {
 
 TEST(SentinelPlannerTest, TheSameInputInAnyOrderGivesTheSamePlan) {
   std::vector<SentinelNode> nodes;
+  nodes.reserve(30);
   for (int i = 0; i < 30; ++i) {
     nodes.push_back(Probed("m" + std::to_string(i), (i * 7) % 26, validation::Verdict::kHealthy,
                            i % 4 == 0 ? NodeState::kAllocated : NodeState::kIdle));
@@ -189,6 +191,7 @@ TEST(SentinelPlannerTest, TheSameInputInAnyOrderGivesTheSamePlan) {
 // ever older than the period, from the first probe on.
 TEST(SentinelPlannerTest, EveryNodeIsCoveredWithinThePeriodWhenIdleTimeAllows) {
   std::vector<SentinelNode> nodes;
+  nodes.reserve(10);
   for (int i = 0; i < 10; ++i) nodes.push_back(Probed("s" + std::to_string(i), -1));
   SentinelPolicy policy;
   policy.max_idle_share = 0.5;

@@ -143,8 +143,8 @@ class Simulation {
       view.node.name = name;
       view.last_verdict = validation::Verdict::kHealthy;
       for (int r = 0; r < config_.rails; ++r) {
-        view.rail_evidence.push_back(start - Seconds(config_.policy.refresh_after) *
-                                                 unit(node.rng) * absl::Seconds(1));
+        view.rail_evidence.emplace_back(start - Seconds(config_.policy.refresh_after) *
+                                                    unit(node.rng) * absl::Seconds(1));
       }
     }
   }

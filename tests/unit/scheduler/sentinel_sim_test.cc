@@ -9,15 +9,17 @@
 namespace eb::scheduler::sim {
 namespace {
 
-SimConfig OneDayMeasured() {
+// A day of warm-up (every node due once), then half a day measured: the
+// planner once a simulated minute, ~1 s here (a few under ASan).
+SimConfig HalfDayMeasured() {
   SimConfig config;  // 1,024 nodes x 8 rails, 90 % utilisation, the default policy
   config.warmup = absl::Hours(24);
-  config.measured = absl::Hours(24);
+  config.measured = absl::Hours(12);
   return config;
 }
 
 TEST(SentinelSimTest, DefaultPolicyCoversEveryIdleNodeAndRailWithinADayAtUnderOneInAThousand) {
-  const absl::StatusOr<SimResult> result = RunSentinelSim(OneDayMeasured());
+  const absl::StatusOr<SimResult> result = RunSentinelSim(HalfDayMeasured());
   ASSERT_TRUE(result.ok()) << result.status();
   // Every idle gap long enough for a probe had one (the planner misses
   // none); what is not covered is the odd probe that yielded to a tenant
@@ -25,12 +27,12 @@ TEST(SentinelSimTest, DefaultPolicyCoversEveryIdleNodeAndRailWithinADayAtUnderOn
   EXPECT_EQ(result->misses, 0);
   EXPECT_GE(result->coverage_when_idle, 0.9999);
   EXPECT_LE(result->overhead, 0.001);
-  EXPECT_GT(result->probes, 400);  // about one probe per two nodes per refresh
+  EXPECT_GT(result->probes, 200);  // about one probe per two nodes per refresh
   EXPECT_NEAR(result->utilisation, 0.90, 0.03);
 }
 
 TEST(SentinelSimTest, WithoutBorrowingTheEvidenceAgesOut) {
-  SimConfig config = OneDayMeasured();
+  SimConfig config = HalfDayMeasured();
   config.nodes = 256;
   config.policy.max_idle_share = 0;
   const absl::StatusOr<SimResult> result = RunSentinelSim(config);
