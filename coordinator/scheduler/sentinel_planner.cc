@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <string_view>
-#include <unordered_set>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -70,16 +68,32 @@ std::optional<absl::Time> OldestEvidence(const SentinelNode& node) {
 absl::StatusOr<SentinelPlan> PlanSentinel(const std::vector<SentinelNode>& nodes,
                                           const SentinelPolicy& policy, absl::Time now) {
   if (absl::Status status = CheckSentinelPolicy(policy); !status.ok()) return status;
-  std::unordered_set<std::string_view> names;
-  names.reserve(nodes.size());
+  // A node listed twice. The scheduler lists its nodes sorted, so one pass
+  // usually proves there is none; otherwise sorted names side by side (no
+  // allocation per node: this runs every tick over the whole fleet).
+  const auto by_name = [](const SentinelNode& a, const SentinelNode& b) {
+    return a.node.name < b.node.name;
+  };
+  if (std::adjacent_find(nodes.begin(), nodes.end(), [&](const auto& a, const auto& b) {
+        return !by_name(a, b);
+      }) != nodes.end()) {
+    std::vector<const std::string*> names;
+    names.reserve(nodes.size());
+    for (const SentinelNode& node : nodes) names.push_back(&node.node.name);
+    std::sort(names.begin(), names.end(),
+              [](const std::string* a, const std::string* b) { return *a < *b; });
+    const auto twice =
+        std::adjacent_find(names.begin(), names.end(),
+                           [](const std::string* a, const std::string* b) { return *a == *b; });
+    if (twice != names.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("sentinel: node ", OneLine(**twice, 128), " listed twice"));
+    }
+  }
   std::vector<Entry> entries(nodes.size());
   int idle = 0, held = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const SentinelNode& node = nodes[i];
-    if (!names.insert(node.node.name).second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("sentinel: node ", OneLine(node.node.name, 128), " listed twice"));
-    }
     if (node.rail_evidence.empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat("sentinel: node ", OneLine(node.node.name, 128), " has no rails"));
