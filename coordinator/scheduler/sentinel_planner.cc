@@ -49,6 +49,37 @@ bool OlderEvidence(const Entry* a, const Entry* b) {
   return a->node->node.name < b->node->node.name;
 }
 
+// A node listed twice. The scheduler lists its nodes sorted, so one pass
+// usually proves there is none; otherwise sorted names side by side (no
+// allocation per node: this runs every tick over the whole fleet).
+absl::Status CheckNoNodeTwice(const std::vector<SentinelNode>& nodes) {
+  const bool sorted =
+      std::adjacent_find(nodes.begin(), nodes.end(), [](const auto& a, const auto& b) {
+        return !(a.node.name < b.node.name);
+      }) == nodes.end();
+  if (sorted) return absl::OkStatus();
+  std::vector<const std::string*> names;
+  names.reserve(nodes.size());
+  for (const SentinelNode& node : nodes) names.push_back(&node.node.name);
+  std::sort(names.begin(), names.end(),
+            [](const std::string* a, const std::string* b) { return *a < *b; });
+  const auto twice =
+      std::adjacent_find(names.begin(), names.end(),
+                         [](const std::string* a, const std::string* b) { return *a == *b; });
+  if (twice == names.end()) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("sentinel: node ", OneLine(**twice, 128), " listed twice"));
+}
+
+// The first node of `list` (in its order) free to borrow, not chosen yet,
+// other than `other`.
+Entry* FirstFree(const std::vector<Entry*>& list, const Entry* other) {
+  for (Entry* entry : list) {
+    if (!entry->chosen && entry != other && Free(entry->node->node)) return entry;
+  }
+  return nullptr;
+}
+
 std::string WhyWaiting(const SchedulerNode& node) {
   if (node.state == NodeState::kAllocated) return "holds a job";
   return NodeStateName(node.state);
@@ -68,28 +99,7 @@ std::optional<absl::Time> OldestEvidence(const SentinelNode& node) {
 absl::StatusOr<SentinelPlan> PlanSentinel(const std::vector<SentinelNode>& nodes,
                                           const SentinelPolicy& policy, absl::Time now) {
   if (absl::Status status = CheckSentinelPolicy(policy); !status.ok()) return status;
-  // A node listed twice. The scheduler lists its nodes sorted, so one pass
-  // usually proves there is none; otherwise sorted names side by side (no
-  // allocation per node: this runs every tick over the whole fleet).
-  const auto by_name = [](const SentinelNode& a, const SentinelNode& b) {
-    return a.node.name < b.node.name;
-  };
-  if (std::adjacent_find(nodes.begin(), nodes.end(), [&](const auto& a, const auto& b) {
-        return !by_name(a, b);
-      }) != nodes.end()) {
-    std::vector<const std::string*> names;
-    names.reserve(nodes.size());
-    for (const SentinelNode& node : nodes) names.push_back(&node.node.name);
-    std::sort(names.begin(), names.end(),
-              [](const std::string* a, const std::string* b) { return *a < *b; });
-    const auto twice =
-        std::adjacent_find(names.begin(), names.end(),
-                           [](const std::string* a, const std::string* b) { return *a == *b; });
-    if (twice != names.end()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("sentinel: node ", OneLine(**twice, 128), " listed twice"));
-    }
-  }
+  if (absl::Status names = CheckNoNodeTwice(nodes); !names.ok()) return names;
   std::vector<Entry> entries(nodes.size());
   int idle = 0, held = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -124,12 +134,6 @@ absl::StatusOr<SentinelPlan> PlanSentinel(const std::vector<SentinelNode>& nodes
   std::sort(due.begin(), due.end(), OlderEvidence);
   std::sort(partners.begin(), partners.end(), OlderEvidence);
 
-  auto first_free = [](const std::vector<Entry*>& list, const Entry* other) -> Entry* {
-    for (Entry* entry : list) {
-      if (!entry->chosen && entry != other && Free(entry->node->node)) return entry;
-    }
-    return nullptr;
-  };
   bool any_left = false;
   for (Entry* entry : due) {
     if (entry->chosen) continue;  // taken as a partner already
@@ -142,9 +146,9 @@ absl::StatusOr<SentinelPlan> PlanSentinel(const std::vector<SentinelNode>& nodes
       plan.waiting.push_back({node.name, WhyWaiting(node)});
       continue;
     }
-    Entry* partner = first_free(partners, entry);
+    Entry* partner = FirstFree(partners, entry);
     bool known_good = partner != nullptr;
-    if (partner == nullptr && policy.pair_unknown_nodes) partner = first_free(due, entry);
+    if (partner == nullptr && policy.pair_unknown_nodes) partner = FirstFree(due, entry);
     if (partner == nullptr) {
       plan.waiting.push_back({node.name, policy.pair_unknown_nodes ? "no idle partner"
                                                                    : "no known-good partner idle"});
