@@ -35,6 +35,27 @@ struct SchedulerConfig {
   absl::Duration command_timeout = absl::Seconds(10);
 };
 
+// [sentinel] (issue 30, part 3): probe every node and rail at least once
+// per period, in pairs borrowed from the scheduler's idle nodes as a
+// preemptible low-priority job. Off by default; needs a [scheduler] kind.
+// The planner's knobs (coordinator/scheduler/sentinel_planner.h).
+struct SentinelConfig {
+  bool enabled = false;
+  absl::Duration period = absl::Hours(24);
+  // A node is probed once its oldest evidence is this old (<= period).
+  absl::Duration refresh_after = absl::Hours(20);
+  // At most this percentage of the idle nodes held by probes at once.
+  int max_idle_percent = 10;
+  // How long one probe holds its pair.
+  absl::Duration probe_duration = absl::Seconds(60);
+  // Two due nodes probe each other when no known-good partner is idle.
+  bool pair_unknown_nodes = true;
+  // The Slurm partition and QOS of the probe job ("" = the scheduler's
+  // default): a QOS the site made preemptible by tenant jobs.
+  std::string partition;
+  std::string qos;
+};
+
 struct CoordinatorConfig {
   // Address to listen on ("host:port"; port 0 = any).
   std::string listen_address = "0.0.0.0:29470";
@@ -81,6 +102,7 @@ struct CoordinatorConfig {
   // "Limits").
   absl::Duration lost_node_retention = absl::Hours(24);
   SchedulerConfig scheduler;
+  SentinelConfig sentinel;
 };
 
 }  // namespace eb::coordinator

@@ -17,21 +17,20 @@ namespace eb::coordinator {
 
 namespace {
 
+// Passed to sinfo/sbatch as --partition=VALUE, --qos=VALUE: a plain word.
+absl::Status CheckSlurmWord(absl::string_view value) {
+  for (char c : value) {
+    if (!absl::ascii_isalnum(c) && c != '_' && c != '-' && c != '.') {
+      return absl::InvalidArgumentError("a Slurm name: letters, digits, '_', '-', '.'");
+    }
+  }
+  return absl::OkStatus();
+}
+
 // [scheduler] (issue 30); the decision core checks the policy again.
 void AddSchedulerKeys(common::ConfigSchema& schema, SchedulerConfig* scheduler) {
   schema.Choice("scheduler.kind", &scheduler->kind, {"none", "slurm"}).Flag("--scheduler");
-  schema
-      .String("scheduler.partition", &scheduler->partition,
-              [](absl::string_view value) -> absl::Status {
-                // Passed to sinfo/sbatch as --partition=VALUE: a plain word.
-                for (char c : value) {
-                  if (!absl::ascii_isalnum(c) && c != '_' && c != '-' && c != '.') {
-                    return absl::InvalidArgumentError(
-                        "a Slurm partition name: letters, digits, '_', '-', '.'");
-                  }
-                }
-                return absl::OkStatus();
-              })
+  schema.String("scheduler.partition", &scheduler->partition, CheckSlurmWord)
       .Flag("--scheduler-partition");
   schema.Bool("scheduler.dry_run", &scheduler->dry_run).Flag("--scheduler-dry-run");
   schema.Int("scheduler.confirmations_to_drain", &scheduler->confirmations_to_drain, 1, 100)
@@ -52,7 +51,59 @@ void AddSchedulerKeys(common::ConfigSchema& schema, SchedulerConfig* scheduler) 
       .Flag("--scheduler-command-timeout-ms");
 }
 
+// [sentinel] (issue 30, part 3); CheckSentinelConfig relates the keys, and
+// the planner checks its policy again.
+void AddSentinelKeys(common::ConfigSchema& schema, SentinelConfig* sentinel) {
+  schema.Bool("sentinel.enabled", &sentinel->enabled).Flag("--sentinel");
+  schema.Duration("sentinel.period", &sentinel->period, absl::Hours(1), absl::Hours(24 * 30))
+      .Flag("--sentinel-period-ms");
+  schema
+      .Duration("sentinel.refresh_after", &sentinel->refresh_after, absl::Minutes(1),
+                absl::Hours(24 * 30))
+      .Flag("--sentinel-refresh-after-ms");
+  schema.Int("sentinel.max_idle_percent", &sentinel->max_idle_percent, 0, 100)
+      .Flag("--sentinel-max-idle-percent");
+  schema
+      .Duration("sentinel.probe_duration", &sentinel->probe_duration, absl::Seconds(10),
+                absl::Hours(1))
+      .Flag("--sentinel-probe-duration-ms");
+  schema.Bool("sentinel.pair_unknown_nodes", &sentinel->pair_unknown_nodes)
+      .Flag("--sentinel-pair-unknown-nodes");
+  schema.String("sentinel.partition", &sentinel->partition, CheckSlurmWord)
+      .Flag("--sentinel-partition");
+  schema.String("sentinel.qos", &sentinel->qos, CheckSlurmWord).Flag("--sentinel-qos");
+}
+
 }  // namespace
+
+absl::Status CheckSentinelConfig(const SentinelConfig& sentinel, const SchedulerConfig& scheduler) {
+  if (!sentinel.enabled) return absl::OkStatus();
+  if (scheduler.kind == "none") {
+    return absl::InvalidArgumentError(
+        "sentinel.enabled: the sentinel borrows idle nodes through the scheduler; set "
+        "[scheduler] kind (--scheduler)");
+  }
+  // The flags reach the fields without the file's per-key checks.
+  for (const auto& [key, value] :
+       {std::pair<const char*, const std::string&>{"sentinel.partition", sentinel.partition},
+        {"sentinel.qos", sentinel.qos}}) {
+    if (absl::Status word = CheckSlurmWord(value); !word.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(key, ": ", word.message()));
+    }
+  }
+  if (sentinel.refresh_after > sentinel.period) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "sentinel.refresh_after: ", spec::FormatDurationShort(sentinel.refresh_after),
+        " is longer than sentinel.period (", spec::FormatDurationShort(sentinel.period), ")"));
+  }
+  if (sentinel.probe_duration >= sentinel.refresh_after) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "sentinel.probe_duration: ", spec::FormatDurationShort(sentinel.probe_duration),
+        " is not shorter than sentinel.refresh_after (",
+        spec::FormatDurationShort(sentinel.refresh_after), ")"));
+  }
+  return absl::OkStatus();
+}
 
 common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings* settings) {
   common::ConfigSchema schema;
@@ -124,6 +175,7 @@ common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings* settings) {
       .Flag("--tls-role");
 
   AddSchedulerKeys(schema, &config.scheduler);
+  AddSentinelKeys(schema, &config.sentinel);
 
   schema
       .Choice("log.level", &settings->log_level,

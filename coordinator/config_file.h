@@ -48,6 +48,11 @@ absl::Status CheckListenSecurity(const CoordinatorConfig& config, const std::str
 // Whether `host` is 127.0.0.0/8, ::1 or localhost.
 bool IsLoopbackHost(const std::string& host);
 
+// The [sentinel] keys together, once flags and file are applied: enabled
+// needs a [scheduler] kind, refresh_after <= period, probe_duration <
+// refresh_after. INVALID_ARGUMENT naming the key.
+absl::Status CheckSentinelConfig(const SentinelConfig& sentinel, const SchedulerConfig& scheduler);
+
 absl::Status ApplyCoordinatorConfigFile(const std::string& path, bool required,
                                         const std::set<std::string>& given_flags,
                                         CoordinatorSettings* settings);

@@ -192,6 +192,9 @@ absl::Status CoordinatorServer::StartScheduler() {
   slurm.slurm_conf = config.slurm_conf;
   slurm.partition = config.partition;
   slurm.command_timeout = config.command_timeout;
+  // The sentinel's probe jobs: preemptible by the site's QOS.
+  slurm.probe_partition = config_.sentinel.partition;
+  slurm.probe_qos = config_.sentinel.qos;
   scheduler::SchedulerPolicy policy;
   policy.confirmations_to_drain = config.confirmations_to_drain;
   policy.passes_to_resume = config.passes_to_resume;
@@ -216,6 +219,12 @@ absl::Status CoordinatorServer::StartScheduler() {
       config.partition.empty() ? "all" : config.partition,
       config.slurm_conf.empty() ? "default" : config.slurm_conf, config.confirmations_to_drain,
       config.passes_to_resume, config.max_drained_percent, config.dry_run ? ", DRY RUN" : "");
+  if (config_.sentinel.enabled) {
+    // Said plainly, so that nobody counts on probes that do not run yet.
+    spdlog::warn(
+        "sentinel: enabled, but this build only plans probes (docs/DESIGN.md, \"The "
+        "sentinel\"): no probe is borrowed or run yet");
+  }
   return absl::OkStatus();
 }
 

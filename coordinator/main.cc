@@ -59,6 +59,10 @@ int main(int argc, char** argv) {
   int64_t flap_window_ms = absl::ToInt64Milliseconds(config.scheduler.flap_window);
   int64_t scheduler_command_timeout_ms =
       absl::ToInt64Milliseconds(config.scheduler.command_timeout);
+  eb::coordinator::SentinelConfig& sentinel = config.sentinel;
+  int64_t sentinel_period_ms = absl::ToInt64Milliseconds(sentinel.period);
+  int64_t sentinel_refresh_after_ms = absl::ToInt64Milliseconds(sentinel.refresh_after);
+  int64_t sentinel_probe_duration_ms = absl::ToInt64Milliseconds(sentinel.probe_duration);
 
   CLI::App app{"eb-coordinator: the ebnccl master (registers agents, runs tests)"};
   app.set_version_flag("--version", std::string(eb::kVersion));
@@ -152,6 +156,32 @@ int main(int argc, char** argv) {
                  "Deadline of each scheduler command")
       ->check(CLI::Range(100, 600000))
       ->capture_default_str();
+  app.add_flag("--sentinel", sentinel.enabled,
+               "Probe every node and rail once per period, in pairs borrowed from the "
+               "scheduler's idle nodes as a preemptible job");
+  app.add_option("--sentinel-period-ms", sentinel_period_ms,
+                 "Every (node, rail) probed at least this often")
+      ->check(CLI::Range(int64_t{3600} * 1000, int64_t{30} * 24 * 3600 * 1000))
+      ->capture_default_str();
+  app.add_option("--sentinel-refresh-after-ms", sentinel_refresh_after_ms,
+                 "A node is probed once its oldest evidence is this old")
+      ->check(CLI::Range(int64_t{60000}, int64_t{30} * 24 * 3600 * 1000))
+      ->capture_default_str();
+  app.add_option("--sentinel-max-idle-percent", sentinel.max_idle_percent,
+                 "At most this percentage of the idle nodes held by probes")
+      ->check(CLI::Range(0, 100))
+      ->capture_default_str();
+  app.add_option("--sentinel-probe-duration-ms", sentinel_probe_duration_ms,
+                 "How long one probe holds its pair")
+      ->check(CLI::Range(int64_t{10000}, int64_t{3600} * 1000))
+      ->capture_default_str();
+  app.add_option("--sentinel-pair-unknown-nodes", sentinel.pair_unknown_nodes,
+                 "With no known-good partner idle, two due nodes probe each other")
+      ->capture_default_str();
+  app.add_option("--sentinel-partition", sentinel.partition,
+                 "Slurm partition of the probe job (empty = the scheduler's)");
+  app.add_option("--sentinel-qos", sentinel.qos,
+                 "Slurm QOS of the probe job: one tenant jobs preempt");
   app.add_option("--log-level", settings.log_level, "trace, debug, info, warn, error")
       ->capture_default_str();
   app.add_option("--log-file", settings.log_file, "Also write the log to this file");
@@ -217,6 +247,20 @@ int main(int argc, char** argv) {
   }
   if (given.contains("--scheduler-command-timeout-ms")) {
     config.scheduler.command_timeout = absl::Milliseconds(scheduler_command_timeout_ms);
+  }
+  if (given.contains("--sentinel-period-ms")) {
+    sentinel.period = absl::Milliseconds(sentinel_period_ms);
+  }
+  if (given.contains("--sentinel-refresh-after-ms")) {
+    sentinel.refresh_after = absl::Milliseconds(sentinel_refresh_after_ms);
+  }
+  if (given.contains("--sentinel-probe-duration-ms")) {
+    sentinel.probe_duration = absl::Milliseconds(sentinel_probe_duration_ms);
+  }
+  if (auto status = eb::coordinator::CheckSentinelConfig(sentinel, config.scheduler);
+      !status.ok()) {
+    std::fprintf(stderr, "eb-coordinator: %s\n", std::string(status.message()).c_str());
+    return 2;
   }
 
   if (auto status = eb::common::InitLogging(

@@ -167,13 +167,15 @@ void SchedulerService::Release(const std::string& validation_id, const std::stri
 
 void SchedulerService::GiveBackStale() {
   loop_->Post([this] {
-    absl::StatusOr<std::vector<std::string>> jobs = backend_->JobsNamed(kBorrowJobName);
-    if (!jobs.ok()) {
-      spdlog::error("scheduler {}: the borrow jobs of a previous run cannot be listed: {}", name_,
-                    jobs.status().ToString());
-      return;
+    for (const char* job_name : {kBorrowJobName, kProbeJobName}) {
+      absl::StatusOr<std::vector<std::string>> jobs = backend_->JobsNamed(job_name);
+      if (!jobs.ok()) {
+        spdlog::error("scheduler {}: the {} jobs of a previous run cannot be listed: {}", name_,
+                      job_name, jobs.status().ToString());
+        continue;
+      }
+      for (const std::string& job : *jobs) EndAudited(job, "held by a previous run");
     }
-    for (const std::string& job : *jobs) EndAudited(job, "held by a previous run");
   });
 }
 

@@ -36,6 +36,8 @@ class SchedulerService {
  public:
   // The name of ebnccl's borrow jobs (SlurmBackendConfig::job_name).
   static constexpr char kBorrowJobName[] = "ebnccl-borrow";
+  // The name of the sentinel's probe jobs (SlurmBackendConfig::probe_job_name).
+  static constexpr char kProbeJobName[] = "ebnccl-probe";
 
   struct Borrowed {
     std::string job_id;
@@ -69,9 +71,9 @@ class SchedulerService {
   void Borrow(std::vector<std::string> nodes, int seconds, BorrowDone done);
   // Ends the job `job_id` (`why`: the log's and audit's words).
   void GiveBack(std::string job_id, std::string why);
-  // Ends every borrow job the scheduler still knows: at start-up no
-  // validation runs, so they are a previous run's (issue 30: "borrowed
-  // nodes are given back").
+  // Ends every borrow and probe job the scheduler still knows: at start-up
+  // no validation or probe runs, so they are a previous run's (issue 30:
+  // "borrowed nodes are given back").
   void GiveBackStale();
 
   // On the owner executor: validation `validation_id` runs on the nodes of

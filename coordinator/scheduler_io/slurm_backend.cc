@@ -69,14 +69,17 @@ absl::StatusOr<std::vector<scheduler::SchedulerNode>> SlurmBackend::ListNodes() 
   absl::StatusOr<std::vector<scheduler::SchedulerNode>> nodes =
       slurm::ParseSinfoNodes(*sinfo, command);
   if (!nodes.ok()) return nodes.status();
-  // Which nodes our borrow jobs hold.
+  // Which nodes our borrow and probe jobs hold.
   absl::StatusOr<std::string> squeue =
-      Tool("squeue", {"-h", "-o", slurm::kSqueueFormat, "--name=" + config_.job_name}, &command);
+      Tool("squeue",
+           {"-h", "-o", slurm::kSqueueFormat,
+            "--name=" + config_.job_name + "," + config_.probe_job_name},
+           &command);
   if (!squeue.ok()) return squeue.status();
   absl::StatusOr<std::vector<slurm::SlurmJob>> jobs = slurm::ParseSqueueJobs(*squeue, command);
   if (!jobs.ok()) return jobs.status();
   for (const slurm::SlurmJob& job : *jobs) {
-    if (job.name != config_.job_name) continue;
+    if (job.name != config_.job_name && job.name != config_.probe_job_name) continue;
     for (const std::string& held : job.nodes) {
       for (scheduler::SchedulerNode& node : *nodes) {
         if (node.name == held && node.state == scheduler::NodeState::kAllocated) {
@@ -124,7 +127,12 @@ absl::StatusOr<std::string> SlurmBackend::Borrow(const std::vector<std::string>&
                                    absl::StrCat("--time=", minutes),
                                    "--output=/dev/null",
                                    absl::StrCat("--wrap=sleep ", minutes * 60)};
-  if (!config_.partition.empty()) args.push_back("--partition=" + config_.partition);
+  // A probe job: its own partition and QOS (the preemptible one).
+  const bool probe = job_name == config_.probe_job_name;
+  const std::string& partition =
+      probe && !config_.probe_partition.empty() ? config_.probe_partition : config_.partition;
+  if (!partition.empty()) args.push_back("--partition=" + partition);
+  if (probe && !config_.probe_qos.empty()) args.push_back("--qos=" + config_.probe_qos);
   std::string command;
   absl::StatusOr<std::string> sbatch = Tool("sbatch", args, &command);
   if (!sbatch.ok()) return sbatch.status();

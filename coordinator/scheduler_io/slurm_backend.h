@@ -27,6 +27,13 @@ struct SlurmBackendConfig {
   // The name of ebnccl's borrow jobs: a job of this name holds its nodes
   // for us (SchedulerNode::held_by_us).
   std::string job_name = "ebnccl-borrow";
+  // The name of the sentinel's probe jobs (issue 30, part 3): they hold
+  // their nodes for us too, and are submitted with the partition and QOS
+  // below ("" = partition's, Slurm's default QOS): a QOS the site lets
+  // tenant jobs preempt (PreemptType=preempt/qos), so that a probe yields.
+  std::string probe_job_name = "ebnccl-probe";
+  std::string probe_partition;
+  std::string probe_qos;
   // Deadline of each command.
   absl::Duration command_timeout = absl::Seconds(10);
 };

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "coordinator/config_file.h"
@@ -49,6 +51,13 @@ TEST(CoordinatorConfigFileTest, ExampleParsesAndShowsTheDefaults) {
   EXPECT_EQ(settings.config.metrics_listen, "");
   EXPECT_EQ(settings.log_level, "info");
   EXPECT_EQ(settings.log_file, "");
+  const SentinelConfig& sentinel = settings.config.sentinel;
+  EXPECT_EQ(sentinel.enabled, defaults.config.sentinel.enabled);
+  EXPECT_EQ(sentinel.period, defaults.config.sentinel.period);
+  EXPECT_EQ(sentinel.refresh_after, defaults.config.sentinel.refresh_after);
+  EXPECT_EQ(sentinel.max_idle_percent, defaults.config.sentinel.max_idle_percent);
+  EXPECT_EQ(sentinel.probe_duration, defaults.config.sentinel.probe_duration);
+  EXPECT_EQ(sentinel.pair_unknown_nodes, defaults.config.sentinel.pair_unknown_nodes);
 }
 
 TEST(CoordinatorConfigFileTest, EveryKeyIsInTheExampleAndTheDocs) {
@@ -146,6 +155,78 @@ TEST(CoordinatorConfigFileTest, SchedulerValuesAreChecked) {
     EXPECT_FALSE(status.ok()) << bad;
     EXPECT_THAT(status.message(), HasSubstr("scheduler.")) << bad;
   }
+}
+
+TEST(CoordinatorConfigFileTest, SentinelSection) {
+  CoordinatorSettings settings;
+  EXPECT_FALSE(settings.config.sentinel.enabled);  // opt-in
+  EXPECT_TRUE(CheckSentinelConfig(settings.config.sentinel, settings.config.scheduler).ok());
+  ASSERT_TRUE(ApplyText(R"(
+[scheduler]
+kind = "slurm"
+[sentinel]
+enabled = true
+period = "12h"
+refresh_after = "10h"
+max_idle_percent = 5
+probe_duration = "45s"
+pair_unknown_nodes = false
+partition = "gpu-a"
+qos = "scavenger"
+)",
+                        &settings)
+                  .ok());
+  const SentinelConfig& sentinel = settings.config.sentinel;
+  EXPECT_TRUE(sentinel.enabled);
+  EXPECT_EQ(sentinel.period, absl::Hours(12));
+  EXPECT_EQ(sentinel.refresh_after, absl::Hours(10));
+  EXPECT_EQ(sentinel.max_idle_percent, 5);
+  EXPECT_EQ(sentinel.probe_duration, absl::Seconds(45));
+  EXPECT_FALSE(sentinel.pair_unknown_nodes);
+  EXPECT_EQ(sentinel.partition, "gpu-a");
+  EXPECT_EQ(sentinel.qos, "scavenger");
+  EXPECT_TRUE(CheckSentinelConfig(sentinel, settings.config.scheduler).ok());
+}
+
+TEST(CoordinatorConfigFileTest, SentinelValuesAreCheckedNamingTheKey) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"period = \"30m\"", "sentinel.period"},
+      {"period = \"1000h\"", "sentinel.period"},
+      {"refresh_after = \"0s\"", "sentinel.refresh_after"},
+      {"max_idle_percent = 101", "sentinel.max_idle_percent"},
+      {"max_idle_percent = -1", "sentinel.max_idle_percent"},
+      {"probe_duration = \"2s\"", "sentinel.probe_duration"},
+      {"probe_duration = \"2h\"", "sentinel.probe_duration"},
+      {"enabled = \"yes\"", "sentinel.enabled"},
+      {"qos = \"low --wrap=x\"", "sentinel.qos"},
+      {"partition = \"a;b\"", "sentinel.partition"},
+      {"probes = 3", "sentinel.probes"},
+  };
+  for (const auto& [bad, key] : cases) {
+    CoordinatorSettings settings;
+    const absl::Status status = ApplyText(absl::StrCat("[sentinel]\n", bad, "\n"), &settings);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(status.message(), HasSubstr(key)) << bad;
+  }
+}
+
+TEST(CoordinatorConfigFileTest, SentinelKeysAreCheckedTogether) {
+  SchedulerConfig slurm;
+  slurm.kind = "slurm";
+  SentinelConfig sentinel;
+  sentinel.enabled = true;
+  EXPECT_THAT(CheckSentinelConfig(sentinel, SchedulerConfig()).message(),
+              HasSubstr("sentinel.enabled"));  // no scheduler to borrow from
+  EXPECT_TRUE(CheckSentinelConfig(sentinel, slurm).ok());
+  sentinel.refresh_after = absl::Hours(25);
+  EXPECT_THAT(CheckSentinelConfig(sentinel, slurm).message(), HasSubstr("sentinel.refresh_after"));
+  sentinel.refresh_after = absl::Seconds(30);
+  EXPECT_THAT(CheckSentinelConfig(sentinel, slurm).message(), HasSubstr("sentinel.probe_duration"));
+  sentinel.refresh_after = absl::Hours(20);
+  sentinel.qos = "low --wrap=x";  // from --sentinel-qos, unchecked by the file's schema
+  EXPECT_THAT(CheckSentinelConfig(sentinel, slurm).message(), HasSubstr("sentinel.qos"));
+  sentinel.enabled = false;  // off: nothing to relate
+  EXPECT_TRUE(CheckSentinelConfig(sentinel, SchedulerConfig()).ok());
 }
 
 TEST(CoordinatorConfigFileTest, TlsFilesRolesAndInsecure) {

@@ -142,11 +142,14 @@ TEST_F(BorrowTest, RefusedSubmissionIsAnErrorAndAudited) {
 
 TEST_F(BorrowTest, RestartEndsThePreviousRunsJobs) {
   runner_.Answer("squeue", "7|ebnccl-borrow|RUNNING|node1\n8|ebnccl-borrow|PENDING|\n");
+  runner_.Answer("squeue", "9|ebnccl-probe|RUNNING|node[3-4]\n");  // the sentinel's
   service_->GiveBackStale();
   service_->Flush();
   EXPECT_THAT(runner_.commands,
               ElementsAre("/opt/slurm/bin/squeue -h -o %i|%j|%T|%N --name=ebnccl-borrow",
-                          "/opt/slurm/bin/scancel 7", "/opt/slurm/bin/scancel 8"));
+                          "/opt/slurm/bin/scancel 7", "/opt/slurm/bin/scancel 8",
+                          "/opt/slurm/bin/squeue -h -o %i|%j|%T|%N --name=ebnccl-probe",
+                          "/opt/slurm/bin/scancel 9"));
   EXPECT_THAT(audit_.entries(), Contains("scheduler.give_back job 8 OK held by a previous run"));
 }
 

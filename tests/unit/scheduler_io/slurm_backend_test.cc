@@ -35,10 +35,35 @@ TEST(SlurmBackendTest, ListsNodesAndMarksOurBorrowJobs) {
   ASSERT_EQ(nodes->size(), 3u);
   EXPECT_TRUE((*nodes)[0].held_by_us);
   EXPECT_FALSE((*nodes)[1].held_by_us);
-  EXPECT_THAT(runner.commands,
-              ElementsAre("/opt/slurm/bin/sinfo -h -N -o %N|%T|%E --partition=gpu",
-                          "/opt/slurm/bin/squeue -h -o %i|%j|%T|%N --name=ebnccl-borrow"));
+  EXPECT_THAT(runner.commands, ElementsAre("/opt/slurm/bin/sinfo -h -N -o %N|%T|%E --partition=gpu",
+                                           "/opt/slurm/bin/squeue -h -o %i|%j|%T|%N "
+                                           "--name=ebnccl-borrow,ebnccl-probe"));
   EXPECT_THAT(runner.envs[0], Contains("SLURM_CONF=/etc/test/slurm.conf"));
+}
+
+TEST(SlurmBackendTest, TheSentinelsProbeJobsHoldTheirNodesForUsAndArePreemptible) {
+  FakeCommandRunner runner;
+  runner.Answer("sinfo", "node0|allocated|none\nnode1|allocated|none\nnode2|allocated|none\n");
+  runner.Answer("squeue", "3|ebnccl-probe|RUNNING|node[1-2]\n4|someone-else|RUNNING|node0\n");
+  SlurmBackendConfig config = Config();
+  config.probe_partition = "gpu-scavenger";
+  config.probe_qos = "preemptible";
+  SlurmBackend backend(runner, config);
+  auto nodes = backend.ListNodes();
+  ASSERT_TRUE(nodes.ok()) << nodes.status();
+  EXPECT_FALSE((*nodes)[0].held_by_us);  // a tenant's job of any other name
+  EXPECT_TRUE((*nodes)[1].held_by_us);
+  EXPECT_TRUE((*nodes)[2].held_by_us);
+
+  runner.Answer("sbatch", "78\n");
+  ASSERT_TRUE(backend.Borrow({"node1", "node2"}, "ebnccl-probe", 60).ok());
+  EXPECT_THAT(runner.commands.back(), HasSubstr("--job-name=ebnccl-probe"));
+  EXPECT_THAT(runner.commands.back(), HasSubstr("--partition=gpu-scavenger --qos=preemptible"));
+  // A validation's borrow keeps the scheduler's partition and no QOS.
+  runner.Answer("sbatch", "79\n");
+  ASSERT_TRUE(backend.Borrow({"node1"}, "ebnccl-borrow", 60).ok());
+  EXPECT_THAT(runner.commands.back(), HasSubstr("--partition=gpu"));
+  EXPECT_THAT(runner.commands.back(), ::testing::Not(HasSubstr("--qos")));
 }
 
 TEST(SlurmBackendTest, FailedCommandNamesSlurmAndTheCommand) {
