@@ -7,6 +7,7 @@
 #include "agent/core/event_batching.h"
 #include "agent/core/launch_check.h"
 #include "common/rpc/backoff.h"
+#include "common/spec/limits.h"
 #include "common/status/grpc_status.h"
 #include "grpc/support/time.h"
 #include "spdlog/spdlog.h"
@@ -72,7 +73,11 @@ void CoordinatorSession::SendToCoordinator(const v1::AgentMessage& message) {
       spdlog::debug("not connected to the coordinator; dropped a message");
       return;
     }
-    outbox_.push_back(message);
+    if (message.has_log_content()) {
+      QueueLogPage(message.log_content());
+    } else {
+      outbox_.push_back(message);
+    }
     if (wake_pending_) return;
     wake_pending_ = true;
     generation = generation_;
@@ -86,6 +91,25 @@ void CoordinatorSession::SendToCoordinator(const v1::AgentMessage& message) {
     // timer, and wake gRPC's timer threads to fire it.)
     wake_->Set(wake_queue_, gpr_inf_past(GPR_CLOCK_MONOTONIC), TagOf(Op::kWake));
   }
+}
+
+void CoordinatorSession::QueueLogPage(const v1::LogContent& page) {
+  const auto bytes = static_cast<int64_t>(page.content().size());
+  v1::AgentMessage message;
+  if (queued_log_bytes_ + bytes <= spec::kMaxQueuedLogPageBytes) {
+    queued_log_bytes_ += bytes;
+    *message.mutable_log_content() = page;
+  } else {
+    // Answered, not dropped: the coordinator is told why and may ask again.
+    v1::LogContent& refused = *message.mutable_log_content();
+    refused.set_request_id(page.request_id());
+    refused.set_path(page.path());
+    refused.set_error(
+        absl::StrCat("log page not sent: ", queued_log_bytes_,
+                     " bytes of log pages already wait for the coordinator to read them (limit ",
+                     spec::kMaxQueuedLogPageBytes, "); ask again later"));
+  }
+  outbox_.push_back(std::move(message));
 }
 
 void CoordinatorSession::RunLoop() {
@@ -103,6 +127,7 @@ void CoordinatorSession::RunLoop() {
       absl::MutexLock lock(&mu_);
       connected_ = false;
       outbox_.clear();
+      queued_log_bytes_ = 0;
       if (stopping_) return;
     }
     if (was_connected) {
@@ -306,6 +331,9 @@ void CoordinatorSession::MaybeStartWrite(Stream& stream, absl::Time now, absl::T
     }
     linger_until_ = absl::InfiniteFuture();
     writing_ = TakeNextMessage(outbox_);
+    if (writing_.has_log_content()) {
+      queued_log_bytes_ -= static_cast<int64_t>(writing_.log_content().content().size());
+    }
   }
   write_in_flight_ = true;
   stream.Write(writing_, TagOf(Op::kWrite));

@@ -115,6 +115,9 @@ class CoordinatorSession final : public CoordinatorSink {
   void Relay(Stream& stream, grpc::CompletionQueue& cq, absl::Duration heartbeat_period);
   // Queues heartbeat number `sequence`.
   void QueueHeartbeat(int64_t sequence);
+  // Queues a log page, or an error answer in its place when the pages
+  // already queued would exceed spec::kMaxQueuedLogPageBytes.
+  void QueueLogPage(const ebnccl::v1::LogContent& page) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Starts the next write when none is in flight and the outbox has one
   // ready; *deadline is lowered to when a lingering worker event is due.
   void MaybeStartWrite(Stream& stream, absl::Time now, absl::Time* deadline);
@@ -139,6 +142,8 @@ class CoordinatorSession final : public CoordinatorSink {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   bool connected_ ABSL_GUARDED_BY(mu_) = false;
   std::deque<ebnccl::v1::AgentMessage> outbox_ ABSL_GUARDED_BY(mu_);
+  // Bytes of log page content in outbox_ (spec::kMaxQueuedLogPageBytes).
+  int64_t queued_log_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   grpc::ClientContext* context_ ABSL_GUARDED_BY(mu_) = nullptr;
   // At most one wake alarm pending; generation_ counts the connections, so
   // that a wake decided in one is not set on the next one's alarm.

@@ -51,6 +51,11 @@ inline constexpr int64_t kMaxWorkerEventBatchBytes = int64_t{4} << 20;
 // Log reads (FetchLog / GetLog): one page at most, so that one answer always
 // fits in a gRPC message; `ebctl logs` reads larger logs page by page.
 inline constexpr int64_t kMaxLogPageBytes = int64_t{1} << 20;
+// Log pages an agent holds for a coordinator that does not read its stream
+// (P2-P13): beyond this, a page is answered with an error instead (the
+// request is still answered; the coordinator may ask again). The rest of the
+// agent's outbox is bounded by what its own workers and heartbeats produce.
+inline constexpr int64_t kMaxQueuedLogPageBytes = int64_t{16} << 20;
 
 // gRPC messages on every channel and server (common/rpc). A log page, an
 // inventory and a listing page fit well below this.

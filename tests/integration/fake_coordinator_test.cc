@@ -17,11 +17,14 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 #include "agent/agent_server.h"
 #include "agent/config.h"
 #include "common/rpc/server.h"
+#include "common/spec/limits.h"
 #include "ebnccl/v1/agent.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -71,7 +74,7 @@ class FakeCoordinator final : public v1::AgentService::Service {
       }
     });
     v1::AgentMessage message;
-    while (stream->Read(&message)) {
+    while (AwaitReading(context) && stream->Read(&message)) {
       absl::MutexLock lock(&mu_);
       if (message.has_heartbeat()) ++heartbeats_;
       received_.push_back(message);
@@ -81,6 +84,13 @@ class FakeCoordinator final : public v1::AgentService::Service {
     absl::MutexLock lock(&mu_);
     ++sessions_ended_;
     return grpc::Status::OK;
+  }
+
+  // While paused, the session reads nothing from the agent: its writes
+  // back up (a coordinator that does not read its stream, P2-P13).
+  void PauseReading(bool paused) {
+    absl::MutexLock lock(&mu_);
+    reading_paused_ = paused;
   }
 
   void Send(v1::CoordinatorMessage message) {
@@ -99,6 +109,16 @@ class FakeCoordinator final : public v1::AgentService::Service {
     return mu_.AwaitWithTimeout(absl::Condition(&holds), kWait);
   }
 
+  // Waits while reading is paused; false when the call ended meanwhile.
+  bool AwaitReading(grpc::ServerContext* context) {
+    absl::MutexLock lock(&mu_);
+    auto resumed = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !reading_paused_; };
+    while (!mu_.AwaitWithTimeout(absl::Condition(&resumed), absl::Milliseconds(50))) {
+      if (context->IsCancelled()) return false;
+    }
+    return true;
+  }
+
   int heartbeats() {
     absl::MutexLock lock(&mu_);
     return heartbeats_;
@@ -112,6 +132,7 @@ class FakeCoordinator final : public v1::AgentService::Service {
   int heartbeats_ ABSL_GUARDED_BY(mu_) = 0;
   int registrations_ ABSL_GUARDED_BY(mu_) = 0;
   int sessions_ended_ ABSL_GUARDED_BY(mu_) = 0;
+  bool reading_paused_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 class FakeCoordinatorTest : public ::testing::Test {
@@ -286,6 +307,82 @@ TEST_F(FakeCoordinatorTest, Case5HeartbeatPeriodZeroEndsTheSessionWithoutSpinnin
     return registrations >= 2 && ended >= 2;
   }));
   EXPECT_EQ(coordinator_->heartbeats(), 0);
+}
+
+}  // namespace
+}  // namespace eb::agent
+
+namespace eb::agent {
+namespace {
+
+// Waits up to kWait until `count` workers have left their spawned.PID file
+// in `dir` (their own effect, outside the stream); false if they never do.
+bool AwaitSpawnedWorkers(const std::string& dir, int count) {
+  const absl::Time deadline = absl::Now() + kWait;
+  while (true) {
+    int spawned = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      if (entry.path().filename().string().rfind("spawned.", 0) == 0) ++spawned;
+    }
+    if (spawned >= count) return true;
+    if (absl::Now() > deadline) return false;
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+}
+
+// P2-P13: a coordinator that stops reading the agent's stream and asks for
+// 300 log pages of 1 MiB. The agent holds at most kMaxQueuedLogPageBytes of
+// pages for it (it held all 300 MiB before) and still answers every request:
+// a page beyond the limit with an error that says why.
+TEST_F(FakeCoordinatorTest, P2P13LogPagesForACoordinatorThatDoesNotReadAreBounded) {
+  // Each worker writes 2 MiB to its log and leaves a file named by its pid.
+  std::ofstream(worker_, std::ios::trunc)
+      << "#!/bin/sh\nhead -c 2097152 /dev/zero | tr '\\0' x\ntouch " << base_
+      << "/spawned.$$\nsleep 30\n";
+  Start(200, /*slots=*/2);
+  coordinator_->Send(Launch("t-log", 1));
+  // One page read while the coordinator reads: the log is there, 1 MiB a page.
+  for (uint64_t id = 1;; ++id) {
+    coordinator_->Send(Fetch(id, "t-log", spec::kMaxLogPageBytes));
+    const v1::LogContent page = AwaitLog(id);
+    if (static_cast<int64_t>(page.content().size()) == spec::kMaxLogPageBytes) break;
+    ASSERT_LT(id, 2000u) << "the worker's log never reached 1 MiB: " << page.error();
+  }
+  constexpr uint64_t kFirst = 10'000;
+  constexpr int kPages = 300;
+  coordinator_->PauseReading(true);
+  for (int i = 0; i < kPages; ++i) {
+    coordinator_->Send(Fetch(kFirst + i, "t-log", spec::kMaxLogPageBytes));
+  }
+  // The agent handles commands in order: once the launch sent after the
+  // requests has started its worker, every request has been answered.
+  coordinator_->Send(Launch("t-marker", 1));
+  ASSERT_TRUE(AwaitSpawnedWorkers(base_, 2))
+      << "the launch after the log requests never started its worker";
+  coordinator_->PauseReading(false);
+
+  int full = 0;
+  int refused = 0;
+  ASSERT_TRUE(coordinator_->Await([&](const auto& received, int, int, int) {
+    full = 0;
+    refused = 0;
+    for (const v1::AgentMessage& m : received) {
+      if (!m.has_log_content() || m.log_content().request_id() < kFirst) continue;
+      if (static_cast<int64_t>(m.log_content().content().size()) == spec::kMaxLogPageBytes) {
+        ++full;
+      } else if (absl::StrContains(m.log_content().error(), "wait for the coordinator to read")) {
+        ++refused;
+      }
+    }
+    return full + refused == kPages;
+  })) << full
+      << " pages and " << refused << " refusals of " << kPages;
+  // What gRPC's flow control took before the agent's outbox filled, then
+  // the outbox's limit: nowhere near the 300 pages asked for.
+  EXPECT_GE(full, 1);
+  EXPECT_LE(full, spec::kMaxQueuedLogPageBytes / spec::kMaxLogPageBytes + 16);
+  EXPECT_GE(refused, kPages - 32);
+  ExpectStillHeartbeating();
 }
 
 }  // namespace
