@@ -57,7 +57,7 @@ expected=$(date -u -d "@$epoch" '+%Y-%m-%d %H:%M:%S')
 # runs on what it built) tells hardened binaries from others. This tree is
 # compiled once for CI: when it is hardened its binaries must pass, when it
 # is not they must fail (so the check is not vacuous).
-"$repo/deploy/scripts/build-deb.sh" --print-cmake-options | grep -qx -- '-DEB_HARDENING=ON' ||
+"$repo/deploy/scripts/build-deb.sh" --print-cmake-options | grep -x -- '-DEB_HARDENING=ON' >/dev/null ||
   fail "deploy/scripts/build-deb.sh does not configure with -DEB_HARDENING=ON"
 grep -q 'check-hardening.sh' "$repo/deploy/scripts/build-deb.sh" ||
   fail "deploy/scripts/build-deb.sh does not check the hardening of what it built"

@@ -110,7 +110,7 @@ for b in "${binaries[@]}"; do
   [[ -x /usr/bin/$b ]] || fail "/usr/bin/$b missing"
   out=$("/usr/bin/$b" --version 2>&1) || fail "/usr/bin/$b --version: $out"
   [[ "$out" == *"$version"* ]] || fail "/usr/bin/$b --version printed '$out', not $version"
-  if ldd "/usr/bin/$b" | grep -q "not found"; then
+  if ldd "/usr/bin/$b" | grep "not found" >/dev/null; then
     fail "/usr/bin/$b has unresolved libraries: $(ldd "/usr/bin/$b" | grep "not found")"
   fi
 done
@@ -161,7 +161,7 @@ done
 pass "${#configs[@]} config(s) in /etc/ebnccl as conffiles and in the examples"
 [[ -f /usr/share/doc/ebnccl/README.md ]] || fail "/usr/share/doc/ebnccl/README.md missing"
 for b in "${binaries[@]}"; do
-  man -w "$b" 2>/dev/null | grep -q "/usr/share/man/man1/$b.1.gz" ||
+  man -w "$b" 2>/dev/null | grep "/usr/share/man/man1/$b.1.gz" >/dev/null ||
     [[ -f /usr/share/man/man1/$b.1.gz ]] || fail "no man page for $b"
 done
 bash -c 'source /usr/share/bash-completion/completions/ebctl
@@ -201,7 +201,7 @@ stop_pid() {
 }
 wait_idle() {
   for _ in $(seq 150); do
-    /usr/bin/ebctl --coordinator "127.0.0.1:$port" nodes --json 2>/dev/null | grep -q '"idle"' && return
+    /usr/bin/ebctl --coordinator "127.0.0.1:$port" nodes --json 2>/dev/null | grep '"idle"' >/dev/null && return
     sleep 0.1
   done
   fail "the installed agent did not register"
@@ -221,7 +221,7 @@ if command -v setpriv >/dev/null; then
   stop_pid "$coordinator"
   start_coordinator
   wait_idle
-  /usr/bin/ebctl --coordinator "127.0.0.1:$port" jobs | grep -q "$test_id" ||
+  /usr/bin/ebctl --coordinator "127.0.0.1:$port" jobs | grep "$test_id" >/dev/null ||
     fail "test $test_id is not in ebctl jobs after the coordinator restarted"
   stop_pid "$agent"
   stop_pid "$coordinator"

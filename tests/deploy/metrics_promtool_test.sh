@@ -45,10 +45,10 @@ pids+=($!)
 pids+=($!)
 ebctl=("$bin/ebctl" --coordinator "127.0.0.1:$port")
 for _ in $(seq 150); do
-  "${ebctl[@]}" nodes --json 2>/dev/null | grep -q '"idle"' && break
+  "${ebctl[@]}" nodes --json 2>/dev/null | grep '"idle"' >/dev/null && break
   sleep 0.2
 done
-"${ebctl[@]}" nodes --json 2>/dev/null | grep -q '"idle"' ||
+"${ebctl[@]}" nodes --json 2>/dev/null | grep '"idle"' >/dev/null ||
   { cat "$work/coordinator.log" "$work/agent.log" >&2; fail "the agent did not register"; }
 "${ebctl[@]}" run-test --nodes mnode --collective alltoall,all_reduce -b 8 -e 1K -f 4 \
   >"$work/run.txt" 2>&1 || { cat "$work/run.txt" >&2; fail "ebctl run-test failed"; }

@@ -42,15 +42,15 @@ values() { sed -n "s/^$2=//p" "$1"; }
 
 require() {  # unit key expected-value
   local unit=$1 key=$2 want=$3
-  if ! values "$unit_dir/$unit" "$key" | grep -qxF -- "$want"; then
+  if ! values "$unit_dir/$unit" "$key" | grep -xF -- "$want" >/dev/null; then
     fail "$unit: expected $key=$want (have: $(values "$unit_dir/$unit" "$key" | tr '\n' ' '))"
   fi
 }
 
 forbid() {  # unit key regex-of-forbidden-values why
   local unit=$1 key=$2 regex=$3 why=$4
-  if values "$unit_dir/$unit" "$key" | grep -qE -- "$regex"; then
-    fail "$unit: $key=$(values "$unit_dir/$unit" "$key" | head -1) must not be set: $why"
+  if values "$unit_dir/$unit" "$key" | grep -E -- "$regex" >/dev/null; then
+    fail "$unit: $key=$(values "$unit_dir/$unit" "$key" | sed -n 1p) must not be set: $why"
   fi
 }
 
@@ -97,10 +97,10 @@ for unit in eb-coordinator.service eb-agent.service ebnccl-validate.service; do
   require "$unit" RestrictSUIDSGID yes
   require "$unit" LockPersonality yes
   require "$unit" SystemCallArchitectures native
-  if ! values "$source" SystemCallFilter | grep -q '^@system-service'; then
+  if ! values "$source" SystemCallFilter | grep '^@system-service' >/dev/null; then
     fail "$unit: SystemCallFilter= is not the @system-service allow-list"
   fi
-  if ! values "$source" CapabilityBoundingSet | grep -qv '^~'; then
+  if ! values "$source" CapabilityBoundingSet | grep -v '^~' >/dev/null; then
     fail "$unit: CapabilityBoundingSet= is not an allow-list"
   fi
   [[ $unit == ebnccl-validate.service ]] && continue

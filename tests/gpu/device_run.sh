@@ -114,7 +114,7 @@ start_then_signal() {
   done
   sleep 1
   if [[ -n ${before_signal:-} ]]; then "$before_signal"; fi
-  victim=$(pgrep -f "eb-worker.*--rank=$rank" | head -1)
+  victim=$(pgrep -f "eb-worker.*--rank=$rank" | sed -n 1p)
   signal_time=$(date +%s.%N)
   kill -"$sig" "$victim"
 }
@@ -147,7 +147,7 @@ for phase in "$@"; do
       EB_BIN_DIR=$bin timeout "$limit" "$bin/$t" --gtest_output="xml:$out/$t.xml" >"$work/$t.out" 2>&1
       rc=$?
       { echo "===== $t (timeout ${limit}s): rc=$rc ====="; cat "$work/$t.out"; } >>"$out/gpu_tests.log"
-      count() { grep -oE "^\[  $1 +\] [0-9]+ test" "$work/$t.out" | grep -oE '[0-9]+' | head -1; }
+      count() { grep -oE "^\[  $1 +\] [0-9]+ test" "$work/$t.out" | grep -oE '[0-9]+' | sed -n 1p; }
       passed=$(count PASSED); skipped=$(count SKIPPED); failed=$(count FAILED)
       verdict=FAIL
       [[ $rc == 0 ]] && verdict=PASS
@@ -198,7 +198,7 @@ for phase in "$@"; do
         --workers-per-node "$n" --transport nccl --collective "$c" -b 8 -e 8G -f 2 -n 100 \
         --timeout 190 >"$out/ours_n100_${n}_$c.txt" 2>&1
       log "ebctl $c world=$n -n 100 rc=$?"
-      id=$(grep -o 'test t-[^ ]*' "$out/ours_n100_${n}_$c.txt" | head -1 | cut -d' ' -f2)
+      id=$(grep -o 'test t-[^ ]*' "$out/ours_n100_${n}_$c.txt" | sed -n 1p | cut -d' ' -f2)
       [[ -n $id ]] && ebctl show "$id" --json >"$out/ours_n100_${n}_$c.json" 2>&1
     done
     stop_cluster
@@ -359,7 +359,7 @@ for phase in "$@"; do
       --nccl-env NCCL_NVLS_ENABLE=0 --json >"$out/evidence_kill.json" 2>"$out/evidence_kill.err"
     wait $run
     log "evidence kill rank 1 pid $victim: ebctl rc=$?"
-    id=$(grep -o '"test_id": "[^"]*"' "$out/evidence_kill.json" | head -1 | cut -d'"' -f4)
+    id=$(grep -o '"test_id": "[^"]*"' "$out/evidence_kill.json" | sed -n 1p | cut -d'"' -f4)
     ebctl show "$id" >"$out/evidence_kill.txt" 2>&1
     stop_cluster
     ;;
@@ -371,7 +371,7 @@ for phase in "$@"; do
     ask_ras_by_hand() {
       sleep 1
       { echo "== $sig: before the signal, 127.0.0.1:28100"; grep -ao "NCCL_RAS_ADDR=[^ ]*" \
-          /proc/"$(pgrep -f 'eb-worker.*--rank=0' | head -1)"/environ; \
+          /proc/"$(pgrep -f 'eb-worker.*--rank=0' | sed -n 1p)"/environ; \
         timeout 15 bash -c 'exec 3<>/dev/tcp/127.0.0.1/28100; printf "VERBOSE STATUS\n" >&3; cat <&3'; } \
         >>"$out/ras_raw.txt" 2>&1
     }
@@ -381,7 +381,7 @@ for phase in "$@"; do
         --nccl-env NCCL_NVLS_ENABLE=0 --json >"$out/ras_$sig.json" 2>"$out/ras_$sig.err"
       wait $run
       log "ras SIG$sig rank 1 pid $victim: ebctl rc=$? after $(awk "BEGIN {print $(date +%s.%N) - $signal_time}") s"
-      id=$(grep -o '"test_id": "[^"]*"' "$out/ras_$sig.json" | head -1 | cut -d'"' -f4)
+      id=$(grep -o '"test_id": "[^"]*"' "$out/ras_$sig.json" | sed -n 1p | cut -d'"' -f4)
       ebctl show "$id" >"$out/ras_$sig.txt" 2>&1
       log "ras SIG$sig: $(grep -c '^# NCCL RAS status' "$out/ras_$sig.txt") RAS blocks; $(grep '^# NCCL RAS status' "$out/ras_$sig.txt" | tr '\n' ' ')"
       grep -h "NCCL RAS" "$work"/agent-node*.log >>"$out/ras_agents.txt" 2>&1
@@ -407,7 +407,7 @@ for phase in "$@"; do
       rc=$?
       t1=$(date +%s.%N)
       log "validate $case rc=$rc wall $(awk "BEGIN {print $t1 - $t0}") s"
-      id=$(grep -o '"validation_id": "[^"]*"' "$out/validate_$case.json" | head -1 | cut -d'"' -f4)
+      id=$(grep -o '"validation_id": "[^"]*"' "$out/validate_$case.json" | sed -n 1p | cut -d'"' -f4)
       ebctl show "$id" >"$out/validate_$case.txt" 2>&1
       ebctl validations >>"$out/validate_$case.txt" 2>&1
       stop_cluster

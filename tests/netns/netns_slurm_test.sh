@@ -205,7 +205,7 @@ validate >"$work/transient.out" 2>"$work/transient.err" &
 validate_pid=$!
 worker=""
 for _ in $(seq 300); do
-  worker=$(pgrep -f "eb-worker.*run-node$transient" | head -1 || true)
+  worker=$(pgrep -f "eb-worker.*run-node$transient" | sed -n 1p || true)
   [[ -n "$worker" ]] && break
   sleep 0.05
 done

@@ -24,7 +24,7 @@ mapfile -t bad < <(sed -n 's/^\(.*\):[0-9]*:[0-9]*: error: code should be clang-
   <<<"$output" | sort -u)
 if ((status != 0 && ${#bad[@]} == 0)); then
   # It failed for another reason (a file it cannot read, a bad .clang-format).
-  printf '%s\n' "$output" | head -n 20 >&2
+  printf '%s\n' "$output" | sed -n 1,20p >&2
   echo "format_check: $clang_format failed (status $status)" >&2
   exit 1
 fi
