@@ -112,8 +112,8 @@ if [[ "$sanitizer" == address* ]]; then export EB_TEST_SLOWDOWN=${EB_TEST_SLOWDO
 cd "$build"
 if [[ "$fuzz_only" != true ]]; then
   echo "sanitize: running the unit and integration tests under $sanitizer"
-  ctest --output-on-failure -j"$(nproc)" -L 'unit|integration' \
-    -E '^(deb_package_test|deb_lintian_test|style\.|scale_benchmark_test$|html_report_test\.|SimulationTest\.(Nvcre232Nodes|ThousandTwentyFourNodes)$)' "$@"
+  ctest --output-on-failure -j"$(nproc)" -L 'unit|integration' -LE static \
+    -E '^(scale_benchmark_test$|html_report_test\.|SimulationTest\.(Nvcre232Nodes|ThousandTwentyFourNodes)$)' "$@"
 fi
 if [[ "$fuzz" == ON ]]; then
   echo "sanitize: running each fuzz target for ${fuzz_seconds}s"
