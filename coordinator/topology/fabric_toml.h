@@ -2,9 +2,9 @@
 
 // Reads a hand-written fabric map: for RoCE/Ethernet fabrics (no
 // ibnetdiscover) or any fabric described by hand. The caller reads the
-// file (common/io/bounded_file). A small parser for the subset it needs,
-// so that the pure core links only Abseil (toml++ is an I/O-layer library,
-// cmake/EbLayers.cmake):
+// file (common/io/bounded_file); the one reader of our TOML data files
+// (common/spec/toml_tables.h) parses it, so that the pure core links only
+// Abseil:
 //
 //   # comment                   whole-line or trailing
 //   version = 1                 optional, before any table; must be 1
@@ -26,7 +26,8 @@
 //
 // Anything else (another table, an unknown, repeated or missing key, a
 // value of the wrong type, a line over kMaxTopologyLineBytes) is
-// INVALID_ARGUMENT naming the line; then CheckFabric's rules.
+// INVALID_ARGUMENT naming the line ("topology line N: ..."); then
+// CheckFabric's rules.
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"

@@ -1,25 +1,29 @@
 #pragma once
 
 // Parses the text of a baselines file (deploy/config/baselines.toml; the
-// runner reads the file, `--baselines FILE` or the shipped one). A small
-// parser for the subset that file needs, so that the validation core links
-// only Abseil:
+// runner reads the file, `--baselines FILE` or the shipped one), through the
+// one reader of our TOML data files (common/spec/toml_tables.h), so that the
+// validation core links only Abseil:
 //
-//   # comment                       whole-line or trailing
-//   version = 1                     optional, before any table; must be 1
+//   version = 2                     optional, before any table; must be 2
 //   [[intra]]                       one array-of-tables entry per figure
-//   gpu_model = "H100"              basic strings ("..." with \" \\ \n \t)
-//   gpu_count = 8                   integers
-//   busbw_gbps = 475.0              integers or decimals
+//   gpu_model = "H100"
+//   gpu_count = 8                   a whole number
+//   busbw_gbps = 475.0              a number
+//   collective = "all_reduce"       where the figure holds: this collective
+//   size = "8G"                     at this size and above
 //   source = "nccl-tests #212"
 //   [[pairs]]
 //   hca_rate_gbps = 400
 //   hca_count = 1                   1 = the per-NIC (per-rail) figure
 //   busbw_gbps = 46
+//   collective = "all_reduce"
+//   size = "8G"
 //   source = "..."
 //
 // Anything else (other tables, unknown or repeated keys, a missing key, a
-// non-positive figure) is INVALID_ARGUMENT naming the line and the key.
+// figure that is not positive, finite and up to 1e6) is INVALID_ARGUMENT
+// naming the line and the key.
 
 #include <string>
 
