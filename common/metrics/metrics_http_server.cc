@@ -1,18 +1,28 @@
 #include "common/metrics/metrics_http_server.h"
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
-#include <chrono>
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <list>
 #include <thread>
 #include <utility>
-
-#include <httplib.h>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "common/metrics/http_request_head.h"
 #include "common/net/address.h"
 #include "spdlog/spdlog.h"
 
@@ -22,115 +32,315 @@ namespace {
 
 // Content type of the text exposition format 0.0.4.
 constexpr char kContentType[] = "text/plain; version=0.0.4; charset=utf-8";
-constexpr absl::Duration kStartTimeout = absl::Seconds(5);
+// After the answer, what the peer still sends is read and dropped (so that
+// closing does not reset the connection before the answer arrives), for at
+// most this long and this much.
+constexpr absl::Duration kDrainTime = absl::Seconds(1);
+constexpr size_t kMaxDrainBytes = 64 * 1024;
 
-std::chrono::microseconds ToChrono(absl::Duration d) {
-  return std::chrono::microseconds(absl::ToInt64Microseconds(d));
+struct Answer {
+  int status = 200;
+  std::string content_type = "text/plain";
+  std::string allow;  // for 405
+  std::string body;
+};
+
+std::string StatusText(int status) {
+  switch (status) {
+    case 200:
+      return "OK";
+    case 400:
+      return "Bad Request";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 505:
+      return "HTTP Version Not Supported";
+    default:
+      return "Internal Server Error";
+  }
+}
+
+std::string Serialize(const Answer& answer, bool head_only) {
+  std::string out =
+      absl::StrCat("HTTP/1.1 ", answer.status, " ", StatusText(answer.status),
+                   "\r\nContent-Type: ", answer.content_type,
+                   "\r\nContent-Length: ", answer.body.size(), "\r\nConnection: close\r\n");
+  if (!answer.allow.empty()) absl::StrAppend(&out, "Allow: ", answer.allow, "\r\n");
+  absl::StrAppend(&out, "\r\n");
+  if (!head_only) absl::StrAppend(&out, answer.body);
+  return out;
 }
 
 }  // namespace
 
+// The server thread's own types (named: Impl's members use them).
+namespace metrics_http_internal {
+
+// A file descriptor closed with its owner.
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Fd& operator=(Fd&& other) noexcept {
+    if (this != &other) {
+      Reset();
+      fd_ = std::exchange(other.fd_, -1);
+    }
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { Reset(); }
+  int get() const { return fd_; }
+  void Reset() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_;
+};
+
+// One client: it reads the request head, then writes the whole answer,
+// then drains; each phase against one deadline for the whole phase (not
+// per read: a peer that sends a byte every second gets no more time).
+struct Connection {
+  enum class Phase { kReading, kWriting, kDraining };
+  Fd fd;
+  Phase phase = Phase::kReading;
+  absl::Time accepted;
+  absl::Time deadline;
+  std::string received;
+  std::string answer;
+  size_t written = 0;
+  size_t drained = 0;
+};
+
+}  // namespace metrics_http_internal
+
+using metrics_http_internal::Connection;
+using metrics_http_internal::Fd;
+
 class MetricsHttpServer::Impl {
  public:
   Impl(const MetricsRegistry& registry, MetricsHttpServerOptions options)
-      : registry_(registry), options_(std::move(options)) {
-    const int threads = options_.threads > 0 ? options_.threads : 1;
-    server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-    server_.set_read_timeout(ToChrono(options_.io_timeout));
-    server_.set_write_timeout(ToChrono(options_.io_timeout));
-    server_.set_keep_alive_timeout(absl::ToInt64Seconds(options_.io_timeout));
-    server_.set_payload_max_length(64 * 1024);
-    // httplib's default sets SO_REUSEPORT, which lets a second daemon bind
-    // the same port and silently split the scrapes between the two. Only
-    // SO_REUSEADDR (rebind after a restart despite TIME_WAIT): a port in use
-    // is an error.
-    server_.set_socket_options([](int sock) {
-      const int yes = 1;
-      setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-    });
-    server_.Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
-      if (options_.refresh) options_.refresh();
-      response.set_content(registry_.Render(), kContentType);
-    });
-    // A scrape is a GET; anything else on /metrics is a client mistake
-    // worth naming (405 with Allow, as RFC 9110 asks).
-    auto method_not_allowed = [](const httplib::Request&, httplib::Response& response) {
-      response.status = 405;
-      response.set_header("Allow", "GET, HEAD");
-      response.set_content("method not allowed; GET /metrics\n", "text/plain");
-    };
-    server_.Post("/metrics", method_not_allowed);
-    server_.Put("/metrics", method_not_allowed);
-    server_.Patch("/metrics", method_not_allowed);
-    server_.Delete("/metrics", method_not_allowed);
-    // httplib answers unknown paths with 404 itself; this gives them a body.
-    server_.set_error_handler([](const httplib::Request&, httplib::Response& response) {
-      if (response.status == 404) response.set_content("not found; try /metrics\n", "text/plain");
-    });
-    server_.set_exception_handler(
-        [](const httplib::Request&, httplib::Response& response, const std::exception_ptr&) {
-          // No exception may escape into httplib's threads (STYLE.md rule 1).
-          response.status = 500;
-          response.set_content("internal error\n", "text/plain");
-        });
-  }
+      : registry_(registry), options_(std::move(options)) {}
 
-  // Binds, starts the acceptor thread and waits until it is accepting.
+  ~Impl() { Stop(); }
+
+  // Binds and listens here (a port in use is the caller's error), then
+  // serves on a thread of its own.
   absl::StatusOr<int> Start(const HostPort& address) {
-    int port = 0;
-    if (address.port == 0) {
-      port = server_.bind_to_any_port(address.host);
-    } else if (server_.bind_to_port(address.host, address.port)) {
-      port = address.port;
-    } else {
-      port = -1;
+    absl::StatusOr<Fd> listener = Listen(address);
+    if (!listener.ok()) return listener.status();
+    listener_ = *std::move(listener);
+    wake_ = Fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    if (wake_.get() < 0) {
+      return absl::UnavailableError(absl::StrCat("metrics: eventfd: ", std::strerror(errno)));
     }
-    if (port <= 0) {
-      return absl::UnavailableError(absl::StrCat("metrics: cannot listen on ", address.ToString(),
-                                                 " (address in use or not local)"));
+    sockaddr_storage bound{};
+    socklen_t length = sizeof(bound);
+    if (::getsockname(listener_.get(), reinterpret_cast<sockaddr*>(&bound), &length) != 0) {
+      return absl::UnavailableError(absl::StrCat("metrics: getsockname: ", std::strerror(errno)));
     }
-    thread_ = std::thread([this] {
-      // cpp-httplib sends without MSG_NOSIGNAL: a scraper that hangs up
-      // mid-response would raise SIGPIPE. Block it on the acceptor thread;
-      // the request pool, created from this thread, inherits the mask (the
-      // daemons also ignore SIGPIPE process-wide).
-      sigset_t pipe;
-      sigemptyset(&pipe);
-      sigaddset(&pipe, SIGPIPE);
-      pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
-      if (!server_.listen_after_bind()) {
-        spdlog::warn("metrics: the HTTP server stopped with an error");
-      }
-      listen_returned_ = true;
-    });
+    const int port = bound.ss_family == AF_INET6
+                         ? ntohs(reinterpret_cast<const sockaddr_in6*>(&bound)->sin6_port)
+                         : ntohs(reinterpret_cast<const sockaddr_in*>(&bound)->sin_port);
+    thread_ = std::thread([this] { Serve(); });
     pthread_setname_np(thread_.native_handle(), "eb-metrics-http");
-    // httplib's stop() is a no-op until listen has begun (it would then
-    // run forever), so do not return before it has.
-    const absl::Time deadline = absl::Now() + kStartTimeout;
-    while (!server_.is_running()) {
-      if (listen_returned_ || absl::Now() > deadline) {
-        server_.stop();
-        thread_.join();
-        return absl::UnavailableError(
-            absl::StrCat("metrics: the HTTP server on ", address.ToString(), " did not start"));
-      }
-      absl::SleepFor(absl::Milliseconds(1));
-    }
     return port;
   }
 
   void Stop() {
     if (stopped_.exchange(true)) return;
-    server_.stop();
+    if (wake_.get() >= 0) {
+      const uint64_t one = 1;
+      [[maybe_unused]] ssize_t n = ::write(wake_.get(), &one, sizeof(one));
+    }
     if (thread_.joinable()) thread_.join();
+    connections_.clear();
+    listener_.Reset();
   }
 
  private:
+  absl::StatusOr<Fd> Listen(const HostPort& address) const {
+    const std::string where = address.ToString();
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    addrinfo* found = nullptr;
+    const std::string port = std::to_string(address.port);
+    if (::getaddrinfo(address.host.empty() ? nullptr : address.host.c_str(), port.c_str(), &hints,
+                      &found) != 0) {
+      return absl::UnavailableError(
+          absl::StrCat("metrics: cannot listen on ", where, " (no such address)"));
+    }
+    std::string why = "no address";
+    for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
+      Fd fd(::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol));
+      if (fd.get() < 0) continue;
+      // Rebind after a restart despite TIME_WAIT; not SO_REUSEPORT, which
+      // would let a second daemon bind the port and split the scrapes.
+      const int yes = 1;
+      ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+      if (::bind(fd.get(), a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd.get(), SOMAXCONN) == 0) {
+        ::freeaddrinfo(found);
+        return fd;
+      }
+      why = std::strerror(errno);
+    }
+    ::freeaddrinfo(found);
+    return absl::UnavailableError(absl::StrCat("metrics: cannot listen on ", where, " (", why,
+                                               ": address in use or not local)"));
+  }
+
+  void Serve() {
+    // No SIGPIPE from a scraper that hangs up (MSG_NOSIGNAL below too).
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
+    std::vector<pollfd> polled;
+    while (true) {
+      const absl::Time now = absl::Now();
+      ExpireDeadlines(now);
+      polled.clear();
+      polled.push_back({wake_.get(), POLLIN, 0});
+      polled.push_back({listener_.get(), POLLIN, 0});
+      absl::Time next = now + absl::Seconds(1);
+      for (const Connection& c : connections_) {
+        polled.push_back(
+            {c.fd.get(),
+             static_cast<short>(c.phase == Connection::Phase::kWriting ? POLLOUT : POLLIN), 0});
+        next = std::min(next, c.deadline);
+      }
+      const int wait_ms =
+          static_cast<int>(std::clamp<int64_t>(absl::ToInt64Milliseconds(next - now) + 1, 0, 1000));
+      if (::poll(polled.data(), polled.size(), wait_ms) < 0 && errno != EINTR) {
+        spdlog::warn("metrics: poll failed: {}", std::strerror(errno));
+        return;
+      }
+      if (polled[0].revents != 0) return;  // Stop()
+      // The connections first (their pollfds are in list order), then the
+      // new ones, so that indices stay valid.
+      size_t index = 2;
+      for (auto it = connections_.begin(); it != connections_.end(); ++index) {
+        const short events = polled[index].revents;
+        it = events == 0 ? std::next(it) : Advance(it, events);
+      }
+      if ((polled[1].revents & POLLIN) != 0) AcceptAll();
+    }
+  }
+
+  void AcceptAll() {
+    while (true) {
+      Fd fd(::accept4(listener_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
+      if (fd.get() < 0) return;  // EAGAIN: none left (or a transient error)
+      if (connections_.size() >= static_cast<size_t>(std::max(1, options_.max_connections))) {
+        EvictOldestReader();
+      }
+      Connection c;
+      c.fd = std::move(fd);
+      c.accepted = absl::Now();
+      c.deadline = c.accepted + options_.io_timeout;
+      connections_.push_back(std::move(c));
+    }
+  }
+
+  // At the cap, the connection that has waited longest without sending its
+  // request goes: idle connections cannot lock a scraper out, however many
+  // there are (a scraper sends its request as soon as it connects).
+  void EvictOldestReader() {
+    auto oldest = connections_.end();
+    for (auto it = connections_.begin(); it != connections_.end(); ++it) {
+      if (it->phase != Connection::Phase::kReading) continue;
+      if (oldest == connections_.end() || it->accepted < oldest->accepted) oldest = it;
+    }
+    if (oldest == connections_.end()) oldest = connections_.begin();
+    connections_.erase(oldest);
+  }
+
+  void ExpireDeadlines(absl::Time now) {
+    connections_.remove_if([now](const Connection& c) { return now >= c.deadline; });
+  }
+
+  using Iterator = std::list<Connection>::iterator;
+
+  // Moves one connection on; returns the next one.
+  Iterator Advance(Iterator it, short events) {
+    Connection& c = *it;
+    if (c.phase == Connection::Phase::kWriting) {
+      if ((events & (POLLERR | POLLHUP)) != 0 && (events & POLLOUT) == 0) {
+        return connections_.erase(it);
+      }
+      const ssize_t sent = ::send(c.fd.get(), c.answer.data() + c.written,
+                                  c.answer.size() - c.written, MSG_NOSIGNAL);
+      if (sent < 0) {
+        return errno == EAGAIN || errno == EINTR ? std::next(it) : connections_.erase(it);
+      }
+      c.written += static_cast<size_t>(sent);
+      if (c.written < c.answer.size()) return std::next(it);
+      ::shutdown(c.fd.get(), SHUT_WR);
+      c.phase = Connection::Phase::kDraining;
+      c.deadline = absl::Now() + kDrainTime;
+      return std::next(it);
+    }
+    char buffer[4096];
+    const ssize_t got = ::recv(c.fd.get(), buffer, sizeof(buffer), 0);
+    if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) return connections_.erase(it);
+    if (got < 0) return std::next(it);
+    if (c.phase == Connection::Phase::kDraining) {
+      c.drained += static_cast<size_t>(got);
+      return c.drained > kMaxDrainBytes ? connections_.erase(it) : std::next(it);
+    }
+    c.received.append(buffer, static_cast<size_t>(got));
+    const HttpRequestHead head = ParseHttpRequestHead(c.received);
+    if (head.progress == HttpRequestHead::Progress::kIncomplete) return std::next(it);
+    c.answer = head.progress == HttpRequestHead::Progress::kBad
+                   ? Serialize({head.status, "text/plain", "", head.reason + "\n"}, false)
+                   : Serialize(SafeRoute(head), head.method == "HEAD");
+    c.received.clear();
+    c.received.shrink_to_fit();
+    c.phase = Connection::Phase::kWriting;
+    c.deadline = absl::Now() + options_.io_timeout;
+    return std::next(it);
+  }
+
+  // No exception may leave the server's thread (STYLE.md rule 1): the
+  // refresh hook and the registry are the daemon's code.
+  Answer SafeRoute(const HttpRequestHead& head) {
+    try {
+      return Route(head);
+    } catch (const std::exception& e) {
+      spdlog::warn("metrics: a scrape failed: {}", e.what());
+    } catch (...) {
+      spdlog::warn("metrics: a scrape failed");
+    }
+    return {500, "text/plain", "", "internal error\n"};
+  }
+
+  Answer Route(const HttpRequestHead& head) {
+    if (head.path != "/metrics") return {404, "text/plain", "", "not found; try /metrics\n"};
+    // A scrape is a GET; anything else on /metrics is a client mistake
+    // worth naming (405 with Allow, as RFC 9110 asks).
+    if (head.method != "GET" && head.method != "HEAD") {
+      return {405, "text/plain", "GET, HEAD", "method not allowed; GET /metrics\n"};
+    }
+    if (options_.refresh) options_.refresh();
+    return {200, kContentType, "", registry_.Render()};
+  }
+
   const MetricsRegistry& registry_;
   const MetricsHttpServerOptions options_;
-  httplib::Server server_;
+  Fd listener_;
+  Fd wake_;
+  std::list<Connection> connections_;  // the server thread's only
   std::thread thread_;
-  std::atomic<bool> listen_returned_{false};
   std::atomic<bool> stopped_{false};
 };
 
@@ -142,6 +352,9 @@ absl::StatusOr<std::unique_ptr<MetricsHttpServer>> MetricsHttpServer::Start(
   absl::StatusOr<HostPort> address =
       ParseHostPort(options.listen_address, 0, "metrics listen address", true);
   if (!address.ok()) return address.status();
+  if (options.io_timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("metrics: io_timeout must be positive");
+  }
   auto impl = std::make_unique<Impl>(registry, std::move(options));
   absl::StatusOr<int> port = impl->Start(*address);
   if (!port.ok()) return port.status();

@@ -1,12 +1,17 @@
 #pragma once
 
 // Serves a MetricsRegistry over HTTP for Prometheus: GET /metrics answers
-// 200 with the text exposition format; every other path answers 404. Built
-// on cpp-httplib (Debian's libcpp-httplib), hidden behind this header.
+// 200 with the text exposition format; other paths 404, other methods 405.
 //
-// The server runs on its own threads (one acceptor, a small pool for
-// requests); it never touches daemon state except through the optional
-// refresh hook, which the daemon points at its own executor (see
+// One thread polls every connection (SECURITY.md, "Listeners"): each has
+// one deadline for its whole request head and one for its whole answer, not
+// a timeout per read, so a peer that trickles a byte a second is closed
+// like one that sends nothing; at most `max_connections` are open, and at
+// the cap the one that has waited longest without a request is closed. Idle
+// or slow peers, however many, never stop a scrape from being answered. The
+// answer closes the connection (no keep-alive: a scrape every 15 s gains
+// nothing from it). It never touches daemon state except through the
+// optional refresh hook, which the daemon points at its own executor (see
 // RefreshOnExecutor).
 
 #include <functional>
@@ -24,14 +29,16 @@ struct MetricsHttpServerOptions {
   // "host:port" to listen on; port 0 = any free port (see port()). IPv6 as
   // "[::]:29471".
   std::string listen_address;
-  // Called on a request thread before each scrape is rendered, e.g. to
+  // Called on the server's thread before each scrape is rendered, e.g. to
   // refresh gauges computed from executor-owned state. May be null. Must
   // return within a bounded time (RefreshOnExecutor waits with a timeout).
   std::function<void()> refresh;
-  // Request threads (scrapes are rare and cheap).
-  int threads = 2;
-  // Per-connection read/write timeout.
+  // Deadline for a connection's whole request head, and again for writing
+  // its whole answer.
   absl::Duration io_timeout = absl::Seconds(5);
+  // Open connections at most; at the cap the oldest that has not sent its
+  // request is closed for the new one.
+  int max_connections = 64;
 };
 
 class MetricsHttpServer {
@@ -51,9 +58,10 @@ class MetricsHttpServer {
 
   // TCP port actually bound.
   int port() const { return port_; }
-  // Stops accepting, finishes requests in flight (bounded by io_timeout
-  // plus the refresh hook), joins the threads. Idempotent. Call from any
-  // thread except a request thread.
+  // Stops serving (a scrape being answered is finished first, bounded by
+  // the refresh hook), closes every connection and the port, joins the
+  // thread. Idempotent. Call from any thread except the server's (the
+  // refresh hook's).
   void Stop();
 
  private:
