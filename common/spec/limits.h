@@ -64,6 +64,13 @@ inline constexpr int kMaxRpcMessageBytes = 16 << 20;
 // its workers' rendezvous waits, at most one per slot, beside its session.
 inline constexpr int kMaxCallsPerConnection = 2 * kMaxWorkerSlots + 64;
 
+// Agent sessions open at once without having registered (P2-4f3): a real
+// agent registers as soon as its session opens, so only a fleet of this
+// many agents reconnecting in the same instant comes near it (they retry
+// with backoff); each such session also ends at its register deadline
+// (heartbeat period x miss limit).
+inline constexpr int kMaxUnregisteredSessions = 4096;
+
 // Listings: at most this many rows in one ListNodes / ListTests reply.
 inline constexpr int kMaxListedNodes = 10000;
 inline constexpr int kMaxListedTests = 1000;

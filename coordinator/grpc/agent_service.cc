@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "common/rpc/reactor_order.h"
 #include "common/rpc/stream_outbox.h"
+#include "common/spec/limits.h"
 #include "common/spec/rendezvous_wait_reply.h"
 #include "common/status/grpc_status.h"
 #include "coordinator/core/nodes/session_messages.h"
@@ -47,6 +48,11 @@ class SessionReactor final : public SessionBase {
         channel_(std::make_shared<SessionChannel>(outbox_, caller.peer)),
         caller_(std::make_shared<const Caller>(std::move(caller))) {
     order_.Constructed();
+    AgentServiceImpl& service_ref = service_;
+    service_.executor().Post(
+        [&service_ref, id = session_id_, channel = channel_, caller = caller_]() mutable {
+          service_ref.AwaitRegister(id, std::move(channel), std::move(caller));
+        });
     StartRead(&incoming_);
   }
 
@@ -126,7 +132,39 @@ SessionBase* AgentServiceImpl::Session(grpc::CallbackServerContext* context) {
   if (auto refused = authz_.Check(*context, Role::kAgent, "Session", "", &caller)) {
     return RefuseBidi<v1::AgentMessage, v1::CoordinatorMessage>(*refused);
   }
+  if (unregistered_sessions_.fetch_add(1) >= spec::kMaxUnregisteredSessions) {
+    unregistered_sessions_.fetch_sub(1);
+    return RefuseBidi<v1::AgentMessage, v1::CoordinatorMessage>(absl::ResourceExhaustedError(
+        absl::StrCat("more than ", spec::kMaxUnregisteredSessions,
+                     " agent sessions are open without having registered; try again later")));
+  }
   return new SessionReactor(*this, next_session_id_++, std::move(caller));
+}
+
+void AgentServiceImpl::AwaitRegister(uint64_t session_id, std::shared_ptr<AgentChannel> channel,
+                                     std::shared_ptr<const Caller> caller) {
+  const absl::Duration deadline = config_.heartbeat_period * config_.heartbeat_miss_limit;
+  const common::TimerId timer = executor_.PostAfter(
+      deadline,
+      [this, session_id, channel = std::move(channel), caller = std::move(caller), deadline] {
+        if (register_deadlines_.erase(session_id) == 0) return;
+        unregistered_sessions_.fetch_sub(1);
+        const absl::Status late = absl::DeadlineExceededError(
+            absl::StrCat("no register message within ", absl::FormatDuration(deadline),
+                         " (the heartbeat period times the miss limit) of opening the session"));
+        audit_.Record(*caller, "Session", "peer=" + channel->Peer(), late);
+        spdlog::warn("ending an agent session from {}: {}", channel->Peer(), late.ToString());
+        channel->Close(late);
+      });
+  register_deadlines_[session_id] = timer;
+}
+
+void AgentServiceImpl::StopAwaitingRegister(uint64_t session_id) {
+  auto it = register_deadlines_.find(session_id);
+  if (it == register_deadlines_.end()) return;
+  executor_.Cancel(it->second);
+  register_deadlines_.erase(it);
+  unregistered_sessions_.fetch_sub(1);
 }
 
 namespace {
@@ -158,6 +196,7 @@ void AgentServiceImpl::HandleMessage(uint64_t session_id, const v1::AgentMessage
       channel->Close(status);
       return;
     }
+    StopAwaitingRegister(session_id);
     v1::CoordinatorMessage reply;
     reply.mutable_register_reply()->set_heartbeat_period_ms(
         absl::ToInt64Milliseconds(config_.heartbeat_period));
@@ -179,7 +218,10 @@ void AgentServiceImpl::HandleMessage(uint64_t session_id, const v1::AgentMessage
   }
 }
 
-void AgentServiceImpl::HandleClosed(uint64_t session_id) { registry_.SessionClosed(session_id); }
+void AgentServiceImpl::HandleClosed(uint64_t session_id) {
+  StopAwaitingRegister(session_id);
+  registry_.SessionClosed(session_id);
+}
 
 grpc::ServerUnaryReactor* AgentServiceImpl::RendezvousSet(grpc::CallbackServerContext* context,
                                                           const v1::RendezvousSetRequest* request,

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "common/exec/executor.h"
 #include "common/exec/latest_per_key_batch.h"
 #include "coordinator/config.h"
@@ -63,6 +64,14 @@ class AgentServiceImpl final : public ebnccl::v1::AgentService::CallbackService 
 
   common::Executor& executor() { return executor_; }
 
+  // A session must register within the time a registered node may stay
+  // silent (heartbeat period x miss limit): otherwise it is ended with
+  // DEADLINE_EXCEEDED and audited (P2-4f3: 10,000 sessions that never
+  // registered stayed open, +140 MB). Called by the reactor when the
+  // session opens; on the executor.
+  void AwaitRegister(uint64_t session_id, std::shared_ptr<AgentChannel> channel,
+                     std::shared_ptr<const Caller> caller);
+
  private:
   // With TLS, rendezvous data of a test is for the agents of its nodes only
   // (PERMISSION_DENIED otherwise). On the executor.
@@ -72,6 +81,10 @@ class AgentServiceImpl final : public ebnccl::v1::AgentService::CallbackService 
   // executor.
   void AuditRefusal(const Caller& caller, const char* method, const std::string& test_id,
                     const absl::Status& refused);
+
+  // The session registered, or ended, before its register deadline. On the
+  // executor.
+  void StopAwaitingRegister(uint64_t session_id);
 
   common::Executor& executor_;
   NodeRegistry& registry_;
@@ -84,6 +97,12 @@ class AgentServiceImpl final : public ebnccl::v1::AgentService::CallbackService 
   RefusalCounter refusals_;  // on the executor
   common::LatestPerKeyBatch<uint64_t, PendingHeartbeat> heartbeats_;
   std::atomic<uint64_t> next_session_id_{1};
+  // Sessions open and not registered: counted on gRPC's threads when a
+  // session opens (beyond spec::kMaxUnregisteredSessions a new one is
+  // refused RESOURCE_EXHAUSTED), released on the executor.
+  std::atomic<int> unregistered_sessions_{0};
+  // Their register deadlines (timers on the executor). On the executor.
+  absl::flat_hash_map<uint64_t, common::TimerId> register_deadlines_;
 };
 
 }  // namespace eb::coordinator

@@ -65,6 +65,27 @@ class BoundedInputsTest : public ::testing::Test {
   LocalCluster cluster_;
 };
 
+// P2-4f3: sessions that never sent register stayed open forever (10,000 of
+// them: +140 MB). One is now ended at its register deadline (the heartbeat
+// period times the miss limit: 200 ms x 3 x slowdown here), named and
+// audited, and the coordinator goes on answering.
+TEST_F(BoundedInputsTest, P2_4f3_ASessionThatNeverRegistersIsEndedAtItsDeadline) {
+  auto stub = Stub();
+  grpc::ClientContext context;
+  common::SetTimeout(context, absl::Seconds(60));
+  auto stream = stub->Session(&context);
+  v1::CoordinatorMessage reply;
+  const absl::Time opened = absl::Now();
+  EXPECT_FALSE(stream->Read(&reply));  // nothing comes; the coordinator ends it
+  const grpc::Status status = stream->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status.error_message();
+  EXPECT_THAT(status.error_message(), HasSubstr("no register message within"));
+  EXPECT_LT(absl::Now() - opened, absl::Seconds(30));
+  EXPECT_EQ(RegisterFake("after-the-silent-one", 1).error_code(), grpc::StatusCode::OK);
+  CliResult audit = cluster_.Ebctl({"audit", "--json"});
+  EXPECT_THAT(audit.out, HasSubstr("no register message within"));
+}
+
 // Case 6: worker_slots = 2147483647 made AssignRanks throw std::bad_alloc
 // and the coordinator die.
 TEST_F(BoundedInputsTest, Case6HugeSlotCountsAreRefusedAtRegistration) {
