@@ -48,6 +48,9 @@ absl::StatusOr<std::unique_ptr<RpcServer>> RpcServer::Start(const RpcServerOptio
   builder.SetMaxReceiveMessageSize(spec::kMaxRpcMessageBytes);
   builder.SetMaxSendMessageSize(spec::kMaxRpcMessageBytes);
   builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, spec::kMaxCallsPerConnection);
+  builder.AddChannelArgument(
+      GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS,
+      static_cast<int>(absl::ToInt64Milliseconds(options.handshake_timeout)));
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr) {
     return absl::UnavailableError("cannot listen on '" + options.listen_address +

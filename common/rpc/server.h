@@ -25,6 +25,10 @@ struct RpcServerOptions {
   absl::Duration keepalive_time = absl::Seconds(10);
   // Time to wait for a ping ack before closing the connection.
   absl::Duration keepalive_timeout = absl::Seconds(5);
+  // A new connection must finish its TLS handshake and send HTTP/2's
+  // settings within this, or it is closed (gRPC's default is 120 s: a peer
+  // that connects and says nothing held its connection that long).
+  absl::Duration handshake_timeout = absl::Seconds(10);
   // Mutual TLS (client certificates required and verified) when it names
   // files; plaintext otherwise. Check the files first (CheckTlsFiles).
   TlsFiles tls;

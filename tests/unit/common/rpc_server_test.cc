@@ -4,7 +4,13 @@
 
 #include "common/rpc/server.h"
 
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "ebnccl/v1/worker.grpc.pb.h"
 #include "gtest/gtest.h"
 
@@ -53,6 +59,31 @@ TEST(RpcServerTest, ThePortIsFreeAgainAfterShutdown) {
   first->reset();
   auto again = RpcServer::Start(On(address));
   EXPECT_TRUE(again.ok()) << again.status();
+}
+
+// Issue 32 item 7: a peer that connects and says nothing is closed at the
+// handshake deadline (gRPC's default kept it 120 s).
+TEST(RpcServerTest, AConnectionThatSaysNothingIsClosedAtTheHandshakeDeadline) {
+  RpcServerOptions options = On("127.0.0.1:0");
+  options.handshake_timeout = absl::Milliseconds(300);
+  auto server = RpcServer::Start(options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<uint16_t>((*server)->port()));
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<const sockaddr*>(&to), sizeof(to)), 0);
+  const absl::Time start = absl::Now();
+  pollfd p{fd, POLLIN, 0};
+  char byte = 0;
+  bool closed = false;
+  while (!closed && absl::Now() - start < absl::Seconds(10)) {
+    if (::poll(&p, 1, 100) > 0) closed = ::recv(fd, &byte, 1, 0) <= 0;
+  }
+  ::close(fd);
+  EXPECT_TRUE(closed);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
 }
 
 }  // namespace
