@@ -44,7 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const absl::string_view rest = payload.empty() ? payload : payload.substr(1);
     switch (frame.op % 5) {
       case 0:
-        kv->Open(test_id);
+        // [test][ranks, one byte: the budgets scale with it]
+        kv->Open(test_id, rest.empty() ? 1 : static_cast<uint8_t>(rest[0]));
         break;
       case 1:
         kv->Close(test_id, std::string(rest));

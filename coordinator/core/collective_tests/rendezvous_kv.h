@@ -44,8 +44,16 @@ class RendezvousKv {
   explicit RendezvousKv(common::Executor& executor);
   ~RendezvousKv();
 
-  // Opens an empty namespace for a test.
-  void Open(const std::string& test_id);
+  // Opens an empty namespace for a test of `ranks` ranks. The work one
+  // member may ask of it is proportional to that (issue 32 item 1; P2-4f2):
+  // a wait asks at most WaitKeysFor(ranks) keys, and at most
+  // WaitersFor(ranks) waits are pending at once.
+  void Open(const std::string& test_id, int ranks);
+  // A rank waits for at most every rank's key and one of each rail
+  // communicator's: 2 x ranks, and a margin.
+  static int WaitKeysFor(int ranks);
+  // A rank has one wait pending at a time; its agent's retries may overlap.
+  static int WaitersFor(int ranks);
   // Closes it: pending waiters get ABORTED with `reason`; later calls get
   // NOT_FOUND.
   void Close(const std::string& test_id, const std::string& reason);
@@ -84,6 +92,8 @@ class RendezvousKv {
     int missing = 0;
   };
   struct Namespace {
+    int max_wait_keys = 0;
+    int max_waiters = 0;
     std::map<std::string, std::string> values;
     int64_t bytes = 0;  // keys and values held
     std::map<uint64_t, Waiter> waiters;

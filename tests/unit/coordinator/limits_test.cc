@@ -170,7 +170,7 @@ TEST_F(RegistryLimitsTest, Case10KnownNodesAreBounded) {
 // Case 13: RendezvousSet accepted 60 values of 3.9 MB each.
 class RendezvousLimitsTest : public ::testing::Test {
  protected:
-  RendezvousLimitsTest() { kv_.Open("t-1"); }
+  RendezvousLimitsTest() { kv_.Open("t-1", spec::kMaxRanksPerTest); }
   eb::testing::FakeClock clock_;
   eb::testing::ManualExecutor executor_{clock_};
   RendezvousKv kv_{executor_};
@@ -204,7 +204,7 @@ TEST_F(RendezvousLimitsTest, Case13BytesPerTestAreBounded) {
   // Replacing a value does not count it twice.
   EXPECT_THAT(kv_.Set("t-1", "k0", value), IsOk());
   // Another test is not affected.
-  kv_.Open("t-2");
+  kv_.Open("t-2", spec::kMaxRanksPerTest);
   EXPECT_THAT(kv_.Set("t-2", "k", value), IsOk());
 }
 
@@ -235,6 +235,61 @@ TEST_F(RendezvousLimitsTest, WaitsAreBounded) {
   ASSERT_TRUE(result.has_value());
   EXPECT_EQ(result->status().code(), absl::StatusCode::kNotFound);
   EXPECT_LT(result->status().message().size(), 200u);
+}
+
+// P2-4f2: a member of a 2-rank test sent waits of 32,768 absent keys; each
+// cost ~1.4 s of the event loop (keys de-duplicated pairwise), 40 of them
+// froze the coordinator 84 s. A wait now asks at most what the test's ranks
+// need, and pending waits are bounded per rank.
+TEST_F(RendezvousLimitsTest, P2_4f2_AWaitAsksOnlyWhatItsTestsRanksNeed) {
+  kv_.Open("small", 2);
+  std::optional<absl::StatusOr<std::vector<std::string>>> result;
+  std::vector<std::string> keys;
+  for (int i = 0; i < RendezvousKv::WaitKeysFor(2) + 1; ++i) keys.push_back(absl::StrCat("k", i));
+  kv_.Wait("small", keys, absl::Seconds(1), [&](auto r) { result = std::move(r); });
+  ASSERT_TRUE(result.has_value());
+  EXPECT_THAT(result->status(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                         HasSubstr("keys: 69 keys; a wait of test small asks "
+                                                   "at most 68 (twice its ranks, and 64)")));
+  keys.pop_back();
+  int answered = 0;
+  for (int i = 0; i < RendezvousKv::WaitersFor(2); ++i) {
+    kv_.Wait("small", keys, absl::Seconds(1), [&](auto) { ++answered; });
+  }
+  EXPECT_EQ(answered, 0);  // all pending
+  result.reset();
+  kv_.Wait("small", {"k0"}, absl::Seconds(1), [&](auto r) { result = std::move(r); });
+  ASSERT_TRUE(result.has_value());
+  EXPECT_THAT(result->status(), StatusIs(absl::StatusCode::kResourceExhausted,
+                                         HasSubstr("at most 72 (four per rank")));
+  // The others' tests are not affected; the budgets follow each test's size.
+  EXPECT_EQ(RendezvousKv::WaitKeysFor(4096), 8256);
+  EXPECT_EQ(RendezvousKv::WaitKeysFor(32768), spec::kMaxRendezvousWaitKeys);
+}
+
+// The work of one wait grows with its keys, not their square: 32,768
+// distinct absent keys (the largest wait a 32,768-rank test may ask) are
+// taken in one pass.
+TEST_F(RendezvousLimitsTest, P2_4f2_DistinctAbsentKeysAreCountedInOnePass) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < spec::kMaxRendezvousWaitKeys; ++i) keys.push_back(absl::StrCat("absent", i));
+  keys.push_back("absent0");  // a repeat is one key
+  keys.erase(keys.begin() + 1);
+  std::optional<absl::StatusOr<std::vector<std::string>>> result;
+  const absl::Time start = absl::Now();
+  kv_.Wait("t-1", keys, absl::Seconds(1), [&](auto r) { result = std::move(r); });
+  // ~1.4 s pairwise; a hash set takes milliseconds (a bound loose enough
+  // for the sanitizers).
+  EXPECT_LT(absl::Now() - start, absl::Milliseconds(700));
+  EXPECT_FALSE(result.has_value());
+  EXPECT_EQ(kv_.pending_waiters(), 1u);
+  for (int i = 1; i < spec::kMaxRendezvousWaitKeys; ++i) {
+    ASSERT_THAT(kv_.Set("t-1", absl::StrCat("absent", i), "v"), IsOk());
+  }
+  EXPECT_FALSE(result.has_value());  // "absent0" is still missing, once
+  ASSERT_THAT(kv_.Set("t-1", "absent0", "v"), IsOk());
+  ASSERT_TRUE(result.has_value());
+  EXPECT_TRUE(result->ok()) << result->status();
 }
 
 // Case 7: one GetLog answer is one page; more is read with offsets.

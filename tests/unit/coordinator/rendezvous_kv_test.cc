@@ -40,7 +40,7 @@ struct WaitResult {
 
 class RendezvousKvTest : public ::testing::Test {
  protected:
-  RendezvousKvTest() { kv_.Open("t-1"); }
+  RendezvousKvTest() { kv_.Open("t-1", spec::kMaxRanksPerTest); }
 
   eb::testing::FakeClock clock_;
   eb::testing::ManualExecutor executor_{clock_};
@@ -181,7 +181,7 @@ TEST_F(RendezvousKvTest, EmptyKeyIsInvalidArgument) {
 }
 
 TEST_F(RendezvousKvTest, NamespacesAreIsolated) {
-  kv_.Open("t-2");
+  kv_.Open("t-2", spec::kMaxRanksPerTest);
   WaitResult in_t2;
   kv_.Wait("t-2", {"a"}, kTimeout, in_t2.Callback());
   ASSERT_THAT(kv_.Set("t-1", "a", "from t-1"), IsOk());
