@@ -110,12 +110,20 @@ export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumen
 if [[ "$sanitizer" == thread ]]; then export EB_TEST_SLOWDOWN=${EB_TEST_SLOWDOWN:-5}; fi
 if [[ "$sanitizer" == address* ]]; then export EB_TEST_SLOWDOWN=${EB_TEST_SLOWDOWN:-3}; fi
 cd "$build"
-if [[ "$fuzz_only" != true ]]; then
-  echo "sanitize: running the unit and integration tests under $sanitizer"
-  ctest --output-on-failure -j"$(nproc)" -L 'unit|integration' -LE static \
-    -E '^(scale_benchmark_test$|html_report_test\.|SimulationTest\.(Nvcre232Nodes|ThousandTwentyFourNodes)$)' "$@"
-fi
-if [[ "$fuzz" == ON ]]; then
+if [[ "$fuzz_only" == true ]]; then
   echo "sanitize: running each fuzz target for ${fuzz_seconds}s"
   ctest --output-on-failure -j"$(nproc)" -L fuzz
+  exit 0
 fi
+# The fuzz targets (${fuzz_seconds}s of CPU each) run in the same ctest as the
+# tests: they fill the time the real-process tests spend waiting, instead of
+# running after them on an otherwise idle machine.
+labels='unit|integration'
+if [[ "$fuzz" == ON ]]; then
+  labels='unit|integration|fuzz'
+  echo "sanitize: running the unit and integration tests under $sanitizer, and each fuzz target for ${fuzz_seconds}s"
+else
+  echo "sanitize: running the unit and integration tests under $sanitizer"
+fi
+ctest --output-on-failure -j"$(nproc)" -L "$labels" -LE static \
+  -E '^(scale_benchmark_test$|html_report_test\.|SimulationTest\.(Nvcre232Nodes|ThousandTwentyFourNodes)$)' "$@"
