@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "agent/core/launch_check.h"
 #include "agent/core/worker_spec.h"
 #include "spdlog/spdlog.h"
@@ -64,6 +65,29 @@ bool WorkerSupervisor::Admit(const v1::LaunchTest& launch) {
   if (tests_.contains(launch.test_id())) {
     spdlog::warn("test={} is already running on this node; duplicate launch ignored",
                  launch.test_id());
+    return false;
+  }
+  // The slots bound the node's workers whatever the sequence of launches
+  // (issue 32 item 8), not only within one: a test whose stop the
+  // coordinator stopped waiting for may still have workers on the GPUs.
+  int occupied = 0;
+  std::vector<std::string> holders;
+  for (const auto& [id, test] : tests_) {
+    int held = 0;
+    for (const SupervisedWorker& worker : test.workers) {
+      if (worker.alive() || (!worker.spawned && !test.stopping)) ++held;
+    }
+    if (held > 0) holders.push_back(absl::StrCat(id, " (", held, ")"));
+    occupied += held;
+  }
+  if (occupied + launch.ranks_size() > config_.worker_slots) {
+    reports_.LaunchRefused(
+        launch,
+        absl::ResourceExhaustedError(
+            absl::StrCat("ranks: ", launch.ranks_size(), " more workers beside the ", occupied,
+                         " of tests still running here (", absl::StrJoin(holders, ", "),
+                         ") exceed this node's ", config_.worker_slots, " worker slots")),
+        "a test of this node has not finished stopping; is one of its workers stuck?");
     return false;
   }
   return true;

@@ -90,6 +90,37 @@ TEST_F(WorkerSupervisorTest, DuplicateLaunchOfARunningTestIsIgnored) {
   EXPECT_THAT(sink_.messages(), IsEmpty());
 }
 
+// Issue 32 item 8: the node's 4 slots bound its workers across launches too.
+// A test still holding workers (its stop not finished) leaves room only for
+// what it does not hold; once its workers are gone the room is back.
+TEST_F(WorkerSupervisorTest, WorkersNeverExceedTheSlotsAcrossLaunches) {
+  LaunchTwo();
+  supervisor_->Launch(MakeLaunch("t-three", {2, 3, -1}));
+  executor_.RunUntilIdle();
+  EXPECT_EQ(launcher_.specs().size(), 2u);  // nothing more started
+  const auto failures = sink_.Failures();
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].failure().kind(), v1::FAILURE_KIND_LAUNCH_FAILED);
+  EXPECT_THAT(failures[0].failure().message(),
+              AllOf(HasSubstr("3 more workers beside the 2 of tests still running here"),
+                    HasSubstr(std::string(kTest) + " (2)"), HasSubstr("4 worker slots")));
+  // Two fit beside the two running.
+  supervisor_->Launch(MakeLaunch("t-two", {2, 3}));
+  executor_.RunUntilIdle();
+  EXPECT_EQ(launcher_.specs().size(), 4u);
+  EXPECT_EQ(supervisor_->LiveWorkers(), 4);
+  // A stopping test holds its slots until its workers have exited.
+  supervisor_->Stop(kTest, "done");
+  supervisor_->Launch(MakeLaunch("t-one", {-1}));
+  executor_.RunUntilIdle();
+  EXPECT_EQ(launcher_.specs().size(), 4u);
+  Exit(rank2_, FakeProcessLauncher::Signaled(SIGTERM));
+  Exit(rank3_, FakeProcessLauncher::Signaled(SIGTERM));
+  supervisor_->Launch(MakeLaunch("t-one-again", {-1}));
+  executor_.RunUntilIdle();
+  EXPECT_EQ(launcher_.specs().size(), 5u);
+}
+
 TEST_F(WorkerSupervisorTest, LaunchWithoutRanksAnswersWorkersStoppedAtOnce) {
   supervisor_->Launch(MakeLaunch(kTest, {}));
   executor_.RunUntilIdle();
