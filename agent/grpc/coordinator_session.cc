@@ -4,7 +4,6 @@
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
-#include "agent/core/event_batching.h"
 #include "agent/core/launch_check.h"
 #include "common/rpc/backoff.h"
 #include "common/spec/limits.h"
@@ -73,11 +72,7 @@ void CoordinatorSession::SendToCoordinator(const v1::AgentMessage& message) {
       spdlog::debug("not connected to the coordinator; dropped a message");
       return;
     }
-    if (message.has_log_content()) {
-      QueueLogPage(message.log_content());
-    } else {
-      outbox_.push_back(message);
-    }
+    Queue(message);
     if (wake_pending_) return;
     wake_pending_ = true;
     generation = generation_;
@@ -93,23 +88,18 @@ void CoordinatorSession::SendToCoordinator(const v1::AgentMessage& message) {
   }
 }
 
-void CoordinatorSession::QueueLogPage(const v1::LogContent& page) {
-  const auto bytes = static_cast<int64_t>(page.content().size());
-  v1::AgentMessage message;
-  if (queued_log_bytes_ + bytes <= spec::kMaxQueuedLogPageBytes) {
-    queued_log_bytes_ += bytes;
-    *message.mutable_log_content() = page;
-  } else {
-    // Answered, not dropped: the coordinator is told why and may ask again.
-    v1::LogContent& refused = *message.mutable_log_content();
-    refused.set_request_id(page.request_id());
-    refused.set_path(page.path());
-    refused.set_error(
-        absl::StrCat("log page not sent: ", queued_log_bytes_,
-                     " bytes of log pages already wait for the coordinator to read them (limit ",
-                     spec::kMaxQueuedLogPageBytes, "); ask again later"));
-  }
-  outbox_.push_back(std::move(message));
+bool CoordinatorSession::OutboxFull() const {
+  absl::MutexLock lock(&mu_);
+  return outbox_full_;
+}
+
+void CoordinatorSession::CancelCall() {
+  absl::MutexLock lock(&mu_);
+  if (context_ != nullptr) context_->TryCancel();
+}
+
+void CoordinatorSession::Queue(v1::AgentMessage message) {
+  if (!outbox_.Push(std::move(message))) outbox_full_ = true;
 }
 
 void CoordinatorSession::RunLoop() {
@@ -126,8 +116,8 @@ void CoordinatorSession::RunLoop() {
     {
       absl::MutexLock lock(&mu_);
       connected_ = false;
-      outbox_.clear();
-      queued_log_bytes_ = 0;
+      outbox_.Clear();
+      outbox_full_ = false;
       if (stopping_) return;
     }
     if (was_connected) {
@@ -268,6 +258,17 @@ void CoordinatorSession::Relay(Stream& stream, grpc::CompletionQueue& cq,
   while (read_in_flight || write_in_flight_) {
     const absl::Time now = absl::Now();
     absl::Time deadline = absl::InfiniteFuture();
+    if (!ended && OutboxFull()) {
+      // The coordinator has left spec::kMaxQueuedSessionMessages unread
+      // while its connection stays up: it is not reading. End the session;
+      // the agent reconnects, and a live coordinator sees the node again.
+      spdlog::warn(
+          "the coordinator has not read the last {} messages of this session; ending it and "
+          "reconnecting",
+          spec::kMaxQueuedSessionMessages);
+      CancelCall();
+      ended = true;
+    }
     if (!ended) {
       if (now >= next_heartbeat) {
         QueueHeartbeat(++heartbeat_sequence);
@@ -312,7 +313,7 @@ void CoordinatorSession::QueueHeartbeat(int64_t sequence) {
   callbacks_.fill_heartbeat(&heartbeat);
   heartbeat.set_sequence(sequence);
   absl::MutexLock lock(&mu_);
-  outbox_.push_back(std::move(message));
+  Queue(std::move(message));
 }
 
 void CoordinatorSession::MaybeStartWrite(Stream& stream, absl::Time now, absl::Time* deadline) {
@@ -320,7 +321,7 @@ void CoordinatorSession::MaybeStartWrite(Stream& stream, absl::Time now, absl::T
   {
     absl::MutexLock lock(&mu_);
     if (outbox_.empty()) return;
-    if (worker_event_linger_ > absl::ZeroDuration() && outbox_.front().has_worker_event()) {
+    if (worker_event_linger_ > absl::ZeroDuration() && outbox_.FrontIsWorkerEvent()) {
       // The node's other ranks are usually a moment behind: let their
       // events of the same phase join this one (event_batching.h).
       if (linger_until_ == absl::InfiniteFuture()) linger_until_ = now + worker_event_linger_;
@@ -330,10 +331,7 @@ void CoordinatorSession::MaybeStartWrite(Stream& stream, absl::Time now, absl::T
       }
     }
     linger_until_ = absl::InfiniteFuture();
-    writing_ = TakeNextMessage(outbox_);
-    if (writing_.has_log_content()) {
-      queued_log_bytes_ -= static_cast<int64_t>(writing_.log_content().content().size());
-    }
+    writing_ = outbox_.Take();
   }
   write_in_flight_ = true;
   stream.Write(writing_, TagOf(Op::kWrite));

@@ -26,7 +26,9 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "agent/core/session_outbox.h"
 #include "agent/core/worker_supervisor.h"
+#include "common/spec/limits.h"
 #include "ebnccl/v1/agent.grpc.pb.h"
 #include "grpcpp/alarm.h"
 #include "grpcpp/channel.h"
@@ -115,9 +117,12 @@ class CoordinatorSession final : public CoordinatorSink {
   void Relay(Stream& stream, grpc::CompletionQueue& cq, absl::Duration heartbeat_period);
   // Queues heartbeat number `sequence`.
   void QueueHeartbeat(int64_t sequence);
-  // Queues a log page, or an error answer in its place when the pages
-  // already queued would exceed spec::kMaxQueuedLogPageBytes.
-  void QueueLogPage(const ebnccl::v1::LogContent& page) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool OutboxFull() const;
+  // Cancels the call in flight (its read and write then fail).
+  void CancelCall();
+  // Queues `message`; when the outbox is full (the coordinator is not
+  // reading), marks the session to end instead.
+  void Queue(ebnccl::v1::AgentMessage message) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Starts the next write when none is in flight and the outbox has one
   // ready; *deadline is lowered to when a lingering worker event is due.
   void MaybeStartWrite(Stream& stream, absl::Time now, absl::Time* deadline);
@@ -141,9 +146,12 @@ class CoordinatorSession final : public CoordinatorSink {
   mutable absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   bool connected_ ABSL_GUARDED_BY(mu_) = false;
-  std::deque<ebnccl::v1::AgentMessage> outbox_ ABSL_GUARDED_BY(mu_);
-  // Bytes of log page content in outbox_ (spec::kMaxQueuedLogPageBytes).
-  int64_t queued_log_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  // Bounded (agent/core/session_outbox.h): heartbeats coalesce, log pages
+  // and messages are capped.
+  SessionOutbox outbox_ ABSL_GUARDED_BY(mu_){spec::kMaxQueuedSessionMessages};
+  // The outbox was full: the relay ends the session (and the agent
+  // reconnects).
+  bool outbox_full_ ABSL_GUARDED_BY(mu_) = false;
   grpc::ClientContext* context_ ABSL_GUARDED_BY(mu_) = nullptr;
   // At most one wake alarm pending; generation_ counts the connections, so
   // that a wake decided in one is not set on the next one's alarm.

@@ -6,6 +6,7 @@
 // is enforced; the tests check each at its edge. Header only, no
 // dependencies: the agent, the coordinator, ebctl and common/rpc include it.
 
+#include <cstddef>
 #include <cstdint>
 
 namespace eb::spec {
@@ -56,6 +57,11 @@ inline constexpr int64_t kMaxLogPageBytes = int64_t{1} << 20;
 // request is still answered; the coordinator may ask again). The rest of the
 // agent's outbox is bounded by what its own workers and heartbeats produce.
 inline constexpr int64_t kMaxQueuedLogPageBytes = int64_t{16} << 20;
+// Messages of any kind the agent's session holds for a coordinator that does
+// not read its stream (issue 32 item 8): heartbeats replace each other, so
+// only worker events and answers fill it; at this many the session ends and
+// the agent reconnects (agent/core/session_outbox.h).
+inline constexpr size_t kMaxQueuedSessionMessages = 65536;
 
 // gRPC messages on every channel and server (common/rpc). A log page, an
 // inventory and a listing page fit well below this.

@@ -1,0 +1,51 @@
+#pragma once
+
+// What the agent's session holds for the coordinator until the stream takes
+// it (pure: no gRPC, no threads; CoordinatorSession guards it with its
+// mutex). Bounded whatever the coordinator does (issue 32 item 8): it may
+// stop reading the stream while its connection stays up, and the agent
+// keeps producing heartbeats, worker events and answers.
+//  - A heartbeat replaces one still queued: only the latest state matters,
+//    so a coordinator that does not read costs one heartbeat, not one per
+//    period.
+//  - Log pages hold at most spec::kMaxQueuedLogPageBytes of content; a page
+//    beyond is answered with an error saying why (P2-P13).
+//  - At most `max_messages` messages in all: a coordinator that has left
+//    that many unread is not reading; Push says so, and the session ends
+//    (the agent reconnects; a live coordinator sees the node come back).
+//  - Take() batches a run of worker events (event_batching.h).
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+
+#include "ebnccl/v1/agent.pb.h"
+
+namespace eb::agent {
+
+class SessionOutbox {
+ public:
+  explicit SessionOutbox(size_t max_messages);
+
+  // Queues `message`; false when the outbox already holds max_messages
+  // (nothing is queued: end the session).
+  [[nodiscard]] bool Push(ebnccl::v1::AgentMessage message);
+
+  bool empty() const { return messages_.empty(); }
+  size_t size() const { return messages_.size(); }
+  // The next message is a worker event (the writer may linger for more).
+  bool FrontIsWorkerEvent() const;
+  // Removes and returns the next message to write; not empty().
+  ebnccl::v1::AgentMessage Take();
+  void Clear();
+
+  int64_t queued_log_bytes() const { return queued_log_bytes_; }
+
+ private:
+  const size_t max_messages_;
+  std::deque<ebnccl::v1::AgentMessage> messages_;
+  // Bytes of log page content in messages_.
+  int64_t queued_log_bytes_ = 0;
+};
+
+}  // namespace eb::agent
