@@ -298,6 +298,7 @@ CoordinatorServer::CoordinatorServer(const CoordinatorConfig& config,
       });
   control_service_ = std::make_unique<ControlService>(loop_, *tests_, *registry_, logs_,
                                                       *validations_, *authz_, *audit_, insecure);
+  control_service_->set_topology(config_.topology);
   agent_service_ = std::make_unique<AgentServiceImpl>(loop_, *registry_, *tests_, rendezvous_,
                                                       logs_, config_, *authz_, *audit_);
 }
