@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "coordinator/core/validation_fleet.h"
+#include "coordinator/validation/pair_planner.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -81,6 +83,34 @@ TEST(TopologyView, NamesWhatTheInventoriesAndTheTopologyLack) {
   EXPECT_EQ(reply.hcas_not_in_fleet(0).hca(), "mlx5_1");
   ASSERT_EQ(reply.hcas_not_in_topology_size(), 1);
   EXPECT_EQ(reply.hcas_not_in_topology(0).hca(), "mlx5_0/2");
+}
+
+// With a fabric, the validation's nodes know their leaf (that of their
+// lowest rail), so that round 1 pairs across leaves and loads the uplinks;
+// without one, or for a node the fabric lacks, the leaf stays unknown.
+TEST(TopologyView, ValidationNodesTakeTheirLeafFromTheFabric) {
+  topology::Fabric fabric;
+  fabric.cables = {{"n1", "mlx5_1", 1, "leaf-r1-a", 1},
+                   {"n1", "mlx5_0", 0, "leaf-r0-a", 1},
+                   {"n2", "mlx5_0", 0, "leaf-r0-a", 2},
+                   {"n3", "mlx5_0", 0, "leaf-r0-b", 1},
+                   {"n4", "mlx5_0", 0, "leaf-r0-b", 2}};
+  std::vector<std::string> leaves;
+  for (const char* name : {"n1", "n2", "n3", "n4", "n5"}) {
+    NodeRecord record;
+    record.name = name;
+    EXPECT_EQ(NodeFromRecord(record).leaf, "");  // no topology: as before
+    leaves.push_back(NodeFromRecord(record, &fabric).leaf);
+  }
+  EXPECT_THAT(leaves, ElementsAre("leaf-r0-a", "leaf-r0-a", "leaf-r0-b", "leaf-r0-b", ""));
+  // Round 1 then crosses the leaves: n1 and n2 share leaf-r0-a, n3 and n4
+  // leaf-r0-b, and no pair stays on one leaf.
+  const std::vector<validation::NodePair> pairs =
+      validation::FirstRoundMatching({0, 1, 2, 3}, {leaves.begin(), leaves.begin() + 4});
+  ASSERT_EQ(pairs.size(), 2u);
+  for (const validation::NodePair& pair : pairs) {
+    EXPECT_NE(leaves[pair.first], leaves[pair.second]) << pair.first << "-" << pair.second;
+  }
 }
 
 }  // namespace
