@@ -5,10 +5,12 @@
 // timeouts.
 
 #include <map>
+#include <memory>
 #include <string>
 
 #include "absl/time/time.h"
 #include "common/rpc/tls_files.h"
+#include "coordinator/topology/fabric_source.h"
 
 namespace eb::coordinator {
 
@@ -54,6 +56,19 @@ struct SentinelConfig {
   // default): a QOS the site made preemptible by tenant jobs.
   std::string partition;
   std::string qos;
+};
+
+// [topology] (issue 31): the fabric map, read once at start (main.cc,
+// topology_file.h). Without a file everything behaves as without topology.
+struct TopologyConfig {
+  // ibnetdiscover's output or the TOML map; "" = none.
+  std::string file;
+  // "auto", "ibnetdiscover" or "toml" (topology/fabric_source.h says how
+  // auto chooses).
+  std::string format = topology::kFormatAuto;
+  // What was read from `file`; null without one. Shared: the config is
+  // passed by value.
+  std::shared_ptr<const topology::FabricSource> loaded;
 };
 
 struct CoordinatorConfig {
@@ -103,6 +118,7 @@ struct CoordinatorConfig {
   absl::Duration lost_node_retention = absl::Hours(24);
   SchedulerConfig scheduler;
   SentinelConfig sentinel;
+  TopologyConfig topology;
 };
 
 }  // namespace eb::coordinator

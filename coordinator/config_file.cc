@@ -74,6 +74,16 @@ void AddSentinelKeys(common::ConfigSchema& schema, SentinelConfig* sentinel) {
   schema.String("sentinel.qos", &sentinel->qos, CheckSlurmWord).Flag("--sentinel-qos");
 }
 
+// [topology] (issue 31): the file is read after flags and file are applied
+// (LoadTopologyFile), so that --topology-file overrides the key first.
+void AddTopologyKeys(common::ConfigSchema& schema, TopologyConfig* topology) {
+  schema.String("topology.file", &topology->file).Flag("--topology-file");
+  schema
+      .Choice("topology.format", &topology->format,
+              {topology::kFormatAuto, topology::kFormatIbnetdiscover, topology::kFormatToml})
+      .Flag("--topology-format");
+}
+
 }  // namespace
 
 absl::Status CheckSentinelConfig(const SentinelConfig& sentinel, const SchedulerConfig& scheduler) {
@@ -176,6 +186,7 @@ common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings* settings) {
 
   AddSchedulerKeys(schema, &config.scheduler);
   AddSentinelKeys(schema, &config.sentinel);
+  AddTopologyKeys(schema, &config.topology);
 
   schema
       .Choice("log.level", &settings->log_level,

@@ -266,6 +266,7 @@ CoordinatorServer::CoordinatorServer(const CoordinatorConfig& config,
   validation_config.default_timeout = config_.default_validation_timeout;
   validation_config.baselines_toml = ReadBaselines(config_.baselines_path);
   validation_config.baselines_origin = config_.baselines_path;
+  validation_config.fabric = config_.topology.loaded;
   validations_ =
       std::make_unique<ValidationManager>(common::RealClock::Get(), loop_, *registry_, *tests_,
                                           *validation_history_, std::move(validation_config));
@@ -298,6 +299,7 @@ CoordinatorServer::CoordinatorServer(const CoordinatorConfig& config,
       });
   control_service_ = std::make_unique<ControlService>(loop_, *tests_, *registry_, logs_,
                                                       *validations_, *authz_, *audit_, insecure);
+  control_service_->set_topology(config_.topology);
   agent_service_ = std::make_unique<AgentServiceImpl>(loop_, *registry_, *tests_, rendezvous_,
                                                       logs_, config_, *authz_, *audit_);
 }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <limits>
 #include <optional>
+#include <utility>
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
@@ -25,6 +26,7 @@
 #include "coordinator/config_file.h"
 #include "coordinator/coordinator_server.h"
 #include "coordinator/grpc/authz.h"
+#include "coordinator/topology_file.h"
 #include "spdlog/spdlog.h"
 
 namespace {
@@ -182,6 +184,13 @@ int main(int argc, char** argv) {
                  "Slurm partition of the probe job (empty = the scheduler's)");
   app.add_option("--sentinel-qos", sentinel.qos,
                  "Slurm QOS of the probe job: one tenant jobs preempt");
+  app.add_option("--topology-file", config.topology.file,
+                 "Fabric map: ibnetdiscover's output or the TOML map (empty = none)");
+  app.add_option("--topology-format", config.topology.format,
+                 "auto, ibnetdiscover or toml: the reader of --topology-file")
+      ->check(CLI::IsMember({eb::topology::kFormatAuto, eb::topology::kFormatIbnetdiscover,
+                             eb::topology::kFormatToml}))
+      ->capture_default_str();
   app.add_option("--log-level", settings.log_level, "trace, debug, info, warn, error")
       ->capture_default_str();
   app.add_option("--log-file", settings.log_file, "Also write the log to this file");
@@ -263,6 +272,14 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  startup_guard->SetPhase("reading its topology file");
+  if (auto fabric = eb::coordinator::LoadTopologyFile(config.topology); fabric.ok()) {
+    config.topology.loaded = *std::move(fabric);
+  } else {
+    std::fprintf(stderr, "eb-coordinator: %s\n", std::string(fabric.status().message()).c_str());
+    return 2;
+  }
+
   if (auto status = eb::common::InitLogging(
           {"eb-coordinator", settings.log_level, settings.log_file, eb::common::StderrIsJournal()});
       !status.ok()) {
@@ -328,6 +345,10 @@ int main(int argc, char** argv) {
           ? absl::StrCat("mutual TLS, CA ", config.tls.ca, ", cert ", config.tls.cert, ", ",
                          config.tls_roles.size(), " role mapping(s)")
           : std::string("plaintext"));
+  if (const auto& loaded = config.topology.loaded) {
+    spdlog::info("topology {} ({}): {} node-side cables, {} uplinks", config.topology.file,
+                 loaded->format, loaded->fabric.cables.size(), loaded->fabric.uplinks.size());
+  }
   // From here a signal is read by the main thread and stops the server cleanly.
   startup_guard.reset();
   const int signal_number = eb::common::WaitForShutdownSignal();

@@ -64,6 +64,8 @@ size_t MaxFileBytes(FileKind kind) {
       return kMaxSysfsValueFileBytes;
     case FileKind::kProcTable:
       return kMaxProcTableFileBytes;
+    case FileKind::kTopology:
+      return kMaxTopologyFileBytes;
   }
   return kMaxSysfsValueFileBytes;
 }
@@ -76,6 +78,8 @@ const char* FileKindName(FileKind kind) {
       return "TLS file";
     case FileKind::kBaselines:
       return "baselines file";
+    case FileKind::kTopology:
+      return "topology file";
     case FileKind::kSysfsValue:
     case FileKind::kProcTable:
       return "file";

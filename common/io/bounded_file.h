@@ -25,6 +25,7 @@ enum class FileKind {
   kBaselines,   // baselines.toml (validation expectations)
   kSysfsValue,  // one sysfs or /proc attribute (a line)
   kProcTable,   // a /proc or driver table of many lines (/proc/stat, driver info)
+  kTopology,    // the coordinator's fabric map ([topology] file: ibnetdiscover or TOML)
 };
 
 // The most bytes a file of `kind` may hold.
@@ -37,6 +38,9 @@ inline constexpr size_t kMaxTlsPemFileBytes = size_t{1} << 20;     // 1 MiB
 inline constexpr size_t kMaxBaselinesFileBytes = size_t{4} << 20;  // 4 MiB
 inline constexpr size_t kMaxSysfsValueFileBytes = 4096;            // a page
 inline constexpr size_t kMaxProcTableFileBytes = size_t{1} << 20;  // 1 MiB
+// ibnetdiscover of 8,192 nodes x 8 rails lists each cable from both ends:
+// ~150k lines of ~100 bytes; 64 MiB leaves room for long descriptions.
+inline constexpr size_t kMaxTopologyFileBytes = size_t{64} << 20;  // 64 MiB
 // A read that has not finished after this gives up (a file on a hung network
 // file system; checked between reads, so one read the kernel blocks in is
 // not cut short).

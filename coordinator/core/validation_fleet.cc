@@ -8,9 +8,18 @@ namespace eb::coordinator {
 
 namespace v1 = ebnccl::v1;
 
-validation::Node NodeFromRecord(const NodeRecord& record) {
+validation::Node NodeFromRecord(const NodeRecord& record, const topology::Fabric* fabric) {
   validation::Node node = validation::NodeFromInventory(record.name, record.inventory);
   node.reachable = record.state != v1::NODE_STATE_LOST;
+  if (fabric != nullptr) {
+    // A linear scan per node: a validation selects its nodes once.
+    int rail = -1;
+    for (const topology::Cable& cable : fabric->cables) {
+      if (cable.node != record.name || (rail >= 0 && cable.rail >= rail)) continue;
+      rail = cable.rail;
+      node.leaf = cable.leaf;
+    }
+  }
   return node;
 }
 

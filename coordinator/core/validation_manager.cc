@@ -104,12 +104,13 @@ absl::StatusOr<std::vector<val::Node>> ValidationManager::SelectNodes(
     const v1::ValidationSpec& spec, const std::map<std::string, std::string>& leave_out) {
   // A running validation reserves its nodes (Start): its holder name.
   auto in_validation = [this](const std::string& name) { return tests_.ReservedBy(name); };
+  const topology::Fabric* fabric = config_.fabric ? &config_.fabric->fabric : nullptr;
   std::vector<val::Node> nodes;
   if (spec.node_names().empty()) {
     for (const NodeRecord* record : registry_.All()) {
       if (record->state != v1::NODE_STATE_IDLE || !in_validation(record->name).empty()) continue;
       if (leave_out.contains(record->name)) continue;
-      nodes.push_back(NodeFromRecord(*record));
+      nodes.push_back(NodeFromRecord(*record, fabric));
     }
     if (nodes.empty()) {
       return absl::FailedPreconditionError(
@@ -134,7 +135,7 @@ absl::StatusOr<std::vector<val::Node>> ValidationManager::SelectNodes(
           absl::StrCat("node_names: '", name, "' is busy with test ", record->current_test_id));
     }
     // A lost node stays in: the core reports it untestable.
-    nodes.push_back(NodeFromRecord(*record));
+    nodes.push_back(NodeFromRecord(*record, fabric));
   }
   if (nodes.empty()) {
     std::string why;

@@ -23,6 +23,7 @@
 #include "coordinator/core/collective_tests/collective_test_manager.h"
 #include "coordinator/core/nodes/node_registry.h"
 #include "coordinator/history/validation_history.h"
+#include "coordinator/topology/fabric_source.h"
 #include "coordinator/validation/validation.h"
 
 namespace eb::coordinator {
@@ -42,6 +43,9 @@ struct ValidationManagerConfig {
   // the fleet median) and where it came from, for the report.
   std::string baselines_toml;
   std::string baselines_origin;
+  // The fabric of [topology] file (issue 31); null: none. With it round 1
+  // pairs nodes across leaves (NodeFromRecord).
+  std::shared_ptr<const topology::FabricSource> fabric;
 };
 
 class ValidationManager {

@@ -42,6 +42,7 @@
 #include "coordinator/ebctl/commands/run_test_command.h"
 #include "coordinator/ebctl/commands/show_command.h"
 #include "coordinator/ebctl/commands/tests_command.h"
+#include "coordinator/ebctl/commands/topology_command.h"
 #include "coordinator/ebctl/commands/validate_command.h"
 #include "coordinator/ebctl/commands/validations_command.h"
 #include "coordinator/ebctl/commands/version_command.h"
@@ -280,6 +281,7 @@ int main(int argc, char** argv) {
   eb::ebctl::ValidationsCommand validations;
   eb::ebctl::ReportCommand report;
   eb::ebctl::VersionCommand version;
+  eb::ebctl::TopologyCommand topology;
   CLI::App* nodes_cmd = app.add_subcommand("nodes", "List the agents and their inventory");
   nodes_cmd->add_flag("--gpus", nodes.gpus,
                       "Also list every GPU: bus id, NUMA node and the HCA closest to it");
@@ -356,6 +358,9 @@ int main(int argc, char** argv) {
       "audit", "The coordinator's audit log: who ran, cancelled or registered what (admin)");
   audit_cmd->add_option("--limit", audit.limit, "At most this many entries, newest first")
       ->check(WholeNumber(1, eb::spec::kMaxListedTests));
+  CLI::App* topology_cmd = app.add_subcommand(
+      "topology",
+      "The fabric the coordinator loaded and what it and the agents' inventories disagree on");
   CLI::App* version_cmd =
       app.add_subcommand("version", "Print ebctl's version and the coordinator's");
   std::string help_topic;
@@ -363,7 +368,7 @@ int main(int argc, char** argv) {
   help_cmd->add_option("command", help_topic, "The command whose flags to list");
   // --json and --format after the subcommand as well as before it.
   for (CLI::App* sub : {nodes_cmd, tests_cmd, show_cmd, cancel_cmd, logs_cmd, validate_cmd,
-                        validations_cmd, audit_cmd, version_cmd}) {
+                        validations_cmd, audit_cmd, topology_cmd, version_cmd}) {
     sub->add_flag("--json", options.json, "Print JSON");
     sub->add_option("--format", format, "Output: table or json")
         ->check(CLI::IsMember({"table", "json"}));
@@ -457,6 +462,7 @@ int main(int argc, char** argv) {
   if (validations_cmd->parsed()) command = &validations;
   if (audit_cmd->parsed()) command = &audit;
   if (version_cmd->parsed()) command = &version;
+  if (topology_cmd->parsed()) command = &topology;
   if (report_cmd->parsed()) {
     if (report.id.empty() == report.node.empty()) {
       std::fprintf(stderr, "ebctl: report: give a test or validation id, or --node NAME\n");

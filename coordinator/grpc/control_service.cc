@@ -10,6 +10,7 @@
 #include "common/spec/limits.h"
 #include "common/status/grpc_status.h"
 #include "common/version/version.h"
+#include "coordinator/core/topology/topology_view.h"
 #include "coordinator/grpc/validation_stream.h"
 #include "spdlog/spdlog.h"
 
@@ -451,6 +452,24 @@ grpc::ServerUnaryReactor* ControlService::ListAudit(grpc::CallbackServerContext*
         request->limit() > 0 ? std::min<int>(request->limit(), spec::kMaxListedTests) : 100);
     if (!entries.ok()) return entries.status();
     for (v1::AuditEntry& entry : *entries) *reply->add_entries() = std::move(entry);
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* ControlService::GetTopology(grpc::CallbackServerContext* context,
+                                                      const v1::GetTopologyRequest* /*request*/,
+                                                      v1::GetTopologyReply* reply) {
+  if (auto refused = authz_.Check(*context, Role::kViewer, "GetTopology")) {
+    return RefuseUnary(context, *refused);
+  }
+  return PostUnary(context, executor_, [this, reply] {
+    std::vector<topology::InventoryNode> fleet;
+    if (topology_.loaded != nullptr) {
+      for (const NodeRecord* node : registry_.All()) {
+        fleet.push_back(InventoryNodeOf(node->name, node->inventory));
+      }
+    }
+    *reply = TopologyReply(topology_.loaded.get(), topology_.file, fleet);
     return absl::OkStatus();
   });
 }

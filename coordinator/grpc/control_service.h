@@ -5,6 +5,7 @@
 // from there (STYLE.md rule 7); no handler blocks a gRPC thread.
 
 #include "common/exec/executor.h"
+#include "coordinator/config.h"
 #include "coordinator/core/collective_tests/collective_test_manager.h"
 #include "coordinator/core/nodes/log_requests.h"
 #include "coordinator/core/nodes/node_registry.h"
@@ -35,6 +36,8 @@ class ControlService final : public ebnccl::v1::Control::CallbackService {
   // asks it which nodes hold a job (or an operator drained) and leaves
   // them out (issue 30). `scheduler` must outlive the service.
   void set_scheduler(scheduler_io::SchedulerService* scheduler) { scheduler_ = scheduler; }
+  // The fabric read from `topology.file` at start (issue 31); null: none.
+  void set_topology(const TopologyConfig& topology) { topology_ = topology; }
 
   grpc::ServerUnaryReactor* ListNodes(grpc::CallbackServerContext* context,
                                       const ebnccl::v1::ListNodesRequest* request,
@@ -72,6 +75,9 @@ class ControlService final : public ebnccl::v1::Control::CallbackService {
   grpc::ServerUnaryReactor* ListAudit(grpc::CallbackServerContext* context,
                                       const ebnccl::v1::ListAuditRequest* request,
                                       ebnccl::v1::ListAuditReply* reply) override;
+  grpc::ServerUnaryReactor* GetTopology(grpc::CallbackServerContext* context,
+                                        const ebnccl::v1::GetTopologyRequest* request,
+                                        ebnccl::v1::GetTopologyReply* reply) override;
 
  private:
   common::Executor& executor_;
@@ -94,6 +100,7 @@ class ControlService final : public ebnccl::v1::Control::CallbackService {
   ValidationManager& validations_;
   // The scheduler that owns the fleet, or null (kind "none").
   scheduler_io::SchedulerService* scheduler_ = nullptr;
+  TopologyConfig topology_;
   const Authorizer& authz_;
   AuditLog& audit_;
   const bool insecure_;

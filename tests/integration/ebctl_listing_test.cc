@@ -2,8 +2,10 @@
 // `run-test --json-lines` streams one object per row then the report,
 // `jobs --node/--state/--since` filters, `--json` and `--format json`
 // work after every subcommand (logs included), and `ebctl version` shows
-// the coordinator's version.
+// the coordinator's version; `ebctl topology` shows the fabric the
+// coordinator loaded and what the agents disagree with (issue 31).
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -113,6 +115,51 @@ TEST_F(EbctlListingTest, JsonLinesThenFiltersLogsAndVersion) {
   EXPECT_EQ(doc["schema"], "ebnccl.version") << version_json.out;
   EXPECT_EQ(doc["ebctl"], kVersion);
   EXPECT_EQ(doc["coordinator"], kVersion);
+}
+
+// [topology] (issue 31): the coordinator loads the map named by
+// --topology-file and `ebctl topology` names what it and the agents
+// disagree on, exit 7; a bad map stops the coordinator, exit 2, naming the
+// file and the line.
+TEST(EbctlTopologyTest, ShowsTheFabricAndTheDisagreements) {
+  LocalCluster cluster;
+  const std::string map = cluster.work_dir() + "/fabric.map";
+  std::ofstream(map) << "# host9 has no agent; host1 no cable\n"
+                        "[[cable]]\nnode = \"host0\"\nhca = \"mlx5_0\"\nleaf = \"leaf-a\"\n"
+                        "leaf_port = 1\n"
+                        "[[cable]]\nnode = \"host9\"\nhca = \"mlx5_0\"\nleaf = \"leaf-b\"\n"
+                        "leaf_port = 1\n"
+                        "[[uplink]]\nleaf = \"leaf-a\"\nleaf_port = 33\nspine = \"spine-1\"\n"
+                        "spine_port = 1\n"
+                        "[[uplink]]\nleaf = \"leaf-b\"\nleaf_port = 33\nspine = \"spine-1\"\n"
+                        "spine_port = 2\n";
+  std::vector<std::string> flags = LocalCluster::FastCoordinatorFlags();
+  flags.push_back("--topology-file=" + map);
+  ASSERT_TRUE(cluster.StartCoordinator(flags).ok());
+  ASSERT_TRUE(cluster.StartAgent("host0", 1).ok());
+  ASSERT_TRUE(cluster.StartAgent("host1", 1).ok());
+
+  CliResult text = cluster.Ebctl({"topology"});
+  EXPECT_EQ(text.exit_code, 7) << text.out << text.err;
+  EXPECT_THAT(text.out, HasSubstr("(toml): 2 leaves, 1 spines, 2 uplinks, 2 nodes"));
+  EXPECT_THAT(text.out, HasSubstr("host9: in the topology, no agent of that name"));
+  EXPECT_THAT(text.out, HasSubstr("host1: an agent, no cable in the topology"));
+  CliResult doc = cluster.Ebctl({"topology", "--json"});
+  EXPECT_EQ(doc.exit_code, 7);
+  const json topology = json::parse(doc.out, nullptr, false);
+  ASSERT_TRUE(topology.is_object()) << doc.out;
+  EXPECT_EQ(topology["schema"], "ebnccl.topology");
+  EXPECT_EQ(topology["loaded"], true);
+  EXPECT_EQ(topology["file"], map);
+  EXPECT_EQ(topology["mismatches"]["nodes_not_in_fleet"], json::array({"host9"}));
+  EXPECT_EQ(topology["mismatches"]["nodes_not_in_topology"], json::array({"host1"}));
+
+  std::ofstream(map) << "[[cable]]\nnode = \"host0\"\nbogus = 1\n";
+  CliResult refused = cluster.Run(
+      "eb-coordinator",
+      {kNoConfigFile, "--listen=127.0.0.1:0", "--history-path", "", "--topology-file=" + map});
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_THAT(refused.err, HasSubstr("topology.file: " + map + ": topology line 3"));
 }
 
 }  // namespace

@@ -59,7 +59,7 @@ TEST_F(BoundedFileTest, P2_2_13_FifoIsRefusedWithoutWaitingForAWriter) {
   const std::string path = dir_ + "/fifo";
   ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
   for (FileKind kind : {FileKind::kConfig, FileKind::kTlsPem, FileKind::kBaselines,
-                        FileKind::kSysfsValue, FileKind::kProcTable}) {
+                        FileKind::kSysfsValue, FileKind::kProcTable, FileKind::kTopology}) {
     absl::StatusOr<std::string> text = ReadBoundedFile(path, kind);
     EXPECT_EQ(text.status().code(), absl::StatusCode::kFailedPrecondition);
     EXPECT_THAT(text.status().message(), HasSubstr("is a FIFO (named pipe), not a regular file"));
@@ -123,6 +123,7 @@ TEST_F(BoundedFileTest, EachKindHasItsLimit) {
   EXPECT_EQ(MaxFileBytes(FileKind::kTlsPem), kMaxTlsPemFileBytes);
   EXPECT_EQ(MaxFileBytes(FileKind::kBaselines), kMaxBaselinesFileBytes);
   EXPECT_EQ(MaxFileBytes(FileKind::kSysfsValue), kMaxSysfsValueFileBytes);
+  EXPECT_EQ(MaxFileBytes(FileKind::kTopology), kMaxTopologyFileBytes);
   const std::string at_limit = Write("at", std::string(kMaxConfigFileBytes, 'x'));
   EXPECT_EQ(ReadBoundedFile(at_limit, FileKind::kConfig).value_or("").size(), kMaxConfigFileBytes);
   const std::string over = Write("over", std::string(kMaxConfigFileBytes + 1, 'x'));

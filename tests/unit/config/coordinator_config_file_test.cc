@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "coordinator/config_file.h"
+#include "coordinator/topology_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -113,6 +114,47 @@ file = "/var/log/ebnccl/coordinator.log"
   EXPECT_EQ(settings.config.metrics_listen, "0.0.0.0:9470");
   EXPECT_EQ(settings.log_level, "debug");
   EXPECT_EQ(settings.log_file, "/var/log/ebnccl/coordinator.log");
+}
+
+// [topology] (issue 31): none by default; the file is read through the
+// bounded reader and refused naming the key, the file and its line.
+TEST(CoordinatorConfigFileTest, TopologySection) {
+  CoordinatorSettings settings;
+  EXPECT_EQ(settings.config.topology.file, "");
+  auto none = LoadTopologyFile(settings.config.topology);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(*none, nullptr);  // no topology: everything as today
+
+  const std::string dir = ::testing::TempDir();
+  const std::string map = dir + "/fabric.map";
+  std::ofstream(map) << "# two nodes on one leaf\n[[cable]]\nnode = \"n1\"\nhca = \"mlx5_0\"\n"
+                        "leaf = \"leaf-1\"\nleaf_port = 1\n[[cable]]\nnode = \"n2\"\n"
+                        "hca = \"mlx5_0\"\nleaf = \"leaf-1\"\nleaf_port = 2\n";
+  ASSERT_TRUE(
+      ApplyText(absl::StrCat("[topology]\nfile = \"", map, "\"\nformat = \"auto\"\n"), &settings)
+          .ok());
+  EXPECT_EQ(settings.config.topology.file, map);
+  auto loaded = LoadTopologyFile(settings.config.topology);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_NE(*loaded, nullptr);
+  EXPECT_EQ((*loaded)->format, "toml");
+  EXPECT_EQ((*loaded)->fabric.cables.size(), 2u);
+
+  // Forced to the other reader: refused, naming the key, the file and the line.
+  settings.config.topology.format = "ibnetdiscover";
+  auto forced = LoadTopologyFile(settings.config.topology);
+  EXPECT_EQ(forced.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(forced.status().message(), HasSubstr("topology.file: " + map + ": "));
+  EXPECT_THAT(forced.status().message(), HasSubstr("line 2"));
+  // A missing file names the key and the path.
+  settings.config.topology.file = dir + "/absent.topo";
+  auto absent = LoadTopologyFile(settings.config.topology);
+  EXPECT_EQ(absent.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(absent.status().message(), HasSubstr("topology.file: " + dir + "/absent.topo"));
+  // A format outside the choice is refused by the schema, naming the key.
+  CoordinatorSettings other;
+  absl::Status bad = ApplyText("[topology]\nformat = \"yaml\"\n", &other);
+  EXPECT_THAT(bad.message(), HasSubstr("topology.format"));
 }
 
 TEST(CoordinatorConfigFileTest, SchedulerSection) {

@@ -14,6 +14,7 @@
 #include "coordinator/ebctl/output/nodes_table.h"
 #include "coordinator/ebctl/output/report_table.h"
 #include "coordinator/ebctl/output/tests_table.h"
+#include "coordinator/ebctl/output/topology_output.h"
 #include "coordinator/ebctl/output/validation_progress.h"
 #include "coordinator/ebctl/output/validation_table.h"
 #include "gmock/gmock.h"
@@ -96,6 +97,12 @@ TEST(PrintableOutputTest, P2_2_18_ShowAndRunTestTable) {
 
 TEST(PrintableOutputTest, P2_6_3_AuditTable) {
   ExpectPrintable(AuditTable(Hostile<v1::ListAuditReply>()));
+}
+
+TEST(PrintableOutputTest, TopologyText) {
+  auto reply = Hostile<v1::GetTopologyReply>();
+  reply.set_loaded(true);  // else only "no topology loaded" is shown
+  ExpectPrintable(TopologyText(reply));
 }
 
 TEST(PrintableOutputTest, P2_2_18_TestsAndValidationTables) {

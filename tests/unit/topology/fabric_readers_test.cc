@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "coordinator/topology/fabric.h"
+#include "coordinator/topology/fabric_source.h"
 #include "coordinator/topology/fabric_toml.h"
 #include "coordinator/topology/ibnetdiscover.h"
 #include "coordinator/topology/inventory_match.h"
@@ -216,6 +217,32 @@ TEST(FabricToml, RefusesBadInputNamingTheLine) {
     ASSERT_FALSE(fabric.ok()) << error;
     EXPECT_THAT(std::string(fabric.status().message()), HasSubstr(error));
   }
+}
+
+// [topology] format = "auto": the extension, else the first line that says.
+TEST(FabricSource, AutoChoosesTheReaderByNameAndContent) {
+  EXPECT_EQ(ResolveFabricFormat(kFormatAuto, "/etc/ebnccl/fabric.toml", kIbnetdiscover),
+            kFormatToml);
+  EXPECT_EQ(ResolveFabricFormat(kFormatAuto, "/etc/ebnccl/fabric.map", kToml), kFormatToml);
+  EXPECT_EQ(ResolveFabricFormat(kFormatAuto, "/etc/ebnccl/ibnet.out", kIbnetdiscover),
+            kFormatIbnetdiscover);
+  EXPECT_EQ(ResolveFabricFormat(kFormatIbnetdiscover, "fabric.toml", kToml), kFormatIbnetdiscover);
+
+  auto toml = ParseFabric(kFormatAuto, "fabric", kToml);
+  ASSERT_TRUE(toml.ok()) << toml.status();
+  EXPECT_EQ(toml->format, kFormatToml);
+  EXPECT_FALSE(toml->fabric.cables.empty());
+  auto ib = ParseFabric(kFormatAuto, "ibnet.out", kIbnetdiscover);
+  ASSERT_TRUE(ib.ok()) << ib.status();
+  EXPECT_EQ(ib->format, kFormatIbnetdiscover);
+  EXPECT_EQ(ib->fabric.uplinks.size(), 2u);
+
+  // The wrong reader forced on a file fails naming its line, never guesses.
+  auto forced = ParseFabric(kFormatToml, "ibnet.out", kIbnetdiscover);
+  EXPECT_THAT(forced.status().message(), HasSubstr("topology line"));
+  EXPECT_THAT(ParseFabric(kFormatAuto, "x", " \n# only a comment\n").status().message(),
+              HasSubstr("empty"));
+  EXPECT_THAT(ParseFabric("yaml", "x", kToml).status().message(), HasSubstr("format 'yaml'"));
 }
 
 TEST(CheckFabric, RefusesWhatIsNotATwoTierFatTree) {
