@@ -1,6 +1,7 @@
 #include "coordinator/coordinator_server.h"
 
 #include <malloc.h>
+#include <stdlib.h>
 
 #include <filesystem>
 #include <system_error>
@@ -24,6 +25,7 @@
 #include "coordinator/history/sqlite_validation_history.h"
 #include "coordinator/history/write_behind_history.h"
 #include "coordinator/scheduler/slurm/slurm_output.h"
+#include "coordinator/scheduler_io/kubernetes_backend.h"
 #include "coordinator/scheduler_io/slurm_backend.h"
 #include "coordinator/sentinel_wiring.h"
 #include "spdlog/spdlog.h"
@@ -180,6 +182,26 @@ void CoordinatorServer::SchedulerAfterValidation(const ebnccl::v1::ValidationRep
 
 absl::StatusOr<std::unique_ptr<scheduler::SchedulerBackend>> CoordinatorServer::MakeBackend() {
   const SchedulerConfig& config = config_.scheduler;
+  if (config.kind == "kubernetes") {
+    scheduler_io::KubernetesBackendConfig k8s;
+    k8s.kubectl = config.kubectl;
+    k8s.kubeconfig = config.kubeconfig;
+    k8s.server = config.kubernetes_server;
+    k8s.placeholder.name_space = config.kubernetes_namespace;
+    k8s.placeholder.priority_class = config.kubernetes_priority_class;
+    k8s.placeholder.gpu_resource = config.kubernetes_gpu_resource;
+    k8s.command_timeout = config.command_timeout;
+    // kubectl's HOME (its cache) and the request bodies: a directory of ours.
+    std::string scratch =
+        (std::filesystem::temp_directory_path() / "ebnccl-kubectl-XXXXXX").string();
+    if (mkdtemp(scratch.data()) == nullptr) {
+      return absl::UnavailableError(
+          absl::StrCat("kubernetes: cannot create a scratch directory under ",
+                       std::filesystem::temp_directory_path().string()));
+    }
+    k8s.scratch_dir = scratch;
+    return std::make_unique<scheduler_io::KubernetesBackend>(*runner_, std::move(k8s));
+  }
   scheduler_io::SlurmBackendConfig slurm;
   slurm.bin_dir = config.slurm_bin_dir;
   slurm.slurm_conf = config.slurm_conf;
@@ -194,9 +216,9 @@ absl::StatusOr<std::unique_ptr<scheduler::SchedulerBackend>> CoordinatorServer::
 absl::Status CoordinatorServer::StartScheduler() {
   const SchedulerConfig& config = config_.scheduler;
   if (config.kind == "none") return absl::OkStatus();
-  if (config.kind != "slurm") {
+  if (config.kind != "slurm" && config.kind != "kubernetes") {
     return absl::InvalidArgumentError(
-        absl::StrCat("[scheduler] kind: \"", config.kind, "\" is not none or slurm"));
+        absl::StrCat("[scheduler] kind: \"", config.kind, "\" is not none, slurm or kubernetes"));
   }
   auto launcher = common::PosixProcessLauncher::Create();
   if (!launcher.ok()) return launcher.status();
@@ -221,11 +243,16 @@ absl::Status CoordinatorServer::StartScheduler() {
   // The node listing's column: read on the service's thread, shown as read.
   scheduler_->RefreshEvery(absl::Seconds(30));
   spdlog::info(
-      "scheduler: {} (partition {}, SLURM_CONF {}, {} confirmation(s) drain, {} "
-      "pass(es) resume, at most {}% drained{})",
-      config.kind, config.partition.empty() ? "all" : config.partition,
-      config.slurm_conf.empty() ? "default" : config.slurm_conf, config.confirmations_to_drain,
-      config.passes_to_resume, config.max_drained_percent, config.dry_run ? ", DRY RUN" : "");
+      "scheduler: {} ({}, {} confirmation(s) drain, {} pass(es) resume, at most {}% "
+      "drained{})",
+      config.kind,
+      config.kind == "slurm"
+          ? absl::StrCat("partition ", config.partition.empty() ? "all" : config.partition,
+                         ", SLURM_CONF ", config.slurm_conf.empty() ? "default" : config.slurm_conf)
+          : absl::StrCat("kubectl ", config.kubectl, ", namespace ", config.kubernetes_namespace,
+                         ", PriorityClass ", config.kubernetes_priority_class),
+      config.confirmations_to_drain, config.passes_to_resume, config.max_drained_percent,
+      config.dry_run ? ", DRY RUN" : "");
   if (config_.sentinel.enabled) StartSentinel();
   return absl::OkStatus();
 }

@@ -57,7 +57,7 @@ class CoordinatorServer {
  private:
   // The scheduler integration: the backend, the service and its hooks.
   absl::Status StartScheduler();
-  // The backend of [scheduler] kind: Slurm's tools.
+  // The backend of [scheduler] kind: Slurm's tools, or kubectl.
   absl::StatusOr<std::unique_ptr<scheduler::SchedulerBackend>> MakeBackend();
   // [sentinel] enabled: the probing loop, over the scheduler service.
   void StartSentinel();
