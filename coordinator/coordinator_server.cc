@@ -276,7 +276,7 @@ void CoordinatorServer::StartSentinel() {
         facts.verdicts = SchedulerVerdicts(*validation_history_, nullptr);
         return facts;
       },
-      std::move(settings));
+      settings);
   loop_.Post([sentinel = sentinel_.get()] { sentinel->Start(); });
   spdlog::info("sentinel: every node probed within {}, at most {}% of the idle nodes held",
                absl::FormatDuration(config.period), config.max_idle_percent);

@@ -12,13 +12,13 @@
 namespace eb::sentinel {
 
 Sentinel::Sentinel(common::Executor& executor, common::Clock& clock, ProbeScheduler& scheduler,
-                   ProbeRunner& runner, Facts facts, SentinelSettings settings)
+                   ProbeRunner& runner, Facts facts, const SentinelSettings& settings)
     : executor_(executor),
       clock_(clock),
       scheduler_(scheduler),
       runner_(runner),
       facts_(std::move(facts)),
-      settings_(std::move(settings)) {}
+      settings_(settings) {}
 
 Sentinel::~Sentinel() {
   *alive_ = false;

@@ -55,7 +55,7 @@ class Sentinel {
 
   // `scheduler` and `runner` must outlive the sentinel.
   Sentinel(common::Executor& executor, common::Clock& clock, ProbeScheduler& scheduler,
-           ProbeRunner& runner, Facts facts, SentinelSettings settings);
+           ProbeRunner& runner, Facts facts, const SentinelSettings& settings);
   ~Sentinel();
   Sentinel(const Sentinel&) = delete;
   Sentinel& operator=(const Sentinel&) = delete;

@@ -16,6 +16,7 @@
 
 #include "common/process/posix_process_launcher.h"
 #include "coordinator/scheduler_io/kubernetes_backend.h"
+#include "coordinator/scheduler_io/reconcile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -137,6 +138,60 @@ TEST_F(KubernetesBackendTest, BorrowHoldsThePairAndAPreemptedPlaceholderIsGone) 
   EXPECT_EQ(backend_->JobNodes(*id).status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(*backend_->JobsNamed("ebnccl-probe"), IsEmpty());
   EXPECT_TRUE(backend_->EndJob(*id).ok());  // already gone: OK
+}
+
+class ListAudit final : public ActionAudit {
+ public:
+  absl::Status Record(const std::string& method, const std::string& target,
+                      const absl::Status& /*outcome*/, const std::string& /*message*/) override {
+    entries.push_back(method + " " + target);
+    return absl::OkStatus();
+  }
+  std::vector<std::string> entries;
+};
+
+scheduler::NodeVerdictRecord Verdict(const std::string& node, validation::Verdict verdict,
+                                     const std::string& id, absl::Time time) {
+  scheduler::NodeVerdictRecord record;
+  record.node = node;
+  record.verdict = verdict;
+  record.validation_id = id;
+  record.evidence = "rail 3 at 52% of expected";
+  record.time = time;
+  return record;
+}
+
+// The decision core's decisions, carried out on "Kubernetes": a confirmed
+// degraded node gets our taint and condition, a cordoned one (an
+// operator's) is never touched, and a pass resumes ours.
+TEST_F(KubernetesBackendTest, TheDecisionsGiveTaintsAndConditionsAndLeaveTheOperatorsMarks) {
+  const absl::Time now = absl::Now();
+  ReconcileInput input;
+  input.ebnccl_nodes = {"gpu-1", "gpu-2", "gpu-3", "gpu-4", "gpu-5"};
+  input.verdicts = {Verdict("gpu-1", validation::Verdict::kDegraded, "v-1", now),
+                    Verdict("gpu-4", validation::Verdict::kFailed, "v-1", now)};
+  input.trigger = "validation v-1";
+  scheduler::SchedulerPolicy policy;
+  policy.max_drained_share = 0.5;
+  ListAudit audit;
+  absl::StatusOr<ReconcileOutcome> drained = Reconcile(*backend_, audit, input, policy, now);
+  ASSERT_TRUE(drained.ok()) << drained.status();
+  EXPECT_EQ(drained->drained, 1);
+  std::map<std::string, SchedulerNode> nodes = Nodes();
+  EXPECT_EQ(nodes["gpu-1"].state, NodeState::kDrained);
+  EXPECT_THAT(nodes["gpu-1"].reason, ::testing::StartsWith("ebnccl v-1: "));
+  EXPECT_THAT(nodes["gpu-1"].reason, HasSubstr("rail 3 at 52% of expected"));
+  EXPECT_EQ(nodes["gpu-4"].reason, "cordoned");
+  // A passing validation later: ours resumed, the operator's still theirs.
+  input.verdicts.push_back(
+      Verdict("gpu-1", validation::Verdict::kHealthy, "v-2", now + absl::Minutes(5)));
+  absl::StatusOr<ReconcileOutcome> resumed =
+      Reconcile(*backend_, audit, input, policy, now + absl::Minutes(6));
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ(resumed->resumed, 1);
+  nodes = Nodes();
+  EXPECT_EQ(nodes["gpu-1"].state, NodeState::kIdle);
+  EXPECT_EQ(nodes["gpu-4"].reason, "cordoned");
 }
 
 }  // namespace
