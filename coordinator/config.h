@@ -19,7 +19,7 @@ namespace eb::coordinator {
 // (the default) keeps ebnccl on its own. The policy knobs are those of the
 // decision core (coordinator/scheduler/scheduler_types.h, SchedulerPolicy).
 struct SchedulerConfig {
-  std::string kind = "none";  // "none" or "slurm"
+  std::string kind = "none";  // "none", "slurm" or "kubernetes"
   // The partition whose nodes ebnccl judges ("" = every node).
   std::string partition;
   // Decide, record and log, carry out nothing.
@@ -33,6 +33,16 @@ struct SchedulerConfig {
   // Slurm: SLURM_CONF for its tools ("" = Slurm's default), where they are.
   std::string slurm_conf;
   std::string slurm_bin_dir = "/usr/bin";
+  // Kubernetes: kubectl (the API through its raw requests), its
+  // --kubeconfig and --server ("" = kubectl's default), the namespace of
+  // the placeholder pods, their PriorityClass (the cluster's lowest) and
+  // the GPU resource they ask for.
+  std::string kubectl = "/usr/bin/kubectl";
+  std::string kubeconfig;
+  std::string kubernetes_server;
+  std::string kubernetes_namespace = "ebnccl";
+  std::string kubernetes_priority_class = "ebnccl-lowest";
+  std::string kubernetes_gpu_resource = "nvidia.com/gpu";
   // Deadline of each scheduler command.
   absl::Duration command_timeout = absl::Seconds(10);
 };

@@ -27,9 +27,24 @@ absl::Status CheckSlurmWord(absl::string_view value) {
   return absl::OkStatus();
 }
 
+// A Kubernetes object name (namespace, PriorityClass) or resource name
+// ("nvidia.com/gpu"): it goes into request paths and bodies.
+absl::Status CheckKubernetesName(absl::string_view value) {
+  if (value.empty() || value.size() > 253) {
+    return absl::InvalidArgumentError("a Kubernetes name: 1 to 253 characters");
+  }
+  for (char c : value) {
+    if (!absl::ascii_islower(c) && !absl::ascii_isdigit(c) && c != '-' && c != '.' && c != '/') {
+      return absl::InvalidArgumentError("a Kubernetes name: a-z, 0-9, '-', '.', '/'");
+    }
+  }
+  return absl::OkStatus();
+}
+
 // [scheduler] (issue 30); the decision core checks the policy again.
 void AddSchedulerKeys(common::ConfigSchema& schema, SchedulerConfig* scheduler) {
-  schema.Choice("scheduler.kind", &scheduler->kind, {"none", "slurm"}).Flag("--scheduler");
+  schema.Choice("scheduler.kind", &scheduler->kind, {"none", "slurm", "kubernetes"})
+      .Flag("--scheduler");
   schema.String("scheduler.partition", &scheduler->partition, CheckSlurmWord)
       .Flag("--scheduler-partition");
   schema.Bool("scheduler.dry_run", &scheduler->dry_run).Flag("--scheduler-dry-run");
@@ -45,6 +60,22 @@ void AddSchedulerKeys(common::ConfigSchema& schema, SchedulerConfig* scheduler) 
       .Flag("--scheduler-max-drained-percent");
   schema.String("scheduler.slurm_conf", &scheduler->slurm_conf).Flag("--slurm-conf");
   schema.String("scheduler.slurm_bin_dir", &scheduler->slurm_bin_dir).Flag("--slurm-bin-dir");
+  schema.String("scheduler.kubectl", &scheduler->kubectl).Flag("--kubectl");
+  schema.String("scheduler.kubeconfig", &scheduler->kubeconfig).Flag("--kubeconfig");
+  schema.String("scheduler.kubernetes_server", &scheduler->kubernetes_server)
+      .Flag("--kubernetes-server");
+  schema
+      .String("scheduler.kubernetes_namespace", &scheduler->kubernetes_namespace,
+              CheckKubernetesName)
+      .Flag("--kubernetes-namespace");
+  schema
+      .String("scheduler.kubernetes_priority_class", &scheduler->kubernetes_priority_class,
+              CheckKubernetesName)
+      .Flag("--kubernetes-priority-class");
+  schema
+      .String("scheduler.kubernetes_gpu_resource", &scheduler->kubernetes_gpu_resource,
+              CheckKubernetesName)
+      .Flag("--kubernetes-gpu-resource");
   schema
       .Duration("scheduler.command_timeout", &scheduler->command_timeout, absl::Milliseconds(100),
                 absl::Minutes(10))

@@ -1,6 +1,7 @@
 #include "coordinator/coordinator_server.h"
 
 #include <malloc.h>
+#include <stdlib.h>
 
 #include <filesystem>
 #include <system_error>
@@ -14,6 +15,7 @@
 #include "common/process/posix_process_launcher.h"
 #include "common/rpc/server_reflection.h"
 #include "common/rpc/tls.h"
+#include "common/spec/wire_names.h"
 #include "coordinator/config_file.h"
 #include "coordinator/history/in_memory_audit_history.h"
 #include "coordinator/history/in_memory_history.h"
@@ -23,7 +25,9 @@
 #include "coordinator/history/sqlite_validation_history.h"
 #include "coordinator/history/write_behind_history.h"
 #include "coordinator/scheduler/slurm/slurm_output.h"
+#include "coordinator/scheduler_io/kubernetes_backend.h"
 #include "coordinator/scheduler_io/slurm_backend.h"
+#include "coordinator/sentinel_wiring.h"
 #include "spdlog/spdlog.h"
 
 namespace eb::coordinator {
@@ -127,7 +131,7 @@ class SchedulerAudit final : public scheduler_io::ActionAudit {
 // The verdicts the decision core reads: every node verdict of the recorded
 // validations (newest 1,000; the core keeps what is within its windows).
 std::vector<scheduler::NodeVerdictRecord> SchedulerVerdicts(
-    ValidationHistory& history, const ebnccl::v1::ValidationReport& finished) {
+    ValidationHistory& history, const ebnccl::v1::ValidationReport* finished) {
   std::vector<ebnccl::v1::ValidationReport> reports;
   if (absl::StatusOr<std::vector<ebnccl::v1::ValidationReport>> listed = history.List(1000);
       listed.ok()) {
@@ -136,10 +140,10 @@ std::vector<scheduler::NodeVerdictRecord> SchedulerVerdicts(
     spdlog::error("scheduler: the validation history cannot be read: {}",
                   listed.status().ToString());
   }
-  bool seen = false;
+  bool seen = finished == nullptr;
   for (const auto& report : reports)
-    seen = seen || report.validation_id() == finished.validation_id();
-  if (!seen) reports.push_back(finished);
+    seen = seen || report.validation_id() == finished->validation_id();
+  if (!seen) reports.push_back(*finished);
   std::vector<scheduler::NodeVerdictRecord> verdicts;
   for (const ebnccl::v1::ValidationReport& report : reports) {
     if (!RecordsVerdicts(report.state())) continue;
@@ -172,21 +176,32 @@ void CoordinatorServer::SchedulerAfterValidation(const ebnccl::v1::ValidationRep
   scheduler_io::ReconcileInput input;
   input.trigger = absl::StrCat("validation ", report.validation_id());
   for (const NodeRecord* record : registry_->All()) input.ebnccl_nodes.push_back(record->name);
-  input.verdicts = SchedulerVerdicts(*validation_history_, report);
+  input.verdicts = SchedulerVerdicts(*validation_history_, &report);
   scheduler_->AfterValidation(std::move(input));
 }
 
-absl::Status CoordinatorServer::StartScheduler() {
+absl::StatusOr<std::unique_ptr<scheduler::SchedulerBackend>> CoordinatorServer::MakeBackend() {
   const SchedulerConfig& config = config_.scheduler;
-  if (config.kind == "none") return absl::OkStatus();
-  if (config.kind != "slurm") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("[scheduler] kind: \"", config.kind, "\" is not none or slurm"));
+  if (config.kind == "kubernetes") {
+    scheduler_io::KubernetesBackendConfig k8s;
+    k8s.kubectl = config.kubectl;
+    k8s.kubeconfig = config.kubeconfig;
+    k8s.server = config.kubernetes_server;
+    k8s.placeholder.name_space = config.kubernetes_namespace;
+    k8s.placeholder.priority_class = config.kubernetes_priority_class;
+    k8s.placeholder.gpu_resource = config.kubernetes_gpu_resource;
+    k8s.command_timeout = config.command_timeout;
+    // kubectl's HOME (its cache) and the request bodies: a directory of ours.
+    std::string scratch =
+        (std::filesystem::temp_directory_path() / "ebnccl-kubectl-XXXXXX").string();
+    if (mkdtemp(scratch.data()) == nullptr) {
+      return absl::UnavailableError(
+          absl::StrCat("kubernetes: cannot create a scratch directory under ",
+                       std::filesystem::temp_directory_path().string()));
+    }
+    k8s.scratch_dir = scratch;
+    return std::make_unique<scheduler_io::KubernetesBackend>(*runner_, std::move(k8s));
   }
-  auto launcher = common::PosixProcessLauncher::Create();
-  if (!launcher.ok()) return launcher.status();
-  launcher_ = *std::move(launcher);
-  runner_ = std::make_unique<scheduler_io::LauncherCommandRunner>(*launcher_);
   scheduler_io::SlurmBackendConfig slurm;
   slurm.bin_dir = config.slurm_bin_dir;
   slurm.slurm_conf = config.slurm_conf;
@@ -195,6 +210,22 @@ absl::Status CoordinatorServer::StartScheduler() {
   // The sentinel's probe jobs: preemptible by the site's QOS.
   slurm.probe_partition = config_.sentinel.partition;
   slurm.probe_qos = config_.sentinel.qos;
+  return std::make_unique<scheduler_io::SlurmBackend>(*runner_, std::move(slurm));
+}
+
+absl::Status CoordinatorServer::StartScheduler() {
+  const SchedulerConfig& config = config_.scheduler;
+  if (config.kind == "none") return absl::OkStatus();
+  if (config.kind != "slurm" && config.kind != "kubernetes") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("[scheduler] kind: \"", config.kind, "\" is not none, slurm or kubernetes"));
+  }
+  auto launcher = common::PosixProcessLauncher::Create();
+  if (!launcher.ok()) return launcher.status();
+  launcher_ = *std::move(launcher);
+  runner_ = std::make_unique<scheduler_io::LauncherCommandRunner>(*launcher_);
+  absl::StatusOr<std::unique_ptr<scheduler::SchedulerBackend>> backend = MakeBackend();
+  if (!backend.ok()) return backend.status();
   scheduler::SchedulerPolicy policy;
   policy.confirmations_to_drain = config.confirmations_to_drain;
   policy.passes_to_resume = config.passes_to_resume;
@@ -202,11 +233,9 @@ absl::Status CoordinatorServer::StartScheduler() {
   policy.max_drained_share = config.max_drained_percent / 100.0;
   policy.max_drained_share_per_group = config.max_drained_percent / 100.0;
   policy.dry_run = config.dry_run;
-  scheduler_audit_ = std::make_unique<SchedulerAudit>(loop_, *audit_history_, "slurm");
+  scheduler_audit_ = std::make_unique<SchedulerAudit>(loop_, *audit_history_, config.kind);
   scheduler_ = std::make_unique<scheduler_io::SchedulerService>(
-      loop_, common::RealClock::Get(),
-      std::make_unique<scheduler_io::SlurmBackend>(*runner_, std::move(slurm)), *scheduler_audit_,
-      policy);
+      loop_, common::RealClock::Get(), *std::move(backend), *scheduler_audit_, policy);
   control_service_->set_scheduler(scheduler_.get());
   scheduler_->set_default_borrow(config_.default_validation_timeout);
   // Jobs a previous run held: no validation runs yet, so none is ours now.
@@ -214,18 +243,43 @@ absl::Status CoordinatorServer::StartScheduler() {
   // The node listing's column: read on the service's thread, shown as read.
   scheduler_->RefreshEvery(absl::Seconds(30));
   spdlog::info(
-      "scheduler: slurm (partition {}, SLURM_CONF {}, {} confirmation(s) drain, {} "
-      "pass(es) resume, at most {}% drained{})",
-      config.partition.empty() ? "all" : config.partition,
-      config.slurm_conf.empty() ? "default" : config.slurm_conf, config.confirmations_to_drain,
-      config.passes_to_resume, config.max_drained_percent, config.dry_run ? ", DRY RUN" : "");
-  if (config_.sentinel.enabled) {
-    // Said plainly, so that nobody counts on probes that do not run yet.
-    spdlog::warn(
-        "sentinel: enabled, but this build only plans probes (docs/DESIGN.md, \"The "
-        "sentinel\"): no probe is borrowed or run yet");
-  }
+      "scheduler: {} ({}, {} confirmation(s) drain, {} pass(es) resume, at most {}% "
+      "drained{})",
+      config.kind,
+      config.kind == "slurm"
+          ? absl::StrCat("partition ", config.partition.empty() ? "all" : config.partition,
+                         ", SLURM_CONF ", config.slurm_conf.empty() ? "default" : config.slurm_conf)
+          : absl::StrCat("kubectl ", config.kubectl, ", namespace ", config.kubernetes_namespace,
+                         ", PriorityClass ", config.kubernetes_priority_class),
+      config.confirmations_to_drain, config.passes_to_resume, config.max_drained_percent,
+      config.dry_run ? ", DRY RUN" : "");
+  if (config_.sentinel.enabled) StartSentinel();
   return absl::OkStatus();
+}
+
+void CoordinatorServer::StartSentinel() {
+  const SentinelConfig& config = config_.sentinel;
+  sentinel::SentinelSettings settings;
+  settings.policy.period = config.period;
+  settings.policy.refresh_after = config.refresh_after;
+  settings.policy.max_idle_share = config.max_idle_percent / 100.0;
+  settings.policy.probe_duration = config.probe_duration;
+  settings.policy.pair_unknown_nodes = config.pair_unknown_nodes;
+  probe_scheduler_ = std::make_unique<ServiceProbeScheduler>(*scheduler_);
+  probe_runner_ = std::make_unique<ValidationProbeRunner>(*validations_, config.probe_duration);
+  sentinel_ = std::make_unique<sentinel::Sentinel>(
+      loop_, common::RealClock::Get(), *probe_scheduler_, *probe_runner_,
+      [this] {
+        sentinel::FleetFacts facts;
+        for (const NodeRecord* record : registry_->All())
+          facts.ebnccl_nodes.push_back(record->name);
+        facts.verdicts = SchedulerVerdicts(*validation_history_, nullptr);
+        return facts;
+      },
+      settings);
+  loop_.Post([sentinel = sentinel_.get()] { sentinel->Start(); });
+  spdlog::info("sentinel: every node probed within {}, at most {}% of the idle nodes held",
+               absl::FormatDuration(config.period), config.max_idle_percent);
 }
 
 CoordinatorServer::CoordinatorServer(const CoordinatorConfig& config,
@@ -276,6 +330,8 @@ CoordinatorServer::CoordinatorServer(const CoordinatorConfig& config,
   validations_->set_on_finished([this](const ebnccl::v1::ValidationReport& report) {
     validation_metrics_->OnValidationFinished(report);
     if (scheduler_) SchedulerAfterValidation(report);
+    if (sentinel_)
+      sentinel_->OnValidationFinished(report.validation_id(), spec::WireName(report.state()));
   });
   audit_ = std::make_unique<AuditLog>(loop_, common::RealClock::Get(), *audit_history_);
   // The roles were checked when the config was read.
@@ -387,6 +443,17 @@ void CoordinatorServer::Shutdown() {
   shut_down_ = true;
   (void)notifier_.NotifyStopping("shutting down");
   if (watchdog_) watchdog_->Stop();
+  // The sentinel lives on the loop: gone there, before the service its
+  // ports use (a probe left running is interrupted below; its job is
+  // ended at the next start, GiveBackStale).
+  if (sentinel_) {
+    absl::Notification gone;
+    loop_.Post([this, &gone] {
+      sentinel_.reset();
+      gone.Notify();
+    });
+    gone.WaitForNotificationWithTimeout(absl::Seconds(5));
+  }
   // Its thread may be waiting on the loop (an audit entry): stopped while
   // the loop runs.
   scheduler_.reset();

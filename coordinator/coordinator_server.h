@@ -31,6 +31,7 @@
 #include "coordinator/metrics/validation_metrics.h"
 #include "coordinator/scheduler_io/command_runner.h"
 #include "coordinator/scheduler_io/scheduler_service.h"
+#include "coordinator/sentinel/sentinel.h"
 
 namespace eb::coordinator {
 
@@ -56,6 +57,10 @@ class CoordinatorServer {
  private:
   // The scheduler integration: the backend, the service and its hooks.
   absl::Status StartScheduler();
+  // The backend of [scheduler] kind: Slurm's tools, or kubectl.
+  absl::StatusOr<std::unique_ptr<scheduler::SchedulerBackend>> MakeBackend();
+  // [sentinel] enabled: the probing loop, over the scheduler service.
+  void StartSentinel();
   // Hands a finished validation to the scheduler: gives back the nodes it
   // borrowed, and drains or resumes nodes by their verdicts. Event loop only.
   void SchedulerAfterValidation(const ebnccl::v1::ValidationReport& report);
@@ -95,6 +100,11 @@ class CoordinatorServer {
   std::unique_ptr<scheduler_io::CommandRunner> runner_;
   std::unique_ptr<scheduler_io::ActionAudit> scheduler_audit_;
   std::unique_ptr<scheduler_io::SchedulerService> scheduler_;
+  // [sentinel] enabled (issue 30, part 3), else null; the sentinel is
+  // destroyed on the loop first (Shutdown), then its ports.
+  std::unique_ptr<sentinel::ProbeScheduler> probe_scheduler_;
+  std::unique_ptr<sentinel::ProbeRunner> probe_runner_;
+  std::unique_ptr<sentinel::Sentinel> sentinel_;
   bool shut_down_ = false;
   // A malloc_trim is scheduled (see set_on_finished); event loop only.
   bool trim_pending_ = false;

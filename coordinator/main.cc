@@ -127,9 +127,9 @@ int main(int argc, char** argv) {
                "Allow plaintext on a non-loopback address (every caller is then an admin)");
   eb::coordinator::SchedulerConfig& scheduler = config.scheduler;
   app.add_option("--scheduler", scheduler.kind,
-                 "none, or slurm: drain confirmed bad nodes, resume recovered ones, never test "
-                 "a node that holds a job")
-      ->check(CLI::IsMember({"none", "slurm"}))
+                 "none, slurm or kubernetes: drain confirmed bad nodes, resume recovered ones, "
+                 "never test a node that holds a job")
+      ->check(CLI::IsMember({"none", "slurm", "kubernetes"}))
       ->capture_default_str();
   app.add_option("--scheduler-partition", scheduler.partition,
                  "Slurm partition ebnccl judges (empty = every node)");
@@ -153,6 +153,19 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--slurm-conf", scheduler.slurm_conf, "SLURM_CONF for Slurm's tools");
   app.add_option("--slurm-bin-dir", scheduler.slurm_bin_dir, "Where Slurm's tools are")
+      ->capture_default_str();
+  app.add_option("--kubectl", scheduler.kubectl, "kubectl, through which the API is reached")
+      ->capture_default_str();
+  app.add_option("--kubeconfig", scheduler.kubeconfig, "kubectl's --kubeconfig");
+  app.add_option("--kubernetes-server", scheduler.kubernetes_server, "kubectl's --server");
+  app.add_option("--kubernetes-namespace", scheduler.kubernetes_namespace,
+                 "Namespace of the placeholder pods")
+      ->capture_default_str();
+  app.add_option("--kubernetes-priority-class", scheduler.kubernetes_priority_class,
+                 "PriorityClass of the placeholder pods (the cluster's lowest)")
+      ->capture_default_str();
+  app.add_option("--kubernetes-gpu-resource", scheduler.kubernetes_gpu_resource,
+                 "The GPU resource the placeholder pods ask for")
       ->capture_default_str();
   app.add_option("--scheduler-command-timeout-ms", scheduler_command_timeout_ms,
                  "Deadline of each scheduler command")

@@ -381,7 +381,8 @@ void ValidationManager::InterruptAll(const std::string& reason) {
   for (const std::string& id : ids) Finish(id, v1::VALIDATION_STATE_INTERRUPTED, reason);
 }
 
-absl::Status ValidationManager::Cancel(const std::string& id, const std::string& reason) {
+absl::Status ValidationManager::StopById(const std::string& id, v1::ValidationState state,
+                                         const std::string& reason) {
   // Ids are checked before any lookup, so that no error echoes a huge one
   // (SECURITY_FINDINGS case 14).
   EB_RETURN_IF_ERROR(spec::CheckTestId(id, "validation_id"));
@@ -389,7 +390,7 @@ absl::Status ValidationManager::Cancel(const std::string& id, const std::string&
   if (it == running_.end()) {
     return absl::NotFoundError(absl::StrCat("validation '", id, "' is not running"));
   }
-  Stop(*it->second, v1::VALIDATION_STATE_CANCELLED, reason);
+  Stop(*it->second, state, reason);
   return absl::OkStatus();
 }
 

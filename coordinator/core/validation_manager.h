@@ -81,7 +81,15 @@ class ValidationManager {
   absl::Status Watch(const std::string& id, std::shared_ptr<ValidationObserver> observer);
   // Cancels the running tests; the validation ends CANCELLED once they
   // have. NOT_FOUND for an unknown or finished validation.
-  absl::Status Cancel(const std::string& id, const std::string& reason);
+  absl::Status Cancel(const std::string& id, const std::string& reason) {
+    return StopById(id, ebnccl::v1::VALIDATION_STATE_CANCELLED, reason);
+  }
+  // As Cancel, but the validation ends PREEMPTED: the scheduler took its
+  // nodes back for a tenant job (issue 30, the sentinel). Its tests are
+  // cancelled at once; its node verdicts are never evidence.
+  absl::Status Preempt(const std::string& id, const std::string& reason) {
+    return StopById(id, ebnccl::v1::VALIDATION_STATE_PREEMPTED, reason);
+  }
   // Live report or one from the history.
   absl::StatusOr<ebnccl::v1::ValidationReport> Get(const std::string& id) const;
   // Running and recorded validations, newest first, without evidence.
@@ -111,6 +119,9 @@ class ValidationManager {
                     const ebnccl::v1::TestReport& report);
   void Record(Running& v, const validation::TestResult& result, int64_t end_ms);
   void Stop(Running& v, ebnccl::v1::ValidationState state, const std::string& reason);
+  // Stop of the running validation `id`; NOT_FOUND when none runs.
+  absl::Status StopById(const std::string& id, ebnccl::v1::ValidationState state,
+                        const std::string& reason);
   void Finish(const std::string& id, ebnccl::v1::ValidationState state, const std::string& reason);
   ebnccl::v1::ValidationReport Snapshot(const Running& v) const;
   void Publish(Running& v, const ebnccl::v1::ValidationEvent& event);

@@ -1,6 +1,7 @@
 #include "coordinator/ebctl/exit_codes.h"
 
 #include "common/spec/failure_kinds.h"
+#include "common/spec/validation_states.h"
 #include "common/spec/verdicts.h"
 
 namespace eb::ebctl {
@@ -135,19 +136,19 @@ int ExitCodeForValidation(const v1::ValidationReport& report) {
     if (spec::WeightOf(finding) == spec::VerdictWeight::kUnjudged) untestable = true;
   }
   if (report.any_bad() || unfit) return kExitCheckFailed;
-  switch (report.state()) {
-    case v1::VALIDATION_STATE_RUNNING:
+  switch (spec::RowOf(report.state()).exit) {
+    case spec::ValidationExit::kOk:
       return kExitOk;
-    case v1::VALIDATION_STATE_DONE:
+    case spec::ValidationExit::kOkUnlessUntestable:
       return untestable ? kExitCommunication : kExitOk;
-    case v1::VALIDATION_STATE_CANCELLED:
-    case v1::VALIDATION_STATE_INTERRUPTED:
+    case spec::ValidationExit::kInterrupted:
       return kExitInterrupted;
-    case v1::VALIDATION_STATE_TIMED_OUT:
+    case spec::ValidationExit::kTimeout:
       return kExitTimeout;
-    default:
-      return kExitInternal;
+    case spec::ValidationExit::kInternal:
+      break;
   }
+  return kExitInternal;
 }
 
 }  // namespace eb::ebctl

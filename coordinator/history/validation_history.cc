@@ -2,16 +2,16 @@
 
 #include <algorithm>
 
+#include "common/spec/validation_states.h"
+
 namespace eb::coordinator {
 
 namespace v1 = ebnccl::v1;
 
-bool IsTerminalValidationState(v1::ValidationState state) {
-  return state != v1::VALIDATION_STATE_UNSPECIFIED && state != v1::VALIDATION_STATE_RUNNING;
-}
+bool IsTerminalValidationState(v1::ValidationState state) { return spec::RowOf(state).terminal; }
 
 bool RecordsVerdicts(v1::ValidationState state) {
-  return IsTerminalValidationState(state) && state != v1::VALIDATION_STATE_INTERRUPTED;
+  return IsTerminalValidationState(state) && spec::RowOf(state).records_verdicts;
 }
 
 absl::StatusOr<int> MarkValidationsInterrupted(ValidationHistory& history,

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/spec/validation_states.h"
 #include "common/spec/verdicts.h"
 #include "common/spec/wire_names.h"
 #include "spdlog/spdlog.h"
@@ -16,21 +17,16 @@ namespace eb::coordinator {
 namespace v1 = ebnccl::v1;
 namespace {
 
-// The states a validation ends in, exported from the start at 0.
-constexpr v1::ValidationState kEndStates[] = {
-    v1::VALIDATION_STATE_DONE, v1::VALIDATION_STATE_CANCELLED, v1::VALIDATION_STATE_TIMED_OUT,
-    v1::VALIDATION_STATE_FAILED, v1::VALIDATION_STATE_INTERRUPTED};
-
 // ebnccl_node_validation_verdict's state set.
 constexpr v1::Verdict kNodeVerdicts[] = {v1::VERDICT_HEALTHY, v1::VERDICT_DEGRADED,
                                          v1::VERDICT_FAILED, v1::VERDICT_UNFIT,
                                          v1::VERDICT_UNTESTABLE};
 
+// The states a validation ends in (their rows say terminal), exported from
+// the start at 0.
 std::optional<std::string> EndStateLabel(v1::ValidationState state) {
-  for (v1::ValidationState end : kEndStates) {
-    if (state == end) return spec::WireName(state);
-  }
-  return std::nullopt;
+  if (!spec::RowOf(state).terminal) return std::nullopt;
+  return spec::WireName(state);
 }
 
 }  // namespace
@@ -67,7 +63,11 @@ ValidationMetrics::ValidationMetrics(common::MetricsRegistry& registry)
           absl::StrCat("1 when at least ", spec::kRepeatOffenderBadCount,
                        " finished validations found the node degraded or failed."),
           {"node"})) {
-  for (v1::ValidationState state : kEndStates) total_.Initialize({*EndStateLabel(state)});
+  const google::protobuf::EnumDescriptor& states = *v1::ValidationState_descriptor();
+  for (int i = 0; i < states.value_count(); ++i) {
+    const auto state = static_cast<v1::ValidationState>(states.value(i)->number());
+    if (std::optional<std::string> label = EndStateLabel(state)) total_.Initialize({*label});
+  }
   // Absent, not 0 (the epoch), until a validation is known to have ended:
   // "time() - it" must not read as 56 years without one.
   last_end_.Remove({});

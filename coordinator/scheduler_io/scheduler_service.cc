@@ -57,45 +57,62 @@ struct SchedulerService::Waiting {
   BorrowDone done;
 };
 
-void SchedulerService::Borrow(std::vector<std::string> nodes, int seconds, BorrowDone done) {
-  loop_->Post([this, nodes = std::move(nodes), seconds, done = std::move(done)]() mutable {
-    auto answer = [this, &done](absl::StatusOr<Borrowed> result) {
-      owner_.Post([done = std::move(done), result = std::move(result)]() mutable {
-        done(std::move(result));
-      });
-    };
-    const std::string target = absl::StrJoin(nodes, ",");
-    const std::string what = absl::StrCat(nodes.size(), " node(s) for ", seconds, "s");
-    if (absl::Status intent =
-            audit_.Record("scheduler.borrow.intent", target, absl::OkStatus(), what);
-        !intent.ok()) {
-      answer(absl::UnavailableError(absl::StrCat(
-          name_, ": nothing borrowed: the intent was not recorded: ", intent.message())));
-      return;
-    }
-    absl::StatusOr<std::string> job = backend_->Borrow(nodes, kBorrowJobName, seconds);
-    if (!job.ok()) {
-      (void)audit_.Record("scheduler.borrow", target, job.status(), what);
-      answer(job.status());
-      return;
-    }
-    // On record before any test runs: a restart finds the job to end.
-    if (absl::Status recorded =
-            audit_.Record("scheduler.borrow", target, absl::OkStatus(), "job " + *job);
-        !recorded.ok()) {
-      EndAudited(*job, "its id was not recorded");
-      answer(absl::UnavailableError(absl::StrCat(
-          name_, ": job ", *job, " ended: its id was not recorded: ", recorded.message())));
-      return;
-    }
-    spdlog::info("scheduler {}: job {} borrows {}", name_, *job, target);
-    auto waiting = std::make_shared<Waiting>();
-    waiting->job_id = *job;
-    waiting->nodes = std::move(nodes);
-    waiting->deadline = clock_.Now() + allocation_timeout_;
-    waiting->done = std::move(done);
-    Poll(std::move(waiting));
+void SchedulerService::ReadNodes(NodesDone done) {
+  loop_->Post([this, done = std::move(done)]() mutable {
+    absl::StatusOr<std::vector<scheduler::SchedulerNode>> nodes = backend_->ListNodes();
+    if (nodes.ok()) Remember(*nodes);
+    Answer(std::move(done), std::move(nodes));
   });
+}
+
+void SchedulerService::ReadJob(std::string job_id, JobDone done) {
+  loop_->Post([this, job_id = std::move(job_id), done = std::move(done)]() mutable {
+    Answer(std::move(done), backend_->JobNodes(job_id));
+  });
+}
+
+void SchedulerService::Borrow(std::vector<std::string> nodes, int seconds, BorrowDone done,
+                              const std::string& job_name) {
+  loop_->Post(
+      [this, nodes = std::move(nodes), seconds, done = std::move(done), job_name]() mutable {
+        auto answer = [this, &done](absl::StatusOr<Borrowed> result) {
+          owner_.Post([done = std::move(done), result = std::move(result)]() mutable {
+            done(std::move(result));
+          });
+        };
+        const std::string target = absl::StrJoin(nodes, ",");
+        const std::string what =
+            absl::StrCat(nodes.size(), " node(s) for ", seconds, "s (", job_name, ")");
+        if (absl::Status intent =
+                audit_.Record("scheduler.borrow.intent", target, absl::OkStatus(), what);
+            !intent.ok()) {
+          answer(absl::UnavailableError(absl::StrCat(
+              name_, ": nothing borrowed: the intent was not recorded: ", intent.message())));
+          return;
+        }
+        absl::StatusOr<std::string> job = backend_->Borrow(nodes, job_name, seconds);
+        if (!job.ok()) {
+          (void)audit_.Record("scheduler.borrow", target, job.status(), what);
+          answer(job.status());
+          return;
+        }
+        // On record before any test runs: a restart finds the job to end.
+        if (absl::Status recorded =
+                audit_.Record("scheduler.borrow", target, absl::OkStatus(), "job " + *job);
+            !recorded.ok()) {
+          EndAudited(*job, "its id was not recorded");
+          answer(absl::UnavailableError(absl::StrCat(
+              name_, ": job ", *job, " ended: its id was not recorded: ", recorded.message())));
+          return;
+        }
+        spdlog::info("scheduler {}: job {} borrows {}", name_, *job, target);
+        auto waiting = std::make_shared<Waiting>();
+        waiting->job_id = *job;
+        waiting->nodes = std::move(nodes);
+        waiting->deadline = clock_.Now() + allocation_timeout_;
+        waiting->done = std::move(done);
+        Poll(std::move(waiting));
+      });
 }
 
 void SchedulerService::Poll(std::shared_ptr<Waiting> waiting) {

@@ -68,7 +68,18 @@ class SchedulerService {
   // `done` on the owner executor with the job and its nodes; an error
   // naming the scheduler and the command when it cannot be submitted, is
   // not allocated in time or not on exactly `nodes` (the job is ended).
-  void Borrow(std::vector<std::string> nodes, int seconds, BorrowDone done);
+  // `job_name`: kBorrowJobName, or kProbeJobName for the sentinel's
+  // preemptible probes (the backend submits those with its probe QOS).
+  void Borrow(std::vector<std::string> nodes, int seconds, BorrowDone done,
+              const std::string& job_name = kBorrowJobName);
+  // The sentinel's reads (coordinator/sentinel), on the service's thread,
+  // answered on the owner executor: the scheduler's nodes (remembered for
+  // the listing too), and the nodes of job `job_id` (empty while pending,
+  // NOT_FOUND once gone).
+  using NodesDone = std::function<void(absl::StatusOr<std::vector<scheduler::SchedulerNode>>)>;
+  using JobDone = std::function<void(absl::StatusOr<std::vector<std::string>>)>;
+  void ReadNodes(NodesDone done);
+  void ReadJob(std::string job_id, JobDone done);
   // Ends the job `job_id` (`why`: the log's and audit's words).
   void GiveBack(std::string job_id, std::string why);
   // Ends every borrow and probe job the scheduler still knows: at start-up
@@ -126,6 +137,12 @@ class SchedulerService {
   View view_ ABSL_GUARDED_BY(view_mu_);
 
   struct Waiting;
+  // Posts `fn(value)` to the owner executor.
+  template <typename Fn, typename Value>
+  void Answer(Fn done, Value value) {
+    owner_.Post(
+        [done = std::move(done), value = std::move(value)]() mutable { done(std::move(value)); });
+  }
   // One poll of a pending borrow job; re-posted after poll_ until it runs.
   void Poll(std::shared_ptr<Waiting> waiting);
   // Ends the job, audited; the error for `done` when it could not be.

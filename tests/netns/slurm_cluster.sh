@@ -9,7 +9,10 @@
 # its own node name node<i> and its host's eth0 address. Every process is
 # added to `pids` (fleet.sh's cleanup kills them by pid; PID 1 here reaps no
 # orphan). Needs: prefix, subnet, hosts, work, pids.
-#   slurm_cluster_up PARTITION   write the config, start, wait for idle
+#   slurm_cluster_up PARTITION   write the config, start, wait for idle;
+#                                the caller's slurm_extra_conf array (if
+#                                set) adds lines after the partition's:
+#                                preemption, more partitions
 #   slurm CMD ARGS...            a Slurm client command, in host 0's namespace
 #   $slurmctld_pid               the controller (to take it away)
 # Exits 77 (skipped) when Slurm or munge is not installed.
@@ -61,6 +64,7 @@ slurm_cluster_up() {
       mkdir -p "$dir/spool/node$h"
     done
     echo "PartitionName=$partition Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
+    if [[ -n "${slurm_extra_conf+set}" ]]; then printf '%s\n' "${slurm_extra_conf[@]}"; fi
   } >"$dir/slurm.conf"
   printf 'CgroupPlugin=cgroup/v1\nCgroupMountpoint=/sys/fs/cgroup\n' >"$dir/cgroup.conf"
 
@@ -83,7 +87,7 @@ slurm_cluster_up() {
   done
   local idle=0
   for _ in $(seq 300); do
-    idle=$(slurm sinfo -h -N -o '%N %T' 2>/dev/null | grep -c ' idle$' || true)
+    idle=$(slurm sinfo -h -N -p "$partition" -o '%N %T' 2>/dev/null | grep -c ' idle$' || true)
     [[ $idle == "${#hosts[@]}" ]] && break
     sleep 0.1
   done

@@ -55,6 +55,9 @@ RULES=(
   "coordinator/scheduler_io :: ^grpcpp/|\.grpc\.pb\.h$    :: gRPC: the coordinator hands it names and verdicts"
   "coordinator/scheduler_io :: ^coordinator/(core|grpc|history|ebctl|metrics)/ :: the backends are below the coordinator (it implements ActionAudit)"
   "coordinator/scheduler_io :: ^(spawn\.h|sys/wait\.h)$   :: spawning: through common::ProcessLauncher"
+  # coordinator/sentinel: the sentinel's loop talks through its ports only.
+  "coordinator/sentinel :: ^grpcpp/|\.grpc\.pb\.h$        :: gRPC: the coordinator adapts its ports"
+  "coordinator/sentinel :: ^coordinator/(core|grpc|history|ebctl|metrics|scheduler_io)/ :: the ports (sentinel_ports.h) stand for the scheduler service and the validations"
   # common/transport: the data planes never talk gRPC or spawn processes.
   "common/transport :: ^grpcpp/|\.grpc\.pb\.h$            :: gRPC: the worker hands the transport a RendezvousStore"
   "common/transport :: ^common/(rpc|process)/             :: RPC glue and processes"

@@ -252,6 +252,32 @@ TEST_F(ValidationManagerTest, CancelStopsRunningTestsAndSaysCancelled) {
               StatusIs(absl::StatusCode::kNotFound, HasSubstr(*id)));
 }
 
+// A sentinel probe whose nodes the scheduler took back (issue 30): its
+// tests are cancelled at once, it ends PREEMPTED, and none of its node
+// verdicts is evidence (history's last verdicts stay empty).
+TEST_F(ValidationManagerTest, PreemptCancelsTestsAndRecordsNoVerdictEvidence) {
+  for (const char* node : {"a", "b"}) AddNode(node);
+  absl::StatusOr<std::string> id = Start(Spec({"a", "b"}));
+  ASSERT_THAT(id, IsOk());
+  ASSERT_FALSE(RunningTests().empty());
+  ASSERT_THAT(validations_.Preempt(*id, "slurm took the nodes back"), IsOk());
+  for (const v1::TestReport& report : RunningTests()) {
+    EXPECT_EQ(report.state(), v1::TEST_STATE_STOPPING) << report.test_id();
+    for (const std::string& node : report.spec().node_names()) {
+      tests_.OnWorkersStopped(node, report.test_id());
+    }
+  }
+  executor_.RunUntilIdle();
+  const v1::ValidationReport report = validations_.Get(*id).value();
+  EXPECT_EQ(report.state(), v1::VALIDATION_STATE_PREEMPTED);
+  EXPECT_THAT(report.summary(), HasSubstr("preempted: slurm took the nodes back"));
+  EXPECT_FALSE(report.any_bad());
+  EXPECT_EQ(history_.Get(*id)->state(), v1::VALIDATION_STATE_PREEMPTED);
+  EXPECT_TRUE(history_.LastVerdicts()->empty());
+  EXPECT_EQ(validations_.RunningCount(), 0);
+  for (const char* node : {"a", "b"}) EXPECT_EQ(registry_.Find(node)->state, v1::NODE_STATE_IDLE);
+}
+
 // Without -b/-e (max_bytes 0) the tests run at the plateau (issue 29, item
 // 3): on a Gloo fleet the intra round sweeps Gloo's range, 256K to 64M,
 // with 20 calls (16 would move 1 GiB at 64M).

@@ -50,6 +50,14 @@ TEST(ValidationExitCodeTest, HealthyZeroBadSevenUntestableThree) {
   EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_TIMED_OUT, v1::VERDICT_HEALTHY)), 4);
   EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_FAILED, v1::VERDICT_HEALTHY)), 1);
   EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_RUNNING, v1::VERDICT_HEALTHY)), 0);
+  // A sentinel probe the scheduler took back: interrupted, not a pass.
+  EXPECT_EQ(ExitCodeForValidation(Report(v1::VALIDATION_STATE_PREEMPTED, v1::VERDICT_HEALTHY)),
+            130);
+}
+
+TEST(ValidationTableTest, PreemptedIsItsOwnWord) {
+  EXPECT_THAT(ValidationTable(Report(v1::VALIDATION_STATE_PREEMPTED, v1::VERDICT_HEALTHY)),
+              HasSubstr("validation v-1: preempted"));
 }
 
 TEST(ValidationTableTest, RowsPerNodeWithEvidenceOfTheBadOnes) {

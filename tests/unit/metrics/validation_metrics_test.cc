@@ -71,8 +71,9 @@ class ValidationMetricsTest : public ::testing::Test {
 
 TEST_F(ValidationMetricsTest, BeforeAnyValidationEveryStateIsZeroAndNoNodeIsListed) {
   const PromText text = Scrape();
-  EXPECT_EQ(text.Series("ebnccl_validations_total").size(), 5u);
-  for (const char* state : {"done", "cancelled", "timed_out", "failed", "interrupted"}) {
+  EXPECT_EQ(text.Series("ebnccl_validations_total").size(), 6u);
+  for (const char* state :
+       {"done", "cancelled", "timed_out", "failed", "interrupted", "preempted"}) {
     EXPECT_EQ(text.Value("ebnccl_validations_total", {{"state", state}}), 0) << state;
   }
   EXPECT_EQ(text.Value("ebnccl_validations_bad_total"), 0);
