@@ -1,5 +1,6 @@
 #include "agent/core/session_outbox.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -13,11 +14,12 @@ SessionOutbox::SessionOutbox(size_t max_messages) : max_messages_(max_messages) 
 
 bool SessionOutbox::Push(v1::AgentMessage message) {
   if (message.has_heartbeat()) {
-    for (auto it = messages_.rbegin(); it != messages_.rend(); ++it) {
-      if (it->has_heartbeat()) {
-        *it = std::move(message);
-        return true;
-      }
+    // At most one heartbeat is ever queued (this replaces it).
+    auto queued = std::find_if(messages_.begin(), messages_.end(),
+                               [](const v1::AgentMessage& m) { return m.has_heartbeat(); });
+    if (queued != messages_.end()) {
+      *queued = std::move(message);
+      return true;
     }
   }
   if (messages_.size() >= max_messages_) return false;
