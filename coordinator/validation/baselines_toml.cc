@@ -45,6 +45,24 @@ absl::StatusOr<FigureAt> FigureAtOf(const spec::TomlEntry& entry) {
   return FigureAt{*parsed, *bytes};
 }
 
+// What every entry gives after its hardware keys: the figure, where it
+// holds, and its source (read in that order, so errors come in it too).
+struct EntryFigure {
+  double busbw_gbps = 0;
+  FigureAt at;
+  std::string source;
+};
+
+absl::StatusOr<EntryFigure> EntryFigureOf(const spec::TomlEntry& entry) {
+  absl::StatusOr<double> busbw = Number(entry, "busbw_gbps", /*whole=*/false);
+  if (!busbw.ok()) return busbw.status();
+  absl::StatusOr<FigureAt> at = FigureAtOf(entry);
+  if (!at.ok()) return at.status();
+  absl::StatusOr<std::string> source = spec::TomlString(Schema(), entry, "source");
+  if (!source.ok()) return source.status();
+  return EntryFigure{*busbw, *at, *std::move(source)};
+}
+
 absl::Status AddIntra(const spec::TomlEntry& entry, BaselineTable& table) {
   absl::Status keys = spec::OnlyTomlKeys(
       Schema(), entry, {"gpu_model", "gpu_count", "busbw_gbps", "collective", "size", "source"});
@@ -53,16 +71,13 @@ absl::Status AddIntra(const spec::TomlEntry& entry, BaselineTable& table) {
   if (!model.ok()) return model.status();
   absl::StatusOr<double> count = Number(entry, "gpu_count", /*whole=*/true);
   if (!count.ok()) return count.status();
-  absl::StatusOr<double> busbw = Number(entry, "busbw_gbps", /*whole=*/false);
-  if (!busbw.ok()) return busbw.status();
-  absl::StatusOr<FigureAt> at = FigureAtOf(entry);
-  if (!at.ok()) return at.status();
-  absl::StatusOr<std::string> source = spec::TomlString(Schema(), entry, "source");
-  if (!source.ok()) return source.status();
+  absl::StatusOr<EntryFigure> figure = EntryFigureOf(entry);
+  if (!figure.ok()) return figure.status();
   if (absl::StripAsciiWhitespace(*model).empty()) {
     return spec::TomlLineError(Schema(), entry.line, "[[intra]] gpu_model is empty");
   }
-  table.intra.push_back({*model, static_cast<int>(*count), *busbw, *source, *at});
+  table.intra.push_back(
+      {*model, static_cast<int>(*count), figure->busbw_gbps, figure->source, figure->at});
   return absl::OkStatus();
 }
 
@@ -75,14 +90,10 @@ absl::Status AddPairs(const spec::TomlEntry& entry, BaselineTable& table) {
   if (!rate.ok()) return rate.status();
   absl::StatusOr<double> count = Number(entry, "hca_count", /*whole=*/true);
   if (!count.ok()) return count.status();
-  absl::StatusOr<double> busbw = Number(entry, "busbw_gbps", /*whole=*/false);
-  if (!busbw.ok()) return busbw.status();
-  absl::StatusOr<FigureAt> at = FigureAtOf(entry);
-  if (!at.ok()) return at.status();
-  absl::StatusOr<std::string> source = spec::TomlString(Schema(), entry, "source");
-  if (!source.ok()) return source.status();
-  table.pairs.push_back(
-      {static_cast<int64_t>(*rate), static_cast<int>(*count), *busbw, *source, *at});
+  absl::StatusOr<EntryFigure> figure = EntryFigureOf(entry);
+  if (!figure.ok()) return figure.status();
+  table.pairs.push_back({static_cast<int64_t>(*rate), static_cast<int>(*count), figure->busbw_gbps,
+                         figure->source, figure->at});
   return absl::OkStatus();
 }
 
