@@ -247,7 +247,11 @@ absl::StatusOr<std::vector<SchedulerNode>> ReadNodes(absl::string_view nodes_jso
   return out;
 }
 
-absl::StatusOr<std::string> NodeTainted(absl::string_view node_json) {
+namespace {
+
+// The node as read with its taints replaced by the others' (ours left out),
+// and ours added again when `ours`.
+absl::StatusOr<std::string> WithOurTaint(absl::string_view node_json, bool ours) {
   Json node;
   absl::StatusOr<Json> taints = NodeAndTaints(node_json, &node);
   if (!taints.ok()) return taints.status();
@@ -255,19 +259,18 @@ absl::StatusOr<std::string> NodeTainted(absl::string_view node_json) {
   for (const Json& taint : *taints) {
     if (!IsOurTaint(taint)) out.push_back(taint);
   }
-  out.push_back({{"key", kTaintKey}, {"value", "true"}, {"effect", "NoSchedule"}});
+  if (ours) out.push_back({{"key", kTaintKey}, {"value", "true"}, {"effect", "NoSchedule"}});
   return WithTaints(std::move(node), std::move(out));
 }
 
+}  // namespace
+
+absl::StatusOr<std::string> NodeTainted(absl::string_view node_json) {
+  return WithOurTaint(node_json, /*ours=*/true);
+}
+
 absl::StatusOr<std::string> NodeUntainted(absl::string_view node_json) {
-  Json node;
-  absl::StatusOr<Json> taints = NodeAndTaints(node_json, &node);
-  if (!taints.ok()) return taints.status();
-  Json out = Json::array();
-  for (const Json& taint : *taints) {
-    if (!IsOurTaint(taint)) out.push_back(taint);
-  }
-  return WithTaints(std::move(node), std::move(out));
+  return WithOurTaint(node_json, /*ours=*/false);
 }
 
 absl::StatusOr<std::string> NodeConditioned(absl::string_view node_json, bool drained,
