@@ -33,8 +33,15 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// LocalCluster::FastAgentFlags' 200 ms heartbeat: limit 3 s, + 0.2 s + 0.1 s.
-constexpr absl::Duration kWorkersGoneAfterFreeze = absl::Milliseconds(3300);
+// LocalCluster::FastAgentFlags' 200 ms heartbeat: the worker's limit 3 s,
+// + 0.2 s (its check period) + 0.1 s (its exit). The 0.3 s are scheduling,
+// which a sanitizer slows with everything else: under TSan on a loaded
+// machine the workers were still there 4.3 s after the freeze (issue 33
+// item 19, loaded run 2 of 5). The 3 s are the product's limit and do not
+// scale.
+absl::Duration WorkersGoneAfterFreeze() {
+  return absl::Seconds(3) + absl::Milliseconds(300) * LocalCluster::TestSlowdown();
+}
 
 TEST(FrozenAgentTest, WorkersOfAFrozenAgentAreGoneSoonAfterTheVerdict) {
   LocalCluster cluster;
@@ -57,7 +64,7 @@ TEST(FrozenAgentTest, WorkersOfAFrozenAgentAreGoneSoonAfterTheVerdict) {
               HasSubstr("its workers could not be confirmed stopped"));
   // The documented bound, from the freeze; never later than that after the
   // verdict (host0's were stopped and confirmed before it).
-  const absl::Time bound = std::max(frozen + kWorkersGoneAfterFreeze, verdict);
+  const absl::Time bound = std::max(frozen + WorkersGoneAfterFreeze(), verdict);
   EXPECT_TRUE(cluster.WaitForNoWorkers(report["test_id"], bound - absl::Now() + absl::Seconds(1)))
       << "workers still alive " << absl::Now() - frozen << " after the agent froze";
   // Thawed, the agent reaps them, comes back, and runs the next test.
