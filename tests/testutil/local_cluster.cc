@@ -22,6 +22,7 @@
 #include "common/rpc/channel.h"
 #include "ebnccl/v1/control.grpc.pb.h"
 #include "gtest/gtest.h"
+#include "tests/testutil/test_slowdown.h"
 
 extern char** environ;
 
@@ -140,15 +141,10 @@ std::string BinaryPath(const std::string& name) {
   return absl::StrCat(dir != nullptr && *dir != '\0' ? dir : EB_BIN_DIR, "/", name);
 }
 
-// EB_TEST_SLOWDOWN=N (tests/sanitize/run.sh sets it: instrumented daemons
-// run several times slower) lets a node miss N times as many heartbeats
-// before it is declared lost; the period, and so every other timing, stays.
-int LocalCluster::TestSlowdown() {
-  const char* value = std::getenv("EB_TEST_SLOWDOWN");
-  int factor = 1;
-  if (value == nullptr || !absl::SimpleAtoi(value, &factor) || factor < 1) return 1;
-  return std::min(factor, 20);
-}
+// Instrumented daemons run several times slower (tests/testutil/test_slowdown.h):
+// a node may miss that many times as many heartbeats before it is declared
+// lost; the period, and so every other timing, stays.
+int LocalCluster::TestSlowdown() { return eb::testing::TestSlowdown(); }
 
 std::vector<std::string> LocalCluster::FastCoordinatorFlags() {
   return {"--heartbeat-period-ms=200", absl::StrCat("--heartbeat-miss-limit=", 3 * TestSlowdown()),
