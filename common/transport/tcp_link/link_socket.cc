@@ -85,6 +85,11 @@ LinkSocket& LinkSocket::operator=(LinkSocket&& other) noexcept {
   return *this;
 }
 
+int RecvLowWater(size_t rest) {
+  return static_cast<int>(
+      std::max<size_t>(1, std::min<size_t>(rest, static_cast<size_t>(kRecvLowWaterBytes))));
+}
+
 absl::Status LinkSocket::SetRecvLowWater(int bytes) {
   if (bytes == recv_low_water_) return absl::OkStatus();
   if (::setsockopt(fd_, SOL_SOCKET, SO_RCVLOWAT, &bytes, sizeof(bytes)) != 0) {
@@ -259,21 +264,32 @@ absl::Status RecvAll(LinkSocket& socket, void* data, size_t bytes, LinkClock::ti
     if (stop.load(std::memory_order_acquire)) return IoFailure(who, "recv", 0, done, bytes, stop);
     // Without a low-water mark the kernel wakes this thread for every
     // segment that arrives, and those wake-ups, not the copies, were what
-    // two directions on 2 cores ran out of. Never more than the rest: the
-    // tail of a message must wake us without waiting for the next one.
-    const auto low_water =
-        static_cast<int>(std::min<size_t>(bytes - done, static_cast<size_t>(kRecvLowWaterBytes)));
-    if (low_water > 0) EB_RETURN_IF_ERROR(socket.SetRecvLowWater(low_water));
-    // MSG_WAITALL: one call for the whole rest unless the slice ends first.
-    const ssize_t got = ::recv(socket.fd(), out + done, bytes - done, MSG_WAITALL);
-    if (got == 0) return IoFailure(who, "recv", 0, done, bytes, stop);
-    if (got < 0) {
-      const int err = errno;
-      if (err != EAGAIN && err != EWOULDBLOCK && err != EINTR) {
-        return IoFailure(who, "recv", err, done, bytes, stop);
+    // two directions on 2 cores ran out of.
+    EB_RETURN_IF_ERROR(socket.SetRecvLowWater(RecvLowWater(bytes - done)));
+    // Wait for the mark first, then read without waiting. A blocking recv
+    // that finds fewer bytes queued copies them and sleeps for the rest,
+    // but the kernel wakes a sleeping reader only once the bytes *not yet
+    // copied* reach SO_RCVLOWAT: when less than the mark is still to come
+    // (the rest of a message shorter than the mark, or the tail of a longer
+    // one), that never happens, and the call slept to the end of its 100 ms
+    // slice with the whole rest queued (issue 33 item 17: the mid-size
+    // stalls). poll counts every queued byte against the mark, and the
+    // mark never exceeds the rest, so it returns once the mark is queued.
+    pollfd p{socket.fd(), POLLIN, 0};
+    const int ready = ::poll(&p, 1, PollMillis(deadline));
+    if (ready < 0 && errno != EINTR) return IoFailure(who, "poll", errno, done, bytes, stop);
+    if (ready > 0) {
+      // Takes everything queued (at least the mark), up to the rest.
+      const ssize_t got = ::recv(socket.fd(), out + done, bytes - done, MSG_DONTWAIT);
+      if (got == 0) return IoFailure(who, "recv", 0, done, bytes, stop);
+      if (got < 0) {
+        const int err = errno;
+        if (err != EAGAIN && err != EWOULDBLOCK && err != EINTR) {
+          return IoFailure(who, "recv", err, done, bytes, stop);
+        }
+      } else {
+        done += static_cast<size_t>(got);
       }
-    } else {
-      done += static_cast<size_t>(got);
     }
     if (done < bytes && LinkClock::now() >= deadline) return Expired(who, "receive", done, bytes);
   }

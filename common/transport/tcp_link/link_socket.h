@@ -5,9 +5,11 @@
 // move a whole buffer in as few system calls as the kernel allows while
 // staying bounded by a deadline and interruptible from another thread.
 //
-// Why blocking calls: a blocking send or recv copies as socket space or data
-// becomes available inside one system call, where a nonblocking socket
-// driven by poll/epoll (Gloo's pairs) pays a wake-up and a call per burst.
+// Why blocking calls: a blocking send copies as socket space becomes
+// available inside one system call, and a receive sleeps in poll until a
+// whole low-water mark (1 MiB, or the rest) is queued, then takes it in one
+// call, where a nonblocking socket driven by epoll (Gloo's pairs) pays a
+// wake-up and a call per burst.
 // Each socket gets SO_SNDTIMEO/SO_RCVTIMEO of a short slice, so a blocked
 // call returns at least that often to look at the deadline and at the stop
 // flag; another thread that wants it out at once calls Shutdown, which wakes
@@ -44,6 +46,12 @@ inline constexpr std::chrono::milliseconds kLinkSlice{100};
 // 0.8-0.9 GB/s (a wake-up per segment) to 1.4-2.1 with 256 KiB and 2.0-2.7
 // with 1 MiB; 4 MiB was no better.
 inline constexpr int kRecvLowWaterBytes = 1 << 20;
+
+// The low-water mark of a receive with `rest` bytes of its message still
+// to come: min(rest, kRecvLowWaterBytes), at least 1. Never more than the
+// rest, so that the tail of a message wakes the receiver without waiting
+// for the next one.
+int RecvLowWater(size_t rest);
 
 // A TCP socket; closes its descriptor when destroyed. Movable.
 class LinkSocket {
@@ -118,9 +126,12 @@ absl::Status SendAll(const LinkSocket& socket, iovec* iov, int count,
                      absl::string_view who);
 
 // Receives exactly `bytes` bytes into `data`; never writes past it. Each
-// call asks to be woken once min(rest, kRecvLowWaterBytes) bytes are
-// there. Errors as SendAll, and UNAVAILABLE when the peer closes the
-// connection before the last byte.
+// step waits (poll) until RecvLowWater(rest) bytes are queued, then takes
+// all that is queued without blocking: a blocking recv(MSG_WAITALL) that
+// starts with part of the rest queued sleeps past the point where the rest
+// has arrived (the kernel wakes it only once the bytes it has not copied
+// reach the mark), until its socket timeout. Errors as SendAll, and
+// UNAVAILABLE when the peer closes the connection before the last byte.
 absl::Status RecvAll(LinkSocket& socket, void* data, size_t bytes, LinkClock::time_point deadline,
                      const std::atomic<bool>& stop, absl::string_view who);
 
