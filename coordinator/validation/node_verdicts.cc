@@ -71,7 +71,10 @@ void JudgeByPairBlame(const NodeFacts& f, NodeVerdict& v) {
   const PairNode& pn = f.pair;
   v.verdict = BadVerdict(pn.failed);
   v.network_judged = true;
-  if (pn.status == PairStatus::kConfirmed) {
+  if (pn.status == PairStatus::kConfirmed && !pn.rail_drift.empty()) {
+    v.bad_rails = pn.bad_rails;
+    v.reason = absl::StrCat("did well as a whole, but ", pn.rail_drift);
+  } else if (pn.status == PairStatus::kConfirmed) {
     v.bad_rails = pn.bad_rails;
     v.reason =
         absl::StrCat(pn.failed ? "failed" : "slow", " in ", pn.implicating.size(),

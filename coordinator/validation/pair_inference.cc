@@ -1,9 +1,13 @@
 #include "coordinator/validation/pair_inference.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <utility>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 
 namespace eb::validation {
 namespace {
@@ -60,6 +64,147 @@ std::vector<int> IntersectRails(const std::vector<Observation>& obs,
   return minority >= needed ? rails : std::vector<int>{};
 }
 
+// A rail a little slow on one node (10%, say) hardly moves its pair's
+// aggregate and stays above the rail threshold (1 - 2 tol), so no single
+// test shows it. What does: the same rail below its own test's other rails
+// in every test of the node, whoever the partner. Each test's median rail
+// cancels what the test shares (the partner, the fleet's level, the
+// moment), so the deviations of healthy rails are the rails' measurement
+// noise alone; its spread is measured over the fleet, robustly (most rails
+// are healthy), and the threshold follows from it rather than from a fixed
+// percentage.
+struct RailNoise {
+  double sigma = 0;                 // 1.4826 x MAD of every rail's deviation; 0: too few to judge
+  double z = 0;                     // how far below, in sigmas, a rail's mean deviation must be
+  std::vector<double> test_median;  // per observation: its median rail (0: none)
+};
+
+// Rails per test below this: no median to compare a rail with.
+constexpr size_t kMinRailsForMedian = 4;
+// Deviations below this: too few to measure the noise.
+constexpr size_t kMinNoiseSamples = 24;
+// Expected false rails over the whole fleet, the z threshold is set for.
+constexpr double kFleetFalseRails = 0.001;
+
+bool PairWithRails(const Observation& o) {
+  return o.kind == TestKind::kPair && o.Completed() && o.graded && o.nodes.size() == 2 &&
+         o.rails.size() >= kMinRailsForMedian;
+}
+
+// The z beyond which a normal tail holds `p`: bisection on erfc (exact
+// enough; no table of quantiles to keep).
+double UpperTailZ(double p) {
+  double lo = 0, hi = 40;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = (lo + hi) / 2;
+    if (0.5 * std::erfc(mid / std::sqrt(2.0)) > p) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return hi;
+}
+
+RailNoise MeasureRailNoise(const std::vector<Observation>& obs, size_t nodes) {
+  RailNoise noise;
+  noise.test_median.assign(obs.size(), 0);
+  std::vector<double> deviations;
+  size_t rails = 0;
+  for (size_t k = 0; k < obs.size(); ++k) {
+    const Observation& o = obs[k];
+    if (!PairWithRails(o)) continue;
+    std::vector<double> values;
+    for (const RailResult& r : o.rails) values.push_back(r.busbw_gbps);
+    rails = std::max(rails, values.size());
+    const double median = Median(values);
+    if (median <= 0) continue;
+    noise.test_median[k] = median;
+    for (double v : values) deviations.push_back(v / median - 1);
+  }
+  if (deviations.size() < kMinNoiseSamples) return noise;
+  const double center = Median(deviations);
+  for (double& d : deviations) d = std::fabs(d - center);
+  // A floor: identical rails (a simulation, a loopback) would make any
+  // deficit infinitely significant; the tolerance floor below still holds.
+  noise.sigma = std::max(1.4826 * Median(deviations), 1e-4);
+  // Every (node, rail) of the fleet is a chance of a false rail: the
+  // threshold grows with the fleet so that the whole fleet expects
+  // kFleetFalseRails of them.
+  noise.z = UpperTailZ(kFleetFalseRails / static_cast<double>(std::max<size_t>(1, nodes * rails)));
+  return noise;
+}
+
+// The rails of capable node `i` below their tests' other rails in every
+// test (one deviation per partner), by more than the noise explains and by
+// at least half the tolerance (a significant 2% is no fault). Tests where
+// the rail is clearly slow are left out, and so is the partner with the
+// lowest deviation: a partner's bad rail shows in its one test with `i`,
+// so neither a bad rail nor one drifting partner can blame `i`. `used`: the tests behind;
+// `text`: the figures, for the verdict's reason.
+std::vector<int> DriftingRails(const std::vector<Observation>& obs, const RailNoise& noise,
+                               double tolerance, int i, std::vector<size_t>& used,
+                               std::string& text) {
+  std::vector<int> out;
+  if (noise.sigma <= 0) return out;
+  // partner -> its tests with i that have rails.
+  std::map<int, std::vector<size_t>> by_partner;
+  for (size_t k = 0; k < obs.size(); ++k) {
+    if (noise.test_median[k] > 0 && obs[k].Has(i)) by_partner[obs[k].Partner(i)].push_back(k);
+  }
+  // Three partners at least: two remain once the worst is left out.
+  if (by_partner.size() < 3) return out;
+  std::map<int, std::vector<double>> per_rail;  // rail -> one mean deviation per partner
+  std::vector<std::string> parts;
+  for (const auto& [partner, tests] : by_partner) {
+    std::map<int, std::pair<double, int>> sum;
+    for (size_t k : tests) {
+      for (const RailResult& r : obs[k].rails) {
+        // Clearly slow in this test (below 1 - 2 tol): a rail fault the
+        // other rules judge, of this node or of its partner; two partners
+        // with the same bad rail must not make `i` drift.
+        const std::vector<int>& slow = obs[k].slow_rails;
+        if (std::find(slow.begin(), slow.end(), r.rail) != slow.end()) continue;
+        auto& [total, count] = sum[r.rail];
+        total += r.busbw_gbps / noise.test_median[k] - 1;
+        ++count;
+      }
+    }
+    for (const auto& [rail, total_count] : sum) {
+      per_rail[rail].push_back(total_count.first / total_count.second);
+    }
+  }
+  for (auto& [rail, d] : per_rail) {
+    if (d.size() < 3) continue;
+    std::sort(d.begin(), d.end());
+    const std::vector<double> kept(d.begin() + 1, d.end());
+    double mean = 0;
+    bool every = true;
+    for (double x : kept) {
+      mean += x;
+      // Below its test's median rail with every partner: a drift, not a few
+      // deep dips (the mean alone could be one partner's doing).
+      every = every && x < 0;
+    }
+    mean /= static_cast<double>(kept.size());
+    const double z = mean / (noise.sigma / std::sqrt(static_cast<double>(kept.size())));
+    if (!every || z >= -noise.z || mean > -tolerance / 2) continue;
+    out.push_back(rail);
+    parts.push_back(
+        absl::StrFormat("rail %d %.1f%% below its tests' median rail", rail, -100 * mean));
+  }
+  if (out.empty()) return out;
+  for (const auto& [partner, tests] : by_partner) {
+    used.insert(used.end(), tests.begin(), tests.end());
+  }
+  std::sort(used.begin(), used.end());
+  text = absl::StrFormat(
+      "%s with all %d partners but the worst (the rails' noise: %.1f%% sigma over the fleet; "
+      "a drift is %.1f sigmas of the mean, and half the tolerance)",
+      absl::StrJoin(parts, ", "), static_cast<int>(by_partner.size()), 100 * noise.sigma, noise.z);
+  return out;
+}
+
 // What the pair tests say before anyone is judged: each node's tally, which
 // nodes are capable, and whom each node was slow with. It answers who is a
 // good witness against a node, and who is intermittent.
@@ -69,6 +214,8 @@ struct PairWitnesses {
   // only slow things down), so one fine result clears it.
   std::vector<bool> capable;
   std::vector<std::set<int>> ambiguous_partners;  // capable partners each node was slow with
+  RailNoise rail_noise;
+  double tolerance = 0.10;
 
   // Whether `p` has slowness that its test with `besides` does not explain:
   // a failure attributed to it alone, or slow with another capable node.
@@ -129,6 +276,13 @@ PairWitnesses GatherWitnesses(const std::vector<Observation>& obs,
   w.tally = TallyPairTests(obs, n);
   w.capable.assign(n, false);
   for (size_t i = 0; i < n; ++i) w.capable[i] = in_pairs[i] && !lost[i] && !w.tally[i].fine.empty();
+  w.rail_noise = MeasureRailNoise(obs, n);
+  for (const Observation& o : obs) {
+    if (o.kind == TestKind::kPair && o.graded && o.yardstick.base_gbps > 0) {
+      w.tolerance = o.yardstick.tolerance;
+      break;
+    }
+  }
   w.ambiguous_partners.resize(n);
   for (size_t i = 0; i < n; ++i) {
     for (size_t k : w.tally[i].slow) {
@@ -202,6 +356,22 @@ void JudgeIntermittentNode(const std::vector<Observation>& obs, const PairWitnes
   }
 }
 
+// A capable node whose rails drift (DriftingRails): degraded, confirmed
+// (three partners or more agree, and the fleet's noise cannot explain it),
+// with those rails; no longer a trusted partner.
+void JudgeRailDrift(const std::vector<Observation>& obs, const PairWitnesses& w, int i,
+                    PairNode& node) {
+  std::vector<size_t> used;
+  std::string text;
+  std::vector<int> rails = DriftingRails(obs, w.rail_noise, w.tolerance, i, used, text);
+  if (rails.empty()) return;
+  node.status = PairStatus::kConfirmed;
+  node.reliable = false;
+  node.rail_drift = std::move(text);
+  node.bad_rails = std::move(rails);
+  node.implicating = std::move(used);
+}
+
 // A capable node (it did well once, so it is not slow as a whole):
 // confirmed failed with two failures attributed to it alone, intermittent,
 // or healthy; a healthy node slow with no capable node is a trusted partner.
@@ -219,6 +389,7 @@ void JudgeCapableNode(const std::vector<Observation>& obs, const PairWitnesses& 
   } else {
     node.status = PairStatus::kHealthy;
     node.reliable = w.ambiguous_partners[i].empty();
+    JudgeRailDrift(obs, w, i, node);
   }
   // A test of it that could not run, nothing run since: re-test it once
   // with another partner (issue 29), so that a pair left unjudged does not

@@ -22,11 +22,18 @@
 //  * A capable node slow with two or more distinct good witnesses is
 //    intermittent (degraded, suspect): it did well with some, badly with
 //    others. A capable node with one failure attributed to it is too.
+//  * A capable node with a rail below its tests' median rail in every test
+//    (all partners but the worst, three or more), by more than the fleet's
+//    measured rail noise can explain at a false-rail rate of 1 in 1,000
+//    fleets, and by half the tolerance at least: degraded (confirmed), with
+//    that rail. A rail 10% slow stays above the per-test rail threshold
+//    (1 - 2 tol) and hardly moves the aggregate; only its drift shows it.
 //  * Two capable nodes, neither intermittent, slow together: a path
 //    candidate. Re-tested once; slow again is a bad path (confirmed), fine
 //    means the first result is not reproduced and nobody is blamed.
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "coordinator/validation/observation.h"
@@ -54,6 +61,8 @@ struct PairNode {
   std::vector<size_t> implicating;  // slow/failed with a good witness, or attributed
   std::vector<size_t> ambiguous;    // slow with capable partners (capable nodes)
   std::vector<int> bad_rails;       // slow in every implicating observation
+  // Confirmed by its rails' drift (a capable node: see below): the figures.
+  std::string rail_drift;
 };
 
 enum class PathState { kNeedsRetest, kConfirmed, kSuspect, kNotReproduced };

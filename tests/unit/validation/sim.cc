@@ -200,6 +200,7 @@ Options SimOptions(const Scenario& scenario) {
   options.suites = {Suite::kPreflight, Suite::kPairs};
   options.strategy = scenario.strategy;
   options.max_pair_rounds = scenario.strategy == Strategy::kAllPairs ? scenario.n + 1 : 8;
+  options.soak = scenario.soak_repeats > 0;
   if (scenario.with_expected) {
     options.baselines.intra.push_back({"H100", 8, kIntraExpected, "nccl-tests #212 (NVLS)"});
     options.baselines.pairs.push_back({400, 1, kRailExpected, "nccl-tests #290"});
@@ -217,6 +218,7 @@ Run RunScenario(const Scenario& scenario, std::vector<std::string>* trace) {
     return run;
   }
   Oracle oracle(scenario);
+  int soaks = 0;
   for (int guard = 0; guard < 100000; ++guard) {
     absl::StatusOr<Round> round = (*v)->NextRound();
     if (!round.ok()) {
@@ -224,6 +226,9 @@ Run RunScenario(const Scenario& scenario, std::vector<std::string>* trace) {
       return run;
     }
     if (round->done) break;
+    // The runner's clock, in repeats: once the last allowed one has started,
+    // time is up (re-tests of what it found slow still run).
+    if (round->soak && ++soaks >= scenario.soak_repeats) (*v)->KeepSoaking(false);
     for (const PlannedTest& test : round->tests) {
       const TestResult result = oracle.Answer(*round, test);
       if (trace != nullptr) {
@@ -338,6 +343,70 @@ Score ScoreRun(const Scenario& s, const Run& run) {
           f.other >= 0 ? absl::StrCat("-", NodeName(f.other)) : "",
           f.kind == FaultKind::kRail ? absl::StrCat(" rail ", f.rail) : "",
           absl::StrFormat(" x%.2f", f.factor), ": ", v != nullptr ? v->reason : "no verdict"));
+    }
+  }
+  return score;
+}
+
+const char* SensitivityCaseName(SensitivityCase c) {
+  switch (c) {
+    case SensitivityCase::kHealthy:
+      return "healthy";
+    case SensitivityCase::kRail10:
+      return "one rail 10% slow";
+    case SensitivityCase::kFlaky20:
+      return "flaky node (20% slow in half its tests)";
+  }
+  return "unknown";
+}
+
+Scenario SensitivityScenario(int n, SensitivityCase c, int index, int soak_repeats) {
+  const FaultKind kind = c == SensitivityCase::kRail10    ? FaultKind::kRail
+                         : c == SensitivityCase::kFlaky20 ? FaultKind::kFlaky
+                                                          : FaultKind::kNode;
+  const int k = c == SensitivityCase::kHealthy ? 0 : 1;
+  // Indices from 1,000 up: fleets apart from the tables' (1..10).
+  Scenario s = RandomScenario(n, k, kind, ScenarioSeed(n, k, kind, 1000 + index));
+  for (Fault& f : s.faults) f.factor = c == SensitivityCase::kRail10 ? 0.90 : 0.80;
+  s.soak_repeats = soak_repeats;
+  return s;
+}
+
+SensitivityScore ScoreSensitivity(const Scenario& s, const Run& run) {
+  SensitivityScore score;
+  const ValidationReport& r = run.report;
+  std::vector<bool> faulty(s.n, false);
+  for (const Fault& f : s.faults) faulty[f.node] = true;
+  for (const NodeVerdict& v : r.nodes) {
+    const int i = std::stoi(v.node.substr(1));
+    if (!faulty[i] && v.verdict != Verdict::kHealthy) {
+      score.false_flags.push_back(
+          absl::StrCat(v.node, " ", VerdictName(v.verdict), ": ", v.reason));
+    }
+  }
+  for (const PathVerdict& p : r.paths) {
+    if (!faulty[std::stoi(p.a.substr(1))] && !faulty[std::stoi(p.b.substr(1))]) {
+      score.false_flags.push_back(absl::StrCat("path ", p.a, "-", p.b, ": ", p.reason));
+    }
+  }
+  for (const Fault& f : s.faults) {
+    const NodeVerdict* v = r.Find(NodeName(f.node));
+    const bool bad =
+        v != nullptr && (v->verdict == Verdict::kDegraded || v->verdict == Verdict::kFailed);
+    if (f.kind == FaultKind::kRail) {
+      score.found =
+          bad && std::find(v->bad_rails.begin(), v->bad_rails.end(), f.rail) != v->bad_rails.end();
+      if (bad) {
+        for (int rail : v->bad_rails) {
+          if (rail != f.rail) score.false_flags.push_back(absl::StrCat(v->node, " rail ", rail));
+        }
+      }
+    } else {
+      bool in_path = false;
+      for (const PathVerdict& p : r.paths) {
+        in_path = in_path || p.a == NodeName(f.node) || p.b == NodeName(f.node);
+      }
+      score.found = bad || in_path;
     }
   }
   return score;

@@ -53,6 +53,9 @@ struct Scenario {
   double rail_noise = 0.02;   // sigma, relative
   double common_noise = 0.01;
   uint64_t seed = 1;
+  // Soak repeats after the pairs (Options::soak): the driver lets this many
+  // start, then says time is up (Validation::KeepSoaking(false)). 0: none.
+  int soak_repeats = 0;
 };
 
 // k faults of `kind` on distinct nodes, seeded. A path fault is put on a
@@ -100,5 +103,27 @@ struct Score {
   KindScore by_kind[6];  // indexed by FaultKind (not kMixed)
 };
 Score ScoreRun(const Scenario& scenario, const Run& run);
+
+// Sensitivity (issue 29 item 7): faults at a fixed, small size rather than
+// drawn from a wide range, and healthy fleets, to measure a detection rate
+// and a false-flag rate.
+enum class SensitivityCase {
+  kHealthy,  // no fault: every flag is false
+  kRail10,   // one rail of one node at 0.90 (10% slow) in every test
+  kFlaky20,  // one node at 0.80 (20% slow, every rail) in each test with probability 1/2
+};
+const char* SensitivityCaseName(SensitivityCase c);
+// Fleet `index` (1-based) of a case at size n, seeded apart from the tables'.
+Scenario SensitivityScenario(int n, SensitivityCase c, int index, int soak_repeats);
+
+struct SensitivityScore {
+  bool found = false;  // kRail10: the node degraded naming that rail; kFlaky20: the node
+                       // degraded or failed, or a reported path containing it
+  // Anything not healthy that is not the injected fault: a node without a
+  // fault whose verdict is not healthy, a path with no faulty end, a rail
+  // named on the faulty node other than the injected one.
+  std::vector<std::string> false_flags;
+};
+SensitivityScore ScoreSensitivity(const Scenario& scenario, const Run& run);
 
 }  // namespace eb::validation::sim

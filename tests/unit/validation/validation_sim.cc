@@ -9,6 +9,9 @@
 //                            [--size N]... [--all-pairs-up-to 232] [--detail]
 //   build/bin/validation_sim --show N KIND K SEED   # one scenario, traced
 //   build/bin/validation_sim --fabric ...           # links of a fat-tree (fabric_table.cc)
+//   build/bin/validation_sim --sensitivity [--fleets 100] [--soak R]... [--size N]...
+//       [--noise 0.02] [--describe]
+//       # issue 29 item 7: detection and false-flag rates (sim.h SensitivityCase)
 //
 // KIND is the FaultKind index: 0 bad node, 1 mild node, 2 bad rail, 3 bad
 // path, 4 dead agent, 5 flaky node, 6 mixed.
@@ -84,10 +87,99 @@ void Report(const char* what, int n, const char* kind, int k, const std::string&
   }
 }
 
+// The sensitivity table: per N, soak repeats and case, `fleets` seeded
+// fleets; found (fault cases), fleets with any false flag, and the rounds
+// and tests it took. The first false flags of each row go to stderr.
+int SensitivityMain(int argc, char** argv) {
+  int fleets = 100;
+  bool describe = false;  // every miss and false flag's fleet, described, to stderr
+  double noise = 0.02;    // rail noise (sigma); the common noise is half of it
+  std::vector<int> sizes, soaks;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--fleets" && i + 1 < argc) {
+      fleets = std::atoi(argv[++i]);
+    } else if (arg == "--size" && i + 1 < argc) {
+      sizes.push_back(std::atoi(argv[++i]));
+    } else if (arg == "--soak" && i + 1 < argc) {
+      soaks.push_back(std::atoi(argv[++i]));
+    } else if (arg == "--noise" && i + 1 < argc) {
+      noise = std::atof(argv[++i]);
+    } else if (arg == "--describe") {
+      describe = true;
+    } else {
+      std::fprintf(stderr,
+                   "usage: validation_sim --sensitivity [--fleets F] [--size N]... [--soak R]... "
+                   "[--noise SIGMA] [--describe]\n");
+      return 2;
+    }
+  }
+  if (sizes.empty()) sizes = {16, 232, 1024};
+  if (soaks.empty()) soaks = {0, 8};
+  std::printf("Rail noise %.1f%% and common noise %.1f%% (sigma), %d fleets per row.\n\n",
+              noise * 100, noise * 50, fleets);
+  std::printf(
+      "| N | case | soak repeats | fleets | found | fleets with a false flag | false flags | "
+      "pair rounds mean / max | pair tests mean / max |\n|---|---|---|---|---|---|---|---|---|\n");
+  int errors = 0;
+  for (int n : sizes) {
+    for (int soak : soaks) {
+      for (SensitivityCase c :
+           {SensitivityCase::kHealthy, SensitivityCase::kRail10, SensitivityCase::kFlaky20}) {
+        int found = 0, flagged = 0, flags = 0, max_rounds = 0, max_tests = 0, shown = 0;
+        double rounds = 0, tests = 0;
+        for (int index = 1; index <= fleets; ++index) {
+          Scenario s = SensitivityScenario(n, c, index, soak);
+          s.rail_noise = noise;
+          s.common_noise = noise / 2;
+          std::vector<std::string> trace;
+          const Run run = RunScenario(s, describe ? &trace : nullptr);
+          const SensitivityScore score = ScoreSensitivity(s, run);
+          if (!run.error.empty()) {
+            ++errors;
+            std::fprintf(stderr, "N=%d %s fleet %d error: %s\n", n, SensitivityCaseName(c), index,
+                         run.error.c_str());
+          }
+          found += score.found;
+          flagged += !score.false_flags.empty();
+          flags += static_cast<int>(score.false_flags.size());
+          rounds += run.pair_rounds;
+          tests += run.pair_tests;
+          max_rounds = std::max(max_rounds, run.pair_rounds);
+          max_tests = std::max(max_tests, run.pair_tests);
+          if (describe &&
+              (!score.false_flags.empty() || (c != SensitivityCase::kHealthy && !score.found))) {
+            std::fprintf(stderr, "N=%d soak=%d %s fleet %d:\n", n, soak, SensitivityCaseName(c),
+                         index);
+            for (const std::string& line : trace) std::fprintf(stderr, "  %s\n", line.c_str());
+            std::fprintf(stderr, "%s\n", Describe(s, run).c_str());
+          }
+          if (!score.false_flags.empty() && shown++ < 3) {
+            std::fprintf(stderr, "N=%d soak=%d %s fleet %d false flag: %s\n", n, soak,
+                         SensitivityCaseName(c), index, score.false_flags.front().c_str());
+          }
+        }
+        char found_text[64] = "-";
+        if (c != SensitivityCase::kHealthy) {
+          std::snprintf(found_text, sizeof found_text, "%d (%.1f%%)", found,
+                        100.0 * found / fleets);
+        }
+        std::printf("| %d | %s | %d | %d | %s | %d (%.1f%%) | %d | %.2f / %d | %.1f / %d |\n", n,
+                    SensitivityCaseName(c), soak, fleets, found_text, flagged,
+                    100.0 * flagged / fleets, flags, rounds / fleets, max_rounds, tests / fleets,
+                    max_tests);
+        std::fflush(stdout);
+      }
+    }
+  }
+  return errors == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--fabric") return FabricTableMain(argc, argv);
+  if (argc > 1 && std::string(argv[1]) == "--sensitivity") return SensitivityMain(argc, argv);
   Settings settings;
   int all_pairs_up_to = 232;
   bool detail = false;
