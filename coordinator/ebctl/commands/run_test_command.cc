@@ -6,6 +6,7 @@
 #include <iostream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
@@ -50,6 +51,8 @@ struct RunTestOutput {
   bool json = false;
   // --json-lines: a line per row as it arrives, then the report.
   bool json_lines = false;
+  // The command line, for the report's `args` (nccl-tests -J writes its own).
+  const std::vector<std::string>* args = nullptr;
 };
 
 // What the RunTest stream brought.
@@ -129,7 +132,7 @@ void ShowFinished(const v1::TestReport& finished, const RunTestOutput& output,
   if (output.json_lines) {
     std::cout << ToJsonLine(FinishedJsonLine(finished)) << std::flush;
   } else if (output.json) {
-    std::cout << ReportToJson(finished).dump(2) << std::endl;
+    std::cout << ReportToJson(finished, kVersion, *output.args).dump(2) << std::endl;
   } else {
     std::cout << table.Finish(finished) << std::flush;
   }
@@ -138,8 +141,10 @@ void ShowFinished(const v1::TestReport& finished, const RunTestOutput& output,
 // After the verdict, as nccl-tests finishes its file at the end. Returns
 // what ebctl exits with: the report's code, or kExitInternal for a file
 // that could not be written after a test that passed.
-int WriteJsonFile(JsonOutputFile& file, const v1::TestReport& finished) {
-  const absl::Status written = file.WriteAndClose(ReportToJson(finished).dump(2) + "\n");
+int WriteJsonFile(JsonOutputFile& file, const v1::TestReport& finished,
+                  const std::vector<std::string>& args) {
+  const absl::Status written =
+      file.WriteAndClose(ReportToJson(finished, kVersion, args).dump(2) + "\n");
   if (!written.ok()) {
     std::fprintf(stderr, "ebctl: %s\n", std::string(written.message()).c_str());
     const int code = ExitCodeForReport(finished);
@@ -166,7 +171,7 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
   }
   absl::StatusOr<ProgressStyle> style = ProgressStyleFor(progress, isatty(STDERR_FILENO) != 0);
   if (!style.ok()) return UsageError(style.status());
-  const RunTestOutput output{*style, options.json, json_lines};
+  const RunTestOutput output{*style, options.json, json_lines, &options.args};
   grpc::ClientContext context;
   // The test has its own deadlines; this one only guards the call itself.
   const int64_t test_ms = spec->timeout_ms() > 0 ? spec->timeout_ms() : 3'600'000;
@@ -185,7 +190,7 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
                      status, test.connected);
   }
   ShowFinished(test.finished, output, table);
-  if (json_file.is_open()) return WriteJsonFile(json_file, test.finished);
+  if (json_file.is_open()) return WriteJsonFile(json_file, test.finished, options.args);
   return ExitCodeForReport(test.finished);
 }
 
