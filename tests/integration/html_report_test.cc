@@ -240,6 +240,10 @@ TEST(HtmlReportTest, TestValidationAndNodePagesOfAGlooCluster) {
                     absl::Minutes(2));
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   const nlohmann::json test = ParseJsonOut(run);
+  // Each worker's pid came from its agent to the report (issue 33 item 6).
+  for (const nlohmann::json& device : test["devices"]) {
+    EXPECT_TRUE(device["pid"].is_number_integer() && device["pid"].get<int>() > 0) << device;
+  }
   const std::string test_page = cluster.work_dir() + "/test.html";
   CliResult report = cluster.Ebctl({"report", test["test_id"].get<std::string>(), "-o", test_page});
   ASSERT_EQ(report.exit_code, 0) << report.err;
