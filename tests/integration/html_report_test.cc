@@ -22,6 +22,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -244,6 +245,16 @@ TEST(HtmlReportTest, TestValidationAndNodePagesOfAGlooCluster) {
   for (const nlohmann::json& device : test["devices"]) {
     EXPECT_TRUE(device["pid"].is_number_integer() && device["pid"].get<int>() > 0) << device;
   }
+  // And to the table's nccl-tests device lines, which wait for the workers
+  // to register (the accepted report has no pid).
+  CliResult table =
+      cluster.Ebctl({"run-test", "--nodes", "host1", "-b", "1K", "-e", "1K", "-n", "1", "-w", "1"},
+                    absl::Minutes(2));
+  ASSERT_EQ(table.exit_code, 0) << table.out << table.err;
+  EXPECT_TRUE(std::regex_search(
+      table.out, std::regex(R"(\n#  Rank  1 Group  0 Pid +[1-9][0-9]* on +host1 device -1 \[-\] )"
+                            R"(cpu slot 1\n)")))
+      << table.out;
   const std::string test_page = cluster.work_dir() + "/test.html";
   CliResult report = cluster.Ebctl({"report", test["test_id"].get<std::string>(), "-o", test_page});
   ASSERT_EQ(report.exit_code, 0) << report.err;

@@ -53,7 +53,13 @@ struct RunTestOutput {
   bool json_lines = false;
   // The command line, for the report's `args` (nccl-tests -J writes its own).
   const std::vector<std::string>* args = nullptr;
+  // For the snapshot the table's header is printed from (HeaderReport).
+  v1::Control::Stub* stub = nullptr;
 };
+
+// How long the header's snapshot may take before the accepted report is
+// used instead (without pids).
+constexpr absl::Duration kSnapshotTimeout = absl::Seconds(10);
 
 // What the RunTest stream brought.
 struct StreamedTest {
@@ -63,6 +69,10 @@ struct StreamedTest {
   bool connected = false;
   // `finished` arrived: the test reached its verdict.
   bool done = false;
+  // The table's header waits for the workers: its "#  Rank" lines carry
+  // their pids, which the accepted report (sent before any worker was
+  // started) does not have.
+  bool header_pending = false;
 };
 
 int UsageError(const absl::Status& status) {
@@ -78,6 +88,26 @@ void Progress(const RunTestOutput& output, absl::string_view text) {
   std::fflush(stderr);
 }
 
+// The test as the coordinator has it once every rank registered, with each
+// worker's pid; `accepted` (no pids) when the call fails.
+v1::TestReport HeaderReport(const RunTestOutput& output, const v1::TestReport& accepted) {
+  grpc::ClientContext context;
+  common::SetTimeout(context, kSnapshotTimeout);
+  v1::GetTestRequest request;
+  request.set_test_id(accepted.test_id());
+  v1::GetTestReply reply;
+  if (output.stub == nullptr || !output.stub->GetTest(&context, request, &reply).ok()) {
+    return accepted;
+  }
+  return reply.report();
+}
+
+void PrintHeader(const v1::TestReport& report, StreamedTest& test) {
+  if (!test.header_pending) return;
+  test.header_pending = false;
+  std::cout << TableHeader(report) << std::flush;
+}
+
 // Shows one event as it arrives: progress on stderr, the table's header
 // and rows (or JSON lines) on stdout; keeps the accepted and finished
 // reports.
@@ -91,23 +121,31 @@ void ShowEvent(const v1::RunTestEvent& event, const RunTestOutput& output, Table
                                     spec::DisplayName(test.accepted.transport())));
       if (!output.json && !output.json_lines) {
         table = TablePrinter(test.accepted.spec());
-        std::cout << TableHeader(test.accepted) << std::flush;
+        test.header_pending = true;
       }
       break;
     case v1::RunTestEvent::kStateChanged:
       if (StateWord(event.state_changed())[0] != '\0') {
         Progress(output, absl::StrCat(StateWord(event.state_changed()), "..."));
       }
+      // Every rank registered: the pids are known (nccl-tests prints its
+      // devices once its processes are up).
+      if (test.header_pending && event.state_changed() == v1::TEST_STATE_INITIALIZING) {
+        PrintHeader(HeaderReport(output, test.accepted), test);
+      }
       break;
     case v1::RunTestEvent::kSizeResult:
       if (output.json_lines) {
         std::cout << ToJsonLine(RowJsonLine(event.size_result(), test.accepted)) << std::flush;
       } else if (!output.json) {
+        PrintHeader(test.accepted, test);  // (a row before INITIALIZING: never)
         std::cout << table.Row(event.size_result()) << std::flush;
       }
       break;
     case v1::RunTestEvent::kFinished:
       test.finished = event.finished();
+      // Ended before every rank registered: the pids of those that did.
+      PrintHeader(test.finished, test);
       test.done = true;
       break;
     default:
@@ -171,7 +209,7 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
   }
   absl::StatusOr<ProgressStyle> style = ProgressStyleFor(progress, isatty(STDERR_FILENO) != 0);
   if (!style.ok()) return UsageError(style.status());
-  const RunTestOutput output{*style, options.json, json_lines, &options.args};
+  const RunTestOutput output{*style, options.json, json_lines, &options.args, &stub};
   grpc::ClientContext context;
   // The test has its own deadlines; this one only guards the call itself.
   const int64_t test_ms = spec->timeout_ms() > 0 ? spec->timeout_ms() : 3'600'000;
