@@ -78,15 +78,19 @@ absl::StatusOr<std::unique_ptr<TestHistory>> OpenHistory(const CoordinatorConfig
 
 // The baselines file's text, or "" (verdicts then rest on the fleet median;
 // a request may still carry its own).
-std::string ReadBaselines(const std::string& path) {
-  if (path.empty()) return "";
+// The baselines file into `config`: its text and path, or, when it cannot
+// be read, why (so that no report names it as used).
+void ReadBaselines(const std::string& path, ValidationManagerConfig& config) {
+  if (path.empty()) return;
   absl::StatusOr<std::string> text = common::ReadBoundedFile(path, common::FileKind::kBaselines);
   if (!text.ok()) {
     spdlog::warn("{}: validations judge by the fleet median only",
                  std::string(text.status().message()));
-    return "";
+    config.baselines_error = std::string(text.status().message());
+    return;
   }
-  return *std::move(text);
+  config.baselines_toml = *std::move(text);
+  config.baselines_origin = path;
 }
 
 // The scheduler integration's audit (issue 30): each entry is appended on
@@ -318,8 +322,7 @@ CoordinatorServer::CoordinatorServer(const CoordinatorConfig& config,
   });
   ValidationManagerConfig validation_config;
   validation_config.default_timeout = config_.default_validation_timeout;
-  validation_config.baselines_toml = ReadBaselines(config_.baselines_path);
-  validation_config.baselines_origin = config_.baselines_path;
+  ReadBaselines(config_.baselines_path, validation_config);
   validation_config.fabric = config_.topology.loaded;
   validations_ =
       std::make_unique<ValidationManager>(common::RealClock::Get(), loop_, *registry_, *tests_,

@@ -47,12 +47,13 @@ void WorkerReports::Failure(const std::string& test_id, SupervisedWorker& worker
   sink_.SendToCoordinator(out);
 }
 
-void WorkerReports::Registered(const std::string& test_id, int rank) {
+void WorkerReports::Registered(const std::string& test_id, int rank, int pid) {
   v1::AgentMessage out;
   v1::WorkerEvent& event = *out.mutable_worker_event();
   event.set_test_id(test_id);
   event.set_rank(rank);
   event.set_kind(v1::WORKER_EVENT_KIND_REGISTERED);
+  event.set_pid(pid);
   sink_.SendToCoordinator(out);
 }
 

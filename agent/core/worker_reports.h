@@ -42,8 +42,9 @@ class WorkerReports {
   void Failure(const std::string& test_id, SupervisedWorker& worker,
                ebnccl::v1::WorkerEventKind kind, ebnccl::v1::FailureKind failure_kind,
                const std::string& message, const common::ExitInfo* exit = nullptr);
-  // A worker's first registration.
-  void Registered(const std::string& test_id, int rank);
+  // A worker's first registration; `pid` is the process this agent
+  // spawned for it (the coordinator prints it as nccl-tests' Pid).
+  void Registered(const std::string& test_id, int rank, int pid);
   // An event a worker reported itself, passed on; a FAILED one gains where
   // the rank runs (the agent knows it, not the worker) and its log path.
   void WorkerEvent(const ebnccl::v1::WorkerEvent& event, const SupervisedWorker& worker);

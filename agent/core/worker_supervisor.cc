@@ -295,7 +295,9 @@ absl::StatusOr<v1::RegisterWorkerReply> WorkerSupervisor::RegisterWorker(
   worker->last_heartbeat = clock_.Now();
   if (!worker->registered) {
     worker->registered = true;
-    reports_.Registered(request.test_id(), request.rank());
+    // The pid this agent spawned, not request.pid(): the worker's own word
+    // is not needed where the agent knows.
+    reports_.Registered(request.test_id(), request.rank(), worker->child.pid);
   }
   return RegisterReplyFor(config_, tests_.at(request.test_id()).launch, worker->assignment);
 }

@@ -92,6 +92,10 @@ inline constexpr int64_t kMaxHeartbeatPeriodMs = 10 * 60 * 1000;
 // flood of registrations cannot grow the coordinator forever (case 10).
 inline constexpr int64_t kDefaultLostNodeRetentionS = 24 * 3600;
 
+// WorkerEvent.pid (REGISTERED): Linux's PID_MAX_LIMIT (1 << 22); the
+// coordinator keeps a pid in 1..this and ignores another (TestRun).
+inline constexpr int32_t kMaxWorkerPid = 4194304;
+
 // How much of a refused input an error message quotes (Quote() in
 // identifiers.h): a 4 MB name must not come back in the error (case 14).
 inline constexpr int kMaxQuotedInput = 64;

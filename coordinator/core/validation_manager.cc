@@ -187,8 +187,8 @@ absl::StatusOr<std::string> ValidationManager::Start(
   v->report.set_validation_id(v->id);
   v->report.set_state(v1::VALIDATION_STATE_RUNNING);
   v->report.set_start_time_unix_ms(NowMs());
-  v->report.set_baselines_origin(own_baselines ? "request" : config_.baselines_origin);
-  val::FillBaselines(*baselines, v->report);
+  val::FillBaselines(*baselines, own_baselines ? "request" : config_.baselines_origin,
+                     own_baselines ? "" : config_.baselines_error, v->report);
   spec.clear_baselines_toml();  // kept as BaselineUsed rows, not as text
   *v->report.mutable_spec() = spec;
   v->spec = std::move(spec);

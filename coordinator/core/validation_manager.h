@@ -43,6 +43,10 @@ struct ValidationManagerConfig {
   // the fleet median) and where it came from, for the report.
   std::string baselines_toml;
   std::string baselines_origin;
+  // Why the configured file could not be read (with baselines_toml and
+  // baselines_origin empty): each report says so instead of naming the
+  // file as used.
+  std::string baselines_error;
   // The fabric of [topology] file (issue 31); null: none. With it round 1
   // pairs nodes across leaves (NodeFromRecord).
   std::shared_ptr<const topology::FabricSource> fabric;

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
@@ -22,6 +23,9 @@ struct GlobalOptions {
   absl::Duration connect_timeout = absl::Seconds(5);
   // Print JSON instead of tables.
   bool json = false;
+  // ebctl's whole command line, argv[0] first: a JSON test report's `args`,
+  // as nccl-tests -J writes its own.
+  std::vector<std::string> args;
   // Mutual TLS (--tls-ca/--tls-cert/--tls-key or EBNCCL_TLS_CA/_CERT/_KEY);
   // plaintext when none is set.
   common::TlsFiles tls;

@@ -232,6 +232,7 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
 
   eb::ebctl::GlobalOptions options;
+  options.args.assign(argv, argv + argc);
   if (const char* env = std::getenv("EBCTL_COORDINATOR")) options.coordinator = env;
   // Mutual TLS from the environment; the flags override it.
   if (const char* env = std::getenv("EBNCCL_TLS_CA")) options.tls.ca = env;

@@ -98,7 +98,10 @@ void FillVerdicts(const ValidationReport& report, const TestIdOf& test_id_of,
   out.set_any_bad(report.AnyBad());
 }
 
-void FillBaselines(const BaselineTable& table, v1::ValidationReport& out) {
+void FillBaselines(const BaselineTable& table, const std::string& origin, const std::string& error,
+                   v1::ValidationReport& out) {
+  out.set_baselines_origin(error.empty() ? origin : "");
+  out.set_baselines_error(error);
   out.clear_baselines();
   for (const IntraBaseline& b : table.intra) {
     v1::BaselineUsed& row = *out.add_baselines();

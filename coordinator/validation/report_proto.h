@@ -24,6 +24,11 @@ void FillVerdicts(const ValidationReport& report, const TestIdOf& test_id_of,
 // "4 nodes: 3 healthy, 1 degraded (node-c)".
 std::string ValidationSummary(const ValidationReport& report);
 
-void FillBaselines(const BaselineTable& table, ebnccl::v1::ValidationReport& out);
+// Replaces baselines (the figures of `table`), baselines_origin and
+// baselines_error of `out`: where the figures came from, or why the file
+// meant to give them could not be read (then `table` is empty and no file
+// is named as used).
+void FillBaselines(const BaselineTable& table, const std::string& origin, const std::string& error,
+                   ebnccl::v1::ValidationReport& out);
 
 }  // namespace eb::validation

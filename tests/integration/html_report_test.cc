@@ -22,6 +22,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -68,12 +69,22 @@ std::string ReadFile(const std::string& path) {
 // What the page wrote on #eb-status once it had drawn itself.
 struct PageStatus {
   std::map<std::string, std::string> attributes;  // data-* without the prefix
-  nlohmann::json detail;                          // {errors: [...], charts: [{id, series, points}]}
-  std::string browser_log;                        // Chromium's stderr (console messages)
-  absl::Duration wall;                            // Chromium's start to exit
+  nlohmann::json detail;    // {errors: [...], charts: [{id, series, points, legend: [...]}]}
+  std::string dom;          // the DOM as the scripts left it (--dump-dom)
+  std::string browser_log;  // Chromium's stderr (console messages)
+  absl::Duration wall;      // Chromium's start to exit
   int Int(const std::string& key) const {
     auto it = attributes.find(key);
     return it == attributes.end() ? -1 : std::atoi(it->second.c_str());
+  }
+  // The legend's entries of the chart `id`.
+  std::vector<std::string> Legend(const std::string& id) const {
+    for (const nlohmann::json& chart : detail.value("charts", nlohmann::json::array())) {
+      if (chart.value("id", "") == id) {
+        return chart.value("legend", std::vector<std::string>());
+      }
+    }
+    return {};
   }
   // {series, points} of the chart `id`, or {-1, -1}.
   std::pair<int, int> Chart(const std::string& id) const {
@@ -134,6 +145,7 @@ class Browser {
     PageStatus status;
     const std::string out =
         Run(page, {"--dump-dom"}, &status.wall, self_test ? "#eb-selftest" : "");
+    status.dom = out;
     const size_t at = out.find("<div id=\"eb-status\"");
     EXPECT_NE(at, std::string::npos) << "no status element in the DOM of " << page;
     if (at == std::string::npos) return status;
@@ -229,6 +241,20 @@ TEST(HtmlReportTest, TestValidationAndNodePagesOfAGlooCluster) {
                     absl::Minutes(2));
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   const nlohmann::json test = ParseJsonOut(run);
+  // Each worker's pid came from its agent to the report (issue 33 item 6).
+  for (const nlohmann::json& device : test["devices"]) {
+    EXPECT_TRUE(device["pid"].is_number_integer() && device["pid"].get<int>() > 0) << device;
+  }
+  // And to the table's nccl-tests device lines, which wait for the workers
+  // to register (the accepted report has no pid).
+  CliResult table =
+      cluster.Ebctl({"run-test", "--nodes", "host1", "-b", "1K", "-e", "1K", "-n", "1", "-w", "1"},
+                    absl::Minutes(2));
+  ASSERT_EQ(table.exit_code, 0) << table.out << table.err;
+  EXPECT_TRUE(std::regex_search(
+      table.out, std::regex(R"(\n#  Rank  1 Group  0 Pid +[1-9][0-9]* on +host1 device -1 \[-\] )"
+                            R"(cpu slot 1\n)")))
+      << table.out;
   const std::string test_page = cluster.work_dir() + "/test.html";
   CliResult report = cluster.Ebctl({"report", test["test_id"].get<std::string>(), "-o", test_page});
   ASSERT_EQ(report.exit_code, 0) << report.err;
@@ -262,6 +288,8 @@ TEST(HtmlReportTest, TestValidationAndNodePagesOfAGlooCluster) {
   status = browser.Open(two_page);
   ExpectDrawnCleanly(status, two_page);
   EXPECT_EQ(status.Chart("bandwidth"), std::make_pair(4, 2 * 4));
+  // Times too: one line per collective and placement (issue 33 item 16).
+  EXPECT_EQ(status.Chart("time"), std::make_pair(4, 2 * 4));
 
   // A validation of the four nodes, its page written by validate --report.
   const std::string fleet_page = cluster.work_dir() + "/fleet.html";
@@ -366,6 +394,148 @@ TEST(HtmlReportTest, SimulatedValidationsOf2And16And1000Nodes) {
   }
   // Kept when something failed, to look at; screenshots meant to stay go to
   // EB_REPORT_SCREENSHOT_DIR.
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
+}
+
+// A test of four collectives with -I 1, built in memory (issue 33 item 16):
+// 3 sizes each, 2 ranks, every variant timed per iteration.
+v1::TestReport FourCollectivesPerIteration() {
+  const v1::Collective kCollectives[] = {v1::COLLECTIVE_ALL_REDUCE, v1::COLLECTIVE_ALL_GATHER,
+                                         v1::COLLECTIVE_BROADCAST, v1::COLLECTIVE_REDUCE_SCATTER};
+  v1::TestReport report;
+  report.set_test_id("t-20261207-000000-four");
+  report.set_state(v1::TEST_STATE_PASSED);
+  report.set_transport(v1::TRANSPORT_GLOO);
+  report.set_summary("all_reduce, all_gather, broadcast, reduce_scatter over 2 ranks");
+  v1::TestSpec& spec = *report.mutable_spec();
+  spec.set_collective(kCollectives[0]);
+  for (v1::Collective c : kCollectives) spec.add_collectives(c);
+  spec.set_min_bytes(1024);
+  spec.set_max_bytes(16384);
+  spec.set_step_factor(4);
+  spec.set_iterations(4);
+  spec.set_per_iter_timing(true);
+  spec.set_data_type(v1::DATA_TYPE_FLOAT);
+  for (int rank = 0; rank < 2; ++rank) {
+    v1::RankAssignment& a = *report.add_ranks();
+    a.set_rank(rank);
+    a.set_world_size(2);
+    a.set_node_name(absl::StrCat("host", rank));
+    a.set_node_index(rank);
+    a.set_device_index(-1);
+    a.set_worker_pid(1000 + rank);
+  }
+  int k = 0;
+  for (v1::Collective c : kCollectives) {
+    v1::CollectiveSummary& footer = *report.add_collective_summaries();
+    footer.set_collective(c);
+    footer.set_sizes(3);
+    footer.set_avg_busbw_gbps(1 + k);
+    for (int64_t size = 1024; size <= 16384; size *= 4) {
+      v1::SizeResult& row = *report.add_results();
+      row.set_collective(c);
+      row.set_size_bytes(size);
+      row.set_count(size / 4);
+      for (v1::VariantResult* v : {row.mutable_out_of_place(), row.mutable_in_place()}) {
+        v->set_time_us(10.0 + static_cast<double>(size) / 1024 + k);
+        v->set_algbw_gbps(static_cast<double>(size) / v->time_us() / 1e3);
+        v->set_busbw_gbps(v->algbw_gbps());
+        for (int rank = 0; rank < 2; ++rank) {
+          v->add_rank_time_us(v->time_us() + rank);
+          v1::IterationTimes& times = *v->add_rank_iterations();
+          for (int i = 0; i < 4; ++i) times.add_time_us(v->time_us() + i + rank);
+        }
+      }
+    }
+    ++k;
+  }
+  return report;
+}
+
+TEST(HtmlReportTest, SeveralCollectivesAreEachNamedDrawnAndTimedPerIteration) {
+  SKIP_WITHOUT_CHROMIUM();
+  const std::string dir = MakeTempDir();
+  Browser browser(dir);
+  const v1::TestReport report = FourCollectivesPerIteration();
+  const std::string page = dir + "/four.html";
+  {
+    std::ofstream out(page, std::ios::binary);
+    out << ebctl::report::RenderReportHtml(
+        "ebnccl test", ebctl::report::TestPageData(report, "2026-12-07T00:00:00Z", "test"));
+  }
+  const PageStatus status = browser.Open(page);
+  ExpectDrawnCleanly(status, page);
+  // Every collective named in the summary, not only the first.
+  EXPECT_TRUE(absl::StrContains(
+      status.dom,
+      "<th>Collectives</th><td>all_reduce, all_gather, broadcast, reduce_scatter over gloo</td>"))
+      << status.dom.substr(0, 4000);
+  // One series per collective and placement (4 x 2), each point of its own
+  // 3 sizes, and a legend entry for each series, naming its collective.
+  const std::vector<std::string> kCollectives = {"all_reduce", "all_gather", "broadcast",
+                                                 "reduce_scatter"};
+  for (const char* chart : {"bandwidth", "time", "per-iter"}) {
+    EXPECT_EQ(status.Chart(chart), std::make_pair(8, 8 * 3)) << chart;
+    const std::vector<std::string> legend = status.Legend(chart);
+    ASSERT_EQ(legend.size(), 8u) << chart;
+    for (size_t i = 0; i < legend.size(); ++i) {
+      EXPECT_TRUE(absl::StartsWith(legend[i], kCollectives[i / 2] + " "))
+          << chart << " " << legend[i];
+      EXPECT_TRUE(absl::EndsWith(legend[i], i % 2 == 0 ? "out-of-place" : "in-place")) << legend[i];
+    }
+  }
+  // Each collective's largest size, both placements.
+  EXPECT_EQ(status.Chart("rank-times"), std::make_pair(8, 8 * 2));
+  // -I 1's statistics: a row per size, collective and placement.
+  EXPECT_TRUE(absl::StrContains(status.dom, "<h2>Per-iteration times (-I 1)</h2>"));
+  EXPECT_TRUE(absl::StrContains(status.dom, "<th class=\"num\">i_p99 (us)</th>"));
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
+}
+
+// Without -I 1 no per-iteration section; a validation whose coordinator
+// could not read its baselines file does not name it as used.
+TEST(HtmlReportTest, NoPerIterationSectionWithoutItAndUnreadBaselinesAreNotUsed) {
+  SKIP_WITHOUT_CHROMIUM();
+  const std::string dir = MakeTempDir();
+  Browser browser(dir);
+  v1::TestReport report = FourCollectivesPerIteration();
+  report.mutable_spec()->set_per_iter_timing(false);
+  for (v1::SizeResult& row : *report.mutable_results()) {
+    row.mutable_out_of_place()->clear_rank_iterations();
+    row.mutable_in_place()->clear_rank_iterations();
+  }
+  const std::string test_page = dir + "/plain.html";
+  {
+    std::ofstream out(test_page, std::ios::binary);
+    out << ebctl::report::RenderReportHtml(
+        "ebnccl test", ebctl::report::TestPageData(report, "2026-12-07T00:00:00Z", "test"));
+  }
+  PageStatus status = browser.Open(test_page);
+  ExpectDrawnCleanly(status, test_page);
+  EXPECT_EQ(status.Chart("per-iter"), std::make_pair(-1, -1));
+  // (The page's script, also in the DOM, holds the words: look for the
+  // element.)
+  EXPECT_FALSE(absl::StrContains(status.dom, "<section id=\"per-iter\">"));
+
+  v1::ValidationReport validation = SyntheticValidation(FleetNames(2), 1, /*seed=*/7);
+  ASSERT_GT(validation.baselines_size(), 0);  // what a read file would have given
+  validation.clear_baselines();
+  validation.set_baselines_origin("");
+  validation.set_baselines_error("/etc/ebnccl/baselines.toml: No such file or directory");
+  const std::string fleet_page = dir + "/unread.html";
+  {
+    std::ofstream out(fleet_page, std::ios::binary);
+    out << ebctl::report::RenderReportHtml(
+        "ebnccl validation",
+        ebctl::report::ValidationPageData(validation, nullptr, "2026-12-07T00:00:00Z", "test"));
+  }
+  status = browser.Open(fleet_page);
+  ExpectDrawnCleanly(status, fleet_page);
+  EXPECT_TRUE(absl::StrContains(status.dom,
+                                "<th>Baselines</th><td>none used: /etc/ebnccl/baselines.toml: No "
+                                "such file or directory (judged against the fleet median)</td>"))
+      << status.dom.substr(0, 4000);
+  EXPECT_FALSE(absl::StrContains(status.dom, "<summary>Baselines used"));
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
 }
 

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/spec/limits.h"
 #include "coordinator/core/collective_tests/run_evidence.h"
 #include "coordinator/core/collective_tests/run_failures.h"
 #include "coordinator/core/collective_tests/run_verdict.h"
@@ -112,6 +113,7 @@ void TestRun::OnWorkerEvent(const std::string& node, const v1::WorkerEvent& even
   }
   switch (event.kind()) {
     case v1::WORKER_EVENT_KIND_REGISTERED:
+      KeepPid(rank, node, event.pid());
       Raise(rank, RunProgress::kRegistered);
       break;
     case v1::WORKER_EVENT_KIND_JOINING:
@@ -138,6 +140,20 @@ void TestRun::OnWorkerEvent(const std::string& node, const v1::WorkerEvent& even
                    static_cast<int>(event.kind()));
   }
   UpdatePhase();
+}
+
+void TestRun::KeepPid(int rank, const std::string& node, int32_t pid) {
+  // Only shown (the "#  Rank .. Pid" line, devices[].pid): a pid outside
+  // what Linux hands out is not kept, and the first one stays (a repeated
+  // event cannot rename the process).
+  v1::RankAssignment& assignment = *report_.mutable_ranks(rank);
+  if (assignment.worker_pid() != 0 || pid == 0) return;
+  if (pid < 0 || pid > spec::kMaxWorkerPid) {
+    spdlog::warn("test={} rank={} node={}: worker pid {} is out of range; not kept", id(), rank,
+                 node, pid);
+    return;
+  }
+  assignment.set_worker_pid(pid);
 }
 
 void TestRun::OnSizeDone(int rank, const std::string& node, const v1::RankSizeResult& result) {

@@ -102,6 +102,8 @@ class TestRun {
 
  private:
   // OnWorkerEvent, by kind.
+  // REGISTERED: the rank's worker pid, if in range and not known yet.
+  void KeepPid(int rank, const std::string& node, int32_t pid);
   void OnSizeDone(int rank, const std::string& node, const ebnccl::v1::RankSizeResult& result);
   // Calls completed inside a size: restart the hang deadline, and stop a
   // size predicted to miss its deadline.

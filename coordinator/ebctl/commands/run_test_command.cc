@@ -6,6 +6,7 @@
 #include <iostream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
@@ -50,7 +51,15 @@ struct RunTestOutput {
   bool json = false;
   // --json-lines: a line per row as it arrives, then the report.
   bool json_lines = false;
+  // The command line, for the report's `args` (nccl-tests -J writes its own).
+  const std::vector<std::string>* args = nullptr;
+  // For the snapshot the table's header is printed from (HeaderReport).
+  v1::Control::Stub* stub = nullptr;
 };
+
+// How long the header's snapshot may take before the accepted report is
+// used instead (without pids).
+constexpr absl::Duration kSnapshotTimeout = absl::Seconds(10);
 
 // What the RunTest stream brought.
 struct StreamedTest {
@@ -60,6 +69,10 @@ struct StreamedTest {
   bool connected = false;
   // `finished` arrived: the test reached its verdict.
   bool done = false;
+  // The table's header waits for the workers: its "#  Rank" lines carry
+  // their pids, which the accepted report (sent before any worker was
+  // started) does not have.
+  bool header_pending = false;
 };
 
 int UsageError(const absl::Status& status) {
@@ -75,6 +88,26 @@ void Progress(const RunTestOutput& output, absl::string_view text) {
   std::fflush(stderr);
 }
 
+// The test as the coordinator has it once every rank registered, with each
+// worker's pid; `accepted` (no pids) when the call fails.
+v1::TestReport HeaderReport(const RunTestOutput& output, const v1::TestReport& accepted) {
+  grpc::ClientContext context;
+  common::SetTimeout(context, kSnapshotTimeout);
+  v1::GetTestRequest request;
+  request.set_test_id(accepted.test_id());
+  v1::GetTestReply reply;
+  if (output.stub == nullptr || !output.stub->GetTest(&context, request, &reply).ok()) {
+    return accepted;
+  }
+  return reply.report();
+}
+
+void PrintHeader(const v1::TestReport& report, StreamedTest& test) {
+  if (!test.header_pending) return;
+  test.header_pending = false;
+  std::cout << TableHeader(report) << std::flush;
+}
+
 // Shows one event as it arrives: progress on stderr, the table's header
 // and rows (or JSON lines) on stdout; keeps the accepted and finished
 // reports.
@@ -88,23 +121,31 @@ void ShowEvent(const v1::RunTestEvent& event, const RunTestOutput& output, Table
                                     spec::DisplayName(test.accepted.transport())));
       if (!output.json && !output.json_lines) {
         table = TablePrinter(test.accepted.spec());
-        std::cout << TableHeader(test.accepted) << std::flush;
+        test.header_pending = true;
       }
       break;
     case v1::RunTestEvent::kStateChanged:
       if (StateWord(event.state_changed())[0] != '\0') {
         Progress(output, absl::StrCat(StateWord(event.state_changed()), "..."));
       }
+      // Every rank registered: the pids are known (nccl-tests prints its
+      // devices once its processes are up).
+      if (test.header_pending && event.state_changed() == v1::TEST_STATE_INITIALIZING) {
+        PrintHeader(HeaderReport(output, test.accepted), test);
+      }
       break;
     case v1::RunTestEvent::kSizeResult:
       if (output.json_lines) {
         std::cout << ToJsonLine(RowJsonLine(event.size_result(), test.accepted)) << std::flush;
       } else if (!output.json) {
+        PrintHeader(test.accepted, test);  // (a row before INITIALIZING: never)
         std::cout << table.Row(event.size_result()) << std::flush;
       }
       break;
     case v1::RunTestEvent::kFinished:
       test.finished = event.finished();
+      // Ended before every rank registered: the pids of those that did.
+      PrintHeader(test.finished, test);
       test.done = true;
       break;
     default:
@@ -129,7 +170,7 @@ void ShowFinished(const v1::TestReport& finished, const RunTestOutput& output,
   if (output.json_lines) {
     std::cout << ToJsonLine(FinishedJsonLine(finished)) << std::flush;
   } else if (output.json) {
-    std::cout << ReportToJson(finished).dump(2) << std::endl;
+    std::cout << ReportToJson(finished, kVersion, *output.args).dump(2) << std::endl;
   } else {
     std::cout << table.Finish(finished) << std::flush;
   }
@@ -138,8 +179,10 @@ void ShowFinished(const v1::TestReport& finished, const RunTestOutput& output,
 // After the verdict, as nccl-tests finishes its file at the end. Returns
 // what ebctl exits with: the report's code, or kExitInternal for a file
 // that could not be written after a test that passed.
-int WriteJsonFile(JsonOutputFile& file, const v1::TestReport& finished) {
-  const absl::Status written = file.WriteAndClose(ReportToJson(finished).dump(2) + "\n");
+int WriteJsonFile(JsonOutputFile& file, const v1::TestReport& finished,
+                  const std::vector<std::string>& args) {
+  const absl::Status written =
+      file.WriteAndClose(ReportToJson(finished, kVersion, args).dump(2) + "\n");
   if (!written.ok()) {
     std::fprintf(stderr, "ebctl: %s\n", std::string(written.message()).c_str());
     const int code = ExitCodeForReport(finished);
@@ -166,7 +209,7 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
   }
   absl::StatusOr<ProgressStyle> style = ProgressStyleFor(progress, isatty(STDERR_FILENO) != 0);
   if (!style.ok()) return UsageError(style.status());
-  const RunTestOutput output{*style, options.json, json_lines};
+  const RunTestOutput output{*style, options.json, json_lines, &options.args, &stub};
   grpc::ClientContext context;
   // The test has its own deadlines; this one only guards the call itself.
   const int64_t test_ms = spec->timeout_ms() > 0 ? spec->timeout_ms() : 3'600'000;
@@ -185,7 +228,7 @@ int RunTestCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& option
                      status, test.connected);
   }
   ShowFinished(test.finished, output, table);
-  if (json_file.is_open()) return WriteJsonFile(json_file, test.finished);
+  if (json_file.is_open()) return WriteJsonFile(json_file, test.finished, options.args);
   return ExitCodeForReport(test.finished);
 }
 

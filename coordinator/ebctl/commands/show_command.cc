@@ -50,7 +50,7 @@ int ShowCommand::Execute(v1::Control::Stub& stub, const GlobalOptions& options) 
   if (!status.ok()) return RpcFailed("fetching the test", status, true);
   const v1::TestReport& report = reply.report();
   if (options.json) {
-    std::cout << ReportToJson(report).dump(2) << std::endl;
+    std::cout << ReportToJson(report, kVersion, options.args).dump(2) << std::endl;
   } else {
     if (!report.started_by().empty())
       std::cout << "# started by " << spec::Printable(report.started_by()) << "\n";

@@ -70,6 +70,19 @@ std::string RankHostname(const v1::TestReport& report, const v1::RankAssignment&
   return rank.node_name();
 }
 
+std::string DeviceHex(const std::string& pci_bus_id) {
+  const size_t dot = pci_bus_id.rfind('.');
+  return dot == std::string::npos ? pci_bus_id : pci_bus_id.substr(0, dot);
+}
+
+std::string DeviceInfo(const v1::TestReport& report, const v1::RankAssignment& rank) {
+  if (rank.node_index() < 0 || rank.node_index() >= report.node_inventories_size()) return "";
+  for (const v1::GpuInfo& gpu : report.node_inventories(rank.node_index()).gpus()) {
+    if (gpu.index() == rank.device_index()) return gpu.name();
+  }
+  return "";
+}
+
 std::string FormatUtcTime(int64_t unix_ms) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::FromUnixMillis(unix_ms),
                           absl::UTCTimeZone());

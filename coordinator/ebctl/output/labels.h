@@ -45,6 +45,13 @@ std::vector<std::string> TestNodeNames(const ebnccl::v1::TestReport& report);
 std::string RankHostname(const ebnccl::v1::TestReport& report,
                          const ebnccl::v1::RankAssignment& rank);
 
+// nccl-tests' "0000:0a:00" form of a PCI bus id "0000:0a:00.0" (without
+// the function); "" when unknown (a CPU rank).
+std::string DeviceHex(const std::string& pci_bus_id);
+// The GPU model of a rank from its node's inventory; "" when unknown.
+std::string DeviceInfo(const ebnccl::v1::TestReport& report,
+                       const ebnccl::v1::RankAssignment& rank);
+
 // ISO-8601 UTC with milliseconds, e.g. "2026-11-29T15:45:01.123Z".
 std::string FormatUtcTime(int64_t unix_ms);
 

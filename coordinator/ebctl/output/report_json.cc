@@ -1,9 +1,11 @@
 #include "coordinator/ebctl/output/report_json.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/spec/names.h"
 #include "common/spec/wire_names.h"
@@ -83,22 +85,6 @@ json ConfigToJson(const v1::TestReport& report) {
   return config;
 }
 
-// nccl-tests' "[0000:0a:00]" form of a PCI bus id "0000:0a:00.0": without
-// the function; "" when unknown (a CPU rank).
-std::string DeviceHex(const std::string& pci_bus_id) {
-  const size_t dot = pci_bus_id.rfind('.');
-  return dot == std::string::npos ? pci_bus_id : pci_bus_id.substr(0, dot);
-}
-
-// The GPU model of a rank from its node's inventory; "" when unknown.
-std::string DeviceInfo(const v1::TestReport& report, const v1::RankAssignment& rank) {
-  if (rank.node_index() < 0 || rank.node_index() >= report.node_inventories_size()) return "";
-  for (const v1::GpuInfo& gpu : report.node_inventories(rank.node_index()).gpus()) {
-    if (gpu.index() == rank.device_index()) return gpu.name();
-  }
-  return "";
-}
-
 json DevicesToJson(const v1::TestReport& report) {
   json devices = json::array();
   for (const v1::RankAssignment& rank : report.ranks()) {
@@ -113,6 +99,8 @@ json DevicesToJson(const v1::TestReport& report) {
         {"device_hex", DeviceHex(rank.gpu_pci_bus_id())},
         {"device_info", DeviceInfo(report, rank)},
         {"hostname", RankHostname(report, rank)},
+        // 0: the worker never registered, or a report older than the field.
+        {"pid", rank.worker_pid() > 0 ? json(rank.worker_pid()) : json()},
     });
   }
   return devices;
@@ -131,6 +119,17 @@ json NcclVersionCode(const v1::TestReport& report) {
     }
   }
   return json();
+}
+
+// nccl-tests writes its whole environment, which is its ranks'. Ours is
+// not the workers': what ebnccl sets for them is the test's NCCL_*
+// overrides (the agents add their fabric settings, seen in nic_use[].
+// nccl_env). By name: a proto map has no order.
+json NcclEnvToJson(const v1::TestSpec& spec) {
+  std::vector<std::string> env;
+  for (const auto& [name, value] : spec.nccl_env()) env.push_back(absl::StrCat(name, "=", value));
+  std::sort(env.begin(), env.end());
+  return env;
 }
 
 // Each collective's footer (TestReport.collective_summaries).
@@ -270,7 +269,8 @@ json SizeResultToJson(const v1::SizeResult& row, const v1::TestSpec& spec) {
   return out;
 }
 
-json ReportToJson(const v1::TestReport& report, absl::string_view version) {
+json ReportToJson(const v1::TestReport& report, absl::string_view version,
+                  const std::vector<std::string>& args) {
   const v1::TestSpec& spec = report.spec();
   json results = json::array();
   for (const v1::SizeResult& row : report.results()) results.push_back(SizeResultToJson(row, spec));
@@ -289,6 +289,8 @@ json ReportToJson(const v1::TestReport& report, absl::string_view version) {
       // nccl-tests' file format version; ebnccl's own is ebnccl_version.
       {"version", kNcclTestsJsonVersion},
       {"ebnccl_version", std::string(version)},
+      {"args", args},
+      {"env", NcclEnvToJson(spec)},
       {"nccl_version", NcclVersionCode(report)},
       {"test_id", report.test_id()},
       {"state", StateName(report.state())},
@@ -322,7 +324,11 @@ json ReportToJson(const v1::TestReport& report, absl::string_view version) {
 
 json TestListToJson(const v1::ListTestsReply& reply, absl::string_view version) {
   json tests = json::array();
-  for (const v1::TestReport& report : reply.tests()) tests.push_back(ReportToJson(report, version));
+  for (const v1::TestReport& report : reply.tests()) {
+    json test = ReportToJson(report, version);
+    test.erase("args");
+    tests.push_back(std::move(test));
+  }
   return json{{"schema", kTestListSchema},
               {"schema_version", kJsonSchemaVersion},
               {"tests", std::move(tests)}};

@@ -18,24 +18,30 @@ namespace eb::ebctl {
 namespace v1 = ebnccl::v1;
 namespace {
 
-// "#  Rank %2d  node %-10s slot %2d device %2s", plus " [bus] name" when the
-// rank's node reported the GPU, as nccl-tests' device lines end.
+// nccl-tests' device line, "#  Rank %2d Group %2d Pid %6d on %10s device
+// %2d [%04x:%02x:%02x] %s", so that its own parseRankInfo ("#  Rank %d Group
+// %d Pid %d on %1024s device %d [%128[^]]] %1024[^\n]") reads every field.
+// "on" names the node (the host name unless --node-name says otherwise: the
+// name every other line uses); a CPU rank is device -1; %[ matches no empty
+// field, so an unknown bus id or name is "-" and a CPU rank's name says its
+// slot. Pid 0: the worker never registered (or an older report).
 std::string RankLine(const v1::TestReport& report, const v1::RankAssignment& rank) {
-  const int device = rank.device_index();
-  std::string line =
-      absl::StrFormat("#  Rank %2d  node %-10s slot %2d device %2s", rank.rank(), rank.node_name(),
-                      rank.local_rank(), device < 0 ? std::string("cpu") : absl::StrCat(device));
-  const int node = rank.node_index();
-  if (device >= 0 && node >= 0 && node < report.node_inventories_size()) {
-    for (const v1::GpuInfo& gpu : report.node_inventories(node).gpus()) {
-      if (gpu.index() != device) continue;
-      if (!gpu.pci_bus_id().empty()) absl::StrAppend(&line, " [", gpu.pci_bus_id(), "]");
-      if (!gpu.name().empty()) absl::StrAppend(&line, " ", gpu.name());
-      break;
-    }
-  }
-  line += '\n';
-  return line;
+  const bool cpu = rank.device_index() < 0;
+  const std::string hex = DeviceHex(rank.gpu_pci_bus_id());
+  std::string name = DeviceInfo(report, rank);
+  if (cpu) name = absl::StrCat("cpu slot ", rank.local_rank());
+  return absl::StrFormat("#  Rank %2d Group %2d Pid %6d on %10s device %2d [%s] %s\n", rank.rank(),
+                         0, rank.worker_pid(), rank.node_name(), cpu ? -1 : rank.device_index(),
+                         hex.empty() ? "-" : hex, name.empty() ? "-" : name);
+}
+
+// nccl-tests -I 1's line (writeDeviceReport; no "; summary skips" part:
+// -K is not offered). NCCL times each iteration with CUDA events as
+// nccl-tests does; Gloo with the host's steady clock, and says so.
+std::string PerIterationReportLine(const v1::TestReport& report) {
+  if (!report.spec().per_iter_timing()) return "";
+  return absl::StrFormat("# Per-Iteration Report: %s timing; i_* uses max over process rows \n",
+                         report.transport() == v1::TRANSPORT_GLOO ? "host clock" : "CUDA event");
 }
 
 // "all_reduce" or, for several, "all_reduce,broadcast".
@@ -351,7 +357,9 @@ std::string TableHeader(const v1::TestReport& raw, absl::string_view version) {
   if (spec.min_busbw_gbps() > 0) {
     absl::StrAppendFormat(&out, " min busbw: %g", spec.min_busbw_gbps());
   }
-  out += "\n#\n# Using devices\n";
+  out += '\n';
+  out += PerIterationReportLine(accepted);
+  out += "#\n# Using devices\n";
   for (const v1::RankAssignment& rank : accepted.ranks()) out += RankLine(accepted, rank);
 
   // Several collectives: each table gets its own column header before its

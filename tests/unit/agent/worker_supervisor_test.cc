@@ -156,6 +156,8 @@ TEST_F(WorkerSupervisorTest, RegisterWithTheRightTokenReportsRegisteredAndReplie
   EXPECT_EQ(events[0].kind(), v1::WORKER_EVENT_KIND_REGISTERED);
   EXPECT_EQ(events[0].test_id(), kTest);
   EXPECT_EQ(events[0].rank(), 3);
+  // The pid the agent spawned (the fake's), not the worker's claim (1).
+  EXPECT_EQ(events[0].pid(), rank3_.pid);
 
   // A retried RegisterWorker (the reply was lost) is answered again but not
   // reported twice.

@@ -135,5 +135,29 @@ TEST_F(TestRunLaunchTest, EventsForRanksTheNodeDoesNotRunAreIgnored) {
   EXPECT_THAT(host_.StateChanges(), ElementsAre(v1::TEST_STATE_INITIALIZING));
 }
 
+// Issue 33 item 6: the pid each agent spawned reaches the report (the
+// "#  Rank .. Pid" line); a node's pid is input, kept only in Linux's range
+// and only once.
+TEST_F(TestRunLaunchTest, RegisteredKeepsTheWorkersPidWhenInRange) {
+  CreateAndStart();
+  const auto registered = [&](int rank, int32_t pid) {
+    v1::WorkerEvent event = Event(rank, v1::WORKER_EVENT_KIND_REGISTERED);
+    event.set_pid(pid);
+    run_->OnWorkerEvent(NodeOf(rank), event);
+  };
+  registered(0, 12345);
+  registered(0, 999);  // a repeat does not rename the process
+  registered(1, -7);
+  registered(2, 4194305);  // above PID_MAX_LIMIT
+  registered(3, 4194304);
+  EXPECT_EQ(report().ranks(0).worker_pid(), 12345);
+  EXPECT_EQ(report().ranks(1).worker_pid(), 0);
+  EXPECT_EQ(report().ranks(2).worker_pid(), 0);
+  EXPECT_EQ(report().ranks(3).worker_pid(), 4194304);
+  // Out of range is not a failure: the ranks registered.
+  EXPECT_EQ(report().failures_size(), 0);
+  EXPECT_EQ(report().state(), v1::TEST_STATE_INITIALIZING);
+}
+
 }  // namespace
 }  // namespace eb::coordinator::test

@@ -406,6 +406,25 @@ TEST_F(ValidationManagerTest, InputErrorsNameTheField) {
   EXPECT_EQ(validations_.RunningCount(), 0);
 }
 
+// Issue 33 item 16: a baselines file the coordinator could not read is not
+// named as used; the report says why, and the request's own still count.
+TEST_F(ValidationManagerTest, UnreadableBaselinesFileIsNotNamedAsUsed) {
+  for (const std::string& node : kFour) AddNode(node);
+  ValidationManagerConfig config;
+  config.baselines_error = "/etc/ebnccl/baselines.toml: No such file or directory";
+  ValidationManager unread(clock_, executor_, registry_, tests_, history_, config,
+                           [] { return std::string("v-unread"); });
+  absl::StatusOr<std::string> id =
+      unread.Start(Spec({}), std::make_shared<RecordingValidationObserver>());
+  ASSERT_THAT(id, IsOk());
+  absl::StatusOr<v1::ValidationReport> report = unread.Get(*id);
+  ASSERT_THAT(report, IsOk());
+  EXPECT_EQ(report->baselines_origin(), "");
+  EXPECT_EQ(report->baselines_error(), config.baselines_error);
+  EXPECT_EQ(report->baselines_size(), 0);
+  ASSERT_THAT(unread.Cancel(*id, "done"), IsOk());
+}
+
 TEST_F(ValidationManagerTest, WatchGetsTheCurrentReportThenTheEnd) {
   for (const std::string& node : kFour) AddNode(node);
   absl::StatusOr<std::string> id = Start(Spec({}));

@@ -69,8 +69,9 @@ const char kNcclTestsDocument[] = R"({
 
 // The differences docs/JSON_SCHEMA.md lists ("Differences from nccl-tests
 // -J"), as key paths ("[]" = every element): keys nccl-tests writes that
-// ours lacks, and keys whose JSON type differs.
-const std::set<std::string> kAbsent = {"/args", "/env", "/config/devices[]/pid"};
+// ours lacks (none since issue 33 item 6 added args, env and devices[].pid),
+// and keys whose JSON type differs.
+const std::set<std::string> kAbsent = {};
 const std::set<std::string> kRetyped = {
     "/results[]/root",                 // integer, not a padded string
     "/results[]/out_of_place/nwrong",  // integer, not a double
@@ -119,6 +120,8 @@ void ExpectSuperset(const json& reference, const json& ours, const std::string& 
   }
 }
 
+const std::vector<std::string> kArgs = {"ebctl", "run-test", "-b", "8", "-J", "out.json"};
+
 void SetIterations(v1::VariantResult& variant, const std::vector<std::vector<double>>& ranks) {
   for (const std::vector<double>& times : ranks) {
     v1::IterationTimes& row = *variant.add_rank_iterations();
@@ -146,7 +149,9 @@ v1::TestReport PerIterReport() {
     a.set_local_rank(rank % 2);
     a.set_device_index(rank % 2);
     a.set_gpu_pci_bus_id(rank % 2 == 0 ? "0000:0a:00.0" : "0000:4f:00.0");
+    a.set_worker_pid(1000 + rank);
   }
+  (*report.mutable_spec()->mutable_nccl_env())["NCCL_ALGO"] = "Ring";
   for (v1::SizeResult& row : *report.mutable_results()) {
     for (v1::VariantResult* variant : {row.mutable_out_of_place(), row.mutable_in_place()}) {
       SetIterations(*variant, {{10, 11, 12}, {10, 11, 12}, {10, 11, 12}, {10, 40, 12}});
@@ -157,7 +162,7 @@ v1::TestReport PerIterReport() {
 
 TEST(NcclTestsJsonTest, OursIsASupersetOfNcclTestsDocument) {
   const json reference = json::parse(kNcclTestsDocument);
-  const json ours = ReportToJson(PerIterReport());
+  const json ours = ReportToJson(PerIterReport(), kVersion, kArgs);
   std::vector<std::string> problems;
   ExpectSuperset(reference, ours, "", problems);
   EXPECT_THAT(problems, ::testing::IsEmpty()) << ours.dump(2);
@@ -171,8 +176,11 @@ TEST(NcclTestsJsonTest, WithoutPerIterTimingOnlyThePerIterObjectsAreMissing) {
   }
   v1::TestReport report = testing::TwoRankReport();
   report.mutable_node_inventories(1)->set_nccl_version("2.28.9");
+  report.mutable_ranks(0)->set_worker_pid(100);
+  report.mutable_ranks(1)->set_worker_pid(200);
+  (*report.mutable_spec()->mutable_nccl_env())["NCCL_PROTO"] = "Simple";
   std::vector<std::string> problems;
-  ExpectSuperset(reference, ReportToJson(report), "", problems);
+  ExpectSuperset(reference, ReportToJson(report, kVersion, kArgs), "", problems);
   EXPECT_THAT(problems, ::testing::IsEmpty());
 }
 

@@ -42,7 +42,11 @@ TEST(ReportToJsonTest, TopLevelFields) {
   EXPECT_EQ(doc["nic_use"], json::array());
   EXPECT_EQ(doc["drift_warnings"], json::array());
   EXPECT_EQ(doc["collectives"], json::array());  // no footers in the fixture
-  EXPECT_EQ(doc.size(), 30u) << doc.dump(2);
+  // nccl-tests' args and env (issue 33 item 6): no command line given, no
+  // NCCL override in the spec.
+  EXPECT_EQ(doc["args"], json::array());
+  EXPECT_EQ(doc["env"], json::array());
+  EXPECT_EQ(doc.size(), 32u) << doc.dump(2);
 }
 
 TEST(ReportToJsonTest, Config) {
@@ -81,12 +85,29 @@ TEST(ReportToJsonTest, Devices) {
   const json devices = doc["config"]["devices"];
   EXPECT_EQ(devices, json::parse(R"([
       {"rank": 0, "group": 0, "node": "host1", "node_index": 0, "local_rank": 0, "device": -1,
-       "device_hex": "", "device_info": "", "hostname": "host1.example.com"},
+       "device_hex": "", "device_info": "", "hostname": "host1.example.com", "pid": null},
       {"rank": 1, "group": 0, "node": "host2", "node_index": 1, "local_rank": 0, "device": -1,
-       "device_hex": "", "device_info": "", "hostname": "host2.example.com"}])"))
+       "device_hex": "", "device_info": "", "hostname": "host2.example.com", "pid": null}])"))
       << devices.dump(2);
   // Also at the top level, where schema 1 had them.
   EXPECT_EQ(doc["devices"], devices);
+}
+
+// Issue 33 item 6: nccl-tests' devices[].pid, args and env.
+TEST(ReportToJsonTest, PidArgsAndEnvAsNcclTestsWritesThem) {
+  v1::TestReport report = testing::TwoRankReport();
+  report.mutable_ranks(1)->set_worker_pid(31337);
+  auto& env = *report.mutable_spec()->mutable_nccl_env();
+  env["NCCL_PROTO"] = "Simple";
+  env["NCCL_ALGO"] = "Ring";
+  const json doc = ReportToJson(report, "9.9.9", {"ebctl", "run-test", "-J", "a.json"});
+  EXPECT_EQ(doc["config"]["devices"][0]["pid"], nullptr);  // never registered
+  EXPECT_EQ(doc["config"]["devices"][1]["pid"], 31337);
+  EXPECT_EQ(doc["args"], json::parse(R"(["ebctl", "run-test", "-J", "a.json"])"));
+  // The workers' overrides, by name (a proto map has no order).
+  EXPECT_EQ(doc["env"], json::parse(R"(["NCCL_ALGO=Ring", "NCCL_PROTO=Simple"])"));
+  // Without a command line (a caller that has none): an empty list.
+  EXPECT_EQ(ReportToJson(report)["args"], json::array());
 }
 
 TEST(ReportToJsonTest, GpuDevicesHaveNcclTestsBusIdAndName) {
@@ -460,7 +481,11 @@ TEST(TestListToJsonTest, WrapsEachReportInOrder) {
   EXPECT_EQ(doc["schema"], "ebnccl.test_list");
   EXPECT_EQ(doc["schema_version"], 1);
   ASSERT_EQ(doc["tests"].size(), 2u);
-  EXPECT_EQ(doc["tests"][0], ReportToJson(reply.tests(0), "9.9.9"));
+  // Without args: the list's command line is not the tests'.
+  json expected = ReportToJson(reply.tests(0), "9.9.9");
+  expected.erase("args");
+  EXPECT_EQ(doc["tests"][0], expected);
+  EXPECT_FALSE(doc["tests"][1].contains("args"));
   EXPECT_EQ(doc["tests"][1]["test_id"], "t-older");
   EXPECT_EQ(doc.size(), 3u) << doc.dump(2);
 }

@@ -1,8 +1,11 @@
 #include "coordinator/ebctl/output/report_table.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
+#include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -119,6 +122,8 @@ TEST(TableHeaderTest, IdentityConfigDevicesAndColumns) {
   gpu->set_index(0);
   gpu->set_name("NVIDIA H200");
   gpu->set_pci_bus_id("0000:0a:00.0");
+  report.mutable_ranks(0)->set_gpu_pci_bus_id("0000:0a:00.0");
+  report.mutable_ranks(0)->set_worker_pid(12345);
 
   EXPECT_THAT(
       Lines(TableHeader(report, "9.9.9")),
@@ -130,8 +135,10 @@ TEST(TableHeaderTest, IdentityConfigDevicesAndColumns) {
           "warmup iters: 5 iters: 20 validation: 1 graph: 0 datatype float redop sum root -1 min "
           "busbw: 50",
           "#", "# Using devices",
-          "#  Rank  0  node host1      slot  0 device  0 [0000:0a:00.0] NVIDIA H200",
-          "#  Rank  1  node host2      slot  0 device cpu", "#",
+          // nccl-tests' "#  Rank %2d Group %2d Pid %6d on %10s device %2d
+          // [%04x:%02x:%02x] %s"; rank 1 is a CPU rank that never registered.
+          "#  Rank  0 Group  0 Pid  12345 on      host1 device  0 [0000:0a:00] NVIDIA H200",
+          "#  Rank  1 Group  0 Pid      0 on      host2 device -1 [-] cpu slot 0", "#",
           // nccl-tests' writeResultHeader: "# %10s  %12s  %8s  %6s  %6s" of empty
           // strings is 1 + 10+2+12+2+8+2+6+2+6 = 51 blanks, then 11 more.
           "#" + std::string(62, ' ') + "out-of-place                       in-place          ",
@@ -139,6 +146,88 @@ TEST(TableHeaderTest, IdentityConfigDevicesAndColumns) {
           "     time   algbw   busbw  #wrong ",
           "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)      "
           "       (us)  (GB/s)  (GB/s)         "));
+}
+
+// nccl-tests' parseRankInfo (src/util.cu, 2.19.6) reads its own device
+// lines with this sscanf format; it must read ours, every field, for a GPU
+// rank, a GPU nobody described and a CPU rank.
+struct ParsedRank {
+  int rank = -1, group = -1, pid = -1, device = -2, end = -1;
+  char hostname[1025] = {};
+  char device_hex[129] = {};
+  char devinfo[1025] = {};
+};
+ParsedRank ParseRankInfo(const std::string& line) {
+  ParsedRank r;
+  // NOLINTNEXTLINE(cert-err34-c): the very call nccl-tests makes.
+  std::sscanf(line.c_str(),
+              "#  Rank %d Group %d Pid %d on %1024s device %d [%128[^]]] %1024[^\n]\n%n", &r.rank,
+              &r.group, &r.pid, r.hostname, &r.device, r.device_hex, r.devinfo, &r.end);
+  return r;
+}
+
+TEST(TableHeaderTest, RankLinesAreReadByNcclTestsParseRankInfo) {
+  v1::TestReport report = testing::TwoRankReport();
+  report.mutable_ranks(0)->set_device_index(3);
+  report.mutable_ranks(0)->set_gpu_pci_bus_id("0000:4f:00.0");
+  report.mutable_ranks(0)->set_worker_pid(4194304);
+  v1::GpuInfo* gpu = report.mutable_node_inventories(0)->add_gpus();
+  gpu->set_index(3);
+  gpu->set_name("NVIDIA H100 80GB HBM3");
+  v1::RankAssignment& unknown_gpu = *report.add_ranks();
+  unknown_gpu = report.ranks(0);
+  unknown_gpu.set_rank(2);
+  unknown_gpu.set_device_index(5);
+  unknown_gpu.clear_gpu_pci_bus_id();
+  unknown_gpu.set_worker_pid(77);
+
+  std::vector<std::string> lines;
+  for (const std::string& line : Lines(TableHeader(report))) {
+    if (absl::StartsWith(line, "#  Rank")) lines.push_back(line + "\n");
+  }
+  ASSERT_EQ(lines.size(), 3u);
+
+  const ParsedRank gpu_rank = ParseRankInfo(lines[0]);
+  EXPECT_EQ(gpu_rank.end, static_cast<int>(lines[0].size())) << lines[0];
+  EXPECT_EQ(gpu_rank.rank, 0);
+  EXPECT_EQ(gpu_rank.group, 0);
+  EXPECT_EQ(gpu_rank.pid, 4194304);
+  EXPECT_STREQ(gpu_rank.hostname, "host1");
+  EXPECT_EQ(gpu_rank.device, 3);
+  EXPECT_STREQ(gpu_rank.device_hex, "0000:4f:00");
+  EXPECT_STREQ(gpu_rank.devinfo, "NVIDIA H100 80GB HBM3");
+
+  const ParsedRank cpu_rank = ParseRankInfo(lines[1]);
+  EXPECT_EQ(cpu_rank.end, static_cast<int>(lines[1].size())) << lines[1];
+  EXPECT_EQ(cpu_rank.pid, 0);
+  EXPECT_STREQ(cpu_rank.hostname, "host2");
+  EXPECT_EQ(cpu_rank.device, -1);
+  EXPECT_STREQ(cpu_rank.device_hex, "-");
+  EXPECT_STREQ(cpu_rank.devinfo, "cpu slot 0");
+
+  const ParsedRank undescribed = ParseRankInfo(lines[2]);
+  EXPECT_EQ(undescribed.end, static_cast<int>(lines[2].size())) << lines[2];
+  EXPECT_EQ(undescribed.rank, 2);
+  EXPECT_EQ(undescribed.pid, 77);
+  EXPECT_EQ(undescribed.device, 5);
+  EXPECT_STREQ(undescribed.device_hex, "-");
+  EXPECT_STREQ(undescribed.devinfo, "-");
+}
+
+// nccl-tests -I 1 says how it timed each iteration, after its config line.
+TEST(TableHeaderTest, PerIterationReportLine) {
+  v1::TestReport report = testing::TwoRankReport();
+  EXPECT_THAT(TableHeader(report), Not(HasSubstr("Per-Iteration")));
+  report.mutable_spec()->set_per_iter_timing(true);
+  report.set_transport(v1::TRANSPORT_NCCL);
+  std::vector<std::string> lines = Lines(TableHeader(report));
+  ASSERT_GE(lines.size(), 5u);
+  // nccl-tests' exact words and trailing blank.
+  EXPECT_EQ(lines[3], "# Per-Iteration Report: CUDA event timing; i_* uses max over process rows ");
+  EXPECT_EQ(lines[4], "#");
+  report.set_transport(v1::TRANSPORT_GLOO);
+  lines = Lines(TableHeader(report));
+  EXPECT_EQ(lines[3], "# Per-Iteration Report: host clock timing; i_* uses max over process rows ");
 }
 
 TEST(TableHeaderTest, StepBytesAndDefaultVersion) {

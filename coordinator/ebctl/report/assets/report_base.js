@@ -197,9 +197,12 @@
     var chart = new Chart(canvas.getContext('2d'), config);
     var series = chart.data.datasets.length, points = 0;
     for (var i = 0; i < series; i++) points += chart.getDatasetMeta(i).data.length;
+    // What the legend shows, to check it names every series (issue 33
+    // item 16: 8 lines once hid under 2 entries).
+    var items = chart.legend && chart.legend.legendItems ? chart.legend.legendItems : [];
     canvas.setAttribute('data-series', String(series));
     canvas.setAttribute('data-points', String(points));
-    EB.charts.push({ id: id, series: series, points: points });
+    EB.charts.push({ id: id, series: series, points: points, legend: items.map(function (it) { return it.text; }) });
     return chart;
   }
   // x = log2(size): a size axis in powers of two, labelled in bytes.

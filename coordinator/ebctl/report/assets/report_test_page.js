@@ -1,4 +1,5 @@
-// A test's report page: header, bandwidth and time vs size, per-rank bars,
+// A test's report page: header, bandwidth and time vs size (one series per
+// collective and placement), per-rank bars, -I 1's per-iteration times,
 // stragglers, rails, failures, the raw table (report_base.js has the helpers).
 (function (R) {
   'use strict';
@@ -43,10 +44,15 @@
     if (num(config.graph) > 0) spec.push('-G ' + config.graph);
     if (config.split_rails === true) spec.push('--split-rails');
     var avg = obj(r.average_bus_bandwidth);
+    // Every collective of the test (config.collectives), not only the first
+    // (r.collective, nccl-tests' one).
+    var names = arr(config.collectives).map(str).filter(function (n) { return n; });
+    if (!names.length && str(r.collective)) names = [str(r.collective)];
+    if (config.per_iter_timing === true) spec.push('-I 1');
     head.appendChild(kvTable([
       ['Verdict', verdict],
       ['Test', str(r.test_id)],
-      ['Collective', str(r.collective) + ' over ' + str(r.transport)],
+      [names.length > 1 ? 'Collectives' : 'Collective', names.join(', ') + ' over ' + str(r.transport)],
       ['Nodes', arr(config.nodes).map(str).join(', ')],
       ['Ranks', str(config.nranks) + (num(config.workers_per_node) > 0 ? ' (' + config.workers_per_node + ' per node)' : '')],
       ['GPUs', gpus.join('; ')],
@@ -54,6 +60,7 @@
       ['NCCL version', nccl.join(', ') || (str(r.transport) === 'nccl' ? 'unknown' : 'not used (' + str(r.transport) + ')')],
       ['Driver', drivers.join(', ')],
       ['Spec', spec.join(' ')],
+      ['NCCL env', arr(r.env).map(str).join(' ')],
       ['Min busbw', num(config.min_busbw_gbps) > 0 ? config.min_busbw_gbps + ' GB/s' : ''],
       ['Average busbw', fmt(num(avg.bandwidth)) + ' GB/s' + (avg.okay === false ? ' (below the minimum)' : '')],
       ['Wrong elements', str(obj(r.out_of_bounds).count)],
@@ -61,6 +68,7 @@
       ['Duration', has(start) && has(end) ? seconds(end - start) : (has(start) ? 'running' : '')],
       ['Exit code', str(r.exit_code)],
     ]));
+    renderCollectiveFooters(head, r);
 
     var bw = section(main, 'Bandwidth', 'bandwidth');
     if (!results.length) {
@@ -68,11 +76,8 @@
     } else {
       var groups = byCollective(results);
       var sets = groups.length > 1
-        // Several collectives: one busbw line per collective and variant.
-        ? [].concat.apply([], groups.map(function (g, i) {
-            return [line(g.name + ' busbw out-of-place', sizePoints(g.rows, 'out_of_place', 'bus_bw'), i),
-                    line(g.name + ' busbw in-place', sizePoints(g.rows, 'in_place', 'bus_bw'), i, true)];
-          }))
+        // Several collectives: one busbw line per collective and placement.
+        ? perCollective(groups, 'busbw', function (rows, variant) { return sizePoints(rows, variant, 'bus_bw'); })
         : [
             line('busbw out-of-place', sizePoints(results, 'out_of_place', 'bus_bw'), 0),
             line('busbw in-place', sizePoints(results, 'in_place', 'bus_bw'), 1),
@@ -92,21 +97,27 @@
         options: { scales: { x: sizeAxis(), y: { title: { display: true, text: 'GB/s' }, beginAtZero: true } },
                    plugins: { tooltip: sizeTooltip('GB/s') } },
       });
+      // Only positive times (a log axis); one line per collective and
+      // placement, so that no line runs from one collective's sizes back to
+      // the next one's.
+      var times = perCollective(groups, 'time', function (rows, variant) {
+        return sizePoints(rows, variant, 'time').filter(function (p) { return p.y > 0; });
+      }, groups.length === 1);
       makeChart(bw, 'time', {
         type: 'line',
-        data: { datasets: [line('time out-of-place', sizePoints(results, 'out_of_place', 'time').filter(function (p) { return p.y > 0; }), 0),
-                           line('time in-place', sizePoints(results, 'in_place', 'time').filter(function (p) { return p.y > 0; }), 1)] },
+        data: { datasets: times },
         options: { scales: { x: sizeAxis(), y: { type: 'logarithmic', title: { display: true, text: 'time (us, log)' } } },
                    plugins: { tooltip: sizeTooltip('us') } },
       }, 260);
     }
 
     renderRankTimes(main, r, results);
+    renderPerIteration(main, results);
     renderStraggler(main, r);
     renderRails(main, r);
     renderFailures(main, r);
     renderRawTable(main, r, results);
-    otherFields(main, r, ['schema', 'schema_version', 'version', 'ebnccl_version', 'nccl_version', 'collectives', 'test_id', 'state', 'transport', 'collective',
+    otherFields(main, r, ['schema', 'schema_version', 'version', 'ebnccl_version', 'args', 'env', 'nccl_version', 'collectives', 'test_id', 'state', 'transport', 'collective',
       'start_time', 'end_time', 'config', 'devices', 'results', 'out_of_bounds', 'average_bus_bandwidth',
       'slowest_rank', 'arrivals', 'rails', 'failures', 'errors', 'summary', 'started_by', 'exit_code'],
       'Other fields of the report (newer than this page)');
@@ -116,7 +127,10 @@
   function renderRankTimes(main, r, results) {
     var s = section(main, 'Per-rank time at the largest sizes', 'ranks');
     var devices = arr(r.devices);
-    var largest = results.slice(-2).filter(function (row) { return arr(obj(obj(row).out_of_place).rank_times).length; });
+    var groups = byCollective(results);
+    // The two largest sizes; with several collectives, each one's largest.
+    var largest = (groups.length > 1 ? groups.map(function (g) { return g.rows[g.rows.length - 1]; }) : results.slice(-2))
+      .filter(function (row) { return arr(obj(obj(row).out_of_place).rank_times).length; });
     if (!largest.length) { note(s, 'No per-rank times recorded.'); return; }
     var nranks = 0;
     largest.forEach(function (row) { nranks = Math.max(nranks, arr(row.out_of_place.rank_times).length); });
@@ -131,9 +145,11 @@
       ['out_of_place', 'in_place'].forEach(function (variant, v) {
         var times = arr(obj(row[variant]).rank_times).map(num);
         if (!times.length) return;
-        var c = [COLORS[0], COLORS[1], COLORS[5], COLORS[4]][(2 * k + v) % 4];  // red marks the straggler
+        var c = groups.length > 1 ? (v ? COLORS[(k + 4) % COLORS.length] : color(k))
+                                  : [COLORS[0], COLORS[1], COLORS[5], COLORS[4]][(2 * k + v) % 4];  // red marks the straggler
+        if (c === COLORS[3]) c = COLORS[8];
         sets.push({
-          label: bytes(num(row.size)) + ' ' + variant.replace(/_/g, '-'),
+          label: (groups.length > 1 ? str(row.collective) + ' ' : '') + bytes(num(row.size)) + ' ' + variant.replace(/_/g, '-'),
           data: times.map(function (t) { return has(t) ? t : null; }),
           backgroundColor: times.map(function (t, rank) { return rank === slowest ? '#c62828' : c; }),
         });
@@ -215,6 +231,74 @@
       list.appendChild(item);
     });
     s.appendChild(list);
+  }
+
+  // One line per collective and placement: out-of-place solid, in-place
+  // dashed, one colour per collective (`what` prefixes the label, e.g.
+  // "busbw"). One collective: its two lines in two colours, unnamed.
+  function perCollective(groups, what, points, single) {
+    var sets = [];
+    groups.forEach(function (g, i) {
+      var name = (single ? '' : g.name + ' ') + (what ? what + ' ' : '');
+      sets.push(line(name + 'out-of-place', points(g.rows, 'out_of_place'), single ? 0 : i));
+      sets.push(line(name + 'in-place', points(g.rows, 'in_place'), single ? 1 : i, !single));
+    });
+    return sets;
+  }
+
+  // Each collective's own nccl-tests footer (r.collectives), when several.
+  function renderCollectiveFooters(s, r) {
+    var footers = arr(r.collectives).map(obj);
+    if (footers.length < 2) return;
+    s.appendChild(table(['collective', 'sizes', 'avg busbw (GB/s)', 'busbw check', 'wrong elements'],
+      footers.map(function (f) {
+        var bw = obj(f.average_bus_bandwidth), oob = obj(f.out_of_bounds);
+        var okay = bw.okay === true ? 'ok' : (bw.okay === false ? el('span', { class: 'bad', text: 'below' }) : str(bw.okay));
+        return [str(f.collective), str(f.sizes), num(bw.bandwidth), okay, str(oob.count)];
+      }), [1, 2, 4]));
+  }
+
+  // -I 1: each row's per-iteration statistics (nccl-tests' i_min, i_max,
+  // i_p99, i_cv% and the rest of its *_per_iter object), of each
+  // iteration's slowest rank. No section without them.
+  function renderPerIteration(main, results) {
+    var keys = [['out_of_place_per_iter', 'out-of-place'], ['in_place_per_iter', 'in-place']];
+    var withStats = results.filter(function (x) {
+      return keys.some(function (k) { return Object.keys(obj(obj(x)[k[0]])).length; });
+    });
+    if (!withStats.length) return;
+    var s = section(main, 'Per-iteration times (-I 1)', 'per-iter');
+    note(s, 'Each timed iteration\'s time on its slowest rank (nccl-tests: max over process rows); ' +
+      'the p99 by size, one line per collective and placement.');
+    var groups = byCollective(results);
+    makeChart(s, 'per-iter', {
+      type: 'line',
+      data: { datasets: perCollective(groups, 'i_p99', function (rows, variant) {
+        var out = [];
+        rows.forEach(function (x) {
+          var st = obj(obj(x)[variant + '_per_iter']), size = num(obj(x).size), p99 = num(st.p99_us);
+          if (has(size) && size > 0 && has(p99) && p99 > 0) out.push({ x: Math.log2(size), y: p99 });
+        });
+        return out;
+      }, groups.length === 1) },
+      options: { scales: { x: sizeAxis(), y: { type: 'logarithmic', title: { display: true, text: 'i_p99 (us, log)' } } },
+                 plugins: { tooltip: sizeTooltip('us') } },
+    }, 260);
+    var rows = [];
+    withStats.forEach(function (x) {
+      keys.forEach(function (k) {
+        var st = obj(x[k[0]]);
+        if (!Object.keys(st).length) return;
+        rows.push([str(x.collective), num(x.size), k[1], num(st.min_us), num(st.avg_us), num(st.p50_us), num(st.p95_us),
+                   num(st.p99_us), num(st.max_us), num(st.stdev_us), num(st.cv_pct), arr(st.times_us).length]
+          .map(function (v, i) { return i === 1 && has(v) ? String(v) : v; }));
+      });
+    });
+    var wrap = el('div', { class: 'scroll' });
+    wrap.appendChild(table(['collective', 'size (B)', 'placement', 'i_min (us)', 'avg (us)', 'p50 (us)', 'p95 (us)',
+                            'i_p99 (us)', 'i_max (us)', 'stdev (us)', 'i_cv%', 'iterations'],
+                           rows, [1, 3, 4, 5, 6, 7, 8, 9, 10, 11], 'wide'));
+    s.appendChild(wrap);
   }
 
   // The rows grouped by collective, in run order ([{name, rows}]; one group

@@ -41,6 +41,18 @@
     return el('span', { class: 'chip v-' + word, text: text });
   }
 
+  // Where the figures came from; a file the coordinator could not read is
+  // named as not read, never as used (the verdicts then rest on the fleet
+  // median).
+  function baselinesText(r) {
+    var error = str(r.baselines_error), origin = str(r.baselines_origin);
+    var count = arr(r.baselines).length;
+    if (error) return 'none used: ' + error + ' (judged against the fleet median)';
+    if (!origin) return 'none (judged against the fleet median)';
+    return (origin === 'request' ? 'the request\'s --baselines' : origin) +
+      (count ? ' (' + R.counted(count, 'figure') + ')' : ' (no figure in it)');
+  }
+
   function renderValidation(main, page) {
     var r = obj(page.report), spec = obj(r.spec), nodes = arr(r.nodes).map(obj), rounds = arr(r.rounds).map(obj);
     var offenders = {};
@@ -72,7 +84,7 @@
       ['Tolerance', has(num(spec.tolerance)) ? pct(num(spec.tolerance)) : ''],
       ['Started', isoTime(start) + (str(r.started_by) ? ' by ' + str(r.started_by) : '')],
       ['Wall time', start > 0 && end > 0 ? seconds(end - start) : (start > 0 ? 'running' : '')],
-      ['Baselines', str(r.baselines_origin)],
+      ['Baselines', baselinesText(r)],
       ['Exit code', str(r.exit_code)],
     ]));
     var findings = arr(r.findings).map(obj);
@@ -83,7 +95,7 @@
       })));
     }
     var baselines = arr(r.baselines).map(obj);
-    if (baselines.length) {
+    if (baselines.length && !str(r.baselines_error)) {
       var d = el('details', {}, [el('summary', { text: 'Baselines used (' + baselines.length + ')' })]);
       d.appendChild(table(['suite', 'GPU model', 'GPUs', 'HCA rate (Gb/s)', 'HCAs', 'busbw (GB/s)', 'holds at', 'source'],
         baselines.map(function (b) {
@@ -99,7 +111,7 @@
     renderPaths(main, r);
     renderRounds(main, r, rounds);
     otherFields(main, r, ['schema', 'schema_version', 'validation_id', 'spec', 'state', 'nodes', 'paths', 'rails',
-      'findings', 'rounds', 'baselines', 'baselines_origin', 'summary', 'any_bad', 'start_time_unix_ms',
+      'findings', 'rounds', 'baselines', 'baselines_origin', 'baselines_error', 'summary', 'any_bad', 'start_time_unix_ms',
       'end_time_unix_ms', 'started_by', 'exit_code'], 'Other fields of the report (newer than this page)');
   }
 
