@@ -111,6 +111,10 @@ class NodeRegistry {
   // Live (not lost) nodes per peer host, for kMaxAgentsPerHost.
   std::map<std::string, int> live_per_host_;
   common::TimerId liveness_timer_ = 0;
+  // When the next liveness check is due, and whether the last one judged
+  // no node because it ran late (CheckLiveness).
+  absl::Time check_due_;
+  bool last_check_skipped_ = false;
   bool started_ = false;
 };
 

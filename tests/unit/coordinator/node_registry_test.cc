@@ -195,6 +195,44 @@ TEST_F(NodeRegistryTest, MissingHeartbeatsLoseTheNodeAndCloseItsChannel) {
   EXPECT_THAT(channel->close_statuses(), SizeIs(1));
 }
 
+// The coordinator itself stalled past the miss limit (its loop busy, the
+// process descheduled): the late check blames no node for the silence, the
+// heartbeats queued meanwhile arrive, and nobody is lost. A node that is
+// really gone is still found, one period later.
+TEST_F(NodeRegistryTest, ACheckThatRunsLateJudgesNoNodeOnTheCoordinatorsOwnStall) {
+  auto alive = Register(1, "node-a");
+  auto dead = Register(2, "node-b");
+  registry_->Start();
+  executor_.AdvanceTime(kPeriod);
+  ASSERT_THAT(registry_->Heartbeat(1), IsOk());
+  ASSERT_THAT(registry_->Heartbeat(2), IsOk());
+  // The stall: time passes and no timer runs.
+  clock_.Advance(kPeriod * (kMissLimit + 2));
+  executor_.RunUntilIdle();
+  EXPECT_TRUE(lost_.empty());
+  // What node-a sent during the stall is handled now; node-b sent nothing.
+  ASSERT_THAT(registry_->Heartbeat(1), IsOk());
+  executor_.AdvanceTime(kPeriod);
+  EXPECT_EQ(StateOf("node-a"), v1::NODE_STATE_IDLE);
+  EXPECT_FALSE(alive->closed());
+  ASSERT_THAT(lost_, SizeIs(1));
+  EXPECT_EQ(lost_[0].node, "node-b");
+  EXPECT_TRUE(dead->closed());
+}
+
+// A coordinator late at every check still loses a dead node: at most every
+// other check is skipped.
+TEST_F(NodeRegistryTest, ALoopLateAtEveryCheckStillLosesADeadNode) {
+  auto dead = Register(1, "node-a");
+  registry_->Start();
+  for (int check = 0; check < 3 && lost_.empty(); ++check) {
+    clock_.Advance(kPeriod * 3);  // each check two periods late
+    executor_.RunUntilIdle();
+  }
+  ASSERT_THAT(lost_, SizeIs(1));
+  EXPECT_EQ(lost_[0].node, "node-a");
+}
+
 TEST_F(NodeRegistryTest, SessionClosedLosesTheNode) {
   auto channel = Register(1, "node-a");
   registry_->SessionClosed(1);
