@@ -9,6 +9,7 @@
 # under $work are printed otherwise). Then:
 #   netns_fleet_up                 namespaces, veths, bridge; EXIT trap
 #   netns_fleet_certs CLIENT ROLE  certificates under $work/tls
+#   netns_fleet_shape HOST TBF...  one tbf on each direction of HOST's link
 #   tls NAME                       the --tls-* flags for a certificate:
 #                                  coordinator, nodes/node<i>, clients/CLIENT
 
@@ -47,6 +48,15 @@ netns_fleet_up() {
     ip -n "$prefix-br" link set "${prefix}p$h" master br0
     ip -n "$prefix-br" link set "${prefix}p$h" up
   done
+}
+
+# Both directions of HOST's link: its own egress, and the bridge port's
+# egress towards it, each through `tbf TBF...` (replacing what was there).
+netns_fleet_shape() {
+  local host=$1
+  shift
+  tc -n "$prefix-h$host" qdisc replace dev eth0 root tbf "$@"
+  tc -n "$prefix-br" qdisc replace dev "${prefix}p$host" root tbf "$@"
 }
 
 netns_fleet_certs() {

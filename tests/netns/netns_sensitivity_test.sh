@@ -50,12 +50,7 @@ coordinator="$subnet.1:29470"
 # ms at that rate: enough for TCP to keep the line busy, too little to let a
 # 4 MiB message through faster than the rate.
 shape() {
-  local burst_bytes=$(($2 * 1000000 / 8 / 50))
-  local spec="rate ${2}mbit burst $burst_bytes latency 100ms"
-  # shellcheck disable=SC2086
-  tc -n "$prefix-h$1" qdisc replace dev eth0 root tbf $spec
-  # shellcheck disable=SC2086
-  tc -n "$prefix-br" qdisc replace dev "${prefix}p$1" root tbf $spec
+  netns_fleet_shape "$1" rate "${2}mbit" burst $(($2 * 1000000 / 8 / 50)) latency 100ms
 }
 for h in "${validated[@]}"; do shape "$h" "$rate_mbit"; done
 

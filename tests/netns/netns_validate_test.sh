@@ -103,11 +103,7 @@ PY
 
 # The throttled host: 100 Mbit/s in both directions (its own egress, and the
 # bridge port's egress towards it), versus several Gbit/s on the others.
-rate="rate 100mbit burst 32kbit latency 400ms"
-# shellcheck disable=SC2086
-tc -n "$prefix-h$throttled" qdisc add dev eth0 root tbf $rate
-# shellcheck disable=SC2086
-tc -n "$prefix-br" qdisc add dev "${prefix}p$throttled" root tbf $rate
+netns_fleet_shape "$throttled" rate 100mbit burst 32kbit latency 400ms
 
 echo "== 2. validate 6 hosts: node$throttled throttled to 100 Mbit/s, node$killed's agent killed"
 start=$(date +%s)
