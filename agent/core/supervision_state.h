@@ -13,6 +13,7 @@
 #include "agent/core/port_counters.h"
 #include "common/exec/executor.h"
 #include "common/process/process_launcher.h"
+#include "common/time/late_check.h"
 #include "ebnccl/v1/agent.pb.h"
 #include "ebnccl/v1/common.pb.h"
 
@@ -49,6 +50,10 @@ struct SupervisedTest {
   bool stopping = false;
   common::TimerId register_timer = 0;
   common::TimerId watchdog_timer = 0;
+  // The registration deadline and the heartbeat check do not judge the
+  // silence of the agent's own stall (common/time/late_check.h).
+  common::LateCheck register_check = common::LateCheck::ForDeadline();
+  common::LateCheck heartbeat_check = common::LateCheck::ForDeadline();
   common::TimerId kill_timer = 0;
   // The configured ports when the test was launched.
   std::vector<PortSnapshot> ports_before;

@@ -1,6 +1,7 @@
 #include "agent/core/worker_watchdog.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
@@ -18,23 +19,38 @@ WorkerWatchdog::WorkerWatchdog(const AgentCoreConfig& config, common::Clock& clo
       reports_(reports),
       stop_(stop) {}
 
-void WorkerWatchdog::Watch(SupervisedTest& test) {
-  test.register_timer =
-      executor_.PostAfter(absl::Milliseconds(test.launch.register_timeout_ms()),
-                          [this, test_id = test.id()] { OnRegisterDeadline(test_id); });
-  ArmHeartbeatCheck(test);
+absl::Duration WorkerWatchdog::HeartbeatCheckPeriod() const {
+  return std::min(config_.worker_hang_timeout / 4, absl::Seconds(1));
 }
 
-void WorkerWatchdog::ArmHeartbeatCheck(SupervisedTest& test) {
+void WorkerWatchdog::Watch(SupervisedTest& test) {
+  ArmRegisterDeadline(test, absl::Milliseconds(test.launch.register_timeout_ms()));
+  test.heartbeat_check = common::LateCheck::ForPeriod(HeartbeatCheckPeriod());
+  ArmHeartbeatCheck(test, HeartbeatCheckPeriod());
+}
+
+void WorkerWatchdog::ArmRegisterDeadline(SupervisedTest& test, absl::Duration delay) {
+  test.register_check.Arm(clock_.Now() + delay);
+  test.register_timer =
+      executor_.PostAfter(delay, [this, test_id = test.id()] { OnRegisterDeadline(test_id); });
+}
+
+void WorkerWatchdog::ArmHeartbeatCheck(SupervisedTest& test, absl::Duration delay) {
+  test.heartbeat_check.Arm(clock_.Now() + delay);
   test.watchdog_timer =
-      executor_.PostAfter(std::min(config_.worker_hang_timeout / 4, absl::Seconds(1)),
-                          [this, test_id = test.id()] { OnHeartbeatCheck(test_id); });
+      executor_.PostAfter(delay, [this, test_id = test.id()] { OnHeartbeatCheck(test_id); });
 }
 
 void WorkerWatchdog::OnRegisterDeadline(const std::string& test_id) {
   auto it = tests_.find(test_id);
   if (it == tests_.end() || it->second.stopping) return;
   SupervisedTest& test = it->second;
+  // Run late, the agent was not running: registrations may be queued.
+  if (std::optional<absl::Duration> again = test.register_check.Defer(clock_.Now())) {
+    test.register_timer =
+        executor_.PostAfter(*again, [this, test_id] { OnRegisterDeadline(test_id); });
+    return;
+  }
   bool any = false;
   for (SupervisedWorker& worker : test.workers) {
     if (!worker.alive() || worker.registered) continue;
@@ -51,8 +67,15 @@ void WorkerWatchdog::OnHeartbeatCheck(const std::string& test_id) {
   auto it = tests_.find(test_id);
   if (it == tests_.end() || it->second.stopping) return;
   SupervisedTest& test = it->second;
+  // Run late, the agent was not running (a frozen agent resumed): the
+  // workers' heartbeats of that time may be queued behind this check.
+  if (std::optional<absl::Duration> again = test.heartbeat_check.Defer(clock_.Now())) {
+    test.watchdog_timer =
+        executor_.PostAfter(*again, [this, test_id] { OnHeartbeatCheck(test_id); });
+    return;
+  }
   if (!ReportHungWorkers(test)) {
-    ArmHeartbeatCheck(test);
+    ArmHeartbeatCheck(test, HeartbeatCheckPeriod());
     return;
   }
   KillHungUnlessRasAsked(test);

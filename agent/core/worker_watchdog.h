@@ -9,6 +9,8 @@
 // where it is asked (the hung rank's RAS thread may still tell where it is
 // stuck). One per WorkerSupervisor, on its executor; it reads and changes
 // the supervisor's tests, which outlive it. The stop cancels the timers.
+// A check that runs late (the agent stopped or starved) judges nothing and
+// runs again a moment later (common/time/late_check.h).
 
 #include <string>
 
@@ -33,7 +35,9 @@ class WorkerWatchdog {
  private:
   void OnRegisterDeadline(const std::string& test_id);
   void OnHeartbeatCheck(const std::string& test_id);
-  void ArmHeartbeatCheck(SupervisedTest& test);
+  absl::Duration HeartbeatCheckPeriod() const;
+  void ArmRegisterDeadline(SupervisedTest& test, absl::Duration delay);
+  void ArmHeartbeatCheck(SupervisedTest& test, absl::Duration delay);
   // Reports the workers silent past the hang timeout and marks them to be
   // killed; true when there was one.
   bool ReportHungWorkers(SupervisedTest& test);

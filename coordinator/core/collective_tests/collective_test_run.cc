@@ -100,6 +100,7 @@ void TestRun::Start() {
   spdlog::info("test={} launched: {} ranks on nodes {}", id(), report_.ranks_size(),
                absl::StrJoin(nodes_.names(), ","));
   ArmPhaseTimer(timeouts_.launch);
+  total_check_.Arm(clock_.Now() + timeouts_.total);
   total_timer_ = executor_.PostAfter(timeouts_.total, [this] { OnTotalDeadline(); });
 }
 
@@ -273,6 +274,7 @@ void TestRun::EnterStep() {
   executor_.Cancel(size_timer_);
   if (step < 0 || step >= static_cast<int>(results_.sweep().size())) return;
   size_watch_.EnterStep(step, clock_.Now());
+  size_check_.Arm(clock_.Now() + timeouts_.step);
   size_timer_ = executor_.PostAfter(timeouts_.step, [this, step] { OnSizeDeadline(step); });
 }
 
@@ -289,6 +291,10 @@ void TestRun::OnProgress(int rank, const v1::IterationProgress& progress) {
 
 void TestRun::OnSizeDeadline(int step) {
   if (stopping_ || finished_ || RunProgress::StepAt(progress_.SlowestLevel()) != step) return;
+  if (std::optional<absl::Duration> again = size_check_.Defer(clock_.Now())) {
+    size_timer_ = executor_.PostAfter(*again, [this, step] { OnSizeDeadline(step); });
+    return;
+  }
   // Calls completed but the size did not finish: a measurement. Without
   // any, the hang deadline (armed at the same time) names what is stuck.
   if (std::optional<v1::Failure> overran = size_watch_.Overran(clock_.Now())) {
@@ -320,17 +326,28 @@ void TestRun::SetState(v1::TestState state) {
 
 void TestRun::ArmPhaseTimer(absl::Duration timeout) {
   executor_.Cancel(phase_timer_);
+  phase_check_.Arm(clock_.Now() + timeout);
   phase_timer_ = executor_.PostAfter(timeout, [this] { OnPhaseDeadline(); });
 }
 
 void TestRun::OnPhaseDeadline() {
   if (stopping_ || finished_) return;
+  // Run late, the coordinator was not running: the ranks' progress of that
+  // time may be queued behind this timer.
+  if (std::optional<absl::Duration> again = phase_check_.Defer(clock_.Now())) {
+    phase_timer_ = executor_.PostAfter(*again, [this] { OnPhaseDeadline(); });
+    return;
+  }
   // Every rank blamed is named, the first as the primary cause.
   for (v1::Failure& failure : deadlines_.PhaseExpired()) AddFailure(std::move(failure));
 }
 
 void TestRun::OnTotalDeadline() {
   if (stopping_ || finished_) return;
+  if (std::optional<absl::Duration> again = total_check_.Defer(clock_.Now())) {
+    total_timer_ = executor_.PostAfter(*again, [this] { OnTotalDeadline(); });
+    return;
+  }
   AddFailure(deadlines_.TotalExpired());
 }
 

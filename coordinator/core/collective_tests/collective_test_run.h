@@ -26,6 +26,7 @@
 #include "absl/time/time.h"
 #include "common/exec/executor.h"
 #include "common/time/clock.h"
+#include "common/time/late_check.h"
 #include "coordinator/core/collective_tests/run_deadlines.h"
 #include "coordinator/core/collective_tests/run_nodes.h"
 #include "coordinator/core/collective_tests/run_progress.h"
@@ -156,6 +157,11 @@ class TestRun {
   common::TimerId size_timer_ = 0;
   common::TimerId total_timer_ = 0;
   common::TimerId stop_timer_ = 0;
+  // The deadlines that judge the ranks' silence do not judge the
+  // coordinator's own stall (common/time/late_check.h).
+  common::LateCheck phase_check_ = common::LateCheck::ForDeadline();
+  common::LateCheck size_check_ = common::LateCheck::ForDeadline();
+  common::LateCheck total_check_ = common::LateCheck::ForDeadline();
 };
 
 }  // namespace eb::coordinator

@@ -1,5 +1,7 @@
 #include "coordinator/core/nodes/node_registry.h"
 
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/spec/identifiers.h"
@@ -21,7 +23,11 @@ std::string PeerHost(const std::string& peer) {
 
 NodeRegistry::NodeRegistry(common::Clock& clock, common::Executor& executor,
                            const CoordinatorConfig& config, LostCallback on_lost)
-    : clock_(clock), executor_(executor), config_(config), on_lost_(std::move(on_lost)) {}
+    : clock_(clock),
+      executor_(executor),
+      config_(config),
+      on_lost_(std::move(on_lost)),
+      liveness_check_(common::LateCheck::ForPeriod(config.heartbeat_period)) {}
 
 NodeRegistry::~NodeRegistry() {
   if (started_) executor_.Cancel(liveness_timer_);
@@ -29,8 +35,12 @@ NodeRegistry::~NodeRegistry() {
 
 void NodeRegistry::Start() {
   started_ = true;
-  check_due_ = clock_.Now() + config_.heartbeat_period;
-  liveness_timer_ = executor_.PostAfter(config_.heartbeat_period, [this] { CheckLiveness(); });
+  ArmLivenessCheck(config_.heartbeat_period);
+}
+
+void NodeRegistry::ArmLivenessCheck(absl::Duration delay) {
+  liveness_check_.Arm(clock_.Now() + delay);
+  liveness_timer_ = executor_.PostAfter(delay, [this] { CheckLiveness(); });
 }
 
 absl::Status NodeRegistry::Register(uint64_t session_id, const v1::RegisterAgent& request,
@@ -151,27 +161,19 @@ v1::NodeStatus NodeRegistry::ToStatus(const NodeRecord& node) const {
 void NodeRegistry::CheckLiveness() {
   const absl::Duration limit = config_.heartbeat_period * config_.heartbeat_miss_limit;
   const absl::Time now = clock_.Now();
-  // A check that runs more than a period late means the coordinator itself
-  // was not running (its loop busy, the process descheduled): the nodes'
-  // heartbeats of that time may still be queued behind this timer, so the
-  // silence is the coordinator's, not theirs. Judging it would call every
-  // node lost at once (CI under load: two healthy agents "missed 9
-  // heartbeats (last one 2.5s ago)" in the same millisecond, issue 33 item
-  // 19). Such a check judges nothing, and the next one, a period later,
-  // judges with what arrived. Never twice in a row: a loop that is always
-  // late still finds a dead node, one period later.
-  const absl::Duration lateness = now - check_due_;
-  check_due_ = now + config_.heartbeat_period;
-  if (lateness > config_.heartbeat_period && !last_check_skipped_) {
-    last_check_skipped_ = true;
+  // A check more than a period late: the silence is the coordinator's own
+  // stall, and the nodes' heartbeats of that time may still be queued
+  // behind this timer (common/time/late_check.h). Judging it called two
+  // healthy agents lost in the same millisecond on a loaded CI machine.
+  const absl::Duration lateness = liveness_check_.Lateness(now);
+  if (std::optional<absl::Duration> again = liveness_check_.Defer(now)) {
     spdlog::warn(
         "the node liveness check ran {} late (the coordinator was not running): no node "
         "is judged on that silence until the next check",
         absl::FormatDuration(lateness));
-    liveness_timer_ = executor_.PostAfter(config_.heartbeat_period, [this] { CheckLiveness(); });
+    liveness_timer_ = executor_.PostAfter(*again, [this] { CheckLiveness(); });
     return;
   }
-  last_check_skipped_ = false;
   for (auto& [name, node] : nodes_) {
     if (node.state == v1::NODE_STATE_LOST) continue;
     const absl::Duration age = now - node.last_heartbeat;
@@ -181,7 +183,7 @@ void NodeRegistry::CheckLiveness() {
     }
   }
   ForgetLongLost();
-  liveness_timer_ = executor_.PostAfter(config_.heartbeat_period, [this] { CheckLiveness(); });
+  ArmLivenessCheck(config_.heartbeat_period);
 }
 
 void NodeRegistry::ForgetLongLost() {

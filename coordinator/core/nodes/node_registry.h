@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "common/exec/executor.h"
 #include "common/time/clock.h"
+#include "common/time/late_check.h"
 #include "coordinator/config.h"
 #include "coordinator/core/nodes/agent_channel.h"
 #include "ebnccl/v1/agent.pb.h"
@@ -89,6 +90,7 @@ class NodeRegistry {
 
  private:
   void CheckLiveness();
+  void ArmLivenessCheck(absl::Duration delay);
   void MarkLost(NodeRecord& node, const std::string& reason);
   // Forgets nodes lost longer than config_.lost_node_retention.
   void ForgetLongLost();
@@ -111,10 +113,8 @@ class NodeRegistry {
   // Live (not lost) nodes per peer host, for kMaxAgentsPerHost.
   std::map<std::string, int> live_per_host_;
   common::TimerId liveness_timer_ = 0;
-  // When the next liveness check is due, and whether the last one judged
-  // no node because it ran late (CheckLiveness).
-  absl::Time check_due_;
-  bool last_check_skipped_ = false;
+  // A liveness check that runs late judges no node (common/time/late_check.h).
+  common::LateCheck liveness_check_;
   bool started_ = false;
 };
 

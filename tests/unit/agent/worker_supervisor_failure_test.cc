@@ -238,6 +238,60 @@ TEST_F(WorkerSupervisorTest, SilentRegisteredWorkerIsKilledAsHung) {
   EXPECT_THAT(sink_.Stopped(), ElementsAre(kTest));
 }
 
+// The agent itself stopped (a frozen agent, SIGSTOPped or starved) for
+// twice the hang timeout while its workers kept beating: when it runs
+// again, the watchdog's timer fires before the queued heartbeats are read.
+// That check judges nothing (common/time/late_check.h); the next one, with
+// the heartbeats read, finds every worker alive.
+TEST_F(WorkerSupervisorTest, AStalledAgentDoesNotCallItsWorkersHung) {
+  LaunchTwo();
+  ASSERT_TRUE(Register(2).ok());
+  ASSERT_TRUE(Register(3).ok());
+  sink_.Clear();
+  clock_.Advance(2 * kHangTimeout);  // the agent did not run
+  executor_.RunUntilIdle();          // the late check runs first
+  ASSERT_TRUE(Beat(2).ok());         // then the heartbeats that waited
+  ASSERT_TRUE(Beat(3).ok());
+  for (int i = 0; i < 4; ++i) {
+    executor_.AdvanceTime(absl::Seconds(1));
+    ASSERT_TRUE(Beat(2).ok());
+    ASSERT_TRUE(Beat(3).ok());
+  }
+  EXPECT_THAT(sink_.Failures(), IsEmpty());
+  EXPECT_THAT(launcher_.signals(), IsEmpty());
+}
+
+// The same stall with a worker that really went silent: it is found one
+// check period after the deferred check, not lost.
+TEST_F(WorkerSupervisorTest, AStalledAgentStillFindsAHungWorkerOnePeriodLater) {
+  LaunchTwo();
+  ASSERT_TRUE(Register(2).ok());
+  ASSERT_TRUE(Register(3).ok());
+  sink_.Clear();
+  clock_.Advance(2 * kHangTimeout);
+  executor_.RunUntilIdle();
+  ASSERT_TRUE(Beat(2).ok());  // rank 3 sends nothing
+  EXPECT_THAT(sink_.Failures(), IsEmpty());
+  executor_.AdvanceTime(absl::Seconds(1));
+  const auto failures = sink_.Failures();
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].rank(), 3);
+  EXPECT_EQ(failures[0].failure().kind(), v1::FAILURE_KIND_WORKER_HUNG);
+}
+
+// A registration that waited behind the agent's own stall is not a
+// registration timeout.
+TEST_F(WorkerSupervisorTest, AStalledAgentDoesNotTimeOutQueuedRegistrations) {
+  LaunchTwo();
+  sink_.Clear();
+  clock_.Advance(2 * kRegisterTimeout);
+  executor_.RunUntilIdle();
+  ASSERT_TRUE(Register(2).ok());
+  ASSERT_TRUE(Register(3).ok());
+  executor_.AdvanceTime(absl::Seconds(2));
+  EXPECT_THAT(sink_.Failures(), IsEmpty());
+}
+
 TEST_F(WorkerSupervisorTest, WatchdogIgnoresFinishedWorkers) {
   supervisor_->Launch(MakeLaunch(kTest, {0, 1}));
   ASSERT_TRUE(Register(2).ok());

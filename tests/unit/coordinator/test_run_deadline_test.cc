@@ -115,6 +115,42 @@ TEST_F(TestRunDeadlineTest, StepDeadlineNamesTheRanksThatAreBehind) {
   EXPECT_EQ(report().results_size(), 1);
 }
 
+// The coordinator itself did not run for longer than the step deadline
+// while every rank went on: when it runs again, the deadline's timer fires
+// before the ranks' queued progress is read. That check judges nothing
+// (common/time/late_check.h); the progress then counts, and a rank that
+// really sent nothing is still named, a second later.
+TEST_F(TestRunDeadlineTest, AStalledCoordinatorDoesNotJudgeTheRanksProgress) {
+  CreateAndStart();
+  RegisterAll();
+  JoinAll();
+  AllRanksDoSize(0);
+  clock_.Advance(kStep + absl::Seconds(10));  // the coordinator did not run
+  executor_.RunUntilIdle();                   // the late deadline runs first
+  EXPECT_EQ(report().failures_size(), 0);
+  SizeDone(0, 1);  // then the progress that waited; rank 2 sent none
+  SizeDone(1, 1);
+  SizeDone(3, 1);
+  executor_.AdvanceTime(kStep - kEpsilon);
+  EXPECT_EQ(report().failures_size(), 0);
+  EXPECT_EQ(report().state(), v1::TEST_STATE_RUNNING);
+  executor_.AdvanceTime(kEpsilon);
+  EXPECT_THAT(FailedRanks(), ElementsAre(2));
+}
+
+TEST_F(TestRunDeadlineTest, AStalledCoordinatorStillNamesASilentRankOneSecondLater) {
+  CreateAndStart();
+  RegisterAll();
+  JoinAll();
+  AllRanksDoSize(0);
+  clock_.Advance(kStep + absl::Seconds(10));
+  executor_.RunUntilIdle();
+  EXPECT_EQ(report().failures_size(), 0);
+  executor_.AdvanceTime(absl::Seconds(1));  // nothing came: judged now
+  ASSERT_EQ(report().failures_size(), 1);
+  EXPECT_THAT(report().failures(0).message(), HasSubstr("no rank made progress"));
+}
+
 TEST_F(TestRunDeadlineTest, StepDeadlineNamesRanksThatNeverSentFinished) {
   CreateAndStart();
   RegisterAll();
