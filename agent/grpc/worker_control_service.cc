@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/time/clock.h"
+#include "agent/core/rendezvous_wait_key.h"
 #include "common/rpc/channel.h"
 #include "common/status/grpc_status.h"
 
@@ -144,9 +145,10 @@ grpc::ServerUnaryReactor* WorkerControlService::RendezvousWait(
       reactor->Finish(common::ToGrpcStatus(allowed));
       return;
     }
-    // The whole request is the key: only waits for the same keys, slice and
-    // timeout of the same test share a call.
-    const std::string key = request->request().SerializeAsString();
+    // Waits that ask for the same keys and slice of the same test share a
+    // call, whatever timeout each worker computed (agent/core/
+    // rendezvous_wait_key.h); their deadlines decide the join.
+    const std::string key = RendezvousWaitKey(request->request());
     const absl::Time deadline = absl::Now() + absl::Milliseconds(request->request().timeout_ms());
     const auto joined = waits_.Join(key, deadline, PendingWait{reactor, reply});
     if (joined.start) StartSharedWait(joined.call, request->request());

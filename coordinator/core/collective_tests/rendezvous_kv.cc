@@ -10,6 +10,7 @@
 #include "common/spec/rendezvous_wait_reply.h"
 #include "common/status/status_macros.h"
 #include "common/transport/value_slice.h"
+#include "spdlog/spdlog.h"
 
 namespace eb::coordinator {
 
@@ -39,6 +40,8 @@ void RendezvousKv::Close(const std::string& test_id, const std::string& reason) 
   auto it = namespaces_.find(test_id);
   if (it == namespaces_.end()) return;
   std::map<uint64_t, Waiter> waiters = std::move(it->second.waiters);
+  spdlog::info("test={} rendezvous: {} waits and {} sets from the agents", test_id,
+               it->second.calls.waits, it->second.calls.sets);
   namespaces_.erase(it);
   for (auto& [id, waiter] : waiters) {
     executor_.Cancel(waiter.timer);
@@ -77,6 +80,7 @@ absl::Status RendezvousKv::Set(const std::string& test_id, const std::string& ke
                                                      spec::kMaxRendezvousBytesPerTest));
   }
   ns.bytes = total;
+  ++ns.calls.sets;
   ns.values[key] = std::move(value);
   // A replaced value had nobody waiting for it; a new key completes the
   // waiters whose last missing key it was.
@@ -172,6 +176,7 @@ void RendezvousKv::Wait(const std::string& test_id, std::vector<std::string> key
     return;
   }
   Namespace& ns = it->second;
+  ++ns.calls.waits;
   const uint64_t id = next_waiter_id_++;
   Waiter waiter{id, std::move(keys), std::move(done), slice, 0, 0};
   // Each distinct absent key once (keys may repeat): a hash set, not a
@@ -192,6 +197,12 @@ void RendezvousKv::Wait(const std::string& test_id, std::vector<std::string> key
   for (const std::string* key : absent) ns.waiting_on[*key].push_back(id);
   waiter.timer = executor_.PostAfter(timeout, [this, test_id, id] { ExpireWaiter(test_id, id); });
   ns.waiters.emplace(id, std::move(waiter));
+}
+
+std::optional<RendezvousKv::Calls> RendezvousKv::calls(const std::string& test_id) const {
+  auto it = namespaces_.find(test_id);
+  if (it == namespaces_.end()) return std::nullopt;
+  return it->second.calls;
 }
 
 size_t RendezvousKv::pending_waiters() const {

@@ -81,6 +81,15 @@ class RendezvousKv {
   // Number of pending waiters (for tests).
   size_t pending_waiters() const;
 
+  // The calls a test's rendezvous took (accepted ones): what the agents'
+  // merging of identical waits saves, per test, in the log at Close
+  // (issue 32 item 11), and for tests. Nothing for a test not open.
+  struct Calls {
+    int64_t waits = 0;
+    int64_t sets = 0;
+  };
+  std::optional<Calls> calls(const std::string& test_id) const;
+
  private:
   struct Waiter {
     uint64_t id;
@@ -101,6 +110,7 @@ class RendezvousKv {
     // at those (not at every waiter of the test), and a wait only at its
     // own keys (issue 15).
     std::map<std::string, std::vector<uint64_t>> waiting_on;
+    Calls calls;
   };
 
   // Completes the waiters `ids` of `ns` (in id order, as they were made).

@@ -49,6 +49,7 @@ struct Options {
   int slow_agents = 0;
   int64_t slow_ms = 1000;
   bool agent_batching = true;
+  int64_t wait_jitter_ms = 500;
   double idle_s = 0;
   int64_t pause_ms = 0;
   double register_timeout_s = 120;
@@ -146,6 +147,7 @@ int Run(const Options& options) {
     behaviour.ranks_per_agent = options.ranks_per_agent;
     behaviour.vanish = vanishing.contains(i);
     behaviour.batching = options.agent_batching;
+    behaviour.wait_jitter = absl::Milliseconds(options.wait_jitter_ms);
     if (i >= options.agents - options.slow_agents) {
       behaviour.launch_delay = absl::Milliseconds(options.slow_ms);
     }
@@ -358,6 +360,10 @@ int main(int argc, char** argv) {
   app.add_option("--agent-batching", options.agent_batching,
                  "as the agent: a phase's events in one batch, identical NCCL waits in one call "
                  "(false: one message and one call per rank, the agent before issue 15)");
+  app.add_option("--wait-jitter-ms", options.wait_jitter_ms,
+                 "NCCL: each rank's wait asks the init timeout less a start-up drawn from "
+                 "[0, this) (real workers' timeouts differ; 0: identical waits)")
+      ->check(CLI::Range(int64_t{0}, int64_t{60'000}));
   app.add_option("--idle-s", options.idle_s,
                  "seconds of heartbeats alone after registration (coordinator idle CPU)");
   app.add_option("--pause-ms", options.pause_ms,

@@ -1,10 +1,15 @@
 #include "tests/bench/load_generator/sim_agent.h"
 
+#include <algorithm>
+#include <map>
 #include <utility>
 #include <vector>
 
+#include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "agent/core/coalesced_waits.h"
+#include "agent/core/rendezvous_wait_key.h"
 #include "common/rpc/channel.h"
 #include "common/rpc/reactor_order.h"
 #include "common/spec/rendezvous_wait_reply.h"
@@ -286,20 +291,41 @@ void SimAgent::Launch(const v1::LaunchTest& launch) {
     }
     return;
   }
-  // NCCL: rank 0 sets the unique id; every other rank waits for it. The
-  // agent relays identical waits as one call (agent/core/coalesced_waits.h);
-  // without batching, one call per rank.
-  std::vector<int> waiting;
+  // NCCL: rank 0 sets the unique id; every other rank waits for it, each
+  // with its own timeout (what is left of its deadline after its CUDA
+  // start-up). The agent relays the waits that ask the same thing as one
+  // call while their deadlines allow (agent/core/rendezvous_wait_key.h,
+  // coalesced_waits.h): the same code decides here which waits share a
+  // call. Without batching, one call per rank.
+  absl::BitGen jitter;
+  const absl::Time now = absl::Now();
+  agent::CoalescedWaits<int> merged;
+  std::map<uint64_t, std::pair<int64_t, std::vector<int>>> calls;  // call: timeout, ranks
   for (int rank : ranks) {
     if (rank == 0) {
       RendezvousNccl(test_id, {0}, timeout_ms);
-    } else if (behaviour_.batching) {
-      waiting.push_back(rank);
-    } else {
-      RendezvousNccl(test_id, {rank}, timeout_ms);
+      continue;
     }
+    const int64_t startup_ms =
+        behaviour_.wait_jitter > absl::ZeroDuration()
+            ? absl::Uniform<int64_t>(jitter, 0, absl::ToInt64Milliseconds(behaviour_.wait_jitter))
+            : 0;
+    const int64_t left_ms = std::max<int64_t>(timeout_ms - startup_ms, 1);
+    if (!behaviour_.batching) {
+      RendezvousNccl(test_id, {rank}, left_ms);
+      continue;
+    }
+    v1::RendezvousWaitRequest wait;
+    wait.set_test_id(test_id);
+    wait.add_keys(kNcclUniqueIdKey);
+    wait.set_timeout_ms(left_ms);
+    const auto joined =
+        merged.Join(agent::RendezvousWaitKey(wait), now + absl::Milliseconds(left_ms), rank);
+    auto& call = calls[joined.call];
+    if (joined.start) call.first = left_ms;
+    call.second.push_back(rank);
   }
-  if (!waiting.empty()) RendezvousNccl(test_id, waiting, timeout_ms);
+  for (const auto& [id, call] : calls) RendezvousNccl(test_id, call.second, call.first);
 }
 
 void SimAgent::CallDone() {

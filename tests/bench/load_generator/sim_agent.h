@@ -58,6 +58,12 @@ struct AgentBehaviour {
   // WorkerEventBatch, identical NCCL waits as one call. false: one message
   // and one call per rank (the agent before).
   bool batching = true;
+  // NCCL: each rank waits for the unique id with what is left of its own
+  // deadline after its own start-up, as real workers do: its timeout_ms
+  // is the init timeout less a start-up drawn from [0, wait_jitter) per
+  // rank. With batching, the waits go through the agent's own merge
+  // (RendezvousWaitKey, CoalescedWaits); issue 32 item 11.
+  absl::Duration wait_jitter = absl::Milliseconds(500);
 };
 
 class SimAgent {

@@ -1,8 +1,11 @@
 // CoalescedWaits (agent/core/coalesced_waits.h): identical waits share one
 // call while their deadlines allow, each call answers exactly its own
-// waiters, and a finished call is forgotten.
+// waiters, and a finished call is forgotten; and RendezvousWaitKey
+// (agent/core/rendezvous_wait_key.h), what makes two waits the same.
 
 #include "agent/core/coalesced_waits.h"
+
+#include "agent/core/rendezvous_wait_key.h"
 
 #include <vector>
 
@@ -73,6 +76,42 @@ TEST(CoalescedWaitsTest, AWaitAfterTheCallEndedStartsANewOne) {
   const auto again = waits.Join("nccl-id", kNow + kTimeout, 2);
   EXPECT_TRUE(again.start);
   EXPECT_NE(again.call, first.call);
+}
+
+ebnccl::v1::RendezvousWaitRequest Wait(const std::string& test, const std::string& key,
+                                       int64_t timeout_ms) {
+  ebnccl::v1::RendezvousWaitRequest request;
+  request.set_test_id(test);
+  request.add_keys(key);
+  request.set_timeout_ms(timeout_ms);
+  return request;
+}
+
+// Real workers each ask with what is left of their own deadline: the same
+// wait with 8 different timeouts is one key (issue 32 item 11), and the
+// deadlines, within the join window, make it one call.
+TEST(RendezvousWaitKeyTest, TheTimeoutIsNotPartOfTheWait) {
+  EXPECT_EQ(RendezvousWaitKey(Wait("t-1", "nccl/id", 29'873)),
+            RendezvousWaitKey(Wait("t-1", "nccl/id", 29'412)));
+  EXPECT_NE(RendezvousWaitKey(Wait("t-1", "nccl/id", 1000)),
+            RendezvousWaitKey(Wait("t-2", "nccl/id", 1000)));
+  EXPECT_NE(RendezvousWaitKey(Wait("t-1", "nccl/id", 1000)),
+            RendezvousWaitKey(Wait("t-1", "gloo/mesh/0", 1000)));
+  ebnccl::v1::RendezvousWaitRequest sliced = Wait("t-1", "nccl/id", 1000);
+  sliced.mutable_slice()->set_offset(48);
+  sliced.mutable_slice()->set_length(48);
+  EXPECT_NE(RendezvousWaitKey(sliced), RendezvousWaitKey(Wait("t-1", "nccl/id", 1000)));
+
+  CoalescedWaits<int> waits;
+  uint64_t call = 0;
+  for (int worker = 1; worker <= 7; ++worker) {
+    const int64_t left_ms = 30'000 - 37 * worker;  // CUDA start-up, per worker
+    const auto joined = waits.Join(RendezvousWaitKey(Wait("t-1", "nccl/id", left_ms)),
+                                   kNow + absl::Milliseconds(37 * worker + left_ms), worker);
+    if (worker == 1) call = joined.call;
+    EXPECT_EQ(joined.call, call) << "worker " << worker;
+  }
+  EXPECT_EQ(waits.calls(), 1u);
 }
 
 }  // namespace

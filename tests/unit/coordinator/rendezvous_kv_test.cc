@@ -113,6 +113,22 @@ TEST_F(RendezvousKvTest, OneSetWakesEveryWaiterItCompletes) {
   EXPECT_EQ(kv_.pending_waiters(), 1u);
 }
 
+// Each accepted call is counted for its test (logged at Close: what the
+// agents' merging of waits saves); a refused one is not.
+TEST_F(RendezvousKvTest, CountsTheCallsOfEachTest) {
+  WaitResult a, b, refused;
+  kv_.Wait("t-1", {"x"}, kTimeout, a.Callback());
+  kv_.Wait("t-1", {"x"}, kTimeout, b.Callback());
+  kv_.Wait("t-1", {"bad key"}, kTimeout, refused.Callback());
+  ASSERT_THAT(kv_.Set("t-1", "x", "1"), IsOk());
+  ASSERT_TRUE(kv_.calls("t-1").has_value());
+  EXPECT_EQ(kv_.calls("t-1")->waits, 2);
+  EXPECT_EQ(kv_.calls("t-1")->sets, 1);
+  EXPECT_FALSE(kv_.calls("t-2").has_value());
+  kv_.Close("t-1", "done");
+  EXPECT_FALSE(kv_.calls("t-1").has_value());
+}
+
 TEST_F(RendezvousKvTest, TimeoutIsDeadlineExceededNamingTheMissingKeys) {
   WaitResult wait;
   kv_.Wait("t-1", {"rank0", "rank1", "rank2"}, kTimeout, wait.Callback());
