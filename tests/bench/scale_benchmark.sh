@@ -14,6 +14,11 @@
 #       [--history-path FILE] [--out DIR]
 #       [-- extra eb-load-generator options]
 #
+# With -- --idle-s S, the generator first measures the coordinator's CPU
+# rate with only heartbeats for S seconds, and "coord ms/rank" adds "(net
+# X)": the test's CPU less the fleet's heartbeats over the test's wall time
+# (N agents beat every 2 s however long the test takes, so the gross figure
+# per rank grows with N twice: more agents, and a longer test).
 # --ebctl-nodes K times `ebctl nodes --json` K times while the generator's
 # agents are registered and idle (give the generator -- --idle-s S, S long
 # enough for the K listings); --rounds R with --out DIR keeps each round's
@@ -139,7 +144,10 @@ print("| %d | %d | %s | %s (%d) | %s | %s | %s | %s/%s | %s | %s | %s | %s | %s 
     f(r["register_s"]), r["register_failed_attempts"], f(r.get("coordinator_register_cpu_s")),
     f(last.get("joined_s")), f(last.get("verdict_s")),
     last.get("passed", 0), last.get("tests", 0),
-    f(last.get("coordinator_cpu_s")), f(last.get("coordinator_cpu_ms_per_rank"), "%.4f"),
+    f(last.get("coordinator_cpu_s")),
+    f(last.get("coordinator_cpu_ms_per_rank"), "%.4f") +
+    (" (net %s)" % f(last["coordinator_net_cpu_ms_per_rank"], "%.4f")
+     if "coordinator_net_cpu_ms_per_rank" in last else ""),
     f(r.get("coordinator_peak_rss_mb"), "%.0f"),
     f(r.get("generator_cpu_s_total"), "%.2f"), sys.argv[2]))
 PY

@@ -195,13 +195,18 @@ int Run(const Options& options) {
   if (c0 && c1) out["coordinator_register_cpu_s"] = c1->cpu_s - c0->cpu_s;
   out["generator_register_cpu_s"] = self_cpu_1 - self_cpu_0;
 
-  // 2. Idle: what heartbeats alone cost the coordinator.
+  // 2. Idle: what heartbeats alone cost the coordinator. A test's CPU
+  // below includes the heartbeats of every agent for as long as the test
+  // runs: N agents x the test's wall time, which grows with N too. The
+  // idle rate measured here lets a round report its net cost as well.
+  std::optional<double> idle_cpu_per_s;
   if (options.idle_s > 0) {
     const std::optional<ProcSample> i0 = coordinator();
     absl::SleepFor(absl::Seconds(options.idle_s));
     const std::optional<ProcSample> i1 = coordinator();
     if (i0 && i1) {
       const double percent = 100.0 * (i1->cpu_s - i0->cpu_s) / options.idle_s;
+      idle_cpu_per_s = percent / 100.0;
       out["coordinator_idle_cpu_percent"] = percent;
       std::printf("idle: coordinator %.2f%% CPU for %d agents\n", percent, options.agents);
     }
@@ -224,6 +229,7 @@ int Run(const Options& options) {
   for (int round = 0; round < options.rounds && all_registered; ++round) {
     const double self_a = SelfCpuSeconds();
     const std::optional<ProcSample> a = coordinator();
+    const absl::Time round_start = absl::Now();
     const int64_t calls_before = counters.rendezvous_calls.load();
     std::vector<std::unique_ptr<TestClient>> clients;
     for (int t = 0; t < options.concurrent_tests; ++t) {
@@ -248,6 +254,7 @@ int Run(const Options& options) {
       if (first_failure.empty() && !outcome.error.empty()) first_failure = outcome.error;
     }
     const std::optional<ProcSample> b = coordinator();
+    const absl::Duration round_wall = absl::Now() - round_start;
     const double self_b = SelfCpuSeconds();
     nlohmann::json r;
     r["accepted_s"] = Seconds(max_accepted);
@@ -262,6 +269,14 @@ int Run(const Options& options) {
       r["coordinator_cpu_s"] = b->cpu_s - a->cpu_s;
       r["coordinator_cpu_ms_per_rank"] =
           1000.0 * (b->cpu_s - a->cpu_s) / (options.agents * options.ranks_per_agent);
+      if (idle_cpu_per_s) {
+        // Less the heartbeats of the fleet over the round (the idle rate).
+        const double net =
+            b->cpu_s - a->cpu_s - *idle_cpu_per_s * absl::ToDoubleSeconds(round_wall);
+        r["coordinator_heartbeat_cpu_s"] = *idle_cpu_per_s * absl::ToDoubleSeconds(round_wall);
+        r["coordinator_net_cpu_ms_per_rank"] =
+            1000.0 * net / (options.agents * options.ranks_per_agent);
+      }
       r["coordinator_rss_mb"] = static_cast<double>(b->rss_kb) / 1024.0;
     }
     r["generator_cpu_s"] = self_b - self_a;
