@@ -70,6 +70,12 @@ class LinkJudge {
     return false;
   }
 
+  // Whether the test did well on every rail: evidence that blames nobody.
+  bool Fine(int64_t test_id) const {
+    const Observation* o = Find(test_id);
+    return o != nullptr && o->Completed() && o->graded && !o->Slow() && o->slow_rails.empty();
+  }
+
   // Whether every slow rail of the pair test `test_id` is explained.
   bool TestExplained(int64_t test_id, int node) const {
     const Observation* o = Find(test_id);
@@ -213,11 +219,16 @@ void ClearExplainedNodes(const LinkJudge& judge, const ValidationState& s,
   for (size_t i = 0; i < report.nodes.size(); ++i) {
     NodeVerdict& v = report.nodes[i];
     if (v.verdict != Verdict::kDegraded || v.evidence.empty()) continue;
+    // Its fine tests ("did well in 1") blame nothing; every other one must
+    // be a slow pair test that someone else's fault explains.
+    int slow = 0;
     const bool explained =
         std::all_of(v.evidence.begin(), v.evidence.end(), [&](const Evidence& e) {
+          if (e.test_id > 0 && judge.Fine(e.test_id)) return true;
+          ++slow;
           return e.test_id > 0 && judge.TestExplained(e.test_id, static_cast<int>(i));
         });
-    if (!explained) continue;
+    if (!explained || slow == 0) continue;
     v.verdict = Verdict::kHealthy;
     v.confidence = Confidence::kConfirmed;
     v.reason =

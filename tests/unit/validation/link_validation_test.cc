@@ -24,7 +24,8 @@ namespace eb::validation::test {
 namespace {
 
 struct FabricFleet {
-  explicit FabricFleet(int n = 12) : shape{n, 8, 4, 2} {}
+  explicit FabricFleet(int n = 12, int leaf_size = 4, int spines = 2)
+      : shape{n, 8, leaf_size, spines} {}
   sim::FabricShape shape;
   std::shared_ptr<const topology::Fabric> fabric =
       std::make_shared<const topology::Fabric>(sim::SimFabric(shape));
@@ -196,6 +197,61 @@ TEST(LinkValidationTest, LinkRoundsAreBounded) {
   Options negative = fleet.WithFabric();
   negative.max_link_rounds = -1;
   EXPECT_NE(RunToEnd(fleet.Nodes(), negative, fleet.Scripted()).error, "");
+}
+
+// Issue 31 item 4 at a realistic size, through the node localizer too: a
+// 64-node fleet of 4 leaves of 16 nodes per rail and 4 spines, each uplink
+// of rail 5 in turn at 50 %: the uplink is named exactly, no node, rail or
+// path is blamed, and at most 4 link rounds are added.
+TEST(LinkValidationTest, EveryUplinkOfARailIsNamedAndNoNodeBlamedAt64Nodes) {
+  FabricFleet fleet(64, 16, 4);
+  Options plain = fleet.WithFabric();
+  plain.fabric = nullptr;
+  const size_t rounds_without = RunToEnd(fleet.Nodes(), plain, fleet.Scripted()).rounds.size();
+  int named = 0;
+  for (int leaf = 0; leaf < 4; ++leaf) {
+    for (int spine = 0; spine < 4; ++spine) {
+      const std::string leaf_name = "leaf-r5-0" + std::to_string(leaf);
+      const std::string spine_name = "spine-r5-0" + std::to_string(spine);
+      fleet.link_factor = {{fleet.Uplink(leaf_name, spine_name), 0.5}};
+      const Outcome out = RunToEnd(fleet.Nodes(), fleet.WithFabric(), fleet.Scripted());
+      ASSERT_EQ(out.error, "");
+      SCOPED_TRACE(leaf_name + " - " + spine_name);
+      ExpectEveryNodeHealthy(out.report);
+      EXPECT_TRUE(out.report.rails.empty());
+      EXPECT_TRUE(out.report.paths.empty());
+      EXPECT_TRUE(out.report.AnyBad());
+      EXPECT_LE(out.rounds.size(), rounds_without + Options().max_link_rounds);
+      if (out.report.links.size() == 1 && out.report.links[0].a.switch_name == leaf_name &&
+          out.report.links[0].b.switch_name == spine_name) {
+        ++named;
+      }
+    }
+  }
+  EXPECT_EQ(named, 16);
+}
+
+// A node-side cable at 50 % in the same fleet, on several nodes and
+// rails: a rail verdict of that node only, no link, no other node blamed.
+TEST(LinkValidationTest, ACableIsARailOfItsNodeOnlyAt64Nodes) {
+  FabricFleet fleet(64, 16, 4);
+  for (const auto& [node, rail] :
+       std::vector<std::pair<int, int>>{{0, 0}, {17, 3}, {40, 7}, {63, 5}}) {
+    fleet.link_factor = {{fleet.index.CableOf(node, rail), 0.5}};
+    const Outcome out = RunToEnd(fleet.Nodes(), fleet.WithFabric(), fleet.Scripted());
+    ASSERT_EQ(out.error, "");
+    SCOPED_TRACE(fleet.names[node] + " rail " + std::to_string(rail));
+    EXPECT_TRUE(out.report.links.empty());
+    ASSERT_EQ(out.report.rails.size(), 1u);
+    EXPECT_EQ(out.report.rails[0].node, fleet.names[node]);
+    EXPECT_EQ(out.report.rails[0].rail, rail);
+    for (const NodeVerdict& v : out.report.nodes) {
+      if (v.node != fleet.names[node]) {
+        EXPECT_EQ(v.verdict, Verdict::kHealthy) << v.node << ": " << v.reason;
+      }
+    }
+    EXPECT_TRUE(out.report.AnyBad());
+  }
 }
 
 }  // namespace
