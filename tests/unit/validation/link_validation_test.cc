@@ -254,5 +254,34 @@ TEST(LinkValidationTest, ACableIsARailOfItsNodeOnlyAt64Nodes) {
   }
 }
 
+// Two faults at once (an uplink of rail 2, a cable on rail 6) and a routing
+// collision (rail 4) in one 64-node fleet: each named as what it is.
+TEST(LinkValidationTest, TwoFaultsAndACollisionAt64Nodes) {
+  FabricFleet fleet(64, 16, 4);
+  Options options = fleet.WithFabric();
+  const Outcome healthy = RunToEnd(fleet.Nodes(), options, fleet.Scripted());
+  const std::vector<std::string> pair = RoundsOf(healthy, TestKind::kPair).front().tests[9].nodes;
+  fleet.link_factor = {{fleet.Uplink("leaf-r2-01", "spine-r2-03"), 0.5},
+                       {fleet.index.CableOf(50, 6), 0.5}};
+  fleet.together[{{pair[0], pair[1]}, 4}] = 0.5;
+  const Outcome out = RunToEnd(fleet.Nodes(), options, fleet.Scripted());
+  ASSERT_EQ(out.error, "");
+  ASSERT_EQ(out.report.links.size(), 1u);
+  EXPECT_EQ(out.report.links[0].a.switch_name, "leaf-r2-01");
+  EXPECT_EQ(out.report.links[0].b.switch_name, "spine-r2-03");
+  ASSERT_EQ(out.report.rails.size(), 1u);
+  EXPECT_EQ(out.report.rails[0].node, fleet.names[50]);
+  EXPECT_EQ(out.report.rails[0].rail, 6);
+  ASSERT_EQ(out.report.paths.size(), 1u);
+  EXPECT_TRUE(out.report.paths[0].routing_collision);
+  EXPECT_EQ(std::set<std::string>({out.report.paths[0].a, out.report.paths[0].b}),
+            std::set<std::string>(pair.begin(), pair.end()));
+  for (const NodeVerdict& v : out.report.nodes) {
+    if (v.node != fleet.names[50]) {
+      EXPECT_EQ(v.verdict, Verdict::kHealthy) << v.node << ": " << v.reason;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace eb::validation::test
