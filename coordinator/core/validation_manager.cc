@@ -164,10 +164,10 @@ absl::StatusOr<std::string> ValidationManager::Start(
   absl::StatusOr<val::Options> options =
       val::OptionsFromSpec(spec, *baselines, FleetRunsNccl(registry_, spec.transport(), *nodes));
   if (!options.ok()) return options.status();
+  if (config_.fabric) options->fabric = {config_.fabric, &config_.fabric->fabric};  // aliasing
   absl::StatusOr<std::unique_ptr<val::Validation>> core =
       val::Validation::Create(*nodes, *std::move(options));
   if (!core.ok()) return core.status();
-
   auto v = std::make_unique<Running>();
   v->id = NewId();
   spec.clear_node_names();

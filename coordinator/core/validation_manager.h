@@ -48,7 +48,8 @@ struct ValidationManagerConfig {
   // file as used.
   std::string baselines_error;
   // The fabric of [topology] file (issue 31); null: none. With it round 1
-  // pairs nodes across leaves (NodeFromRecord).
+  // pairs nodes across leaves (NodeFromRecord), a slow pair of healthy
+  // nodes is followed by link rounds, and the report names links.
   std::shared_ptr<const topology::FabricSource> fabric;
 };
 

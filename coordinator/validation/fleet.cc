@@ -96,6 +96,9 @@ absl::Status ValidateInputs(const std::vector<Node>& nodes, const Options& optio
         absl::StrCat("tolerance: ", options.tolerance, " is outside (0, 0.5]"));
   }
   if (options.suites.empty()) return absl::InvalidArgumentError("suites: none selected");
+  if (options.max_link_rounds < 0) {
+    return absl::InvalidArgumentError("max_link_rounds: must not be negative");
+  }
   if (options.max_pair_rounds < 1) {
     return absl::InvalidArgumentError("max_pair_rounds: must be at least 1");
   }

@@ -6,11 +6,13 @@
 // fills these from the node registry and `ebctl validate`'s flags.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "coordinator/topology/fabric.h"
 #include "coordinator/validation/baselines.h"
 #include "coordinator/validation/graded_size.h"
 #include "ebnccl/v1/common.pb.h"
@@ -87,6 +89,14 @@ struct Options {
   // After the pairs, repeat pair tests of the healthy nodes (partners
   // rotating) while the runner says there is time (Validation::KeepSoaking).
   bool soak = false;
+  // The fabric of the coordinator's [topology] file (issue 31); null: none.
+  // With it (and split rails), a slow pair of healthy nodes is followed up
+  // by link rounds (link_rounds.h) and the report names links.
+  std::shared_ptr<const topology::Fabric> fabric;
+  // Link rounds after the pair rounds, at most. Group testing halves the
+  // candidates of a slow pair each round or better (a d-mod-k path has at
+  // most 4 uplinks and 2 cables: 3 rounds isolate one of 6, a 4th confirms).
+  int max_link_rounds = 4;
 };
 
 bool HasSuite(const Options& options, Suite suite);

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "coordinator/validation/link_verdicts.h"
 #include "coordinator/validation/node_verdicts.h"
 
 namespace eb::validation {
@@ -257,6 +258,7 @@ ValidationReport BuildReport(const ValidationState& s) {
   report.paths = LocalizedPathVerdicts(s, assessment.pairs);
   AddUnlocalizedPathVerdicts(s, assessment, report.paths);
   report.findings = Findings(s, assessment.no_trusted);
+  ApplyLinkVerdicts(s, report);
   return report;
 }
 

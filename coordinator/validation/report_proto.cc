@@ -13,6 +13,14 @@ namespace v1 = ebnccl::v1;
 
 namespace {
 
+void FillEnd(const LinkEnd& end, v1::LinkEnd& out) {
+  out.set_switch_name(end.switch_name);
+  out.set_switch_guid(end.switch_guid);
+  for (int port : end.ports) out.add_ports(port);
+  out.set_node_name(end.node);
+  out.set_hca(end.hca);
+}
+
 void FillEvidence(const Evidence& e, const TestIdOf& test_id_of, v1::ValidationEvidence& out) {
   if (e.test_id > 0) out.set_test_id(test_id_of(e.test_id));
   out.set_round(e.round);
@@ -51,6 +59,10 @@ std::string ValidationSummary(const ValidationReport& report) {
     absl::StrAppend(&summary, "; ",
                     spec::Counted(static_cast<int64_t>(report.rails.size()), "bad rail"));
   }
+  if (!report.links.empty()) {
+    absl::StrAppend(&summary, "; ",
+                    spec::Counted(static_cast<int64_t>(report.links.size()), "bad link"));
+  }
   return summary;
 }
 
@@ -59,6 +71,7 @@ void FillVerdicts(const ValidationReport& report, const TestIdOf& test_id_of,
   out.clear_nodes();
   out.clear_paths();
   out.clear_rails();
+  out.clear_links();
   out.clear_findings();
   for (const NodeVerdict& node : report.nodes) {
     v1::NodeVerdict& n = *out.add_nodes();
@@ -78,6 +91,7 @@ void FillVerdicts(const ValidationReport& report, const TestIdOf& test_id_of,
     p.set_confidence(ToWire(path.confidence));
     p.set_reason(path.reason);
     for (int rail : path.rails) p.add_rails(rail);
+    p.set_routing_collision(path.routing_collision);
     for (const Evidence& e : path.evidence) FillEvidence(e, test_id_of, *p.add_evidence());
   }
   for (const RailVerdict& rail : report.rails) {
@@ -87,6 +101,18 @@ void FillVerdicts(const ValidationReport& report, const TestIdOf& test_id_of,
     r.set_verdict(ToWire(rail.verdict));
     r.set_confidence(ToWire(rail.confidence));
     r.set_reason(rail.reason);
+  }
+  for (const LinkVerdict& link : report.links) {
+    v1::LinkVerdict& l = *out.add_links();
+    FillEnd(link.a, *l.mutable_end_a());
+    FillEnd(link.b, *l.mutable_end_b());
+    l.set_rail(link.rail);
+    l.set_verdict(ToWire(link.verdict));
+    l.set_confidence(ToWire(link.confidence));
+    l.set_reason(link.reason);
+    l.set_busbw_ratio(link.ratio);
+    for (const std::string& other : link.inseparable_from) l.add_inseparable_from(other);
+    for (const Evidence& e : link.evidence) FillEvidence(e, test_id_of, *l.add_evidence());
   }
   for (const Finding& finding : report.findings) {
     v1::ValidationFinding& f = *out.add_findings();

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "coordinator/validation/intra_inference.h"
+#include "coordinator/validation/link_rounds.h"
 #include "coordinator/validation/pair_inference.h"
 #include "coordinator/validation/report_builder.h"
 
@@ -30,6 +31,11 @@ Validation::Validation(std::vector<Node> nodes, Options options) : grader_(nodes
   state_.in_pairs.assign(n, false);
   state_.not_paired_reason.assign(n, "");
   partner_uses_.assign(n, 0);
+  if (state_.options.fabric != nullptr) {
+    std::vector<std::string> names;
+    for (const Node& node : state_.nodes) names.push_back(node.name);
+    state_.fabric = std::make_shared<const topology::FabricIndex>(*state_.options.fabric, names);
+  }
   for (int i = 0; i < n; ++i) {
     if (!state_.nodes[i].reachable) {
       state_.lost[i] = true;
@@ -125,7 +131,7 @@ bool Validation::PlanPairs(Round& round) {
   if (!state_.pairs_started) StartPairs();
   if (state_.pairs_too_few) return false;
   round.kind = TestKind::kPair;
-  round.suite_round = pair_rounds_ + 1;
+  round.suite_round = pair_rounds_ + state_.link_rounds + 1;
   std::vector<std::string> names;
   for (const Node& node : state_.nodes) names.push_back(node.name);
 
@@ -166,6 +172,28 @@ bool Validation::PlanPairs(Round& round) {
   }
   if (round.tests.empty()) return false;
   ++pair_rounds_;
+  return true;
+}
+
+// A link round (link_rounds.h): only with a topology and rail results.
+bool Validation::PlanLinks(Round& round) {
+  if (state_.fabric == nullptr || !state_.options.split_rails || !state_.pairs_started ||
+      state_.pairs_too_few || !HasSuite(state_.options, Suite::kPairs)) {
+    return false;
+  }
+  const LinkFollowUp next = PlanLinkFollowUp(state_);
+  state_.link_plan = next.plan;
+  if (next.pairs.empty()) return false;
+  if (state_.link_rounds >= state_.options.max_link_rounds) {
+    state_.link_round_limit = true;
+    return false;
+  }
+  round.kind = TestKind::kPair;
+  round.suite_round = pair_rounds_ + state_.link_rounds + 1;
+  for (const topology::LinkPlannedPair& p : next.pairs) {
+    AddTest(round, TestKind::kPair, {p.a, p.b}, absl::StrCat("link round: ", p.purpose));
+  }
+  ++state_.link_rounds;  // not a pair round: max_pair_rounds bounds the node localizer's
   return true;
 }
 
@@ -240,6 +268,11 @@ absl::StatusOr<Round> Validation::NextRound() {
         break;
       case Stage::kPairs:
         planned = PlanPairs(round);
+        break;
+      case Stage::kLinks:
+        // The node localizer's re-tests that a link round's results ask for
+        // come first.
+        planned = PlanPairs(round) || PlanLinks(round);
         break;
       case Stage::kSoak:
         // Re-tests of what the last repeat found slow come first.

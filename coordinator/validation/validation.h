@@ -14,7 +14,8 @@
 //   ValidationReport report = v->Report();                // exit 7 if AnyBad()
 //
 // Suites run in order: preflight (no rounds), intra (every node at once, then
-// re-tests of slow nodes), pairs (adaptive or all-pairs), fleet (one test).
+// re-tests of slow nodes), pairs (adaptive or all-pairs), with a topology
+// the link rounds (link_rounds.h), fleet (one test).
 // Record every test of a round before asking for the next round.
 
 #include <cstdint>
@@ -65,11 +66,12 @@ class Validation {
   bool done() const { return state_.done; }
 
  private:
-  enum class Stage { kIntra, kPairs, kSoak, kFleet, kDone };
+  enum class Stage { kIntra, kPairs, kLinks, kSoak, kFleet, kDone };
 
   Validation(std::vector<Node> nodes, Options options);
   bool PlanIntra(Round& round);
   bool PlanPairs(Round& round);
+  bool PlanLinks(Round& round);
   bool PlanSoak(Round& round);
   bool PlanFleet(Round& round);
   void StartPairs();

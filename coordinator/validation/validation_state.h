@@ -4,9 +4,12 @@
 // the report is built (report_builder.h) and the next round planned
 // (validation.cc). Nodes are indices into `nodes` (input order).
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "coordinator/topology/link_localization.h"
+#include "coordinator/topology/paths.h"
 #include "coordinator/validation/fleet.h"
 #include "coordinator/validation/observation.h"
 #include "coordinator/validation/preflight.h"
@@ -35,6 +38,13 @@ struct ValidationState {
   // (cancelled, its deadline, a restart).
   std::string stopped_reason;
   std::vector<Finding> findings;  // raised while running (fleet suite)
+
+  // Options::fabric indexed by the fleet's nodes (issue 31); null: none.
+  std::shared_ptr<const topology::FabricIndex> fabric;
+  int link_rounds = 0;
+  bool link_round_limit = false;  // stopped with links still to tell apart
+  // The last link plan (its inseparable sets name what no pair can tell).
+  topology::LinkPlan link_plan;
 
   bool Fit(int i) const { return preflight.empty() || preflight[i].fit; }
   int size() const { return static_cast<int>(nodes.size()); }

@@ -60,6 +60,9 @@ bool ValidationReport::AnyBad() const {
   for (const RailVerdict& r : rails) {
     if (Bad(r.verdict)) return true;
   }
+  for (const LinkVerdict& l : links) {
+    if (Bad(l.verdict)) return true;
+  }
   for (const Finding& f : findings) {
     if (f.bad) return true;
   }

@@ -79,6 +79,9 @@ struct PathVerdict {
   Confidence confidence = Confidence::kSuspect;
   std::string reason;
   std::vector<int> rails;  // rails slow in both observations (empty: all)
+  // The two flows together on one link of a path that is fine in other
+  // pairs (link_verdicts.h), not a link's fault.
+  bool routing_collision = false;
   std::vector<Evidence> evidence;
 };
 
@@ -88,6 +91,33 @@ struct RailVerdict {
   Verdict verdict = Verdict::kDegraded;
   Confidence confidence = Confidence::kSuspect;
   std::string reason;
+};
+
+// One end of a link: a switch and its port(s) (several for parallel
+// cables between the same two switches), or a node's HCA for a node-side
+// cable.
+struct LinkEnd {
+  std::string switch_name;  // "" for a node's end
+  std::string switch_guid;  // "" when the topology gave none
+  std::vector<int> ports;
+  std::string node;  // a node's end: its name and HCA
+  std::string hca;
+};
+
+// A leaf-spine link that slows the pair tests crossing it (issue 31): the
+// localization over links (coordinator/topology) named it. A node-side
+// cable is a RailVerdict instead (one rail of one node).
+struct LinkVerdict {
+  LinkEnd a, b;  // the leaf, then the spine
+  int rail = 0;
+  Verdict verdict = Verdict::kDegraded;
+  Confidence confidence = Confidence::kSuspect;
+  std::string reason;
+  double ratio = 1;  // the lowest measured / expected of its slow tests
+  // Other links no pair test can tell this one apart from (one of them is
+  // bad), as "leaf-3 port 17 - spine-2 port 4"; empty when named exactly.
+  std::vector<std::string> inseparable_from;
+  std::vector<Evidence> evidence;
 };
 
 enum class FindingKind {
@@ -135,13 +165,14 @@ struct ValidationReport {
   std::vector<NodeVerdict> nodes;  // input order
   std::vector<PathVerdict> paths;
   std::vector<RailVerdict> rails;
+  std::vector<LinkVerdict> links;
   std::vector<Finding> findings;
   std::vector<RoundSummary> rounds;
   int intra_rounds = 0, intra_tests = 0;
   int pair_rounds = 0, pair_tests = 0;
   int fleet_tests = 0;
 
-  // Exit 7: any node, path or rail degraded or failed, or a bad finding.
+  // Exit 7: any node, path, rail or link degraded or failed, or a bad finding.
   bool AnyBad() const;
   const NodeVerdict* Find(const std::string& node) const;
 };

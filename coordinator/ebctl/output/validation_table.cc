@@ -38,6 +38,38 @@ std::string TestLine(const v1::ValidationTest& test) {
   return line;
 }
 
+namespace {
+
+// "leaf-r3-00 (0x7cfe...) port 5,6" or "node0007 mlx5_3".
+std::string EndText(const v1::LinkEnd& end) {
+  if (end.switch_name().empty()) return absl::StrCat(end.node_name(), " ", end.hca());
+  std::string out = end.switch_name();
+  if (!end.switch_guid().empty()) absl::StrAppend(&out, " (", end.switch_guid(), ")");
+  if (!end.ports().empty()) absl::StrAppend(&out, " port ", absl::StrJoin(end.ports(), ","));
+  return out;
+}
+
+// Bad fabric links (issue 31), one line each, then their evidence.
+void AppendLinks(const v1::ValidationReport& report, std::string& out) {
+  if (report.links().empty()) return;
+  absl::StrAppend(&out, "\nbad links:\n");
+  for (const v1::LinkVerdict& l : report.links()) {
+    absl::StrAppendFormat(&out, "  %s <-> %s (rail %d): %s (%s), %.0f%% of expected: %s\n",
+                          EndText(l.end_a()), EndText(l.end_b()), l.rail(),
+                          spec::WireName(l.verdict()), spec::WireName(l.confidence()),
+                          100 * l.busbw_ratio(), l.reason());
+    if (!l.inseparable_from().empty()) {
+      absl::StrAppend(&out, "      or (no pair test can tell them apart): ",
+                      absl::StrJoin(l.inseparable_from(), "; "), "\n");
+    }
+    for (const v1::ValidationEvidence& e : l.evidence()) {
+      absl::StrAppend(&out, "      ", e.text(), "\n");
+    }
+  }
+}
+
+}  // namespace
+
 std::string ValidationTable(const v1::ValidationReport& raw) {
   const v1::ValidationReport report = PrintableCopy(raw);
   std::string out = absl::StrFormat("validation %s: %s\n\n", report.validation_id(),
@@ -72,6 +104,7 @@ std::string ValidationTable(const v1::ValidationReport& raw) {
                             r.reason());
     }
   }
+  AppendLinks(report, out);
   if (!report.skipped().empty()) {
     absl::StrAppend(&out, "\nleft out (the scheduler holds them; not tested):\n");
     for (const v1::SkippedNode& skipped : report.skipped()) {

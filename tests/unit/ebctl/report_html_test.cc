@@ -149,6 +149,24 @@ TEST(RenderReportHtmlTest, HostileValidationStaysData) {
   }
 }
 
+// Issue 31: a blamed link is the page's data (a hostile switch name stays
+// text), and the validation page draws it in its own table.
+TEST(RenderReportHtmlTest, BlamedLinkIsDataWithItsOwnTable) {
+  v1::ValidationReport report = HostileValidation();
+  v1::LinkVerdict& link = *report.add_links();
+  link.mutable_end_a()->set_switch_name("leaf</script><b>");
+  link.mutable_end_a()->add_ports(6);
+  link.mutable_end_b()->set_switch_name("spine-r3-01");
+  link.set_busbw_ratio(0.5);
+  const nlohmann::json data = ValidationPageData(report, nullptr, "2026-12-02T00:00:00Z", "1.2.3");
+  const std::string page = RenderReportHtml("ebnccl validation", data);
+  ExpectOnlyThePagesScripts(page);
+  const nlohmann::json back = nlohmann::json::parse(DataBlock(page));
+  EXPECT_EQ(back["report"]["links"][0]["end_a"]["switch_name"], "leaf</script><b>");
+  EXPECT_EQ(back["report"]["links"][0]["busbw_ratio"], 0.5);
+  EXPECT_THAT(std::string(ReportJs()), HasSubstr("section(main, 'Bad links', 'links')"));
+}
+
 TEST(RenderReportHtmlTest, InlinesChartJsAndThePagesScriptAndStyles) {
   const std::string page = RenderReportHtml("t", TestPageData(HostileTest(), "now", "1"));
   EXPECT_THAT(std::string(ChartJs()), HasSubstr("Chart.js v3"));

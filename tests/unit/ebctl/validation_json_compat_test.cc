@@ -54,6 +54,9 @@ nlohmann::json Expected() {
   expected["spec"]["soak_ms"] = 0;
   expected["skipped"] = nlohmann::json::array();
   expected["baselines_error"] = "";
+  // Issue 31: fabric links, and whether a bad path is a routing collision.
+  expected["links"] = nlohmann::json::array();
+  for (auto& path : expected["paths"]) path["routing_collision"] = false;
   for (auto& round : expected["rounds"]) round["soak"] = false;
   for (auto& baseline : expected["baselines"]) {
     baseline["collective"] = "";

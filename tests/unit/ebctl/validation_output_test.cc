@@ -95,6 +95,59 @@ TEST(ValidationTableTest, NodesTheSchedulerHeldAreListedAsLeftOut) {
                         "  n4: slurm: holds a job (allocated)\n"));
 }
 
+// Issue 31: a blamed fabric link, as the coordinator writes it.
+v1::ValidationReport WithBadLink() {
+  v1::ValidationReport report = Report(v1::VALIDATION_STATE_DONE, v1::VERDICT_HEALTHY);
+  v1::LinkVerdict& link = *report.add_links();
+  link.mutable_end_a()->set_switch_name("leaf-r3-00");
+  link.mutable_end_a()->set_switch_guid("0x7cfe900300a5a2a0");
+  link.mutable_end_a()->add_ports(6);
+  link.mutable_end_b()->set_switch_name("spine-r3-01");
+  link.mutable_end_b()->add_ports(1);
+  link.set_rail(3);
+  link.set_verdict(v1::VERDICT_DEGRADED);
+  link.set_confidence(v1::CONFIDENCE_CONFIRMED);
+  link.set_busbw_ratio(0.5);
+  link.set_reason("uplink leaf-r3-00 - spine-r3-01 (ports 6-1): slow in 2 pair tests");
+  link.add_inseparable_from("uplink leaf-r3-01 - spine-r3-01 (ports 6-2)");
+  v1::ValidationEvidence& e = *link.add_evidence();
+  e.set_test_id("t-7");
+  e.set_rail(3);
+  e.set_text("round 1 pair with a, c: slow rails: 3");
+  report.set_any_bad(true);  // the core's AnyBad counts links
+  return report;
+}
+
+TEST(ValidationTableTest, BadLinksShowBothEndsTheRatioAndTheEvidence) {
+  const std::string table = ValidationTable(WithBadLink());
+  EXPECT_THAT(table, HasSubstr("bad links:\n"));
+  EXPECT_THAT(table, HasSubstr("leaf-r3-00 (0x7cfe900300a5a2a0) port 6 <-> spine-r3-01 port 1 "
+                               "(rail 3): degraded (confirmed), 50% of expected"));
+  EXPECT_THAT(table, HasSubstr("or (no pair test can tell them apart): uplink leaf-r3-01"));
+  EXPECT_THAT(table, HasSubstr("round 1 pair with a, c: slow rails: 3"));
+  EXPECT_THAT(ValidationTable(Report(v1::VALIDATION_STATE_DONE, v1::VERDICT_HEALTHY)),
+              Not(HasSubstr("bad links")));
+}
+
+TEST(ValidationJsonTest, LinksCarryTheirEndsRatioAndEvidenceAndExitSeven) {
+  const nlohmann::json doc = ValidationToJson(WithBadLink());
+  EXPECT_EQ(doc["exit_code"], 7);
+  const nlohmann::json& link = doc["links"][0];
+  EXPECT_EQ(link["end_a"]["switch_name"], "leaf-r3-00");
+  EXPECT_EQ(link["end_a"]["switch_guid"], "0x7cfe900300a5a2a0");
+  EXPECT_EQ(link["end_a"]["ports"], nlohmann::json::array({6}));
+  EXPECT_EQ(link["end_b"]["switch_name"], "spine-r3-01");
+  EXPECT_EQ(link["end_b"]["node_name"], "");
+  EXPECT_EQ(link["rail"], 3);
+  EXPECT_EQ(link["verdict"], "degraded");
+  EXPECT_EQ(link["confidence"], "confirmed");
+  EXPECT_EQ(link["busbw_ratio"], 0.5);
+  EXPECT_EQ(link["inseparable_from"].size(), 1u);
+  EXPECT_EQ(link["evidence"][0]["test_id"], "t-7");
+  EXPECT_EQ(ValidationToJson(Report(v1::VALIDATION_STATE_DONE, v1::VERDICT_HEALTHY))["links"],
+            nlohmann::json::array());
+}
+
 TEST(ValidationJsonTest, SchemaStateWordsAndNumbers) {
   const nlohmann::json doc =
       ValidationToJson(Report(v1::VALIDATION_STATE_DONE, v1::VERDICT_DEGRADED));

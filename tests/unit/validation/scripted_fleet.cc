@@ -80,6 +80,9 @@ TestResult ScriptedFleet::Measure(const Round& round, const PlannedTest& test) {
       auto it = script_.rail.find({node, r});
       if (it != script_.rail.end()) f = std::min(f, it->second);
     }
+    if (test.kind == TestKind::kPair && script_.fabric) {
+      f = std::min(f, script_.fabric(test.nodes[0], test.nodes[1], r));
+    }
     rails.push_back({r, script_.rail_gbps * f * wobble});
     sum += rails.back().busbw_gbps;
   }

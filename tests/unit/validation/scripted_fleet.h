@@ -5,6 +5,7 @@
 // with a small deterministic wobble instead of random noise, and a driver
 // that runs a Validation to the end, keeping every round.
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -43,6 +44,9 @@ struct Script {
   // that repeat and every test after it (a link that turns bad mid-soak).
   int soak_repeats = 0;
   std::map<std::string, int> slow_from_soak_repeat;
+  // The fabric's factor on one rail of a pair test (issue 31: a slow link
+  // on the pair's path); null: 1.
+  std::function<double(const std::string& a, const std::string& b, int rail)> fabric;
 };
 
 class ScriptedFleet {

@@ -109,8 +109,9 @@
     R.renderPairMatrix(main, r, nodes, tests);
     R.renderRailMatrix(main, r, nodes);
     renderPaths(main, r);
+    renderLinks(main, r);
     renderRounds(main, r, rounds);
-    otherFields(main, r, ['schema', 'schema_version', 'validation_id', 'spec', 'state', 'nodes', 'paths', 'rails',
+    otherFields(main, r, ['schema', 'schema_version', 'validation_id', 'spec', 'state', 'nodes', 'paths', 'rails', 'links',
       'findings', 'rounds', 'baselines', 'baselines_origin', 'baselines_error', 'summary', 'any_bad', 'start_time_unix_ms',
       'end_time_unix_ms', 'started_by', 'exit_code'], 'Other fields of the report (newer than this page)');
   }
@@ -225,6 +226,28 @@
     var s = section(main, 'Bad paths', 'paths');
     s.appendChild(table(['node a', 'node b', 'verdict', 'confidence', 'rails', 'reason'], paths.map(function (p) {
       return [str(p.node_a), str(p.node_b), chip(p.verdict), str(p.confidence), arr(p.rails).map(str).join(',') || 'all', str(p.reason)];
+    })));
+  }
+
+  // "leaf-r3-00 (0x7cfe...) port 5" or "node0007 mlx5_3".
+  function linkEnd(e) {
+    e = obj(e);
+    if (!str(e.switch_name)) return str(e.node_name) + ' ' + str(e.hca);
+    return str(e.switch_name) + (str(e.switch_guid) ? ' (' + str(e.switch_guid) + ')' : '') +
+      (arr(e.ports).length ? ' port ' + arr(e.ports).map(str).join(',') : '');
+  }
+
+  // The blamed fabric links (issue 31): both ends, how much slower, the tests.
+  function renderLinks(main, r) {
+    var links = arr(r.links).map(obj);
+    if (!links.length) return;
+    var s = section(main, 'Bad links', 'links');
+    note(s, 'Fabric links that the pair tests crossing them blame; "or" names links no pair test can tell apart.');
+    s.appendChild(table(['end a', 'end b', 'rail', 'verdict', 'confidence', 'busbw', 'tests', 'reason'], links.map(function (l) {
+      var others = arr(l.inseparable_from).map(str);
+      return [linkEnd(l.end_a), linkEnd(l.end_b), str(l.rail), chip(l.verdict), str(l.confidence), pct(l.busbw_ratio),
+        arr(l.evidence).map(function (e) { return str(obj(e).test_id); }).join(', '),
+        str(l.reason) + (others.length ? '; or: ' + others.join('; ') : '')];
     })));
   }
 
