@@ -337,6 +337,9 @@ CoordinatorServer::CoordinatorServer(const CoordinatorConfig& config,
       sentinel_->OnValidationFinished(report.validation_id(), spec::WireName(report.state()));
   });
   audit_ = std::make_unique<AuditLog>(loop_, common::RealClock::Get(), *audit_history_);
+  if (config_.tls.enabled()) {
+    handshake_audit_ = std::make_unique<HandshakeAudit>(*audit_, common::RealClock::Get());
+  }
   // The roles were checked when the config was read.
   absl::StatusOr<std::map<std::string, Role>> roles = ParseRoleMap(config_.tls_roles);
   authz_ = std::make_unique<Authorizer>(

@@ -255,6 +255,20 @@ TEST_F(TlsTest, ClientsWithoutAValidCertificateAreRefused) {
   grpc::Status status = session->Finish();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED) << status.error_message();
   EXPECT_THAT(status.error_message(), HasSubstr("needs an agent certificate"));
+  // P2-6.2: the refused handshakes are audited (HandshakeAudit), at most
+  // one row a minute per reason: plaintext ("wrong version number"), the
+  // other CA and the expired certificate ("certificate verify failed"),
+  // whatever ebctl retried. gRPC does not say from which peer.
+  int handshakes = 0;
+  for (const json& entry : Audit()) {
+    if (entry["method"] == "TlsHandshake") {
+      ++handshakes;
+      EXPECT_EQ(entry["outcome"], "UNAUTHENTICATED") << entry.dump();
+      EXPECT_THAT(entry["message"].get<std::string>(), HasSubstr("TLS handshake failed: "));
+    }
+  }
+  EXPECT_GE(handshakes, 1);
+  EXPECT_LE(handshakes, 3);
 }
 
 TEST_F(TlsTest, AgentWithACertificateForAnotherNameIsRefused) {
