@@ -167,10 +167,17 @@ TEST_F(TlsTest, RolesRunTestsOverMutualTlsAndTheAuditLogHoldsEachCall) {
   EXPECT_TRUE(Contains(audit, "host0", "Register", "OK", "node_name=host0")) << audit.dump(1);
   EXPECT_TRUE(Contains(audit, "host1", "Register", "OK", "node_name=host1"));
   EXPECT_TRUE(Contains(audit, "alice", "RunTest", "OK", test_id));
-  EXPECT_TRUE(Contains(audit, "vera", "RunTest", "PERMISSION_DENIED"));
+  // A refused RunTest names the nodes it asked for (P2-6.2: it did not).
+  EXPECT_TRUE(Contains(audit, "vera", "RunTest", "PERMISSION_DENIED", "nodes="));
   EXPECT_TRUE(Contains(audit, "vera", "CancelTest", "PERMISSION_DENIED", test_id));
-  for (const json& entry : audit)
-    EXPECT_NE(entry["method"], "ListNodes") << "reads are not audited";
+  // Refused reads are audited too (issue 32, item 10); accepted reads are not.
+  EXPECT_TRUE(Contains(audit, "vera", "ListAudit", "PERMISSION_DENIED"));
+  EXPECT_TRUE(Contains(audit, "host0", "ListNodes", "PERMISSION_DENIED"));
+  for (const json& entry : audit) {
+    if (entry["method"] == "ListNodes" || entry["method"] == "GetTest") {
+      EXPECT_EQ(entry["outcome"], "PERMISSION_DENIED") << "accepted reads are not audited";
+    }
+  }
 }
 
 TEST_F(TlsTest, OperatorCancelsOnlyItsOwnTestAndRendezvousIsForItsNodes) {
