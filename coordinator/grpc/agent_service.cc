@@ -278,12 +278,43 @@ void AgentServiceImpl::CutOff(uint64_t session_id, const absl::Status& exceeded,
   registry_.SessionClosed(session_id, absl::StrCat("its agent was cut off: ", exceeded.message()));
 }
 
+absl::Status AgentServiceImpl::ChargeRendezvous(const Caller& caller, const char* method) {
+  if (!authz_.tls()) return absl::OkStatus();
+  absl::Status charged;
+  bool report = false;
+  {
+    absl::MutexLock lock(&rendezvous_mu_);
+    charged = rendezvous_budget_.Charge(caller.identity, clock_.Now());
+    if (!charged.ok()) report = rendezvous_refusals_.Count(caller.identity);
+  }
+  if (report) {
+    executor_.Post([this, caller, charged, method] {
+      audit_.Record(caller, method, "", charged);
+      CutOffNodeOf(caller, charged);
+    });
+  }
+  return charged;
+}
+
+void AgentServiceImpl::CutOffNodeOf(const Caller& caller, const absl::Status& exceeded) {
+  for (const std::string& name : caller.dns_names) {
+    const NodeRecord* node = registry_.Find(name);
+    if (node == nullptr || node->state == v1::NODE_STATE_LOST || node->channel == nullptr) continue;
+    // Copied: losing the node resets its channel.
+    const std::shared_ptr<AgentChannel> channel = node->channel;
+    CutOff(node->session_id, exceeded, channel, caller);
+  }
+}
+
 grpc::ServerUnaryReactor* AgentServiceImpl::RendezvousSet(grpc::CallbackServerContext* context,
                                                           const v1::RendezvousSetRequest* request,
                                                           v1::RendezvousSetReply* /*reply*/) {
   Caller caller;
   if (auto refused = authz_.Check(*context, Role::kAgent, "RendezvousSet", "", &caller)) {
     return RefuseUnary(context, *refused);
+  }
+  if (absl::Status charged = ChargeRendezvous(caller, "RendezvousSet"); !charged.ok()) {
+    return RefuseUnary(context, charged);
   }
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   executor_.Post([this, reactor, request, caller = std::move(caller)] {
@@ -337,6 +368,9 @@ grpc::ServerUnaryReactor* AgentServiceImpl::RendezvousWait(grpc::CallbackServerC
   Caller caller;
   if (auto refused = authz_.Check(*context, Role::kAgent, "RendezvousWait", "", &caller)) {
     return RefuseUnary(context, *refused);
+  }
+  if (absl::Status charged = ChargeRendezvous(caller, "RendezvousWait"); !charged.ok()) {
+    return RefuseUnary(context, charged);
   }
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   executor_.Post([this, reactor, request, reply, caller = std::move(caller)] {

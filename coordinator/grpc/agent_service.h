@@ -11,12 +11,14 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 #include "common/exec/executor.h"
 #include "common/exec/latest_per_key_batch.h"
 #include "common/time/clock.h"
 #include "coordinator/config.h"
 #include "coordinator/core/budget/audit_rate_limit.h"
 #include "coordinator/core/budget/cut_offs.h"
+#include "coordinator/core/budget/rendezvous_budget.h"
 #include "coordinator/core/budget/session_budget.h"
 #include "coordinator/core/collective_tests/collective_test_manager.h"
 #include "coordinator/core/collective_tests/rendezvous_kv.h"
@@ -100,6 +102,16 @@ class AgentServiceImpl final : public ebnccl::v1::AgentService::CallbackService 
   void AuditRefusal(const Caller& caller, const char* method, const std::string& test_id,
                     const absl::Status& refused);
 
+  // Charges a rendezvous call of `caller` to its node (with TLS; without,
+  // callers cannot be told apart and nothing is charged). Over the budget:
+  // RESOURCE_EXHAUSTED, and at the 1st, 2nd, 4th... refusal of that node an
+  // audit row and its session cut off (CutOff) if it has one. On gRPC's
+  // threads, before anything is posted: a flood costs the loop O(log n).
+  absl::Status ChargeRendezvous(const Caller& caller, const char* method);
+  // Cuts off the live session of the node `caller`'s certificate names, if
+  // any. On the executor.
+  void CutOffNodeOf(const Caller& caller, const absl::Status& exceeded);
+
   // The session registered, or ended, before its register deadline. On the
   // executor.
   void StopAwaitingRegister(uint64_t session_id);
@@ -119,6 +131,10 @@ class AgentServiceImpl final : public ebnccl::v1::AgentService::CallbackService 
   // Sessions that ended before a valid register, audited at most once a
   // minute per peer host. On the executor.
   AuditRateLimit unregistered_ends_;
+  // Rendezvous calls per node and their refusals, on gRPC's threads.
+  absl::Mutex rendezvous_mu_;
+  RendezvousBudget rendezvous_budget_ ABSL_GUARDED_BY(rendezvous_mu_);
+  RefusalCounter rendezvous_refusals_ ABSL_GUARDED_BY(rendezvous_mu_);
   common::LatestPerKeyBatch<uint64_t, PendingHeartbeat> heartbeats_;
   std::atomic<uint64_t> next_session_id_{1};
   // Sessions open and not registered: counted on gRPC's threads when a

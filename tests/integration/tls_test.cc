@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/blocking_counter.h"
 #include "absl/time/clock.h"
 #include "common/rpc/channel.h"
 #include "common/rpc/tls.h"
@@ -225,6 +226,57 @@ TEST_F(TlsTest, OperatorCancelsOnlyItsOwnTestAndRendezvousIsForItsNodes) {
   const json audit = Audit();
   EXPECT_TRUE(Contains(audit, "bob", "CancelTest", "PERMISSION_DENIED", test_id));
   EXPECT_TRUE(Contains(audit, "alice", "CancelTest", "OK", test_id));
+}
+
+// Issue 32, item 1: a node's rendezvous calls are charged to it (8,192 at
+// once, 4,096 a second). A node that floods them with its own certificate
+// is refused RESOURCE_EXHAUSTED, audited, and its agent's session cut off
+// (the node is lost); the coordinator goes on answering the others.
+TEST_F(TlsTest, P2_4f2_ANodeFloodingRendezvousCallsIsCutOff) {
+  StartCoordinator();
+  StartAgent("host0");
+  StartAgent("host1");
+  auto stub = ebnccl::v1::AgentService::NewStub(
+      common::MakeChannel(cluster_.coordinator_address(), Node("host0")));
+  // Faster than the refill: rounds of 2,048 calls in flight at once (one
+  // after the other, a loaded machine made fewer than 4,096 a second).
+  ebnccl::v1::RendezvousSetRequest request;
+  request.set_test_id("no-such-test");
+  request.set_key("k");
+  request.set_value("v");
+  grpc::Status status;
+  int calls = 0;
+  constexpr int kInFlight = 2048;
+  while (calls < 40'000 && status.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED) {
+    std::vector<grpc::ClientContext> contexts(kInFlight);
+    std::vector<ebnccl::v1::RendezvousSetReply> replies(kInFlight);
+    std::vector<grpc::Status> statuses(kInFlight);
+    absl::BlockingCounter done(kInFlight);
+    for (int i = 0; i < kInFlight; ++i) {
+      common::SetTimeout(contexts[i], absl::Seconds(30));
+      stub->async()->RendezvousSet(&contexts[i], &request, &replies[i],
+                                   [&statuses, &done, i](grpc::Status s) {
+                                     statuses[i] = std::move(s);
+                                     done.DecrementCount();
+                                   });
+    }
+    done.Wait();
+    calls += kInFlight;
+    for (const grpc::Status& s : statuses) {
+      if (s.error_code() != grpc::StatusCode::PERMISSION_DENIED) status = s;
+    }
+  }
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
+  EXPECT_THAT(status.error_message(), HasSubstr("rendezvous budget: node host0 made more than"));
+  EXPECT_GE(calls, 8192);
+  const json audit = Audit();
+  EXPECT_TRUE(Contains(audit, "host0", "RendezvousSet", "RESOURCE_EXHAUSTED")) << audit.dump(1);
+  EXPECT_TRUE(Contains(audit, "host0", "Session", "RESOURCE_EXHAUSTED", "node_name=host0"));
+  CliResult nodes = As("root", {"nodes", "--json"});
+  ASSERT_EQ(nodes.exit_code, 0) << nodes.err;
+  for (const json& node : json::parse(nodes.out, nullptr, false)["nodes"]) {
+    EXPECT_EQ(node["state"] == "lost", node["name"] == "host0") << node.dump();
+  }
 }
 
 TEST_F(TlsTest, ClientsWithoutAValidCertificateAreRefused) {

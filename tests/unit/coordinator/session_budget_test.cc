@@ -9,6 +9,7 @@
 #include "absl/time/time.h"
 #include "coordinator/core/budget/audit_rate_limit.h"
 #include "coordinator/core/budget/cut_offs.h"
+#include "coordinator/core/budget/rendezvous_budget.h"
 #include "coordinator/core/budget/session_budget.h"
 #include "coordinator/core/budget/token_bucket.h"
 #include "gmock/gmock.h"
@@ -128,6 +129,27 @@ TEST(SessionBudgetTest, Issue32Item1_BytesHaveTheirOwnBudget) {
   EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(status.message(), HasSubstr("more than 4000 bytes at once, or 1000 a second"));
   EXPECT_THAT(status.message(), HasSubstr("3 messages of 3 messages or events and 5001 bytes"));
+}
+
+TEST(RendezvousBudgetTest, Issue32Item1_EachNodeHasItsOwnBucket) {
+  RendezvousBudget budget(RendezvousBudgetLimits{/*call_burst=*/4, /*calls_per_second=*/1});
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(budget.Charge("node-x", kBudgetStart).ok()) << i;
+  const absl::Status refused = budget.Charge("node-x", kBudgetStart);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(refused.message(),
+              HasSubstr("rendezvous budget: node node-x made more than 4 rendezvous calls at "
+                        "once, or 1 a second"));
+  EXPECT_TRUE(budget.Charge("node-y", kBudgetStart).ok());
+  EXPECT_TRUE(budget.Charge("node-x", kBudgetStart + absl::Seconds(1)).ok());
+}
+
+TEST(RendezvousBudgetTest, TheDefaultHoldsTheLargestNodesRendezvous) {
+  // 1,024 ranks, each setting its key and keeping 4 waits open, twice over.
+  RendezvousBudget budget;
+  for (int call = 0; call < 8 * 1024; ++call) {
+    ASSERT_TRUE(budget.Charge("big", kBudgetStart).ok()) << call;
+  }
+  EXPECT_FALSE(budget.Charge("big", kBudgetStart).ok());
 }
 
 TEST(CutOffsTest, Issue32Item1_RepeatedCutOffsRefuseRegistrationUntilTheWindowPasses) {
