@@ -15,8 +15,8 @@ namespace {
 
 constexpr absl::string_view kHandshakeFailed = "Handshake failed with fatal error ";
 
-absl::Mutex g_mu;
-HandshakeAudit* g_current ABSL_GUARDED_BY(g_mu) = nullptr;
+ABSL_CONST_INIT absl::Mutex g_mu(absl::kConstInit);
+ABSL_CONST_INIT HandshakeAudit* g_current ABSL_GUARDED_BY(g_mu) = nullptr;
 
 // Writes the line to stderr as gRPC's default function does (severity,
 // file:line, message), then offers it to the current HandshakeAudit. It
