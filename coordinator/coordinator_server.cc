@@ -337,6 +337,9 @@ CoordinatorServer::CoordinatorServer(const CoordinatorConfig& config,
       sentinel_->OnValidationFinished(report.validation_id(), spec::WireName(report.state()));
   });
   audit_ = std::make_unique<AuditLog>(loop_, common::RealClock::Get(), *audit_history_);
+  if (config_.tls.enabled()) {
+    handshake_audit_ = std::make_unique<HandshakeAudit>(*audit_, common::RealClock::Get());
+  }
   // The roles were checked when the config was read.
   absl::StatusOr<std::map<std::string, Role>> roles = ParseRoleMap(config_.tls_roles);
   authz_ = std::make_unique<Authorizer>(
@@ -359,8 +362,9 @@ CoordinatorServer::CoordinatorServer(const CoordinatorConfig& config,
   control_service_ = std::make_unique<ControlService>(loop_, *tests_, *registry_, logs_,
                                                       *validations_, *authz_, *audit_, insecure);
   control_service_->set_topology(config_.topology);
-  agent_service_ = std::make_unique<AgentServiceImpl>(loop_, *registry_, *tests_, rendezvous_,
-                                                      logs_, config_, *authz_, *audit_);
+  agent_service_ =
+      std::make_unique<AgentServiceImpl>(loop_, common::RealClock::Get(), *registry_, *tests_,
+                                         rendezvous_, logs_, config_, *authz_, *audit_);
 }
 
 absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(

@@ -24,6 +24,7 @@
 #include "coordinator/grpc/audit_log.h"
 #include "coordinator/grpc/authz.h"
 #include "coordinator/grpc/control_service.h"
+#include "coordinator/grpc/handshake_audit.h"
 #include "coordinator/history/audit_history.h"
 #include "coordinator/history/history_store.h"
 #include "coordinator/history/validation_history.h"
@@ -86,6 +87,8 @@ class CoordinatorServer {
   // Outlive the services, which check and record every call through them.
   std::unique_ptr<AuditHistory> audit_history_;
   std::unique_ptr<AuditLog> audit_;
+  // Failed TLS handshakes into audit_ (with TLS only); destroyed before it.
+  std::unique_ptr<HandshakeAudit> handshake_audit_;
   std::unique_ptr<Authorizer> authz_;
   std::unique_ptr<ControlService> control_service_;
   std::unique_ptr<AgentServiceImpl> agent_service_;

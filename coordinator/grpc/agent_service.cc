@@ -46,7 +46,8 @@ class SessionReactor final : public SessionBase {
         session_id_(session_id),
         outbox_(std::make_shared<SessionOutbox>(this)),
         channel_(std::make_shared<SessionChannel>(outbox_, caller.peer)),
-        caller_(std::make_shared<const Caller>(std::move(caller))) {
+        caller_(std::make_shared<const Caller>(std::move(caller))),
+        budget_(service.budget(), service.clock().Now()) {
     order_.Constructed();
     AgentServiceImpl& service_ref = service_;
     service_.executor().Post(
@@ -58,19 +59,32 @@ class SessionReactor final : public SessionBase {
 
   void OnReadDone(bool ok) override {
     auto reaction = order_.ReadDone();
+    AgentServiceImpl& service = service_;
     if (!ok) {
-      // The agent closed its side or the connection broke.
-      const uint64_t id = session_id_;
-      AgentServiceImpl& service = service_;
-      service_.executor().Post([&service, id] { service.HandleClosed(id); });
+      // The agent closed its side, the connection broke, or a message could
+      // not be parsed (gRPC ends the read the same way).
+      service_.executor().Post([&service, id = session_id_, channel = channel_, caller = caller_] {
+        service.HandleClosed(id, channel, *caller);
+      });
       outbox_->Finish(grpc::Status::OK);
+      return;
+    }
+    // Charged here, on gRPC's thread, before anything is posted: a flood
+    // over the budget never reaches the event loop, and once over, nothing
+    // more is read (what the node still sends stays in its socket buffers,
+    // not in the coordinator's memory).
+    absl::Status charged = budget_.Charge(SessionMessageItems(incoming_), incoming_.ByteSizeLong(),
+                                          service_.clock().Now());
+    if (!charged.ok()) {
+      service_.executor().Post(
+          [&service, id = session_id_, charged = std::move(charged), channel = channel_,
+           caller = caller_] { service.CutOff(id, charged, channel, *caller); });
       return;
     }
     if (incoming_.has_heartbeat()) {
       // Handled with the other sessions' heartbeats, a little later.
       service_.AddHeartbeat(session_id_, {incoming_, channel_, caller_});
     } else {
-      AgentServiceImpl& service = service_;
       service_.executor().Post(
           [&service, id = session_id_, message = incoming_, channel = channel_, caller = caller_] {
             service.HandleMessage(id, message, channel, *caller);
@@ -97,17 +111,20 @@ class SessionReactor final : public SessionBase {
   std::shared_ptr<SessionOutbox> outbox_;
   std::shared_ptr<AgentChannel> channel_;
   std::shared_ptr<const Caller> caller_;
+  SessionBudget budget_;  // on the reactor's reads, which gRPC serializes
   v1::AgentMessage incoming_;
   common::ReactorOrder order_;
 };
 
 }  // namespace
 
-AgentServiceImpl::AgentServiceImpl(common::Executor& executor, NodeRegistry& registry,
-                                   TestManager& tests, RendezvousKv& rendezvous, LogRequests& logs,
+AgentServiceImpl::AgentServiceImpl(common::Executor& executor, common::Clock& clock,
+                                   NodeRegistry& registry, TestManager& tests,
+                                   RendezvousKv& rendezvous, LogRequests& logs,
                                    const CoordinatorConfig& config, const Authorizer& authz,
-                                   AuditLog& audit)
+                                   AuditLog& audit, SessionBudgetLimits budget)
     : executor_(executor),
+      clock_(clock),
       registry_(registry),
       tests_(tests),
       rendezvous_(rendezvous),
@@ -115,6 +132,7 @@ AgentServiceImpl::AgentServiceImpl(common::Executor& executor, NodeRegistry& reg
       config_(config),
       authz_(authz),
       audit_(audit),
+      budget_(budget),
       heartbeats_(executor, config.heartbeat_period / 20,
                   [this](std::vector<std::pair<uint64_t, PendingHeartbeat>> batch) {
                     for (const auto& [session_id, heartbeat] : batch) {
@@ -189,11 +207,15 @@ void AgentServiceImpl::HandleMessage(uint64_t session_id, const v1::AgentMessage
                                      const Caller& caller) {
   if (message.has_register_()) {
     absl::Status status = CheckNodeName(authz_.tls(), caller, message.register_().node_name());
+    if (status.ok())
+      status = cut_offs_.CheckRegister(message.register_().node_name(), clock_.Now());
     if (status.ok()) status = registry_.Register(session_id, message.register_(), channel);
     audit_.Record(caller, "Register", "node_name=" + message.register_().node_name(), status);
     if (!status.ok()) {
       spdlog::warn("refused agent registration from {}: {}", channel->Peer(), status.ToString());
       channel->Close(status);
+      // Audited above: its end is not a second, unexplained refusal.
+      StopAwaitingRegister(session_id);
       return;
     }
     StopAwaitingRegister(session_id);
@@ -218,9 +240,70 @@ void AgentServiceImpl::HandleMessage(uint64_t session_id, const v1::AgentMessage
   }
 }
 
-void AgentServiceImpl::HandleClosed(uint64_t session_id) {
+void AgentServiceImpl::HandleClosed(uint64_t session_id,
+                                    const std::shared_ptr<AgentChannel>& channel,
+                                    const Caller& caller) {
+  if (register_deadlines_.contains(session_id)) {
+    // An agent registers first, always: a session that ends before it is a
+    // probe, or a register gRPC could not parse (a node name that is not
+    // valid UTF-8 never reaches our code). Audited at most once a minute
+    // per peer host, with the count left out (issue 32, item 10).
+    const std::string host = channel->Peer().substr(0, channel->Peer().rfind(':'));
+    if (std::optional<uint64_t> left_out = unregistered_ends_.Admit(host, clock_.Now())) {
+      audit_.Record(caller, "Session", "peer=" + channel->Peer(),
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "the session ended before a valid register message (a message that is not "
+                        "valid protobuf, such as a string that is not UTF-8, ends it so); ",
+                        *left_out, " more from ", host, " not audited since the last record")));
+    }
+  }
   StopAwaitingRegister(session_id);
   registry_.SessionClosed(session_id);
+}
+
+void AgentServiceImpl::CutOff(uint64_t session_id, const absl::Status& exceeded,
+                              const std::shared_ptr<AgentChannel>& channel, const Caller& caller) {
+  const NodeRecord* node = registry_.FindBySession(session_id);
+  const std::string node_name = node != nullptr ? node->name : "";
+  audit_.Record(caller, "Session",
+                absl::StrCat("node_name=", node_name.empty() ? "(not registered)" : node_name,
+                             " peer=", channel->Peer()),
+                exceeded);
+  spdlog::warn("node={} peer={}: cut off: {}", node_name, channel->Peer(), exceeded.ToString());
+  if (!node_name.empty()) cut_offs_.Record(node_name, clock_.Now());
+  // Closed first: the first status given to a session is the one its agent
+  // sees, and losing the node closes it too (UNAVAILABLE).
+  channel->Close(exceeded);
+  StopAwaitingRegister(session_id);
+  registry_.SessionClosed(session_id, absl::StrCat("its agent was cut off: ", exceeded.message()));
+}
+
+absl::Status AgentServiceImpl::ChargeRendezvous(const Caller& caller, const char* method) {
+  if (!authz_.tls()) return absl::OkStatus();
+  absl::Status charged;
+  bool report = false;
+  {
+    absl::MutexLock lock(&rendezvous_mu_);
+    charged = rendezvous_budget_.Charge(caller.identity, clock_.Now());
+    if (!charged.ok()) report = rendezvous_refusals_.Count(caller.identity);
+  }
+  if (report) {
+    executor_.Post([this, caller, charged, method] {
+      audit_.Record(caller, method, "", charged);
+      CutOffNodeOf(caller, charged);
+    });
+  }
+  return charged;
+}
+
+void AgentServiceImpl::CutOffNodeOf(const Caller& caller, const absl::Status& exceeded) {
+  for (const std::string& name : caller.dns_names) {
+    const NodeRecord* node = registry_.Find(name);
+    if (node == nullptr || node->state == v1::NODE_STATE_LOST || node->channel == nullptr) continue;
+    // Copied: losing the node resets its channel.
+    const std::shared_ptr<AgentChannel> channel = node->channel;
+    CutOff(node->session_id, exceeded, channel, caller);
+  }
 }
 
 grpc::ServerUnaryReactor* AgentServiceImpl::RendezvousSet(grpc::CallbackServerContext* context,
@@ -229,6 +312,9 @@ grpc::ServerUnaryReactor* AgentServiceImpl::RendezvousSet(grpc::CallbackServerCo
   Caller caller;
   if (auto refused = authz_.Check(*context, Role::kAgent, "RendezvousSet", "", &caller)) {
     return RefuseUnary(context, *refused);
+  }
+  if (absl::Status charged = ChargeRendezvous(caller, "RendezvousSet"); !charged.ok()) {
+    return RefuseUnary(context, charged);
   }
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   executor_.Post([this, reactor, request, caller = std::move(caller)] {
@@ -282,6 +368,9 @@ grpc::ServerUnaryReactor* AgentServiceImpl::RendezvousWait(grpc::CallbackServerC
   Caller caller;
   if (auto refused = authz_.Check(*context, Role::kAgent, "RendezvousWait", "", &caller)) {
     return RefuseUnary(context, *refused);
+  }
+  if (absl::Status charged = ChargeRendezvous(caller, "RendezvousWait"); !charged.ok()) {
+    return RefuseUnary(context, charged);
   }
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   executor_.Post([this, reactor, request, reply, caller = std::move(caller)] {

@@ -11,9 +11,15 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 #include "common/exec/executor.h"
 #include "common/exec/latest_per_key_batch.h"
+#include "common/time/clock.h"
 #include "coordinator/config.h"
+#include "coordinator/core/budget/audit_rate_limit.h"
+#include "coordinator/core/budget/cut_offs.h"
+#include "coordinator/core/budget/rendezvous_budget.h"
+#include "coordinator/core/budget/session_budget.h"
 #include "coordinator/core/collective_tests/collective_test_manager.h"
 #include "coordinator/core/collective_tests/rendezvous_kv.h"
 #include "coordinator/core/nodes/log_requests.h"
@@ -30,9 +36,11 @@ class AgentServiceImpl final : public ebnccl::v1::AgentService::CallbackService 
   // All references must outlive the service; they are used on `executor`.
   // `authz` admits agent certificates only (with TLS); a registration must
   // name a node of the certificate. Registrations are recorded in `audit`.
-  AgentServiceImpl(common::Executor& executor, NodeRegistry& registry, TestManager& tests,
-                   RendezvousKv& rendezvous, LogRequests& logs, const CoordinatorConfig& config,
-                   const Authorizer& authz, AuditLog& audit);
+  // Each session is charged against `budget` (session_budget.h) at `clock`.
+  AgentServiceImpl(common::Executor& executor, common::Clock& clock, NodeRegistry& registry,
+                   TestManager& tests, RendezvousKv& rendezvous, LogRequests& logs,
+                   const CoordinatorConfig& config, const Authorizer& authz, AuditLog& audit,
+                   SessionBudgetLimits budget = {});
 
   grpc::ServerBidiReactor<ebnccl::v1::AgentMessage, ebnccl::v1::CoordinatorMessage>* Session(
       grpc::CallbackServerContext* context) override;
@@ -47,7 +55,17 @@ class AgentServiceImpl final : public ebnccl::v1::AgentService::CallbackService 
   // executor. Public for the session reactor.
   void HandleMessage(uint64_t session_id, const ebnccl::v1::AgentMessage& message,
                      const std::shared_ptr<AgentChannel>& channel, const Caller& caller);
-  void HandleClosed(uint64_t session_id);
+  // The session's stream ended (the agent closed it, or the connection
+  // broke, or a message could not be parsed). On the executor.
+  void HandleClosed(uint64_t session_id, const std::shared_ptr<AgentChannel>& channel,
+                    const Caller& caller);
+  // The session went over its budget (`exceeded`, RESOURCE_EXHAUSTED): it is
+  // ended with that status and audited naming its node and peer; its node
+  // is lost with that reason, so its running tests fail naming it (an
+  // infrastructure failure, FAILURE_KIND_NODE_LOST), and the others go on.
+  // The reactor reads nothing more of it. On the executor.
+  void CutOff(uint64_t session_id, const absl::Status& exceeded,
+              const std::shared_ptr<AgentChannel>& channel, const Caller& caller);
 
   // A heartbeat of a session, handled (as HandleMessage) with the others
   // that arrive within 1/20 of the heartbeat period: one turn of the
@@ -63,6 +81,8 @@ class AgentServiceImpl final : public ebnccl::v1::AgentService::CallbackService 
   void AddHeartbeat(uint64_t session_id, PendingHeartbeat heartbeat);
 
   common::Executor& executor() { return executor_; }
+  common::Clock& clock() { return clock_; }
+  const SessionBudgetLimits& budget() const { return budget_; }
 
   // A session must register within the time a registered node may stay
   // silent (heartbeat period x miss limit): otherwise it is ended with
@@ -82,11 +102,22 @@ class AgentServiceImpl final : public ebnccl::v1::AgentService::CallbackService 
   void AuditRefusal(const Caller& caller, const char* method, const std::string& test_id,
                     const absl::Status& refused);
 
+  // Charges a rendezvous call of `caller` to its node (with TLS; without,
+  // callers cannot be told apart and nothing is charged). Over the budget:
+  // RESOURCE_EXHAUSTED, and at the 1st, 2nd, 4th... refusal of that node an
+  // audit row and its session cut off (CutOff) if it has one. On gRPC's
+  // threads, before anything is posted: a flood costs the loop O(log n).
+  absl::Status ChargeRendezvous(const Caller& caller, const char* method);
+  // Cuts off the live session of the node `caller`'s certificate names, if
+  // any. On the executor.
+  void CutOffNodeOf(const Caller& caller, const absl::Status& exceeded);
+
   // The session registered, or ended, before its register deadline. On the
   // executor.
   void StopAwaitingRegister(uint64_t session_id);
 
   common::Executor& executor_;
+  common::Clock& clock_;
   NodeRegistry& registry_;
   TestManager& tests_;
   RendezvousKv& rendezvous_;
@@ -95,6 +126,15 @@ class AgentServiceImpl final : public ebnccl::v1::AgentService::CallbackService 
   const Authorizer& authz_;
   AuditLog& audit_;
   RefusalCounter refusals_;  // on the executor
+  const SessionBudgetLimits budget_;
+  CutOffs cut_offs_;  // on the executor
+  // Sessions that ended before a valid register, audited at most once a
+  // minute per peer host. On the executor.
+  AuditRateLimit unregistered_ends_;
+  // Rendezvous calls per node and their refusals, on gRPC's threads.
+  absl::Mutex rendezvous_mu_;
+  RendezvousBudget rendezvous_budget_ ABSL_GUARDED_BY(rendezvous_mu_);
+  RefusalCounter rendezvous_refusals_ ABSL_GUARDED_BY(rendezvous_mu_);
   common::LatestPerKeyBatch<uint64_t, PendingHeartbeat> heartbeats_;
   std::atomic<uint64_t> next_session_id_{1};
   // Sessions open and not registered: counted on gRPC's threads when a

@@ -109,7 +109,12 @@ std::optional<absl::Status> Authorizer::Check(const grpc::ServerContextBase& con
   // Plaintext (loopback, or --insecure): everyone may do everything.
   if (tls_ && !Allows(who, needed)) {
     refused = NeedsRole(who, needed, method);
-    if (audit_ != nullptr && IsMutating(method)) {
+    bool audited = IsMutating(method);
+    if (!audited && audit_ != nullptr) {
+      absl::MutexLock lock(&mu_);
+      audited = refused_reads_.Count(absl::StrCat(who.identity, " ", method));
+    }
+    if (audit_ != nullptr && audited) {
       audit_->Record(who, std::string(method), target, *refused);
     }
   }

@@ -23,6 +23,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "coordinator/core/refusal_counter.h"
 #include "coordinator/core/roles.h"
 #include "coordinator/grpc/audit_log.h"
 #include "grpcpp/server_context.h"
@@ -71,9 +73,12 @@ class Authorizer {
 
   // The caller of this call.
   Caller Identify(const grpc::ServerContextBase& context) const;
-  // nullopt when the caller has `needed`; else the refusal, audited for the
-  // mutating methods with `target` (e.g. "test_id=t-..."). `caller`, when
-  // given, receives the caller either way.
+  // nullopt when the caller has `needed`; else the refusal, audited with
+  // `target` (e.g. "test_id=t-..."): every refusal of a mutating method,
+  // and a read's at its 1st, 2nd, 4th, 8th... refusal per identity and
+  // method (issue 32, item 10: refused reads left no row; a prober must not
+  // fill the log either). `caller`, when given, receives the caller either
+  // way. Thread-safe.
   std::optional<absl::Status> Check(const grpc::ServerContextBase& context, Role needed,
                                     absl::string_view method, const std::string& target = "",
                                     Caller* caller = nullptr) const;
@@ -84,6 +89,8 @@ class Authorizer {
   const bool tls_;
   const std::map<std::string, Role> role_map_;
   AuditLog* audit_;
+  mutable absl::Mutex mu_;
+  mutable RefusalCounter refused_reads_ ABSL_GUARDED_BY(mu_);
 };
 
 // A unary reactor finished at once with `status`.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/blocking_counter.h"
 #include "absl/time/clock.h"
 #include "common/rpc/channel.h"
 #include "common/rpc/tls.h"
@@ -167,10 +168,17 @@ TEST_F(TlsTest, RolesRunTestsOverMutualTlsAndTheAuditLogHoldsEachCall) {
   EXPECT_TRUE(Contains(audit, "host0", "Register", "OK", "node_name=host0")) << audit.dump(1);
   EXPECT_TRUE(Contains(audit, "host1", "Register", "OK", "node_name=host1"));
   EXPECT_TRUE(Contains(audit, "alice", "RunTest", "OK", test_id));
-  EXPECT_TRUE(Contains(audit, "vera", "RunTest", "PERMISSION_DENIED"));
+  // A refused RunTest names the nodes it asked for (P2-6.2: it did not).
+  EXPECT_TRUE(Contains(audit, "vera", "RunTest", "PERMISSION_DENIED", "nodes="));
   EXPECT_TRUE(Contains(audit, "vera", "CancelTest", "PERMISSION_DENIED", test_id));
-  for (const json& entry : audit)
-    EXPECT_NE(entry["method"], "ListNodes") << "reads are not audited";
+  // Refused reads are audited too (issue 32, item 10); accepted reads are not.
+  EXPECT_TRUE(Contains(audit, "vera", "ListAudit", "PERMISSION_DENIED"));
+  EXPECT_TRUE(Contains(audit, "host0", "ListNodes", "PERMISSION_DENIED"));
+  for (const json& entry : audit) {
+    if (entry["method"] == "ListNodes" || entry["method"] == "GetTest") {
+      EXPECT_EQ(entry["outcome"], "PERMISSION_DENIED") << "accepted reads are not audited";
+    }
+  }
 }
 
 TEST_F(TlsTest, OperatorCancelsOnlyItsOwnTestAndRendezvousIsForItsNodes) {
@@ -220,6 +228,57 @@ TEST_F(TlsTest, OperatorCancelsOnlyItsOwnTestAndRendezvousIsForItsNodes) {
   EXPECT_TRUE(Contains(audit, "alice", "CancelTest", "OK", test_id));
 }
 
+// Issue 32, item 1: a node's rendezvous calls are charged to it (8,192 at
+// once, 4,096 a second). A node that floods them with its own certificate
+// is refused RESOURCE_EXHAUSTED, audited, and its agent's session cut off
+// (the node is lost); the coordinator goes on answering the others.
+TEST_F(TlsTest, P2_4f2_ANodeFloodingRendezvousCallsIsCutOff) {
+  StartCoordinator();
+  StartAgent("host0");
+  StartAgent("host1");
+  auto stub = ebnccl::v1::AgentService::NewStub(
+      common::MakeChannel(cluster_.coordinator_address(), Node("host0")));
+  // Faster than the refill: rounds of 2,048 calls in flight at once (one
+  // after the other, a loaded machine made fewer than 4,096 a second).
+  ebnccl::v1::RendezvousSetRequest request;
+  request.set_test_id("no-such-test");
+  request.set_key("k");
+  request.set_value("v");
+  grpc::Status status;
+  int calls = 0;
+  constexpr int kInFlight = 2048;
+  while (calls < 40'000 && status.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED) {
+    std::vector<grpc::ClientContext> contexts(kInFlight);
+    std::vector<ebnccl::v1::RendezvousSetReply> replies(kInFlight);
+    std::vector<grpc::Status> statuses(kInFlight);
+    absl::BlockingCounter done(kInFlight);
+    for (int i = 0; i < kInFlight; ++i) {
+      common::SetTimeout(contexts[i], absl::Seconds(30));
+      stub->async()->RendezvousSet(&contexts[i], &request, &replies[i],
+                                   [&statuses, &done, i](grpc::Status s) {
+                                     statuses[i] = std::move(s);
+                                     done.DecrementCount();
+                                   });
+    }
+    done.Wait();
+    calls += kInFlight;
+    for (const grpc::Status& s : statuses) {
+      if (s.error_code() != grpc::StatusCode::PERMISSION_DENIED) status = s;
+    }
+  }
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
+  EXPECT_THAT(status.error_message(), HasSubstr("rendezvous budget: node host0 made more than"));
+  EXPECT_GE(calls, 8192);
+  const json audit = Audit();
+  EXPECT_TRUE(Contains(audit, "host0", "RendezvousSet", "RESOURCE_EXHAUSTED")) << audit.dump(1);
+  EXPECT_TRUE(Contains(audit, "host0", "Session", "RESOURCE_EXHAUSTED", "node_name=host0"));
+  CliResult nodes = As("root", {"nodes", "--json"});
+  ASSERT_EQ(nodes.exit_code, 0) << nodes.err;
+  for (const json& node : json::parse(nodes.out, nullptr, false)["nodes"]) {
+    EXPECT_EQ(node["state"] == "lost", node["name"] == "host0") << node.dump();
+  }
+}
+
 TEST_F(TlsTest, ClientsWithoutAValidCertificateAreRefused) {
   StartCoordinator();
   EXPECT_EQ(As("vera", {"nodes"}).exit_code, 0);
@@ -255,6 +314,20 @@ TEST_F(TlsTest, ClientsWithoutAValidCertificateAreRefused) {
   grpc::Status status = session->Finish();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED) << status.error_message();
   EXPECT_THAT(status.error_message(), HasSubstr("needs an agent certificate"));
+  // P2-6.2: the refused handshakes are audited (HandshakeAudit), at most
+  // one row a minute per reason: plaintext ("wrong version number"), the
+  // other CA and the expired certificate ("certificate verify failed"),
+  // whatever ebctl retried. gRPC does not say from which peer.
+  int handshakes = 0;
+  for (const json& entry : Audit()) {
+    if (entry["method"] == "TlsHandshake") {
+      ++handshakes;
+      EXPECT_EQ(entry["outcome"], "UNAUTHENTICATED") << entry.dump();
+      EXPECT_THAT(entry["message"].get<std::string>(), HasSubstr("TLS handshake failed: "));
+    }
+  }
+  EXPECT_GE(handshakes, 1);
+  EXPECT_LE(handshakes, 3);
 }
 
 TEST_F(TlsTest, AgentWithACertificateForAnotherNameIsRefused) {

@@ -111,9 +111,9 @@ absl::Status NodeRegistry::Heartbeat(uint64_t session_id) {
   return absl::OkStatus();
 }
 
-void NodeRegistry::SessionClosed(uint64_t session_id) {
+void NodeRegistry::SessionClosed(uint64_t session_id, const std::string& reason) {
   NodeRecord* node = FindBySession(session_id);
-  if (node != nullptr) MarkLost(*node, "agent disconnected");
+  if (node != nullptr) MarkLost(*node, reason);
 }
 
 NodeRecord* NodeRegistry::FindBySession(uint64_t session_id) {

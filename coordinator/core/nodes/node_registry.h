@@ -71,8 +71,9 @@ class NodeRegistry {
                         std::shared_ptr<AgentChannel> channel);
   // Records a heartbeat. NOT_FOUND when the session is not registered.
   absl::Status Heartbeat(uint64_t session_id);
-  // The session's stream ended: its node (if any) is lost.
-  void SessionClosed(uint64_t session_id);
+  // The session's stream ended: its node (if any) is lost, with `reason`
+  // (what its tests' failures say).
+  void SessionClosed(uint64_t session_id, const std::string& reason = "agent disconnected");
 
   // Node registered by `session_id`, or null.
   NodeRecord* FindBySession(uint64_t session_id);

@@ -1,0 +1,47 @@
+#pragma once
+
+// What one node may ask of the rendezvous (issue 32, item 1): its agent's
+// RendezvousSet and RendezvousWait calls, unary calls beside its session,
+// counted per node in one token bucket. The values and their arithmetic are
+// in docs/SECURITY.md, "Per-node budget". Pure: the caller passes the time;
+// not thread-safe (the caller holds a mutex).
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "coordinator/core/budget/token_bucket.h"
+
+namespace eb::coordinator {
+
+struct RendezvousBudgetLimits {
+  // Calls at once: 8 for each of the most worker slots a node may have
+  // (1,024), so that every rank of the largest node may set its keys and
+  // keep its (at most 4) waits open in the same moment.
+  int64_t call_burst = 8 * 1024;
+  // Calls a second, sustained: 4 for each of 1,024 ranks.
+  int64_t calls_per_second = 4 * 1024;
+};
+
+class RendezvousBudget {
+ public:
+  // Nodes tracked one by one; beyond, nodes share one bucket (a node is a
+  // certificate's name: this bounds what many of them can make us hold).
+  static constexpr size_t kMaxNodes = 4096;
+
+  explicit RendezvousBudget(RendezvousBudgetLimits limits = {}) : limits_(limits) {}
+
+  // Charges one call of `node` at `now`: OK, or RESOURCE_EXHAUSTED
+  // "rendezvous budget: node N made more than 8192 rendezvous calls at
+  // once, or 4096 a second".
+  absl::Status Charge(const std::string& node, absl::Time now);
+
+ private:
+  RendezvousBudgetLimits limits_;
+  std::map<std::string, TokenBucket> buckets_;
+};
+
+}  // namespace eb::coordinator
