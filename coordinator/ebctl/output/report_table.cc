@@ -182,8 +182,9 @@ std::string RailBlock(const v1::TestReport& report) {
       }
     } else if (rail.slow()) {
       absl::StrAppendFormat(&out,
-                            "#   rail %d: no member held it up (arrivals flat): look at the "
-                            "rail's path (NICs, cables, switch)\n",
+                            "#   rail %d: no member arrived late (arrivals flat): the rail's "
+                            "path (NICs, cables, switch), or a member stalled inside the calls "
+                            "(rails are not judged by schedule yet)\n",
                             rail.rail());
     }
   }

@@ -400,6 +400,20 @@ TEST(TableFooterTest, PerRailBlockNamesNodeGpuBusIdAndHca) {
   EXPECT_LT(footer.find("# Per-rail results"), footer.find("# Result:"));
 }
 
+// A slow rail nobody arrived late on is not certainly its path: a member
+// stalled inside the calls arrives on time too (issue 29 item 6).
+TEST(TableFooterTest, ASlowRailWithoutALateMemberIsNotCertainlyThePath) {
+  v1::TestReport report = testing::TwoRankReport();
+  v1::RailResult& rail = *report.add_rails();
+  rail.set_rail(0);
+  *rail.add_results() = report.results(0);
+  rail.set_slow(true);
+  EXPECT_THAT(TableFooter(report),
+              HasSubstr("#   rail 0: no member arrived late (arrivals flat): the rail's path "
+                        "(NICs, cables, switch), or a member stalled inside the calls (rails are "
+                        "not judged by schedule yet)\n"));
+}
+
 TEST(TableFooterTest, PortCountersNcclWarningsNicUseAndDrift) {
   v1::TestReport report = testing::TwoRankReport();
   v1::PortEvidence& port = *report.add_port_counters();
