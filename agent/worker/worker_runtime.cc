@@ -97,6 +97,15 @@ void SetTiming(const transport::PlacementResult& placement, v1::RankTiming& timi
   timing.set_arrival_us(placement.arrival_us);
   timing.set_arrival_samples(placement.arrival_samples);
   for (double us : placement.iteration_us) timing.add_iteration_us(us);
+  if (placement.schedule.has_value()) {
+    const transport::ScheduleSample& sample = *placement.schedule;
+    v1::RankSchedule& schedule = *timing.mutable_schedule();
+    schedule.set_wall_us(sample.wall_us);
+    schedule.set_stalled_us(sample.stalled_us);
+    schedule.set_cpu_us(sample.cpu_us);
+    schedule.set_involuntary_switches(sample.involuntary_switches);
+    schedule.set_run_delay_us(sample.run_delay_us);
+  }
 }
 
 // A SIZE_DONE event of `measurement`, both placements' timings.
@@ -184,6 +193,9 @@ class WorkerRun {
   ProgressBoard progress_;
   std::unique_ptr<HeartbeatThread> heartbeats_;
   transport::BenchmarkOptions benchmark_;
+  // Samples every timed batch (benchmark_.schedule points here); its ticker
+  // runs for the whole run, so a stall that began before a batch is seen.
+  transport::ProcessScheduleProbe schedule_probe_;
   std::vector<v1::Collective> collectives_;
   std::unique_ptr<transport::Communicator> communicator_;
   std::unique_ptr<transport::Communicator> rail_;
@@ -247,6 +259,7 @@ int WorkerRun::ReadSpec() {
   absl::StatusOr<transport::BenchmarkOptions> benchmark = ToBenchmarkOptions(registration_);
   if (!benchmark.ok()) return Fail(link_, benchmark.status(), "bad test spec");
   benchmark_ = *std::move(benchmark);
+  benchmark_.schedule = &schedule_probe_;
   absl::StatusOr<std::vector<v1::Collective>> collectives = SpecCollectives(spec());
   if (!collectives.ok()) return Fail(link_, collectives.status(), "bad test spec");
   collectives_ = *std::move(collectives);

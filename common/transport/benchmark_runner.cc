@@ -106,7 +106,11 @@ absl::Status BenchmarkRunner::Measure(const CollectiveCall& call, PlacementResul
   const std::function<void()> timed_call_done = [&] { CallDone(true, released); };
   if (on_progress_ != nullptr) timed.on_call_done = &timed_call_done;
 
+  std::optional<ScheduleProbe::Mark> schedule_begin;
+  if (options_.schedule != nullptr) schedule_begin = options_.schedule->Begin();
   EB_ASSIGN_OR_RETURN(absl::Duration batch, comm_.RunTimedBatch(timed, options_.iterations));
+  result.schedule.reset();
+  if (schedule_begin.has_value()) result.schedule = options_.schedule->End(*schedule_begin);
   // A backend that completes the batch as a whole told nothing so far.
   progress_.calls_done = calls_before + options_.iterations;
   result.time_us = absl::ToDoubleMicroseconds(batch) / options_.iterations;

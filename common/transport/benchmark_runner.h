@@ -7,10 +7,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "common/transport/communicator.h"
+#include "common/transport/schedule_probe.h"
 #include "common/transport/types.h"
 
 namespace eb::transport {
@@ -33,6 +35,9 @@ struct BenchmarkOptions {
   int check_iterations = 1;   // -c: data checks per measurement (>= 0)
   // -I: also record each timed call's own time (PlacementResult.iteration_us).
   bool per_iter_timing = false;
+  // Sampled around each timed batch (PlacementResult.schedule) when set;
+  // not owned, outlives the runner.
+  ScheduleProbe* schedule = nullptr;
 };
 
 // How far the size being measured got: what the hang detector needs to
@@ -64,6 +69,8 @@ struct PlacementResult {
   // With per_iter_timing: each timed call's time in call order, us (empty
   // when the backend could not time calls one by one).
   std::vector<double> iteration_us;
+  // With BenchmarkOptions.schedule: what ran this process during the batch.
+  std::optional<ScheduleSample> schedule;
 };
 
 // One row of the nccl-tests table, as seen by this rank. The coordinator

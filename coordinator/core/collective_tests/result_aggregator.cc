@@ -84,6 +84,16 @@ v1::SizeResult AggregateSize(const v1::TestSpec& spec,
           rank->in_place().iteration_us();
     }
   }
+  bool schedules = true;  // every rank sampled its schedule (an older worker does not)
+  for (const v1::RankSizeResult* rank : per_rank) {
+    schedules = schedules && rank->out_of_place().has_schedule() && rank->in_place().has_schedule();
+  }
+  if (schedules) {
+    for (const v1::RankSizeResult* rank : per_rank) {
+      *row.mutable_out_of_place()->add_rank_schedule() = rank->out_of_place().schedule();
+      *row.mutable_in_place()->add_rank_schedule() = rank->in_place().schedule();
+    }
+  }
   if (arrivals) {
     for (const v1::RankSizeResult* rank : per_rank) {
       row.mutable_out_of_place()->add_rank_arrival_us(rank->out_of_place().arrival_us());

@@ -3,7 +3,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/spec/limits.h"
 #include "common/spec/names.h"
+#include "common/spec/numbers.h"
+#include "common/status/status_macros.h"
 #include "coordinator/core/collective_tests/result_aggregator.h"
 #include "coordinator/core/collective_tests/run_evidence.h"
 
@@ -21,7 +24,31 @@ int64_t WrongElementsOf(const v1::RankSizeResult& result) {
   return result.out_of_place().wrong_elements() + result.in_place().wrong_elements();
 }
 
+// The schedule of one placement (`field`: "out_of_place.schedule").
+absl::Status CheckSchedule(const v1::RankTiming& timing, absl::string_view field) {
+  if (!timing.has_schedule()) return absl::OkStatus();
+  const v1::RankSchedule& schedule = timing.schedule();
+  // A week of microseconds: no batch outlasts the longest test deadline.
+  constexpr double kMaxUs = static_cast<double>(spec::kMaxTimeoutMs) * 1e3;
+  EB_RETURN_IF_ERROR(
+      spec::CheckShare(schedule.wall_us(), absl::StrCat(field, ".wall_us"), 0, kMaxUs));
+  // Stalled time is part of the window; more is a lie that would name this
+  // rank, so it is refused, not clamped.
+  EB_RETURN_IF_ERROR(spec::CheckShare(schedule.stalled_us(), absl::StrCat(field, ".stalled_us"), 0,
+                                      schedule.wall_us()));
+  EB_RETURN_IF_ERROR(
+      spec::CheckShare(schedule.cpu_us(), absl::StrCat(field, ".cpu_us"), 0, kMaxUs));
+  EB_RETURN_IF_ERROR(spec::CheckShare(static_cast<double>(schedule.involuntary_switches()),
+                                      absl::StrCat(field, ".involuntary_switches"), 0, kMaxUs));
+  return spec::CheckShare(schedule.run_delay_us(), absl::StrCat(field, ".run_delay_us"), 0, kMaxUs);
+}
+
 }  // namespace
+
+absl::Status CheckReportedSchedule(const v1::RankSizeResult& result) {
+  EB_RETURN_IF_ERROR(CheckSchedule(result.out_of_place(), "out_of_place.schedule"));
+  return CheckSchedule(result.in_place(), "in_place.schedule");
+}
 
 RunResults::RunResults(std::vector<PlannedSize> sweep, int node_count, v1::TestReport& report,
                        RowSink on_row)
@@ -69,6 +96,11 @@ int RunResults::steps_done(int rank) const {
 }
 
 absl::Status RunResults::Add(int rank, const std::string& node, const v1::RankSizeResult& result) {
+  if (absl::Status checked = CheckReportedSchedule(result); !checked.ok()) {
+    // Untrusted numbers never reach attribution: the rank is off the test.
+    ranks_[rank].closed = true;
+    return checked;
+  }
   if (result.rail()) return AddRail(rank, node, result);
   RankResults& mine = ranks_[rank];
   if (mine.sizes.size() >= sweep_.steps.size()) {

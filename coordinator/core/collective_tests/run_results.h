@@ -23,6 +23,13 @@ namespace eb::coordinator {
 ebnccl::v1::Collective CollectiveOfRow(const ebnccl::v1::TestReport& report,
                                        const ebnccl::v1::SizeResult& row);
 
+// The schedules of a rank's report (RankTiming.schedule), untrusted input:
+// INVALID_ARGUMENT naming the field ("out_of_place.schedule.stalled_us:
+// nan is not a number from 0 to ...") for NaN, infinities, negatives,
+// values over a week of microseconds, and stalled_us over wall_us. OK when
+// a placement has no schedule (an older worker).
+absl::Status CheckReportedSchedule(const ebnccl::v1::RankSizeResult& result);
+
 // What one rank reported, in step order.
 struct RankResults {
   // Its reports of the sweep's sizes, then of its rail's (split_rails).
@@ -62,7 +69,8 @@ class RunResults {
   // collective: an eb-worker running another sweep, so mixed ebnccl
   // versions) is not counted and closes the rank: INTERNAL naming the
   // node and both steps. A size past the end of the sweep closes it too
-  // (INTERNAL). Call only for a rank that is not closed.
+  // (INTERNAL), and so does a bad schedule (CheckReportedSchedule:
+  // INVALID_ARGUMENT). Call only for a rank that is not closed.
   absl::Status Add(int rank, const std::string& node, const ebnccl::v1::RankSizeResult& result);
   // OK when `rank` reported every step (it says it finished); INTERNAL
   // saying how many otherwise.

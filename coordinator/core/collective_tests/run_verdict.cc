@@ -11,6 +11,7 @@
 #include "coordinator/core/collective_tests/run_evidence.h"
 #include "coordinator/core/collective_tests/run_failures.h"
 #include "coordinator/core/collective_tests/sweep_plan.h"
+#include "coordinator/validation/culprit.h"
 #include "coordinator/validation/straggler.h"
 
 namespace eb::coordinator {
@@ -107,6 +108,16 @@ void StoreStraggler(v1::TestReport& report) {
   const validation::Attribution attribution = validation::AttributeStraggler(report);
   if (attribution.slowest.has_value()) *report.mutable_slowest_rank() = *attribution.slowest;
   if (attribution.arrivals.has_value()) *report.mutable_arrivals() = *attribution.arrivals;
+  // The second signal (issue 29 item 6): a rank stalled inside the calls
+  // arrives on time, so arrivals alone never say "the path" for sure.
+  const validation::CulpritFinding culprit = validation::DecideCulprit(report, attribution);
+  if (culprit.schedule.has_value()) *report.mutable_schedule() = *culprit.schedule;
+  report.set_culprit(culprit.culprit);
+  report.set_culprit_node(culprit.node);
+  report.set_culprit_reason(culprit.reason);
+  // The culprit's rank is the arrival's when arrivals named one; otherwise
+  // the schedule's, better founded than a pick by per-rank time.
+  if (culprit.rank.has_value()) *report.mutable_slowest_rank() = *culprit.rank;
 }
 
 void JudgeDataCheck(absl::Span<const RankResults> ranks, v1::TestReport& report) {

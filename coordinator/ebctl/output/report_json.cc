@@ -27,6 +27,8 @@ json VariantToJson(const v1::VariantResult& variant, bool report_errors) {
   for (double time : variant.rank_time_us()) rank_times.push_back(time);
   json rank_arrivals = json::array();
   for (double arrival : variant.rank_arrival_us()) rank_arrivals.push_back(arrival);
+  json rank_stalled = json::array();
+  for (const v1::RankSchedule& s : variant.rank_schedule()) rank_stalled.push_back(s.stalled_us());
   return json{
       {"time", variant.time_us()},
       {"alg_bw", variant.algbw_gbps()},
@@ -38,6 +40,7 @@ json VariantToJson(const v1::VariantResult& variant, bool report_errors) {
       {"slowest_rank", variant.slowest_rank()},
       {"rank_times", std::move(rank_times)},
       {"rank_arrivals", std::move(rank_arrivals)},
+      {"rank_stalled", std::move(rank_stalled)},
   };
 }
 
@@ -198,6 +201,35 @@ json ArrivalsToJson(const v1::TestReport& report) {
   };
 }
 
+// What the schedules and arrivals together blame; null before the test
+// finished with results.
+json CulpritToJson(const v1::TestReport& report) {
+  if (report.culprit() == v1::CULPRIT_UNSPECIFIED) return json();
+  json schedule;
+  if (report.has_schedule()) {
+    const v1::ScheduleSummary& s = report.schedule();
+    schedule = json{
+        {"measurements", s.measurements()},
+        {"rank_stalled_pct",
+         std::vector<double>(s.rank_stalled_pct().begin(), s.rank_stalled_pct().end())},
+        {"flat", s.flat()},
+    };
+  }
+  const bool ranked =
+      report.culprit() == v1::CULPRIT_LATE_RANK || report.culprit() == v1::CULPRIT_DESCHEDULED_RANK;
+  const bool has_rank =
+      (ranked || report.culprit() == v1::CULPRIT_DESCHEDULED_HOST) && report.has_slowest_rank();
+  std::string node = report.culprit_node();
+  if (node.empty() && has_rank) node = report.slowest_rank().node_name();
+  return json{
+      {"kind", spec::WireName(report.culprit())},
+      {"rank", has_rank ? json(report.slowest_rank().rank()) : json()},
+      {"node", node.empty() ? json() : json(node)},
+      {"reason", report.culprit_reason()},
+      {"schedule", std::move(schedule)},
+  };
+}
+
 json RailsToJson(const v1::TestReport& report) {
   json rails = json::array();
   for (const v1::RailResult& rail : report.rails()) {
@@ -307,6 +339,7 @@ json ReportToJson(const v1::TestReport& report, absl::string_view version,
       {"average_bus_bandwidth", json{{"bandwidth", report.avg_busbw_gbps()}, {"okay", busbw_okay}}},
       {"slowest_rank", SlowestRankToJson(report)},
       {"arrivals", ArrivalsToJson(report)},
+      {"culprit", CulpritToJson(report)},
       {"rails", RailsToJson(report)},
       {"port_counters", PortCountersToJson(report)},
       {"nccl_warnings", NcclWarningsToJson(report)},

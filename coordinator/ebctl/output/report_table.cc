@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/spec/names.h"
+#include "common/spec/wire_names.h"
 #include "coordinator/ebctl/output/float_format.h"
 #include "coordinator/ebctl/output/labels.h"
 #include "coordinator/ebctl/output/per_iter_json.h"
@@ -82,13 +83,14 @@ std::string FailureLine(const v1::Failure& failure) {
 }
 
 // The straggler the coordinator stored when the test finished, if any, or
-// that the arrivals were flat.
+// that the arrivals were flat (which alone does not clear the ranks: the
+// culprit line says what both signals say).
 std::string SlowestRankLine(const v1::TestReport& report) {
   if (!report.has_slowest_rank()) {
     if (report.has_arrivals() && report.arrivals().flat()) {
       return absl::StrFormat(
-          "# Straggler: none; arrivals flat in %d measurements (no rank held the others up): "
-          "a slow result is the path (network, NICs, links), not a rank\n",
+          "# Straggler: none by arrival; arrivals flat in %d measurements (no rank arrived "
+          "late)\n",
           report.arrivals().measurements());
     }
     return "";
@@ -105,11 +107,29 @@ std::string SlowestRankLine(const v1::TestReport& report) {
         slowest.rank(), where, slowest.slowest_count(), slowest.measurements(),
         slowest.mean_lag_us(), slowest.mean_excess_pct());
   }
+  if (slowest.basis() == "descheduled") {
+    return absl::StrFormat(
+        "# Straggler: rank %d%s was stalled (not running) %.1f%% of its timed calls, the most "
+        "stalled rank in %d of %d measurements\n",
+        slowest.rank(), where, slowest.mean_excess_pct(), slowest.slowest_count(),
+        slowest.measurements());
+  }
   return absl::StrFormat(
       "# Slowest rank overall: rank %d%s, slowest in %d of %d measurements, "
       "on average %.1f%% above the rank mean\n",
       slowest.rank(), where, slowest.slowest_count(), slowest.measurements(),
       slowest.mean_excess_pct());
+}
+
+// Who a slow result is to blame on (arrivals and schedules together).
+std::string CulpritLine(const v1::TestReport& report) {
+  if (report.culprit() == v1::CULPRIT_UNSPECIFIED) return "";
+  std::string kind = spec::WireName(report.culprit());
+  if (report.culprit() == v1::CULPRIT_UNKNOWN) kind = "cannot tell";
+  if (report.culprit() == v1::CULPRIT_DESCHEDULED_HOST) {
+    absl::StrAppend(&kind, " ", report.culprit_node());
+  }
+  return absl::StrFormat("# Culprit: %s: %s\n", kind, report.culprit_reason());
 }
 
 // "a800-0 GPU3 0000:4f:00.0 mlx5_103" (what is known of it).
@@ -162,8 +182,9 @@ std::string RailBlock(const v1::TestReport& report) {
       }
     } else if (rail.slow()) {
       absl::StrAppendFormat(&out,
-                            "#   rail %d: no member held it up (arrivals flat): look at the "
-                            "rail's path (NICs, cables, switch)\n",
+                            "#   rail %d: no member arrived late (arrivals flat): the rail's "
+                            "path (NICs, cables, switch), or a member stalled inside the calls "
+                            "(rails are not judged by schedule yet)\n",
                             rail.rail());
     }
   }
@@ -471,6 +492,7 @@ std::string TableFooter(const v1::TestReport& raw) {
   out += '\n';
   for (const v1::Failure& failure : finished.failures()) out += FailureLine(failure);
   out += SlowestRankLine(finished);
+  out += CulpritLine(finished);
   return out;
 }
 

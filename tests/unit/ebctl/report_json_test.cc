@@ -34,6 +34,8 @@ TEST(ReportToJsonTest, TopLevelFields) {
   EXPECT_EQ(doc["started_by"], "");  // recorded before started_by existed
   // No arrivals were recorded and the test did not split rails.
   EXPECT_TRUE(doc["arrivals"].is_null());
+  // Nor schedules: no culprit was decided (a report of an older coordinator).
+  EXPECT_TRUE(doc["culprit"].is_null());
   EXPECT_EQ(doc["rails"], json::array());
   // No agent sent evidence (issue 12) and the nodes did not drift.
   EXPECT_EQ(doc["port_counters"], json::array());
@@ -46,7 +48,7 @@ TEST(ReportToJsonTest, TopLevelFields) {
   // NCCL override in the spec.
   EXPECT_EQ(doc["args"], json::array());
   EXPECT_EQ(doc["env"], json::array());
-  EXPECT_EQ(doc.size(), 32u) << doc.dump(2);
+  EXPECT_EQ(doc.size(), 33u) << doc.dump(2);
 }
 
 TEST(ReportToJsonTest, Config) {
@@ -138,15 +140,40 @@ TEST(ReportToJsonTest, Results) {
       "collective": "all_reduce", "actual_iterations": 20, "experiment_name": "",
       "out_of_place": {"time": 10.5, "alg_bw": 0.000762, "bus_bw": 0.000762, "nwrong": 0,
                        "min_time": 10.0, "max_time": 11.0, "slowest_rank": 1,
-                       "rank_times": [10.0, 11.0], "rank_arrivals": []},
+                       "rank_times": [10.0, 11.0], "rank_arrivals": [], "rank_stalled": []},
       "in_place": {"time": 9.87, "alg_bw": 0.00081, "bus_bw": 0.00081, "nwrong": 0,
                    "min_time": 9.84, "max_time": 9.9, "slowest_rank": 0,
-                   "rank_times": [9.9, 9.84], "rank_arrivals": []}})"))
+                   "rank_times": [9.9, 9.84], "rank_arrivals": [], "rank_stalled": []}})"))
       << results[0].dump(2);
   EXPECT_EQ(results[1]["size"], 134217728);
   EXPECT_EQ(results[1]["count"], 33554432);
   EXPECT_EQ(results[1]["in_place"]["nwrong"], 4);
   EXPECT_TRUE(results[1]["root"].is_number_integer());  // nccl-tests: a padded string
+}
+
+TEST(ReportToJsonTest, CulpritNamesTheDescheduledRankWithTheSchedule) {
+  v1::TestReport report = testing::TwoRankReport();
+  v1::SlowestRank& slowest = *report.mutable_slowest_rank();
+  slowest.set_rank(1);
+  slowest.set_node_name("host2");
+  slowest.set_basis("descheduled");
+  report.set_culprit(v1::CULPRIT_DESCHEDULED_RANK);
+  report.set_culprit_reason("rank 1 (host2 slot 0) was stalled 30.0% of its timed calls");
+  v1::ScheduleSummary& schedule = *report.mutable_schedule();
+  schedule.set_measurements(4);
+  schedule.add_rank_stalled_pct(0.5);
+  schedule.add_rank_stalled_pct(30.0);
+  schedule.set_flat(false);
+  EXPECT_EQ(ReportToJson(report)["culprit"], json::parse(R"({
+      "kind": "descheduled_rank", "rank": 1, "node": "host2",
+      "reason": "rank 1 (host2 slot 0) was stalled 30.0% of its timed calls",
+      "schedule": {"measurements": 4, "rank_stalled_pct": [0.5, 30.0], "flat": false}})"));
+  report.set_culprit(v1::CULPRIT_UNKNOWN);
+  report.clear_schedule();
+  const json unknown = ReportToJson(report)["culprit"];
+  EXPECT_EQ(unknown["kind"], "unknown");
+  EXPECT_TRUE(unknown["rank"].is_null());
+  EXPECT_TRUE(unknown["schedule"].is_null());
 }
 
 TEST(ReportToJsonTest, NwrongIsNullWithoutCheckIterations) {

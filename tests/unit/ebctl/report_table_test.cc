@@ -321,15 +321,45 @@ TEST(TableFooterTest, StragglerByArrivalNamesItsLag) {
                         "call time)\n"));
 }
 
-TEST(TableFooterTest, FlatArrivalsSayThePath) {
+// Flat arrivals alone are only the absence of a late arrival (issue 29
+// item 6): the footer says so, and the culprit line says what both signals
+// say.
+TEST(TableFooterTest, FlatArrivalsAloneDoNotSayThePath) {
   v1::TestReport report = testing::TwoRankReport();
   report.clear_slowest_rank();
   report.mutable_arrivals()->set_measurements(4);
   report.mutable_arrivals()->set_flat(true);
+  const std::string footer = TableFooter(report);
+  EXPECT_THAT(footer, HasSubstr("# Straggler: none by arrival; arrivals flat in 4 measurements "
+                                "(no rank arrived late)\n"));
+  EXPECT_THAT(footer, Not(HasSubstr("the path")));
+  report.set_culprit(v1::CULPRIT_PATH);
+  report.set_culprit_reason("no rank arrived late (4 measurements) and none was stalled");
   EXPECT_THAT(TableFooter(report),
-              HasSubstr("# Straggler: none; arrivals flat in 4 measurements (no rank held the "
-                        "others up): a slow result is the path (network, NICs, links), not a "
-                        "rank\n"));
+              HasSubstr("# Culprit: path: no rank arrived late (4 measurements) and none was "
+                        "stalled\n"));
+  report.set_culprit(v1::CULPRIT_UNKNOWN);
+  report.set_culprit_reason("no rank recorded its schedule");
+  EXPECT_THAT(TableFooter(report), HasSubstr("# Culprit: cannot tell: no rank recorded"));
+}
+
+TEST(TableFooterTest, ADescheduledRankIsNamedWithItsStalledShare) {
+  v1::TestReport report = testing::TwoRankReport();
+  v1::SlowestRank& slowest = *report.mutable_slowest_rank();
+  slowest.set_rank(1);
+  slowest.set_node_name("host2");
+  slowest.set_local_rank(0);
+  slowest.set_basis("descheduled");
+  slowest.set_slowest_count(9);
+  slowest.set_measurements(10);
+  slowest.set_mean_excess_pct(28.44);
+  report.set_culprit(v1::CULPRIT_DESCHEDULED_RANK);
+  report.set_culprit_reason("rank 1 (host2 slot 0) was stalled 28.4% of its timed calls");
+  const std::string footer = TableFooter(report);
+  EXPECT_THAT(footer, HasSubstr("# Straggler: rank 1 (node host2, slot 0) was stalled (not "
+                                "running) 28.4% of its timed calls, the most stalled rank in 9 "
+                                "of 10 measurements\n"));
+  EXPECT_THAT(footer, HasSubstr("# Culprit: descheduled_rank: rank 1 (host2 slot 0)"));
 }
 
 TEST(TableFooterTest, PerRailBlockNamesNodeGpuBusIdAndHca) {
@@ -368,6 +398,20 @@ TEST(TableFooterTest, PerRailBlockNamesNodeGpuBusIdAndHca) {
                                 "last in 2 of 2 measurements, 812 us behind\n"));
   // The block comes before the verdict.
   EXPECT_LT(footer.find("# Per-rail results"), footer.find("# Result:"));
+}
+
+// A slow rail nobody arrived late on is not certainly its path: a member
+// stalled inside the calls arrives on time too (issue 29 item 6).
+TEST(TableFooterTest, ASlowRailWithoutALateMemberIsNotCertainlyThePath) {
+  v1::TestReport report = testing::TwoRankReport();
+  v1::RailResult& rail = *report.add_rails();
+  rail.set_rail(0);
+  *rail.add_results() = report.results(0);
+  rail.set_slow(true);
+  EXPECT_THAT(TableFooter(report),
+              HasSubstr("#   rail 0: no member arrived late (arrivals flat): the rail's path "
+                        "(NICs, cables, switch), or a member stalled inside the calls (rails are "
+                        "not judged by schedule yet)\n"));
 }
 
 TEST(TableFooterTest, PortCountersNcclWarningsNicUseAndDrift) {

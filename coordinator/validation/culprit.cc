@@ -1,0 +1,268 @@
+#include "coordinator/validation/culprit.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace eb::validation {
+namespace v1 = ebnccl::v1;
+namespace {
+
+struct RankTally {
+  double stalled_us = 0;
+  double wall_us = 0;
+  int most_stalled = 0;  // measurements in which it was the most stalled rank
+  double share() const { return wall_us > 0 ? stalled_us / wall_us : 0.0; }
+};
+
+struct Tallies {
+  int measurements = 0;
+  std::vector<RankTally> ranks;
+};
+
+Tallies TallySchedules(const google::protobuf::RepeatedPtrField<v1::SizeResult>& rows, int ranks) {
+  Tallies out;
+  if (ranks < 2) return out;
+  out.ranks.assign(static_cast<size_t>(ranks), RankTally{});
+  for (const v1::SizeResult& row : rows) {
+    for (const v1::VariantResult* variant : {&row.out_of_place(), &row.in_place()}) {
+      if (variant->rank_schedule_size() != ranks) continue;
+      ++out.measurements;
+      int most = -1;
+      for (int r = 0; r < ranks; ++r) {
+        const v1::RankSchedule& s = variant->rank_schedule(r);
+        out.ranks[r].stalled_us += s.stalled_us();
+        out.ranks[r].wall_us += s.wall_us();
+        if (s.stalled_us() > 0 &&
+            (most < 0 || s.stalled_us() > variant->rank_schedule(most).stalled_us())) {
+          most = r;
+        }
+      }
+      if (most >= 0) ++out.ranks[most].most_stalled;
+    }
+  }
+  return out;
+}
+
+const v1::RankAssignment* FindRank(const v1::TestReport& report, int rank) {
+  for (const v1::RankAssignment& a : report.ranks()) {
+    if (a.rank() == rank) return &a;
+  }
+  return nullptr;
+}
+
+// "rank 3 (host1 slot 1, GPU 1)"; the slot only where the map lacks a GPU.
+std::string RankName(const v1::TestReport& report, int rank) {
+  const v1::RankAssignment* a = FindRank(report, rank);
+  if (a == nullptr) return absl::StrCat("rank ", rank);
+  std::string name = absl::StrCat("rank ", rank, " (", a->node_name(), " slot ", a->local_rank());
+  if (a->device_index() >= 0 && report.transport() == v1::TRANSPORT_NCCL) {
+    absl::StrAppend(&name, ", GPU ", a->device_index());
+  }
+  return name + ")";
+}
+
+std::string Pct(double share) { return absl::StrFormat("%.1f%%", share * 100.0); }
+
+// What the schedules alone say.
+struct ScheduleVerdict {
+  enum Kind { kNone, kFlat, kRank, kHost, kAmbiguous } kind = kNone;
+  int rank = -1;
+  std::string node;
+  std::string why;
+};
+
+bool Stalled(const RankTally& r) {
+  return r.share() >= kMinStalledShare && r.stalled_us >= kMinStalledUs;
+}
+
+ScheduleVerdict JudgeSchedules(const v1::TestReport& report, const Tallies& t) {
+  ScheduleVerdict out;
+  if (t.measurements == 0) return out;
+  const int ranks = static_cast<int>(t.ranks.size());
+  int top = 0;
+  for (int r = 1; r < ranks; ++r) {
+    if (t.ranks[r].share() > t.ranks[top].share()) top = r;
+  }
+  const double top_share = t.ranks[top].share();
+  if (!Stalled(t.ranks[top])) {
+    out.kind = ScheduleVerdict::kFlat;
+    out.why = absl::StrCat("none was stalled (at most ", Pct(top_share), " of its timed calls)");
+    return out;
+  }
+  // The ranks stalled comparably to the most stalled one; a loaded host
+  // starves every rank a little (up to ~11 % on the 2-core development
+  // machine at load 12), which must not hide the one that was stopped.
+  std::vector<int> close;
+  std::set<std::string> nodes;
+  double max_out = 0.0;
+  for (int r = 0; r < ranks; ++r) {
+    if (t.ranks[r].share() * kStalledDominance >= top_share) {
+      close.push_back(r);
+      const v1::RankAssignment* a = FindRank(report, r);
+      nodes.insert(a != nullptr ? a->node_name() : absl::StrCat("?", r));
+    } else {
+      max_out = std::max(max_out, t.ranks[r].share());
+    }
+  }
+  const std::string others = absl::StrCat("the other ranks at most ", Pct(max_out));
+  if (close.size() == 1) {
+    out.kind = ScheduleVerdict::kRank;
+    out.rank = top;
+    out.why = absl::StrCat(RankName(report, top), " was stalled ", Pct(top_share),
+                           " of its timed calls (its process not running: stopped, or starved of "
+                           "CPU), ",
+                           others);
+    return out;
+  }
+  double min_close = top_share;
+  for (int r : close) min_close = std::min(min_close, t.ranks[r].share());
+  if (nodes.size() == 1) {
+    out.kind = ScheduleVerdict::kHost;
+    out.node = *nodes.begin();
+    out.why = absl::StrCat(close.size(), " ranks of ", out.node, " were stalled ", Pct(min_close),
+                           " to ", Pct(top_share),
+                           " of their timed calls (the host starved them of CPU or stopped them), ",
+                           others);
+    return out;
+  }
+  // Everyone starved alike, or stalls on several nodes: no one part.
+  out.kind = ScheduleVerdict::kAmbiguous;
+  out.why = absl::StrCat(close.size(), " ranks on ", nodes.size(), " nodes were stalled ",
+                         Pct(min_close), " to ", Pct(top_share), " of their timed calls, ", others);
+  return out;
+}
+
+void Place(const v1::TestReport& report, v1::SlowestRank& rank) {
+  const v1::RankAssignment* a = FindRank(report, rank.rank());
+  rank.set_local_rank(a != nullptr ? a->local_rank() : -1);
+  if (a != nullptr) rank.set_node_name(a->node_name());
+}
+
+}  // namespace
+
+std::optional<v1::ScheduleSummary> SummarizeSchedule(
+    const google::protobuf::RepeatedPtrField<v1::SizeResult>& rows, int ranks) {
+  const Tallies t = TallySchedules(rows, ranks);
+  if (t.measurements == 0) return std::nullopt;
+  v1::ScheduleSummary summary;
+  summary.set_measurements(t.measurements);
+  bool flat = true;
+  for (const RankTally& r : t.ranks) {
+    summary.add_rank_stalled_pct(r.share() * 100.0);
+    flat = flat && !Stalled(r);
+  }
+  summary.set_flat(flat);
+  return summary;
+}
+
+namespace {
+
+// A rank arrived late: the schedules can say why (it was stalled too) or
+// contradict it (another part stalled), never overrule it.
+CulpritFinding WithLateRank(const v1::TestReport& report, const Attribution& arrival,
+                            const ScheduleVerdict& sched, CulpritFinding out) {
+  const int r = arrival.slowest->rank();
+  const v1::RankAssignment* a = FindRank(report, r);
+  const bool agrees = sched.kind == ScheduleVerdict::kRank && sched.rank == r;
+  const bool host_agrees =
+      sched.kind == ScheduleVerdict::kHost && a != nullptr && a->node_name() == sched.node;
+  const bool names_part =
+      sched.kind == ScheduleVerdict::kRank || sched.kind == ScheduleVerdict::kHost;
+  if (names_part && !agrees && !host_agrees) {
+    out.culprit = v1::CULPRIT_UNKNOWN;
+    out.reason = absl::StrCat(RankName(report, r), " arrived late, but ", sched.why,
+                              ": the two signals name different parts");
+    return out;
+  }
+  out.rank = arrival.slowest;
+  out.culprit = agrees ? v1::CULPRIT_DESCHEDULED_RANK
+                       : (host_agrees ? v1::CULPRIT_DESCHEDULED_HOST : v1::CULPRIT_LATE_RANK);
+  if (host_agrees) out.node = sched.node;
+  out.reason =
+      absl::StrCat(RankName(report, r), " arrived last in ", arrival.slowest->slowest_count(),
+                   " of ", arrival.slowest->measurements(), " measurements");
+  if (agrees || host_agrees) absl::StrAppend(&out.reason, "; ", sched.why);
+  return out;
+}
+
+// Nobody arrived late (or no arrivals were recorded): the schedules decide,
+// and "the path" needs both flat.
+CulpritFinding BySchedules(const v1::TestReport& report, const Attribution& arrival,
+                           const Tallies& t, const ScheduleVerdict& sched, CulpritFinding out) {
+  const bool arrivals_flat = arrival.arrivals.has_value() && arrival.arrivals->flat();
+  const std::string no_late = arrivals_flat
+                                  ? absl::StrCat("no rank arrived late (",
+                                                 arrival.arrivals->measurements(), " measurements)")
+                                  : std::string("no arrivals were recorded");
+  out.culprit = v1::CULPRIT_UNKNOWN;
+  switch (sched.kind) {
+    case ScheduleVerdict::kRank: {
+      v1::SlowestRank rank;
+      rank.set_rank(sched.rank);
+      Place(report, rank);
+      rank.set_slowest_count(t.ranks[sched.rank].most_stalled);
+      rank.set_measurements(t.measurements);
+      rank.set_mean_excess_pct(t.ranks[sched.rank].share() * 100.0);
+      rank.set_basis("descheduled");
+      out.rank = rank;
+      out.culprit = v1::CULPRIT_DESCHEDULED_RANK;
+      out.reason = absl::StrCat(no_late, ", but ", sched.why);
+      break;
+    }
+    case ScheduleVerdict::kHost:
+      out.culprit = v1::CULPRIT_DESCHEDULED_HOST;
+      out.node = sched.node;
+      out.reason = absl::StrCat(no_late, ", but ", sched.why);
+      break;
+    case ScheduleVerdict::kFlat:
+      if (arrivals_flat) {
+        out.culprit = v1::CULPRIT_PATH;
+        out.reason = absl::StrCat(no_late, " and ", sched.why,
+                                  ": a slow result is the path (network, NICs, links)");
+      } else {
+        out.reason = absl::StrCat(no_late, "; ", sched.why, ": a late rank cannot be ruled out");
+      }
+      break;
+    case ScheduleVerdict::kAmbiguous:
+      out.reason = absl::StrCat(no_late, "; ", sched.why, ": no one part explains it");
+      break;
+    case ScheduleVerdict::kNone:
+      out.reason = absl::StrCat(no_late,
+                                ", but no rank recorded its schedule (older workers): a rank "
+                                "stopped or starved inside the calls would look the same, so this "
+                                "is not proof that the path is slow");
+      break;
+  }
+  return out;
+}
+
+}  // namespace
+
+CulpritFinding DecideCulprit(const v1::TestReport& report, const Attribution& arrival) {
+  CulpritFinding out;
+  const int ranks = report.ranks_size();
+  const Tallies t = TallySchedules(report.results(), ranks);
+  out.schedule = SummarizeSchedule(report.results(), ranks);
+  const ScheduleVerdict sched = JudgeSchedules(report, t);
+  const bool late = arrival.slowest.has_value() && arrival.slowest->basis() == "arrival";
+  if (late) return WithLateRank(report, arrival, sched, std::move(out));
+  if (!arrival.arrivals.has_value() && sched.kind == ScheduleVerdict::kNone) {
+    // Neither signal: only per-rank times, which a collective makes equal.
+    if (arrival.slowest.has_value()) {
+      out.culprit = v1::CULPRIT_UNKNOWN;
+      out.rank = arrival.slowest;
+      out.reason =
+          "neither arrivals nor schedules were recorded (older workers): per-rank times "
+          "alone cannot tell who made the others wait";
+    }
+    return out;
+  }
+  return BySchedules(report, arrival, t, sched, std::move(out));
+}
+
+}  // namespace eb::validation

@@ -1,0 +1,61 @@
+#pragma once
+
+// Who a test's slow result is to blame on, from two independent signals
+// (docs/RELIABILITY.md, "Descheduled ranks"; issue 29 item 6):
+//  * arrivals (straggler.h): a rank that enters the timed calls late made
+//    the others wait;
+//  * schedules (RankTiming.schedule): a rank whose process did not run for
+//    part of the timed calls (SIGSTOPped, starved of CPU) slowed every call
+//    while arriving on time, which arrivals cannot see.
+// "The path" is said only when both are flat; a missing or ambiguous signal
+// is "cannot tell", never "the path". Pure: no I/O, no clock; any thread.
+
+#include <optional>
+#include <string>
+
+#include "coordinator/validation/straggler.h"
+#include "ebnccl/v1/control.pb.h"
+
+namespace eb::validation {
+
+// A rank is stalled when its stalled time over the test's timed calls is at
+// least this share of their wall time: a 30 ms-in-100 ms SIGSTOP duty is
+// ~30 %, a healthy rank on a quiet host ~0 %; on the 2-core development
+// machine at load 12 healthy ranks were starved up to 10.6 %. A stall under
+// 15 % explains less than a 15 % slowdown; those are left to the path or to
+// "cannot tell".
+inline constexpr double kMinStalledShare = 0.15;
+// ... and at least this much in all, microseconds: fewer than two of the
+// ticker's slack-sized gaps are noise however short the test.
+inline constexpr double kMinStalledUs = 8000.0;
+// The most stalled rank is named alone when every other rank stalled less
+// than 1/kStalledDominance of its share; the ranks within that factor of it
+// are named as their host when they share one node, else nobody is (a
+// fleet-wide stall). 2.5: at load 12 a healthy rank reached 10.6 % beside a
+// stopped one's 31.6 %.
+inline constexpr double kStalledDominance = 2.5;
+
+// The schedules over `rows` whose per-rank arrays have `ranks` entries;
+// nullopt when no measurement has a schedule from every rank (workers older
+// than RankTiming.schedule).
+std::optional<ebnccl::v1::ScheduleSummary> SummarizeSchedule(
+    const google::protobuf::RepeatedPtrField<ebnccl::v1::SizeResult>& rows, int ranks);
+
+struct CulpritFinding {
+  ebnccl::v1::Culprit culprit = ebnccl::v1::CULPRIT_UNSPECIFIED;
+  // LATE_RANK and DESCHEDULED_RANK: the rank, placed on its node and slot
+  // (basis "arrival", or "descheduled" when only the schedule named it:
+  // mean_excess_pct is then its stalled share, slowest_count the
+  // measurements in which it was the most stalled rank).
+  std::optional<ebnccl::v1::SlowestRank> rank;
+  std::string node;  // DESCHEDULED_HOST
+  std::string reason;
+  std::optional<ebnccl::v1::ScheduleSummary> schedule;
+};
+
+// Both signals over `report`'s main table (rank map in report.ranks()),
+// given the arrival analysis of the same table (AttributeStraggler).
+// UNSPECIFIED when the report has no measurement with two or more ranks.
+CulpritFinding DecideCulprit(const ebnccl::v1::TestReport& report, const Attribution& arrival);
+
+}  // namespace eb::validation
