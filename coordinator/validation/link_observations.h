@@ -3,10 +3,13 @@
 // The pair results as the link localization (coordinator/topology,
 // issue 31) reads them: one LinkObservation per rail of each completed,
 // graded pair test that was split into rails. Slow is the grader's verdict
-// on that rail (Observation::slow_rails: borderline or slow); the ratio is
-// the rail's busbw over the rail yardstick's base. A test without rail
-// results, or a failed or ungraded one, gives none: failures are the node
-// localizer's (pair_inference.h). Pure.
+// on that rail (Observation::slow_rails); the ratio is the rail's busbw
+// over the rail yardstick's base. In a single-rail fleet
+// (ValidationState::single_rail) a test's whole result is its rail 0:
+// slow as the test is (Observation::Slow), its busbw over its yardstick's
+// base, split or not. Otherwise a test without rail results, and always a
+// failed or ungraded one, gives none: failures are the node localizer's
+// (pair_inference.h). Pure.
 
 #include <vector>
 
@@ -16,6 +19,9 @@
 namespace eb::validation {
 
 std::vector<topology::LinkObservation> LinkObservationsOf(
-    const std::vector<Observation>& observations);
+    const std::vector<Observation>& observations, bool single_rail);
+
+// The rails of pair test `o` that LinkObservationsOf calls slow.
+std::vector<int> LinkSlowRails(const Observation& o, bool single_rail);
 
 }  // namespace eb::validation

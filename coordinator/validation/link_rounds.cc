@@ -19,7 +19,8 @@ bool LinksWantRound(const topology::LinkAssessment& assessment) {
 
 LinkFollowUp PlanLinkFollowUp(const ValidationState& s) {
   LinkFollowUp out;
-  const std::vector<topology::LinkObservation> observations = LinkObservationsOf(s.observations);
+  const std::vector<topology::LinkObservation> observations =
+      LinkObservationsOf(s.observations, s.single_rail);
   const topology::LinkAssessment assessment =
       topology::AssessLinks(*s.fabric, kLinkRouting, observations);
   // Only a slow result starts link rounds: the planner would otherwise

@@ -31,7 +31,7 @@ class LinkJudge {
   explicit LinkJudge(const ValidationState& s)
       : s_(s),
         index_(*s.fabric),
-        observations_(LinkObservationsOf(s.observations)),
+        observations_(LinkObservationsOf(s.observations, s.single_rail)),
         assessment_(topo::AssessLinks(index_, kLinkRouting, observations_)),
         judged_(topo::JudgeLinks(index_, observations_, assessment_, s.link_plan)) {
     for (const topo::LinkVerdict& v : judged_.links) blame_.owner[v.link] = -1;
@@ -73,17 +73,17 @@ class LinkJudge {
   // Whether the test did well on every rail: evidence that blames nobody.
   bool Fine(int64_t test_id) const {
     const Observation* o = Find(test_id);
-    return o != nullptr && o->Completed() && o->graded && !o->Slow() && o->slow_rails.empty();
+    return o != nullptr && o->Completed() && o->graded && !o->Slow() &&
+           LinkSlowRails(*o, s_.single_rail).empty();
   }
 
   // Whether every slow rail of the pair test `test_id` is explained.
   bool TestExplained(int64_t test_id, int node) const {
     const Observation* o = Find(test_id);
-    if (o == nullptr || o->kind != TestKind::kPair || !o->Completed() || o->slow_rails.empty()) {
-      return false;
-    }
-    return std::all_of(o->slow_rails.begin(), o->slow_rails.end(),
-                       [&](int rail) { return Explained(test_id, rail, node); });
+    if (o == nullptr || o->kind != TestKind::kPair || !o->Completed()) return false;
+    const std::vector<int> slow = LinkSlowRails(*o, s_.single_rail);
+    return !slow.empty() && std::all_of(slow.begin(), slow.end(),
+                                        [&](int rail) { return Explained(test_id, rail, node); });
   }
 
   std::vector<Evidence> EvidenceOf(const std::vector<size_t>& which) const {

@@ -35,6 +35,9 @@ Validation::Validation(std::vector<Node> nodes, Options options) : grader_(nodes
     std::vector<std::string> names;
     for (const Node& node : state_.nodes) names.push_back(node.name);
     state_.fabric = std::make_shared<const topology::FabricIndex>(*state_.options.fabric, names);
+    state_.single_rail = state_.fabric->rail_count() == 1 &&
+                         std::all_of(state_.nodes.begin(), state_.nodes.end(),
+                                     [](const Node& node) { return node.hcas.size() <= 1; });
   }
   for (int i = 0; i < n; ++i) {
     if (!state_.nodes[i].reachable) {
@@ -175,10 +178,11 @@ bool Validation::PlanPairs(Round& round) {
   return true;
 }
 
-// A link round (link_rounds.h): only with a topology and rail results.
+// A link round (link_rounds.h): only with a topology and rail results
+// (split_rails, or a single-rail fleet whose whole results are rail 0's).
 bool Validation::PlanLinks(Round& round) {
-  if (state_.fabric == nullptr || !state_.options.split_rails || !state_.pairs_started ||
-      state_.pairs_too_few || !HasSuite(state_.options, Suite::kPairs)) {
+  if (state_.fabric == nullptr || !(state_.options.split_rails || state_.single_rail) ||
+      !state_.pairs_started || state_.pairs_too_few || !HasSuite(state_.options, Suite::kPairs)) {
     return false;
   }
   const LinkFollowUp next = PlanLinkFollowUp(state_);

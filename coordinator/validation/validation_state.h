@@ -41,6 +41,10 @@ struct ValidationState {
 
   // Options::fabric indexed by the fleet's nodes (issue 31); null: none.
   std::shared_ptr<const topology::FabricIndex> fabric;
+  // Every node has one rail: the fabric cables rail 0 only and no node has
+  // more than one HCA (a Gloo or netns host, a one-NIC RoCE fleet). A pair
+  // test's whole result is then its rail-0 result, no split_rails needed.
+  bool single_rail = false;
   int link_rounds = 0;
   bool link_round_limit = false;  // stopped with links still to tell apart
   // The last link plan (its inseparable sets name what no pair can tell).

@@ -5,8 +5,9 @@
 #
 # The caller sets, before sourcing: prefix (namespace names), subnet (first
 # three octets), hosts (indices), work (a temporary folder), pids (the
-# processes to stop at exit), and `failed=0` once the test passed (the logs
-# under $work are printed otherwise). Then:
+# processes to stop at exit), optionally netns_extra (more namespaces to
+# delete at exit), and `failed=0` once the test passed (the logs under $work
+# are printed otherwise). Then:
 #   netns_fleet_up                 namespaces, veths, bridge; EXIT trap
 #   netns_fleet_certs CLIENT ROLE  certificates under $work/tls
 #   netns_fleet_shape HOST TBF...  one tbf on each direction of HOST's link
@@ -23,6 +24,7 @@ netns_fleet_cleanup() {
     ip netns del "$prefix-h$h" 2>/dev/null
   done
   ip netns del "$prefix-br" 2>/dev/null
+  for ns in "${netns_extra[@]+"${netns_extra[@]}"}"; do ip netns del "$ns" 2>/dev/null; done
   if [[ "${failed:-1}" == 1 ]]; then
     for f in "$work"/*.log "$work"/*.out "$work"/*.err; do echo "===== $f"; tail -n 60 "$f"; done
   fi

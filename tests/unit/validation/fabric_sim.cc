@@ -211,6 +211,28 @@ FabricScenario RandomFabricScenario(int n, FabricCase fault_case, uint64_t seed)
   return s;
 }
 
+const FabricIndex& SimIndexOf(const FabricShape& shape) { return IndexOf(shape); }
+
+double ScenarioFactor(const FabricScenario& s, int a, int b, int rail) {
+  const FabricIndex& index = IndexOf(s.shape);
+  double factor = 1;
+  for (int link : index.Path(a, b, rail, kSimRouting).links) {
+    for (const LinkFault& f : s.faults) {
+      const bool node_cable = f.kind == LinkFaultKind::kNode &&
+                              index.links()[link].node == f.node &&
+                              index.links()[link].kind == LinkKind::kCable;
+      if (f.link == link || node_cable) factor = std::min(factor, f.factor);
+    }
+  }
+  for (const LinkFault& f : s.faults) {
+    if (f.kind == LinkFaultKind::kCollision && f.rail == rail &&
+        ((f.node == a && f.other == b) || (f.node == b && f.other == a))) {
+      factor = std::min(factor, f.factor);
+    }
+  }
+  return factor;
+}
+
 FabricScenario WithoutLinkFaults(const FabricScenario& scenario) {
   FabricScenario out = scenario;
   out.faults.clear();

@@ -16,6 +16,7 @@
 
 #include "coordinator/topology/fabric.h"
 #include "coordinator/topology/link_report.h"
+#include "coordinator/topology/paths.h"
 
 namespace eb::validation::sim {
 
@@ -73,6 +74,12 @@ topology::Fabric SimFabric(const FabricShape& shape);
 // nodes), drawn from the seed; the faults of `fault_case` on random links.
 FabricScenario RandomFabricScenario(int n, FabricCase fault_case, uint64_t seed);
 uint64_t FabricScenarioSeed(int n, FabricCase fault_case, int index);
+
+// The fabric index of a shape, built once (single-threaded).
+const topology::FabricIndex& SimIndexOf(const FabricShape& shape);
+// The true factor of a pair test's rail in `scenario`: the slowest link on
+// its path (link faults, and a bad node's cables), a collision of the pair.
+double ScenarioFactor(const FabricScenario& scenario, int a, int b, int rail);
 
 struct FabricRun {
   int rounds = 0;

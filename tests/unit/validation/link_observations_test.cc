@@ -1,5 +1,6 @@
 // What the link localization reads of the pair results: one observation
-// per rail of each completed, graded pair test; nothing of the others.
+// per rail of each completed, graded pair test; nothing of the others; in a
+// single-rail fleet, the whole result as rail 0.
 #include "coordinator/validation/link_observations.h"
 
 #include <vector>
@@ -40,7 +41,7 @@ TEST(LinkObservations, OnePerRailOfEachGradedPairTest) {
   intra.nodes = {4};
   observations.push_back(intra);
 
-  const std::vector<topology::LinkObservation> links = LinkObservationsOf(observations);
+  const std::vector<topology::LinkObservation> links = LinkObservationsOf(observations, false);
   ASSERT_EQ(links.size(), 2u);
   EXPECT_EQ(links[0].a, 3);
   EXPECT_EQ(links[0].b, 7);
@@ -52,6 +53,31 @@ TEST(LinkObservations, OnePerRailOfEachGradedPairTest) {
   EXPECT_DOUBLE_EQ(links[1].ratio, 0.5);
   EXPECT_EQ(links[1].round, 2);
   EXPECT_EQ(links[1].test_id, 11);
+  EXPECT_EQ(LinkSlowRails(observations[0], false), std::vector<int>{1});
+}
+
+TEST(LinkObservations, ASingleRailFleetReadsTheWholeResultAsRail0) {
+  Observation slow = GradedPair(3, 7, {}, {});
+  slow.rail_yardstick.reset();
+  slow.busbw_gbps = 2.5;
+  slow.yardstick.base_gbps = 5;
+  slow.grade = Grade::kSlow;
+  Observation fine = slow;
+  fine.test_id = 12;
+  fine.busbw_gbps = 5;
+  fine.grade = Grade::kFine;
+  const std::vector<Observation> observations = {slow, fine};
+  EXPECT_TRUE(LinkObservationsOf(observations, false).empty());
+  const std::vector<topology::LinkObservation> links = LinkObservationsOf(observations, true);
+  ASSERT_EQ(links.size(), 2u);
+  EXPECT_EQ(links[0].rail, 0);
+  EXPECT_TRUE(links[0].slow);
+  EXPECT_DOUBLE_EQ(links[0].ratio, 0.5);
+  EXPECT_EQ(links[1].test_id, 12);
+  EXPECT_FALSE(links[1].slow);
+  EXPECT_DOUBLE_EQ(links[1].ratio, 1.0);
+  EXPECT_EQ(LinkSlowRails(slow, true), std::vector<int>{0});
+  EXPECT_TRUE(LinkSlowRails(fine, true).empty());
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 // tests are as slow as the slowest link on their path (d-mod-k routing,
 // as the localizer assumes). 12 nodes, 8 rails, 3 leaves of 4 nodes per
 // rail, 2 spines per rail; and 2 leaves, where no pair can tell a leaf's
-// uplink to a spine from the other leaf's uplink to that spine.
+// uplink to a spine from the other leaf's uplink to that spine. And
+// single-rail fleets (one NIC a node, as Gloo/netns hosts): a pair test's
+// whole result is its rail 0, without split_rails.
 
 #include <algorithm>
 #include <map>
@@ -24,8 +26,8 @@ namespace eb::validation::test {
 namespace {
 
 struct FabricFleet {
-  explicit FabricFleet(int n = 12, int leaf_size = 4, int spines = 2)
-      : shape{n, 8, leaf_size, spines} {}
+  explicit FabricFleet(int n = 12, int leaf_size = 4, int spines = 2, int rails = 8)
+      : shape{n, rails, leaf_size, spines} {}
   sim::FabricShape shape;
   std::shared_ptr<const topology::Fabric> fabric =
       std::make_shared<const topology::Fabric>(sim::SimFabric(shape));
@@ -44,6 +46,12 @@ struct FabricFleet {
   std::vector<Node> Nodes() const {
     std::vector<Node> nodes = H100Fleet(shape.n);
     for (int i = 0; i < shape.n; ++i) {
+      if (shape.rails == 1) {  // one GPU and its NIC
+        ebnccl::v1::NodeInventory inventory = H100Inventory();
+        inventory.mutable_gpus()->DeleteSubrange(1, inventory.gpus_size() - 1);
+        inventory.mutable_hcas()->DeleteSubrange(1, inventory.hcas_size() - 1);
+        nodes[i] = NodeFromInventory(names[i], inventory);
+      }
       nodes[i].name = names[i];
       nodes[i].leaf = index.SwitchName(index.LeafOf(i, 0));  // as NodeFromRecord does
     }
@@ -57,6 +65,7 @@ struct FabricFleet {
   }
   Script Scripted() const {
     Script script;
+    script.rails = shape.rails;
     script.fabric = [this](const std::string& a, const std::string& b, int rail) {
       double f = 1;
       const topology::PathLinks path =
@@ -281,6 +290,86 @@ TEST(LinkValidationTest, TwoFaultsAndACollisionAt64Nodes) {
       EXPECT_EQ(v.verdict, Verdict::kHealthy) << v.node << ": " << v.reason;
     }
   }
+}
+
+// Single-rail fleets: 2 leaves of 8 one-NIC nodes, 4 spines, pair tests not
+// split (as Gloo's): the whole result is rail 0's. leaf 0's uplink to spine
+// 1 at 50 %: it is named with leaf 1's uplink to that spine (no pair can
+// cross one without the other), no node, rail or path is blamed; a healthy
+// fleet takes no link round.
+TEST(LinkValidationTest, SingleRailFleetNamesASlowSpineLinkWithoutSplitRails) {
+  FabricFleet fleet(16, 8, 4, 1);
+  Options options = fleet.WithFabric();
+  options.split_rails = false;
+  Options plain = options;
+  plain.fabric = nullptr;
+  const Outcome healthy = RunToEnd(fleet.Nodes(), options, fleet.Scripted());
+  ASSERT_EQ(healthy.error, "");
+  EXPECT_EQ(LinkRounds(healthy), 0);
+  EXPECT_EQ(healthy.rounds.size(), RunToEnd(fleet.Nodes(), plain, fleet.Scripted()).rounds.size());
+  EXPECT_FALSE(healthy.report.AnyBad());
+  ExpectEveryNodeHealthy(healthy.report);
+
+  fleet.link_factor[fleet.Uplink("leaf-r0-00", "spine-r0-01")] = 0.5;
+  const Outcome out = RunToEnd(fleet.Nodes(), options, fleet.Scripted());
+  ASSERT_EQ(out.error, "");
+  for (const Round& round : out.rounds) {
+    for (const PlannedTest& t : round.tests) EXPECT_FALSE(t.split_rails);
+  }
+  ASSERT_EQ(out.report.links.size(), 2u);
+  std::set<std::string> leaves;
+  for (const LinkVerdict& link : out.report.links) {
+    leaves.insert(link.a.switch_name);
+    EXPECT_EQ(link.b.switch_name, "spine-r0-01");
+    EXPECT_EQ(link.rail, 0);
+    EXPECT_EQ(link.inseparable_from.size(), 1u);
+    EXPECT_NEAR(link.ratio, 0.5, 0.05);
+  }
+  EXPECT_EQ(leaves, std::set<std::string>({"leaf-r0-00", "leaf-r0-01"}));
+  ExpectEveryNodeHealthy(out.report);
+  EXPECT_TRUE(out.report.rails.empty());
+  EXPECT_TRUE(out.report.paths.empty());
+  EXPECT_TRUE(out.report.AnyBad());  // exit 7
+  EXPECT_GE(LinkRounds(out), 1);
+  EXPECT_LE(LinkRounds(out), Options().max_link_rounds);
+
+  // The same fleet with 2 HCAs a node is not single-rail: its unsplit
+  // results say nothing of rail 0, and no link is named.
+  std::vector<Node> two_nics = fleet.Nodes();
+  for (Node& node : two_nics) node.hcas.push_back(node.hcas.front());
+  EXPECT_TRUE(RunToEnd(two_nics, options, fleet.Scripted()).report.links.empty());
+}
+
+// The netns e2e's shape (tests/netns/netns_links_test.sh): 2 leaves of 3
+// one-NIC hosts under one spine, no expected figure (Gloo: the fleet median
+// judges), leaf 0's uplink at 50 %. Every cross-leaf pair crosses both
+// uplinks; all-pairs gives each node fine partners on its own leaf, so the
+// median is the healthy rate and the cross-leaf pairs are slow: both
+// uplinks are named (no pair tells them apart), no node is blamed.
+TEST(LinkValidationTest, SingleRailTwoLeavesOneSpineAllPairsMedianOnly) {
+  FabricFleet fleet(6, 3, 1, 1);
+  Options options = fleet.WithFabric();
+  options.baselines = {};
+  options.split_rails = false;
+  options.strategy = Strategy::kAllPairs;
+  const Outcome healthy = RunToEnd(fleet.Nodes(), options, fleet.Scripted());
+  ASSERT_EQ(healthy.error, "");
+  EXPECT_EQ(LinkRounds(healthy), 0);
+  EXPECT_FALSE(healthy.report.AnyBad());
+
+  fleet.link_factor[fleet.Uplink("leaf-r0-00", "spine-r0-00")] = 0.5;
+  const Outcome out = RunToEnd(fleet.Nodes(), options, fleet.Scripted());
+  ASSERT_EQ(out.error, "");
+  ASSERT_EQ(out.report.links.size(), 2u);
+  std::set<std::string> leaves;
+  for (const LinkVerdict& link : out.report.links) {
+    leaves.insert(link.a.switch_name);
+    EXPECT_EQ(link.b.switch_name, "spine-r0-00");
+  }
+  EXPECT_EQ(leaves, std::set<std::string>({"leaf-r0-00", "leaf-r0-01"}));
+  ExpectEveryNodeHealthy(out.report);
+  EXPECT_TRUE(out.report.paths.empty());
+  EXPECT_TRUE(out.report.AnyBad());
 }
 
 }  // namespace

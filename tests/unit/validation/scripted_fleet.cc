@@ -74,7 +74,7 @@ TestResult ScriptedFleet::Measure(const Round& round, const PlannedTest& test) {
   if (test.kind == TestKind::kFleet) common *= script_.fleet;
   std::vector<RailResult> rails;
   double sum = 0;
-  for (int r = 0; r < 8; ++r) {
+  for (int r = 0; r < script_.rails; ++r) {
     double f = common;
     for (const std::string& node : test.nodes) {
       auto it = script_.rail.find({node, r});

@@ -47,6 +47,7 @@ struct Script {
   // The fabric's factor on one rail of a pair test (issue 31: a slow link
   // on the pair's path); null: 1.
   std::function<double(const std::string& a, const std::string& b, int rail)> fabric;
+  int rails = 8;  // rails of every node (1: one NIC, a pair test's whole result is its rail 0)
 };
 
 class ScriptedFleet {

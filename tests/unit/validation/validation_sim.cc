@@ -9,6 +9,8 @@
 //                            [--size N]... [--all-pairs-up-to 232] [--detail]
 //   build/bin/validation_sim --show N KIND K SEED   # one scenario, traced
 //   build/bin/validation_sim --fabric ...           # links of a fat-tree (fabric_table.cc)
+//   build/bin/validation_sim --fabric-validation ...  # the same through Validation
+//                                                     # (fabric_validation_table.cc)
 //   build/bin/validation_sim --sensitivity [--fleets 100] [--soak R]... [--size N]...
 //       [--noise 0.02] [--describe]
 //       # issue 29 item 7: detection and false-flag rates (sim.h SensitivityCase)
@@ -27,7 +29,8 @@
 #include "tests/unit/validation/sim.h"
 
 namespace eb::validation::sim {
-int FabricTableMain(int argc, char** argv);  // fabric_table.cc
+int FabricTableMain(int argc, char** argv);            // fabric_table.cc
+int FabricValidationTableMain(int argc, char** argv);  // fabric_validation_table.cc
 }  // namespace eb::validation::sim
 
 namespace {
@@ -179,6 +182,9 @@ int SensitivityMain(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--fabric") return FabricTableMain(argc, argv);
+  if (argc > 1 && std::string(argv[1]) == "--fabric-validation") {
+    return FabricValidationTableMain(argc, argv);
+  }
   if (argc > 1 && std::string(argv[1]) == "--sensitivity") return SensitivityMain(argc, argv);
   Settings settings;
   int all_pairs_up_to = 232;
