@@ -10,6 +10,8 @@
 
 #include "absl/time/time.h"
 #include "common/rpc/tls_files.h"
+#include "coordinator/core/budget/rendezvous_budget.h"
+#include "coordinator/core/budget/session_budget.h"
 #include "coordinator/topology/fabric_source.h"
 
 namespace eb::coordinator {
@@ -88,6 +90,10 @@ struct CoordinatorConfig {
   absl::Duration heartbeat_period = absl::Seconds(2);
   // Heartbeats an agent may miss before its node is declared lost.
   int heartbeat_miss_limit = 3;
+  // What one node may send (docs/SECURITY.md, "Per-node budget"): its
+  // session's messages or events, and (with TLS) its rendezvous calls.
+  SessionBudgetLimits session_budget;
+  RendezvousBudgetLimits rendezvous_budget;
   // Defaults for tests that do not set their own deadlines.
   absl::Duration default_test_timeout = absl::Minutes(30);
   absl::Duration default_launch_timeout = absl::Seconds(30);

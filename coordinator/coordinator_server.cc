@@ -362,9 +362,9 @@ CoordinatorServer::CoordinatorServer(const CoordinatorConfig& config,
   control_service_ = std::make_unique<ControlService>(loop_, *tests_, *registry_, logs_,
                                                       *validations_, *authz_, *audit_, insecure);
   control_service_->set_topology(config_.topology);
-  agent_service_ =
-      std::make_unique<AgentServiceImpl>(loop_, common::RealClock::Get(), *registry_, *tests_,
-                                         rendezvous_, logs_, config_, *authz_, *audit_);
+  agent_service_ = std::make_unique<AgentServiceImpl>(loop_, common::RealClock::Get(), *registry_,
+                                                      *tests_, rendezvous_, logs_, config_, *authz_,
+                                                      *audit_, config_.session_budget);
 }
 
 absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(

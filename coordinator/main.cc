@@ -79,6 +79,22 @@ int main(int argc, char** argv) {
                  "Missed heartbeats before a node is lost")
       ->capture_default_str()
       ->check(eb::common::CountFlag(1, 100));
+  app.add_option("--agent-message-burst", config.session_budget.item_burst,
+                 "Per-node budget: messages or events one agent session may send at once")
+      ->capture_default_str()
+      ->check(eb::common::CountFlag(1, 100'000'000));
+  app.add_option("--agent-messages-per-second", config.session_budget.items_per_second,
+                 "Per-node budget: messages or events a second, sustained")
+      ->capture_default_str()
+      ->check(eb::common::CountFlag(1, 100'000'000));
+  app.add_option("--rendezvous-call-burst", config.rendezvous_budget.call_burst,
+                 "Per-node budget with TLS: rendezvous calls at once")
+      ->capture_default_str()
+      ->check(eb::common::CountFlag(1, 100'000'000));
+  app.add_option("--rendezvous-calls-per-second", config.rendezvous_budget.calls_per_second,
+                 "Per-node budget with TLS: rendezvous calls a second, sustained")
+      ->capture_default_str()
+      ->check(eb::common::CountFlag(1, 100'000'000));
   app.add_option("--default-timeout-ms", test_timeout_ms,
                  "Deadline of a whole test unless it sets one")
       ->capture_default_str()

@@ -133,6 +133,7 @@ AgentServiceImpl::AgentServiceImpl(common::Executor& executor, common::Clock& cl
       authz_(authz),
       audit_(audit),
       budget_(budget),
+      rendezvous_budget_(config.rendezvous_budget),
       heartbeats_(executor, config.heartbeat_period / 20,
                   [this](std::vector<std::pair<uint64_t, PendingHeartbeat>> batch) {
                     for (const auto& [session_id, heartbeat] : batch) {

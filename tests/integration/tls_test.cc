@@ -71,8 +71,9 @@ class TlsTest : public ::testing::Test {
     return {"--tls-ca=" + tls.ca, "--tls-cert=" + tls.cert, "--tls-key=" + tls.key};
   }
 
-  void StartCoordinator() {
+  void StartCoordinator(const std::vector<std::string>& extra = {}) {
     std::vector<std::string> flags = LocalCluster::FastCoordinatorFlags();
+    flags.insert(flags.end(), extra.begin(), extra.end());
     for (const std::string& flag :
          Flags({dir_ + "/ca.pem", dir_ + "/coordinator.pem", dir_ + "/coordinator.key"})) {
       flags.push_back(flag);
@@ -229,11 +230,15 @@ TEST_F(TlsTest, OperatorCancelsOnlyItsOwnTestAndRendezvousIsForItsNodes) {
 }
 
 // Issue 32, item 1: a node's rendezvous calls are charged to it (8,192 at
-// once, 4,096 a second). A node that floods them with its own certificate
-// is refused RESOURCE_EXHAUSTED, audited, and its agent's session cut off
-// (the node is lost); the coordinator goes on answering the others.
+// once, 4,096 a second by default). A node that floods them with its own
+// certificate is refused RESOURCE_EXHAUSTED, audited, and its agent's
+// session cut off (the node is lost); the coordinator goes on answering
+// the others. The budget is set small here (512 at once, 64 a second): a
+// flood must outrun the refill, and under ASan on a loaded machine the
+// coordinator answered fewer than 4,096 calls a second (the default never
+// ran out, and the test saw no refusal).
 TEST_F(TlsTest, P2_4f2_ANodeFloodingRendezvousCallsIsCutOff) {
-  StartCoordinator();
+  StartCoordinator({"--rendezvous-call-burst=512", "--rendezvous-calls-per-second=64"});
   StartAgent("host0");
   StartAgent("host1");
   auto stub = ebnccl::v1::AgentService::NewStub(
@@ -268,14 +273,21 @@ TEST_F(TlsTest, P2_4f2_ANodeFloodingRendezvousCallsIsCutOff) {
   }
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
   EXPECT_THAT(status.error_message(), HasSubstr("rendezvous budget: node host0 made more than"));
-  EXPECT_GE(calls, 8192);
+  EXPECT_GE(calls, 512);
   const json audit = Audit();
   EXPECT_TRUE(Contains(audit, "host0", "RendezvousSet", "RESOURCE_EXHAUSTED")) << audit.dump(1);
   EXPECT_TRUE(Contains(audit, "host0", "Session", "RESOURCE_EXHAUSTED", "node_name=host0"));
   CliResult nodes = As("root", {"nodes", "--json"});
   ASSERT_EQ(nodes.exit_code, 0) << nodes.err;
-  for (const json& node : json::parse(nodes.out, nullptr, false)["nodes"]) {
-    EXPECT_EQ(node["state"] == "lost", node["name"] == "host0") << node.dump();
+  // Parsed into a variable: a range-for over a member of a temporary reads
+  // freed memory (ASan found it).
+  const json listed = json::parse(nodes.out, nullptr, false);
+  // host0 was cut off (the audit above); its real agent opens a new
+  // session and may be back already. The other node was never touched.
+  for (const json& node : listed["nodes"]) {
+    if (node["name"] != "host0") {
+      EXPECT_NE(node["state"], "lost") << node.dump();
+    }
   }
 }
 

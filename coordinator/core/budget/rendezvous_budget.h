@@ -21,9 +21,9 @@ struct RendezvousBudgetLimits {
   // Calls at once: 8 for each of the most worker slots a node may have
   // (1,024), so that every rank of the largest node may set its keys and
   // keep its (at most 4) waits open in the same moment.
-  int64_t call_burst = 8 * 1024;
+  int call_burst = 8 * 1024;
   // Calls a second, sustained: 4 for each of 1,024 ranks.
-  int64_t calls_per_second = 4 * 1024;
+  int calls_per_second = 4 * 1024;
 };
 
 class RendezvousBudget {

@@ -21,8 +21,9 @@ struct SessionBudgetLimits {
   // Items a second, sustained, and at once. The burst holds every event of
   // a whole test of 16 ranks at the most sizes a test may have (16 x
   // (10,000 + 6) = 160,096), so an honest node never waits for the refill.
-  int64_t items_per_second = 20'000;
-  int64_t item_burst = 200'000;
+  // Settable (coordinator.toml [limits], CONFIG.md): int for the reader.
+  int items_per_second = 20'000;
+  int item_burst = 200'000;
   // Bytes a second, sustained, and at once: 512 log pages of 1 MiB (twice
   // the 256 log requests that may wait at once) back to back.
   int64_t bytes_per_second = int64_t{128} << 20;
