@@ -115,6 +115,23 @@ void AddTopologyKeys(common::ConfigSchema& schema, TopologyConfig* topology) {
       .Flag("--topology-format");
 }
 
+// The per-node budgets (docs/SECURITY.md, "Per-node budget"); the
+// defaults hold what an honest node sends with room.
+void AddLimitsKeys(common::ConfigSchema& schema, CoordinatorConfig* config) {
+  schema.Int("limits.agent_message_burst", &config->session_budget.item_burst, 1, 100'000'000)
+      .Flag("--agent-message-burst");
+  schema
+      .Int("limits.agent_messages_per_second", &config->session_budget.items_per_second, 1,
+           100'000'000)
+      .Flag("--agent-messages-per-second");
+  schema.Int("limits.rendezvous_call_burst", &config->rendezvous_budget.call_burst, 1, 100'000'000)
+      .Flag("--rendezvous-call-burst");
+  schema
+      .Int("limits.rendezvous_calls_per_second", &config->rendezvous_budget.calls_per_second, 1,
+           100'000'000)
+      .Flag("--rendezvous-calls-per-second");
+}
+
 }  // namespace
 
 absl::Status CheckSentinelConfig(const SentinelConfig& sentinel, const SchedulerConfig& scheduler) {
@@ -176,21 +193,6 @@ common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings* settings) {
       .Flag("--heartbeat-period-ms");
   schema.Int("heartbeat.miss_limit", &config.heartbeat_miss_limit, 1, 100)
       .Flag("--heartbeat-miss-limit");
-  // The per-node budgets (docs/SECURITY.md, "Per-node budget"); the
-  // defaults hold what an honest node sends with room.
-  schema.Int("limits.agent_message_burst", &config.session_budget.item_burst, 1, 100'000'000)
-      .Flag("--agent-message-burst");
-  schema
-      .Int("limits.agent_messages_per_second", &config.session_budget.items_per_second, 1,
-           100'000'000)
-      .Flag("--agent-messages-per-second");
-  schema.Int("limits.rendezvous_call_burst", &config.rendezvous_budget.call_burst, 1, 100'000'000)
-      .Flag("--rendezvous-call-burst");
-  schema
-      .Int("limits.rendezvous_calls_per_second", &config.rendezvous_budget.calls_per_second, 1,
-           100'000'000)
-      .Flag("--rendezvous-calls-per-second");
-
   // The deadlines sent to agents: the range every agent accepts (P2-2.7).
   const spec::DurationRange& timeouts = spec::kTimeoutRange;
   schema.Duration("timeouts.test", &config.default_test_timeout, timeouts.min, timeouts.max)
@@ -232,6 +234,7 @@ common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings* settings) {
   AddSchedulerKeys(schema, &config.scheduler);
   AddSentinelKeys(schema, &config.sentinel);
   AddTopologyKeys(schema, &config.topology);
+  AddLimitsKeys(schema, &config);
 
   schema
       .Choice("log.level", &settings->log_level,
