@@ -9,6 +9,12 @@ function(eb_target_warnings target)
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Werror>)
   endif()
   eb_target_sanitize(${target})
+  # EB_PROGRAM_MAINS_AT_O0 (CI's plain tree): the rule of the instrumented
+  # trees below for the four programs, whose main.cc is flag parsing and
+  # start-up; not the load generator, whose hot code is its own.
+  if(EB_PROGRAM_MAINS_AT_O0 AND target MATCHES "^(eb-coordinator|eb-agent|eb-worker|ebctl)$")
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-O0>)
+  endif()
 endfunction()
 
 # -DEB_SANITIZE=address|undefined|address,undefined|thread instruments our

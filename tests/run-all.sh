@@ -46,11 +46,12 @@ if [[ " $sanitizers " == *" address,undefined "* ]]; then unit_tests=none integr
 # The plain tree with line tables only (-g1) instead of full debug info:
 # the same code (GCC's -g never changes what is generated), a faster
 # compile and link. The package, and the README's run command on a fresh
-# clone, keep -g.
+# clone, keep -g. No GPU tests (CI runs none: label gpu) and the programs'
+# main.cc at -O0, as the instrumented trees do (CMakeLists.txt).
 stage "building the plain tree (unit tests: $unit_tests, integration_test: $integration_tests)"
 deploy/scripts/build.sh -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
   -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DEB_UNIT_TESTS="$unit_tests" \
-  -DEB_INTEGRATION_TESTS="$integration_tests"
+  -DEB_INTEGRATION_TESTS="$integration_tests" -DEB_GPU_TESTS=OFF -DEB_PROGRAM_MAINS_AT_O0=ON
 
 # What the instrumented trees build, one `tests/sanitize/run.sh` argument list per line.
 plan=()

@@ -1,75 +1,41 @@
 #include "common/rpc/tls.h"
 
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstring>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "common/io/bounded_file.h"
+#include "common/rpc/tls_mirror.h"
 #include "grpcpp/security/tls_certificate_provider.h"
 #include "grpcpp/security/tls_credentials_options.h"
+#include "spdlog/spdlog.h"
 
 namespace eb::common {
 
 namespace {
 
-absl::Status CheckPemFile(const std::string& path, const std::string& option, const char* marker) {
-  // Bounded and refusing FIFOs and devices: gRPC's own reader (the file
-  // watcher below) would block on a FIFO or read /dev/zero until memory ends.
-  absl::StatusOr<std::string> text = ReadBoundedFile(path, FileKind::kTlsPem);
-  if (!text.ok()) {
-    return absl::FailedPreconditionError(absl::StrCat(option, ": ", text.status().message()));
-  }
-  if (text->find(marker) == std::string::npos) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(option, ": ", path, " holds no PEM '", marker, "' block"));
-  }
-  return absl::OkStatus();
-}
-
-std::shared_ptr<grpc::experimental::FileWatcherCertificateProvider> MakeProvider(
+// gRPC's file watcher, pointed at the in-memory copies our bounded reader
+// keeps fresh (tls_mirror.h): gRPC itself never opens the operator's
+// files, which could be a FIFO or /dev/zero by the time it re-reads them.
+// gRPC switches to a new key and certificate only when they match.
+std::shared_ptr<grpc::experimental::CertificateProviderInterface> MakeProvider(
     const TlsFiles& files) {
-  // gRPC re-reads the three files every period and switches to a new key
-  // and certificate only when they match each other.
-  const int64_t seconds = absl::ToInt64Seconds(files.reload_period);
+  absl::StatusOr<TlsFiles> copies = MirroredTlsFiles(files, "--tls");
+  if (!copies.ok()) {
+    // Checked at start (CheckTlsFiles); gone or refused since: no handshake
+    // will succeed, and the log says why (never the files read unbounded).
+    spdlog::error("TLS files cannot be used: {}", std::string(copies.status().message()));
+    return std::make_shared<grpc::experimental::StaticDataCertificateProvider>("");
+  }
+  const int64_t seconds = absl::ToInt64Seconds(copies->reload_period);
   return std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
-      files.key, files.cert, files.ca, static_cast<unsigned int>(seconds < 1 ? 1 : seconds));
+      copies->key, copies->cert, copies->ca, static_cast<unsigned int>(seconds < 1 ? 1 : seconds));
 }
 
 }  // namespace
 
 absl::Status CheckTlsFiles(const TlsFiles& files, const std::string& prefix) {
   if (!files.enabled()) return absl::OkStatus();
-  for (const auto& [value, name] :
-       {std::pair{&files.ca, "ca"}, std::pair{&files.cert, "cert"}, std::pair{&files.key, "key"}}) {
-    if (value->empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(prefix, "-", name, ": not set (TLS needs ca, cert and key; ", prefix,
-                       "-ca, ", prefix, "-cert, ", prefix, "-key or [tls] ca, cert, key)"));
-    }
-  }
-  if (absl::Status status = CheckPemFile(files.ca, prefix + "-ca", "BEGIN CERTIFICATE");
-      !status.ok()) {
-    return status;
-  }
-  if (absl::Status status = CheckPemFile(files.cert, prefix + "-cert", "BEGIN CERTIFICATE");
-      !status.ok()) {
-    return status;
-  }
-  struct stat info;
-  if (stat(files.key.c_str(), &info) != 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(prefix, "-key: cannot read ", files.key, ": ", std::strerror(errno)));
-  }
-  if ((info.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "%s-key: %s is readable by group or others (mode %04o); refusing to use it: "
-        "chmod 600 %s",
-        prefix, files.key, info.st_mode & 07777, files.key));
-  }
-  return CheckPemFile(files.key, prefix + "-key", "PRIVATE KEY");
+  return ReadTlsMaterial(files, prefix).status();
 }
 
 std::shared_ptr<grpc::ServerCredentials> MakeServerCredentials(const TlsFiles& files) {
@@ -83,6 +49,18 @@ std::shared_ptr<grpc::ServerCredentials> MakeServerCredentials(const TlsFiles& f
 std::shared_ptr<grpc::ChannelCredentials> MakeChannelCredentials(const TlsFiles& files) {
   grpc::experimental::TlsChannelCredentialsOptions options;
   options.set_certificate_provider(MakeProvider(files));
+  options.watch_root_certs();
+  options.watch_identity_key_cert_pairs();
+  return grpc::experimental::TlsCredentials(options);
+}
+
+std::shared_ptr<grpc::ChannelCredentials> MakeStaticChannelCredentials(
+    const TlsMaterial& material) {
+  grpc::experimental::TlsChannelCredentialsOptions options;
+  options.set_certificate_provider(
+      std::make_shared<grpc::experimental::StaticDataCertificateProvider>(
+          material.ca,
+          std::vector<grpc::experimental::IdentityKeyCertPair>{{material.key, material.cert}}));
   options.watch_root_certs();
   options.watch_identity_key_cert_pairs();
   return grpc::experimental::TlsCredentials(options);

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "common/rpc/tls_files.h"
+#include "common/rpc/tls_mirror.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/security/server_credentials.h"
 
@@ -30,5 +31,11 @@ std::shared_ptr<grpc::ServerCredentials> MakeServerCredentials(const TlsFiles& f
 // Channel credentials presenting `files.cert` and verifying the server's
 // certificate (issuer `files.ca`, and the target host among its names).
 std::shared_ptr<grpc::ChannelCredentials> MakeChannelCredentials(const TlsFiles& files);
+
+// Channel credentials from material read once (ReadTlsMaterial) that does
+// not change during the process's life: the load generator's thousands of
+// simulated agents, each with a certificate of its own, hold no copies
+// and no reload.
+std::shared_ptr<grpc::ChannelCredentials> MakeStaticChannelCredentials(const TlsMaterial& material);
 
 }  // namespace eb::common

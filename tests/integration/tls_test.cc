@@ -409,6 +409,45 @@ TEST_F(TlsTest, RotatedCertificatesAreUsedByNewConnectionsWithoutRestart) {
   EXPECT_EQ(As("root", {"nodes"}).exit_code, kExitUnreachable);
 }
 
+// Issue 32, item 4: gRPC's file watcher reads in-memory copies that our
+// bounded reader refreshes, never the files. A FIFO put in the
+// certificate's place and /dev/zero in the key's after the start neither
+// hang nor exhaust the coordinator: it keeps serving new connections with
+// the last good set, and its log says why.
+TEST_F(TlsTest, AFifoOrADeviceInTheFilesPlaceAfterTheStartKeepsTheLastGoodSet) {
+  const std::string live = cluster_.work_dir() + "/live";
+  ASSERT_EQ(cluster_
+                .Shell(absl::StrCat("mkdir -p ", live, " && cp ", dir_, "/ca.pem ", dir_,
+                                    "/coordinator.pem ", dir_, "/coordinator.key ", live))
+                .exit_code,
+            0);
+  std::vector<std::string> flags = LocalCluster::FastCoordinatorFlags();
+  for (const std::string& flag :
+       Flags({live + "/ca.pem", live + "/coordinator.pem", live + "/coordinator.key"})) {
+    flags.push_back(flag);
+  }
+  flags.push_back("--tls-reload-period-ms=1000");
+  ASSERT_TRUE(cluster_.StartCoordinator(flags).ok());
+  ASSERT_EQ(cluster_
+                .Shell(absl::StrCat("cd ", live, " && rm coordinator.pem coordinator.key && ",
+                                    "mkfifo coordinator.pem && ln -s /dev/zero coordinator.key"))
+                .exit_code,
+            0);
+  const std::string log = cluster_.work_dir() + "/coordinator-1.log";
+  const absl::Time deadline = absl::Now() + absl::Seconds(15);
+  while (ReadText(log).find("TLS files not reloaded") == std::string::npos &&
+         absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  const std::string text = ReadText(log);
+  EXPECT_THAT(text, HasSubstr("TLS files not reloaded"));
+  EXPECT_THAT(text, HasSubstr("--tls-cert"));
+  EXPECT_THAT(text, HasSubstr("FIFO"));
+  // Two more reload periods of gRPC's watcher: still the last good set.
+  absl::SleepFor(absl::Seconds(2));
+  EXPECT_EQ(As("root", {"nodes"}).exit_code, 0);
+}
+
 TEST_F(TlsTest, KeyReadableByOthersIsRefusedAtStart) {
   const std::string key = cluster_.work_dir() + "/open.key";
   ASSERT_EQ(cluster_.Shell(absl::StrCat("cp ", dir_, "/coordinator.key ", key)).exit_code, 0);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <set>
@@ -83,9 +84,15 @@ std::shared_ptr<grpc::ChannelCredentials> Credentials(const Options& options,
   files.ca = options.tls_dir + "/ca.pem";
   files.cert = cert_stem + ".pem";
   files.key = cert_stem + ".key";
-  // Certificates do not change during a run: no reload thread per agent.
-  files.reload_period = absl::Hours(1);
-  return common::MakeChannelCredentials(files);
+  // Certificates do not change during a run: read once, no copies or
+  // reload per agent.
+  absl::StatusOr<common::TlsMaterial> material = common::ReadTlsMaterial(files, "--tls");
+  if (!material.ok()) {
+    std::fprintf(stderr, "eb-load-generator: %s\n",
+                 std::string(material.status().message()).c_str());
+    std::exit(2);
+  }
+  return common::MakeStaticChannelCredentials(*material);
 }
 
 v1::TestSpec MakeSpec(const Options& options, const std::vector<std::string>& nodes) {
