@@ -492,6 +492,48 @@ TEST(HtmlReportTest, SeveralCollectivesAreEachNamedDrawnAndTimedPerIteration) {
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
 }
 
+// A node's history with a test of four collectives and a test of one: each
+// collective's own average is a point on that collective's line (the
+// four-collective test gave one line named after its first collective, at
+// the average of all four), and the list names every collective.
+TEST(HtmlReportTest, NodeHistoryDrawsEachCollectiveOfATestOnItsOwnLine) {
+  SKIP_WITHOUT_CHROMIUM();
+  const std::string dir = MakeTempDir();
+  Browser browser(dir);
+  v1::ListTestsReply tests;
+  v1::TestReport& four = *tests.add_tests() = FourCollectivesPerIteration();
+  four.set_start_time_unix_ms(1'796'000'100'000);
+  four.set_avg_busbw_gbps(2.5);  // the four's mixed average: on no line
+  v1::TestReport& one = *tests.add_tests() = FourCollectivesPerIteration();
+  one.set_test_id("t-20261207-000000-one");
+  one.set_summary("all_reduce over 2 ranks");
+  one.mutable_spec()->clear_collectives();
+  one.clear_collective_summaries();
+  one.set_start_time_unix_ms(1'796'000'000'000);
+  one.set_avg_busbw_gbps(7);
+  const std::string page = dir + "/node.html";
+  {
+    std::ofstream out(page, std::ios::binary);
+    out << ebctl::report::RenderReportHtml(
+        "ebnccl node", ebctl::report::NodePageData("host0", tests, v1::ListValidationsReply(),
+                                                   "2026-12-07T00:00:00Z", "test"));
+  }
+  const PageStatus status = browser.Open(page);
+  ExpectDrawnCleanly(status, page);
+  // all_reduce: the one test's average and the four's all_reduce footer.
+  EXPECT_EQ(status.Chart("trend"), std::make_pair(4, 5));
+  EXPECT_EQ(
+      status.Legend("trend"),
+      (std::vector<std::string>{
+          "all_gather \u00b7 2 nodes \u00b7 gloo", "all_reduce \u00b7 2 nodes \u00b7 gloo",
+          "broadcast \u00b7 2 nodes \u00b7 gloo", "reduce_scatter \u00b7 2 nodes \u00b7 gloo"}));
+  EXPECT_TRUE(absl::StrContains(
+      status.dom, "<td class=\"\">all_reduce, all_gather, broadcast, reduce_scatter/gloo</td>"))
+      << status.dom.substr(0, 4000);
+  EXPECT_TRUE(absl::StrContains(status.dom, "<td class=\"\">all_reduce/gloo</td>"));
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
+}
+
 // Without -I 1 no per-iteration section; a validation whose coordinator
 // could not read its baselines file does not name it as used.
 TEST(HtmlReportTest, NoPerIterationSectionWithoutItAndUnreadBaselinesAreNotUsed) {

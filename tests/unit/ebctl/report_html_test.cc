@@ -237,6 +237,36 @@ TEST(PageDataTest, NodeHistoryKeepsTheNodesTestsAndValidationsOnly) {
   EXPECT_EQ(page["history"]["filtered_by"], "client");
 }
 
+// Issue 33 item 16: the node page names every collective of a test and
+// puts each on its own busbw line; what it reads for that is in the page's
+// data: config.collectives and each collective's own footer average.
+TEST(PageDataTest, NodeHistoryCarriesEveryCollectiveWithItsOwnAverage) {
+  v1::TestReport two = testing::TwoRankReport();
+  two.mutable_spec()->set_collective(v1::COLLECTIVE_ALL_REDUCE);
+  two.mutable_spec()->add_collectives(v1::COLLECTIVE_ALL_REDUCE);
+  two.mutable_spec()->add_collectives(v1::COLLECTIVE_BROADCAST);
+  two.set_avg_busbw_gbps(15);  // over both collectives' rows
+  for (v1::Collective c : {v1::COLLECTIVE_ALL_REDUCE, v1::COLLECTIVE_BROADCAST}) {
+    v1::CollectiveSummary& footer = *two.add_collective_summaries();
+    footer.set_collective(c);
+    footer.set_avg_busbw_gbps(c == v1::COLLECTIVE_ALL_REDUCE ? 10 : 20);
+  }
+  v1::ListTestsReply tests;
+  *tests.add_tests() = two;
+  const nlohmann::json page =
+      NodePageData(two.ranks(0).node_name(), tests, v1::ListValidationsReply(), "now", "1.2.3");
+  const nlohmann::json& test = page["tests"]["tests"][0];
+  EXPECT_EQ(test["collective"], "all_reduce");  // nccl-tests' one: the first
+  EXPECT_EQ(test["config"]["collectives"], nlohmann::json({"all_reduce", "broadcast"}));
+  ASSERT_EQ(test["collectives"].size(), 2u);
+  EXPECT_EQ(test["collectives"][1]["collective"], "broadcast");
+  EXPECT_EQ(test["collectives"][1]["average_bus_bandwidth"]["bandwidth"], 20.0);
+  // The page's helpers that read them.
+  const std::string js(ReportJs());
+  EXPECT_THAT(js, HasSubstr("function collectiveBandwidths(t)"));
+  EXPECT_THAT(js, HasSubstr("collectiveNames(t).join(', ')"));
+}
+
 // Issue 33 item 8: "1 pairs tested of 6". Every count the page prints with
 // its noun goes through R.counted (plural by the count): no script appends a
 // plural noun to a length.

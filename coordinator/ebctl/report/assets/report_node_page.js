@@ -58,11 +58,14 @@
     var b = section(main, 'Busbw over time', 'trend');
     var series = {};
     tests.forEach(function (t) {
-      var bw = num(obj(t.average_bus_bandwidth).bandwidth), when = timeMs(t.start_time);
-      if (!(bw > 0) || !has(when)) return;
+      var when = timeMs(t.start_time);
+      if (!has(when)) return;
       var cfg = obj(t.config);
-      var key = str(t.collective) + ' \u00b7 ' + R.counted(arr(cfg.nodes).length, 'node') + ' \u00b7 ' + str(t.transport);
-      (series[key] = series[key] || []).push({ x: when, y: bw, id: str(t.test_id), state: str(t.state) });
+      collectiveBandwidths(t).forEach(function (c) {
+        if (!(c.bw > 0)) return;
+        var key = c.name + ' \u00b7 ' + R.counted(arr(cfg.nodes).length, 'node') + ' \u00b7 ' + str(t.transport);
+        (series[key] = series[key] || []).push({ x: when, y: c.bw, id: str(t.test_id), state: str(t.state) });
+      });
     });
     var keys = Object.keys(series).sort();
     if (!keys.length) note(b, 'No test with a bandwidth.');
@@ -79,7 +82,8 @@
                      return item.raw.id + ' (' + item.raw.state + '): ' + fmt(item.raw.y) + ' GB/s'; } } } },
                    scales: { x: timeAxis(), y: { title: { display: true, text: 'average busbw (GB/s)' }, beginAtZero: true } } },
       });
-      note(b, 'One line per test kind (collective, node count, transport); red points: tests that did not pass. ' +
+      note(b, 'One line per test kind (collective, node count, transport); a test of several collectives puts each ' +
+        'collective\'s own average on that collective\'s line; red points: tests that did not pass. ' +
         'A line that slopes down is a link degrading before it fails.');
     }
 
@@ -88,10 +92,27 @@
     var wrap = el('div', { class: 'scroll' });
     wrap.appendChild(table(['started', 'test', 'collective', 'nodes', 'state', 'avg busbw (GB/s)', 'started by', 'summary'],
       tests.map(function (t) {
-        return [str(t.start_time), str(t.test_id), str(t.collective) + '/' + str(t.transport), arr(obj(t.config).nodes).map(str).join(', '),
+        return [str(t.start_time), str(t.test_id), collectiveNames(t).join(', ') + '/' + str(t.transport), arr(obj(t.config).nodes).map(str).join(', '),
                 chip(t.state), num(obj(t.average_bus_bandwidth).bandwidth), str(t.started_by), str(t.summary)];
       }), [5], 'wide'));
     l.appendChild(wrap);
+  }
+
+  // Every collective of a test (config.collectives), not only the first
+  // (t.collective, nccl-tests' one).
+  function collectiveNames(t) {
+    var names = arr(obj(t.config).collectives).map(str).filter(function (n) { return n; });
+    return names.length ? names : [str(t.collective)];
+  }
+
+  // [{name, bw}]: with several collectives each one's own average busbw (its
+  // footer, t.collectives), never their mixed average; else the test's.
+  function collectiveBandwidths(t) {
+    var footers = arr(t.collectives).map(obj);
+    if (footers.length > 1) {
+      return footers.map(function (f) { return { name: str(f.collective), bw: num(obj(f.average_bus_bandwidth).bandwidth) }; });
+    }
+    return [{ name: collectiveNames(t)[0], bw: num(obj(t.average_bus_bandwidth).bandwidth) }];
   }
 
   R.renderNode = renderNode;
