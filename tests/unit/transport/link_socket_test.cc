@@ -57,13 +57,31 @@ bool AsleepOnTheSocket(pid_t tid) {
   return number == SYS_ppoll || number == SYS_recvfrom;
 }
 
+// A message of `bytes`, of which the first `head` are queued at the
+// receiver before its receive starts.
+struct Split {
+  size_t bytes;
+  size_t head;
+};
+
+std::string SplitName(const ::testing::TestParamInfo<Split>& info) {
+  return absl::StrCat(info.param.bytes, "_head", info.param.head);
+}
+
+class LinkSocketSplitTest : public ::testing::TestWithParam<Split> {};
+
 // The stall of issue 33 item 17: a receive that finds part of its message
 // queued must end once the rest has arrived. A blocking recv(MSG_WAITALL)
 // copied the head and slept for the rest, which (less than the low-water
 // mark still to come) never woke it: the link waited for its 100 ms socket
 // timeout, and this socket, which has none, would wait forever (the test
-// then fails after 30 s and shuts the socket to free the thread).
-TEST(LinkSocketTest, AReceiveThatFindsTheHeadQueuedEndsWhenTheRestArrives) {
+// then fails after 30 s and shuts the socket to free the thread). It
+// bites whenever less than the mark is left once the head is copied: a
+// message shorter than the mark, exactly the mark, and a tail shorter than
+// the mark after a head of more than one mark or of several. A rest longer
+// than the mark (1.5 MiB after a 32 KiB head) woke the old receive too; it
+// stays as the case of a receive that takes more than one mark.
+TEST_P(LinkSocketSplitTest, AReceiveThatFindsTheHeadQueuedEndsWhenTheRestArrives) {
   // Buffers larger than the message, so that it all fits the window at
   // once and nothing but the low-water mark decides when the receiver
   // wakes.
@@ -76,16 +94,19 @@ TEST(LinkSocketTest, AReceiveThatFindsTheHeadQueuedEndsWhenTheRestArrives) {
   absl::StatusOr<LinkSocket> in = AcceptBefore(*listener, In(seconds(10)), "test");
   ASSERT_TRUE(in.ok()) << in.status();
 
-  const size_t bytes = static_cast<size_t>(kRecvLowWaterBytes);
-  constexpr size_t kHead = 32 << 10;
+  const size_t bytes = GetParam().bytes;
+  const size_t head_bytes = GetParam().head;
+  ASSERT_LT(head_bytes, bytes);
+  // The kernel doubles SO_RCVBUF and offers about half of it as window.
+  ASSERT_LE(bytes, size_t{kBuffer}) << "the message must fit the window at once";
   std::string message(bytes, '\0');
   for (size_t i = 0; i < bytes; ++i) message[i] = static_cast<char>('a' + i % 23);
   const std::atomic<bool> never_stop{false};
 
   // The head, queued in full at the receiver before the receive starts.
-  iovec head{message.data(), kHead};
+  iovec head{message.data(), head_bytes};
   ASSERT_TRUE(SendAll(*out, &head, 1, In(seconds(10)), never_stop, "test").ok());
-  ASSERT_TRUE(in->SetRecvLowWater(static_cast<int>(kHead)).ok());
+  ASSERT_TRUE(in->SetRecvLowWater(static_cast<int>(head_bytes)).ok());
   pollfd queued{in->fd(), POLLIN, 0};
   ASSERT_EQ(::poll(&queued, 1, 10'000), 1) << "the head did not arrive";
 
@@ -105,7 +126,7 @@ TEST(LinkSocketTest, AReceiveThatFindsTheHeadQueuedEndsWhenTheRestArrives) {
          LinkClock::now() < give_up) {
     std::this_thread::yield();
   }
-  iovec rest{message.data() + kHead, bytes - kHead};
+  iovec rest{message.data() + head_bytes, bytes - head_bytes};
   EXPECT_TRUE(SendAll(*out, &rest, 1, In(seconds(10)), never_stop, "test").ok());
   const bool ended = done.WaitForNotificationWithTimeout(absl::Seconds(30));
   if (!ended) in->Shutdown();
@@ -114,6 +135,15 @@ TEST(LinkSocketTest, AReceiveThatFindsTheHeadQueuedEndsWhenTheRestArrives) {
   ASSERT_TRUE(result.ok()) << result;
   EXPECT_TRUE(received == message);
 }
+
+constexpr size_t kMark = static_cast<size_t>(kRecvLowWaterBytes);
+INSTANTIATE_TEST_SUITE_P(AroundTheMark, LinkSocketSplitTest,
+                         ::testing::Values(Split{kMark / 4, 32 << 10}, Split{kMark, 32 << 10},
+                                           Split{kMark, kMark - 1},
+                                           Split{kMark + kMark / 2, 32 << 10},
+                                           Split{kMark + kMark / 2, kMark + 1},
+                                           Split{3 * kMark + 7, 2 * kMark + 8}),
+                         SplitName);
 
 }  // namespace
 }  // namespace eb::transport
