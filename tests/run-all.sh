@@ -81,8 +81,8 @@ if ((${#plan[@]} > 0)); then
   builder=$!
 fi
 
-stage "plain tree: unit (style, deploy), integration (integration_test: $integration_tests), netns and tidy tests"
-(cd build && ctest --output-on-failure -j"$(nproc)" -L 'unit|integration|netns|tidy' "$@")
+stage "plain tree: unit (style, deploy), integration (integration_test: $integration_tests), sim, netns and tidy tests"
+(cd build && ctest --output-on-failure -j"$(nproc)" -L 'unit|integration|sim|netns|tidy' "$@")
 # The chaos battery: a short seeded run of random faults (docs/RELIABILITY.md).
 stage "plain tree: the chaos battery"
 (cd build && ctest --output-on-failure -L chaos "$@")

@@ -10,8 +10,8 @@
 # benchmark, whose limits are for an uninstrumented coordinator, the HTML
 # report pages drawn in Chromium (2-4 minutes of a slowed validation and a
 # browser; the report writer's code runs under the sanitizers in
-# ebctl_report_test), and the two largest fleet simulations (the same code
-# as the smaller ones, at 232 and 1,024 nodes: 100 s under ASan).
+# ebctl_report_test). The simulated fleets (label sim) are not built here:
+# the plain tree runs them (tests/CMakeLists.txt).
 #
 # The trees are built with clang-14 at -g1, address,undefined at -O0 and
 # thread at -O1 (docs/DESIGN.md, "Sanitizers and static checks" and "Build
@@ -135,4 +135,4 @@ else
   echo "sanitize: running the unit and integration tests under $sanitizer"
 fi
 ctest --output-on-failure -j"$(nproc)" -L "$labels" -LE static \
-  -E '^(scale_benchmark_test$|html_report_test\.|SimulationTest\.(Nvcre232Nodes|ThousandTwentyFourNodes)$)' "$@"
+  -E '^(scale_benchmark_test$|html_report_test\.)' "$@"
