@@ -45,12 +45,15 @@ integration_tests=ON
 if [[ " $sanitizers " == *" address,undefined "* ]]; then unit_tests=none integration_tests=OFF; fi
 # The plain tree with line tables only (-g1) instead of full debug info:
 # the same code (GCC's -g never changes what is generated), a faster
-# compile and link. The package, and the README's run command on a fresh
-# clone, keep -g. No GPU tests (CI runs none: label gpu) and the programs'
+# compile and link; and at -O1, which compiles in 27 % less CPU than -O2
+# (eb_validation's unity file: 11.1 against 15.3 user-s): no test of this
+# tree measures the CPU (the netns hosts' links are shaped far below what
+# the CPUs carry, the scale benchmark's limits are generous). The package,
+# and the README's run command on a fresh clone, keep -O2 -g. No GPU tests (CI runs none: label gpu) and the programs'
 # main.cc at -O0, as the instrumented trees do (CMakeLists.txt).
 stage "building the plain tree (unit tests: $unit_tests, integration_test: $integration_tests)"
-deploy/scripts/build.sh -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
-  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DEB_UNIT_TESTS="$unit_tests" \
+deploy/scripts/build.sh -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DEB_UNIT_TESTS="$unit_tests" \
   -DEB_INTEGRATION_TESTS="$integration_tests" -DEB_GPU_TESTS=OFF -DEB_PROGRAM_MAINS_AT_O0=ON
 
 # What the instrumented trees build, one `tests/sanitize/run.sh` argument list per line.
