@@ -280,13 +280,13 @@ void AgentServiceImpl::CutOff(uint64_t session_id, const absl::Status& exceeded,
 }
 
 absl::Status AgentServiceImpl::ChargeRendezvous(const Caller& caller, const char* method) {
-  if (!authz_.tls()) return absl::OkStatus();
+  const std::string charged_to = RendezvousCaller(authz_.tls(), caller.identity, caller.peer);
   absl::Status charged;
   bool report = false;
   {
     absl::MutexLock lock(&rendezvous_mu_);
-    charged = rendezvous_budget_.Charge(caller.identity, clock_.Now());
-    if (!charged.ok()) report = rendezvous_refusals_.Count(caller.identity);
+    charged = rendezvous_budget_.Charge(charged_to, clock_.Now());
+    if (!charged.ok()) report = rendezvous_refusals_.Count(charged_to);
   }
   if (report) {
     executor_.Post([this, caller, charged, method] {

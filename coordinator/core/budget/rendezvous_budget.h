@@ -2,7 +2,9 @@
 
 // What one node may ask of the rendezvous (issue 32, item 1): its agent's
 // RendezvousSet and RendezvousWait calls, unary calls beside its session,
-// counted per node in one token bucket. The values and their arithmetic are
+// counted per caller in one token bucket: per node (its certificate's
+// name) with TLS, per peer address without (no name can be trusted then,
+// but one address cannot flood the loop for every other). The values and their arithmetic are
 // in docs/SECURITY.md, "Per-node budget". Pure: the caller passes the time;
 // not thread-safe (the caller holds a mutex).
 
@@ -26,6 +28,12 @@ struct RendezvousBudgetLimits {
   int calls_per_second = 4 * 1024;
 };
 
+// Who a rendezvous call is charged to: "node <identity>" with TLS, else
+// "address <host>" of gRPC's peer string ("ipv4:10.0.0.7:51234" gives
+// "address 10.0.0.7", "ipv6:[::1]:5" gives "address [::1]"; another form
+// is kept whole).
+std::string RendezvousCaller(bool tls, const std::string& identity, const std::string& peer);
+
 class RendezvousBudget {
  public:
   // Nodes tracked one by one; beyond, nodes share one bucket (a node is a
@@ -34,10 +42,10 @@ class RendezvousBudget {
 
   explicit RendezvousBudget(RendezvousBudgetLimits limits = {}) : limits_(limits) {}
 
-  // Charges one call of `node` at `now`: OK, or RESOURCE_EXHAUSTED
-  // "rendezvous budget: node N made more than 8192 rendezvous calls at
-  // once, or 4096 a second".
-  absl::Status Charge(const std::string& node, absl::Time now);
+  // Charges one call of `caller` (RendezvousCaller) at `now`: OK, or
+  // RESOURCE_EXHAUSTED "rendezvous budget: node N made more than 8192
+  // rendezvous calls at once, or 4096 a second".
+  absl::Status Charge(const std::string& caller, absl::Time now);
 
  private:
   RendezvousBudgetLimits limits_;

@@ -133,14 +133,32 @@ TEST(SessionBudgetTest, Issue32Item1_BytesHaveTheirOwnBudget) {
 
 TEST(RendezvousBudgetTest, Issue32Item1_EachNodeHasItsOwnBucket) {
   RendezvousBudget budget(RendezvousBudgetLimits{/*call_burst=*/4, /*calls_per_second=*/1});
-  for (int i = 0; i < 4; ++i) EXPECT_TRUE(budget.Charge("node-x", kBudgetStart).ok()) << i;
-  const absl::Status refused = budget.Charge("node-x", kBudgetStart);
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(budget.Charge("node node-x", kBudgetStart).ok()) << i;
+  const absl::Status refused = budget.Charge("node node-x", kBudgetStart);
   EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(refused.message(),
               HasSubstr("rendezvous budget: node node-x made more than 4 rendezvous calls at "
                         "once, or 1 a second"));
-  EXPECT_TRUE(budget.Charge("node-y", kBudgetStart).ok());
-  EXPECT_TRUE(budget.Charge("node-x", kBudgetStart + absl::Seconds(1)).ok());
+  EXPECT_TRUE(budget.Charge("node node-y", kBudgetStart).ok());
+  EXPECT_TRUE(budget.Charge("node node-x", kBudgetStart + absl::Seconds(1)).ok());
+}
+
+// Without TLS no name can be trusted: calls are charged to the peer's
+// address, so one address cannot flood the loop for the others.
+TEST(RendezvousBudgetTest, Issue32Item1_WithoutTlsEachAddressHasItsOwnBucket) {
+  EXPECT_EQ(RendezvousCaller(true, "host1", "ipv4:10.0.0.7:51234"), "node host1");
+  EXPECT_EQ(RendezvousCaller(false, "local", "ipv4:10.0.0.7:51234"), "address 10.0.0.7");
+  EXPECT_EQ(RendezvousCaller(false, "local", "ipv6:[::1]:5"), "address [::1]");
+  EXPECT_EQ(RendezvousCaller(false, "local", "unix:/run/x"), "address unix:/run/x");
+  RendezvousBudget budget(RendezvousBudgetLimits{/*call_burst=*/2, /*calls_per_second=*/1});
+  const std::string flooder = RendezvousCaller(false, "local", "ipv4:10.0.0.7:1");
+  EXPECT_TRUE(budget.Charge(flooder, kBudgetStart).ok());
+  EXPECT_TRUE(
+      budget.Charge(RendezvousCaller(false, "local", "ipv4:10.0.0.7:2"), kBudgetStart).ok());
+  EXPECT_THAT(budget.Charge(flooder, kBudgetStart).message(),
+              HasSubstr("rendezvous budget: address 10.0.0.7 made more than 2"));
+  EXPECT_TRUE(
+      budget.Charge(RendezvousCaller(false, "local", "ipv4:10.0.0.8:1"), kBudgetStart).ok());
 }
 
 TEST(RendezvousBudgetTest, TheDefaultHoldsTheLargestNodesRendezvous) {
