@@ -42,6 +42,13 @@ int64_t Grader::FigureBytes(TestKind kind, const std::vector<int>& nodes) const 
   return expected->at.size_bytes;
 }
 
+bool Grader::PairHasFigure(const std::vector<int>& nodes, int64_t graded_bytes) const {
+  const auto [rate, count] = PairHardware(nodes);
+  if (count <= 0) return false;
+  const std::optional<Expected> expected = ExpectedPair(baselines_, rate, count);
+  return expected.has_value() && Comparable(expected->at, collective_, graded_bytes);
+}
+
 // A class is one hardware at one graded size: results at another size are
 // not the same figure.
 std::string Grader::KeyOf(const Observation& o) const {

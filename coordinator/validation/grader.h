@@ -31,6 +31,10 @@ class Grader {
   // it is for the validation's collective; 0 without one (graded_size.h).
   int64_t FigureBytes(TestKind kind, const std::vector<int>& nodes) const;
 
+  // Whether a pair test of `nodes` graded at `graded_bytes` has an expected
+  // figure to be judged by (else the fleet median alone judges it).
+  bool PairHasFigure(const std::vector<int>& nodes, int64_t graded_bytes) const;
+
   // A completed observation joins its class's bests.
   void Add(const Observation& observation);
   // Grades every recorded observation (sets grade, aggregate_grade,

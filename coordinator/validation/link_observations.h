@@ -2,9 +2,10 @@
 
 // The pair results as the link localization (coordinator/topology,
 // issue 31) reads them: one LinkObservation per rail of each completed,
-// graded pair test that was split into rails. Slow is the grader's verdict
-// on that rail (Observation::slow_rails); the ratio is the rail's busbw
-// over the rail yardstick's base. In a single-rail fleet
+// graded pair test that was split into rails. Slow is below the rail
+// yardstick's threshold, (1 - tolerance) x its base (the grader's
+// slow_rails take 1 - 2 tolerance: the node localizer's line); the ratio
+// is the rail's busbw over that base. In a single-rail fleet
 // (ValidationState::single_rail) a test's whole result is its rail 0:
 // slow as the test is (Observation::Slow), its busbw over its yardstick's
 // base, split or not. Otherwise a test without rail results, and always a

@@ -270,6 +270,20 @@ void ReplacePaths(const LinkJudge& judge, const ValidationState& s, ValidationRe
 
 }  // namespace
 
+void DropPathsTheFabricExplains(const ValidationState& s, PairAssessment& assessment) {
+  std::vector<PathCandidate>& paths = assessment.paths;
+  auto waiting = [](const PathCandidate& c) { return c.state == PathState::kNeedsRetest; };
+  if (s.fabric == nullptr || std::none_of(paths.begin(), paths.end(), waiting)) return;
+  const LinkJudge judge(s);
+  auto explained = [&](const PathCandidate& c) {
+    return waiting(c) && !c.slow.empty() &&
+           std::all_of(c.slow.begin(), c.slow.end(), [&](size_t k) {
+             return judge.TestExplained(s.observations[k].test_id, -1);
+           });
+  };
+  paths.erase(std::remove_if(paths.begin(), paths.end(), explained), paths.end());
+}
+
 void ApplyLinkVerdicts(const ValidationState& s, ValidationReport& report) {
   if (s.fabric == nullptr) return;
   const LinkJudge judge(s);

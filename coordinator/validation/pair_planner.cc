@@ -1,6 +1,7 @@
 #include "coordinator/validation/pair_planner.h"
 
 #include <algorithm>
+#include <map>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -141,6 +142,26 @@ std::vector<NodePair> FirstRoundMatching(const std::vector<int>& nodes,
   return pairs;
 }
 
+std::vector<NodePair> FirstRoundWithLeafReference(const std::vector<int>& nodes,
+                                                  const std::vector<std::string>& leaf_of_node) {
+  std::map<std::string, std::vector<int>> by_leaf;
+  for (int node : nodes) by_leaf[leaf_of_node[node]].push_back(node);
+  if (by_leaf.size() < 2 || by_leaf.count("") != 0) return FirstRoundMatching(nodes, leaf_of_node);
+  std::vector<int> crossing;
+  std::vector<NodePair> pairs;
+  for (const auto& [leaf, on_leaf] : by_leaf) {
+    size_t cross = std::max<size_t>(1, on_leaf.size() / 3);
+    if ((on_leaf.size() - cross) % 2 == 1) ++cross;
+    cross = std::min(cross, on_leaf.size());
+    crossing.insert(crossing.end(), on_leaf.begin(), on_leaf.begin() + cross);
+    for (size_t i = cross; i + 1 < on_leaf.size(); i += 2) {
+      pairs.emplace_back(on_leaf[i], on_leaf[i + 1]);
+    }
+  }
+  for (const NodePair& p : FirstRoundMatching(crossing, leaf_of_node)) pairs.push_back(p);
+  return pairs;
+}
+
 std::vector<std::vector<NodePair>> RoundRobin(const std::vector<int>& nodes) {
   std::vector<int> ring = nodes;
   const bool odd = ring.size() % 2 == 1;
@@ -163,9 +184,10 @@ std::vector<std::vector<NodePair>> RoundRobin(const std::vector<int>& nodes) {
 
 AdaptivePlan PlanAdaptiveRound(const PairAssessment& assessment, const std::set<NodePair>& met,
                                const std::vector<std::string>& names,
-                               std::vector<int>& partner_uses) {
+                               std::vector<int>& partner_uses, const std::vector<bool>& taken) {
   DraftRound draft;
   draft.busy.assign(assessment.nodes.size(), false);
+  for (size_t i = 0; i < taken.size() && i < draft.busy.size(); ++i) draft.busy[i] = taken[i];
   RetestPathCandidates(assessment, names, draft);
   const std::vector<int> needy = NodesWantingTest(assessment, draft);
   const std::vector<int> pool = TrustedPartners(assessment, draft, partner_uses);

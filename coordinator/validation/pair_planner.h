@@ -22,6 +22,21 @@ using NodePair = std::pair<int, int>;
 std::vector<NodePair> FirstRoundMatching(const std::vector<int>& nodes,
                                          const std::vector<std::string>& leaf_of_node);
 
+// Round 1 of the adaptive strategy over a known fabric when the pair tests
+// have no expected figure (the fleet median judges them: Gloo hosts, or
+// hardware without a baseline). FirstRoundMatching's cross-leaf pairs would
+// all cross the uplinks, and an uplink slow for every one of them (two
+// leaves under one spine) would set the median: nothing would look slow.
+// Here most nodes of each leaf pair on their own leaf instead, the
+// reference no uplink can slow, and a share crosses leaves: about a third
+// of each leaf, at least one node (two when the leaf's own pairs would
+// leave one over), matched across leaves as FirstRoundMatching does. A
+// leaf's nodes keep their order in `nodes`; the first ones cross. An odd
+// crossing count leaves its last node for round 2. Without two leaves it
+// is FirstRoundMatching.
+std::vector<NodePair> FirstRoundWithLeafReference(const std::vector<int>& nodes,
+                                                  const std::vector<std::string>& leaf_of_node);
+
 // SuperBench's pair-wise schedule: a round-robin tournament (circle method)
 // in which every pair meets once; n - 1 rounds for even n, n for odd n (one
 // node sits out each round).
@@ -49,8 +64,10 @@ struct AdaptivePlan {
 // a test are paired among themselves in combinations not tried yet.
 // `met` holds every pair (a < b) that produced a result.
 // `partner_uses[i]`: how often node i served as a trusted partner (updated).
+// `taken[i]` (empty: none): node i is in another test of this round already
+// (a link round's, validation.cc) and is neither tested nor a partner.
 AdaptivePlan PlanAdaptiveRound(const PairAssessment& assessment, const std::set<NodePair>& met,
                                const std::vector<std::string>& names,
-                               std::vector<int>& partner_uses);
+                               std::vector<int>& partner_uses, const std::vector<bool>& taken = {});
 
 }  // namespace eb::validation

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "coordinator/validation/intra_inference.h"
 #include "coordinator/validation/link_rounds.h"
+#include "coordinator/validation/link_verdicts.h"
 #include "coordinator/validation/pair_inference.h"
 #include "coordinator/validation/report_builder.h"
 
@@ -134,7 +135,7 @@ bool Validation::PlanPairs(Round& round) {
   if (!state_.pairs_started) StartPairs();
   if (state_.pairs_too_few) return false;
   round.kind = TestKind::kPair;
-  round.suite_round = pair_rounds_ + state_.link_rounds + 1;
+  round.suite_round = NextPairSuiteRound();
   std::vector<std::string> names;
   for (const Node& node : state_.nodes) names.push_back(node.name);
 
@@ -153,34 +154,82 @@ bool Validation::PlanPairs(Round& round) {
       if (state_.in_pairs[i] && !state_.lost[i]) nodes.push_back(i);
       leaves.push_back(state_.nodes[i].leaf);
     }
-    for (const NodePair& p : FirstRoundMatching(nodes, leaves)) {
-      AddTest(round, TestKind::kPair, {p.first, p.second}, "round 1 matching");
+    for (const NodePair& p : FirstRoundPairs(nodes, leaves)) {
+      const bool same_leaf = !leaves[p.first].empty() && leaves[p.first] == leaves[p.second];
+      AddTest(round, TestKind::kPair, {p.first, p.second},
+              same_leaf ? "round 1 matching (same leaf: the reference)" : "round 1 matching");
     }
   } else {
-    const PairAssessment assessment =
-        AssessPairs(state_.observations, state_.in_pairs, state_.lost, /*retests=*/true);
-    const bool wanted =
-        std::any_of(assessment.nodes.begin(), assessment.nodes.end(),
-                    [](const PairNode& p) { return p.wants_test; }) ||
-        std::any_of(assessment.paths.begin(), assessment.paths.end(),
-                    [](const PathCandidate& c) { return c.state == PathState::kNeedsRetest; });
-    if (pair_rounds_ >= state_.options.max_pair_rounds) {
-      state_.pair_round_limit = wanted;
-      return false;
-    }
-    const AdaptivePlan plan = PlanAdaptiveRound(assessment, met_, names, partner_uses_);
-    for (const PlannedPair& p : plan.pairs) {
-      AddTest(round, TestKind::kPair, {p.nodes.first, p.nodes.second}, p.purpose);
-    }
+    return PlanLaterPairs(round, names);
   }
   if (round.tests.empty()) return false;
   ++pair_rounds_;
   return true;
 }
 
+// A later adaptive round. Over a known fabric the link round's tests come
+// first and the node localizer's take the nodes they leave free, in the
+// same round: a test that isolates a node's cables is also that node's
+// re-test with a partner that did well, and a pair whose slowness a blamed
+// link explains needs no re-test of its own (link_verdicts.h).
+bool Validation::PlanLaterPairs(Round& round, const std::vector<std::string>& names) {
+  std::vector<bool> taken(state_.size(), false);
+  // A soak's re-tests are the node localizer's alone (links were done before).
+  const bool links = stage_ != Stage::kSoak && AddLinkTests(round, taken);
+  PairAssessment assessment =
+      AssessPairs(state_.observations, state_.in_pairs, state_.lost, /*retests=*/true);
+  if (state_.fabric != nullptr) DropPathsTheFabricExplains(state_, assessment);
+  const bool wanted =
+      std::any_of(assessment.nodes.begin(), assessment.nodes.end(),
+                  [](const PairNode& p) { return p.wants_test; }) ||
+      std::any_of(assessment.paths.begin(), assessment.paths.end(),
+                  [](const PathCandidate& c) { return c.state == PathState::kNeedsRetest; });
+  if (pair_rounds_ >= state_.options.max_pair_rounds) {
+    state_.pair_round_limit = wanted;
+    return links;
+  }
+  const size_t before = round.tests.size();
+  const AdaptivePlan plan = PlanAdaptiveRound(assessment, met_, names, partner_uses_, taken);
+  for (const PlannedPair& p : plan.pairs) {
+    AddTest(round, TestKind::kPair, {p.nodes.first, p.nodes.second}, p.purpose);
+  }
+  if (round.tests.size() > before) ++pair_rounds_;
+  return !round.tests.empty();
+}
+
+// Pair rounds (pairs and link rounds, not soak repeats) so far, plus one.
+int Validation::NextPairSuiteRound() const {
+  return 1 + static_cast<int>(std::count_if(
+                 state_.rounds.begin(), state_.rounds.end(),
+                 [](const RoundSummary& r) { return r.kind == TestKind::kPair && !r.soak; }));
+}
+
+// Round 1's matching. Across leaves; but over a known fabric, when no
+// expected figure judges the pair tests (the fleet median does), mostly
+// within leaves, so that an uplink slow on every crossing pair cannot set
+// the median (pair_planner.h, FirstRoundWithLeafReference).
+std::vector<NodePair> Validation::FirstRoundPairs(const std::vector<int>& nodes,
+                                                  const std::vector<std::string>& leaves) const {
+  if (state_.fabric == nullptr || nodes.size() < 2) return FirstRoundMatching(nodes, leaves);
+  const int64_t figure = grader_.FigureBytes(TestKind::kPair, nodes);
+  const int64_t graded =
+      NetworkTestSize(state_.options.sizes, figure, LearnedPlateauBytes()).graded_bytes();
+  if (grader_.PairHasFigure(nodes, graded)) return FirstRoundMatching(nodes, leaves);
+  return FirstRoundWithLeafReference(nodes, leaves);
+}
+
 // A link round (link_rounds.h): only with a topology and rail results
 // (split_rails, or a single-rail fleet whose whole results are rail 0's).
 bool Validation::PlanLinks(Round& round) {
+  round.kind = TestKind::kPair;
+  round.suite_round = NextPairSuiteRound();
+  std::vector<bool> taken(state_.size(), false);
+  return AddLinkTests(round, taken);
+}
+
+// The link round's tests into `round` (their nodes marked in `taken`);
+// false when the links want none.
+bool Validation::AddLinkTests(Round& round, std::vector<bool>& taken) {
   if (state_.fabric == nullptr || !(state_.options.split_rails || state_.single_rail) ||
       !state_.pairs_started || state_.pairs_too_few || !HasSuite(state_.options, Suite::kPairs)) {
     return false;
@@ -192,9 +241,8 @@ bool Validation::PlanLinks(Round& round) {
     state_.link_round_limit = true;
     return false;
   }
-  round.kind = TestKind::kPair;
-  round.suite_round = pair_rounds_ + state_.link_rounds + 1;
   for (const topology::LinkPlannedPair& p : next.pairs) {
+    taken[p.a] = taken[p.b] = true;
     AddTest(round, TestKind::kPair, {p.a, p.b}, absl::StrCat("link round: ", p.purpose));
   }
   ++state_.link_rounds;  // not a pair round: max_pair_rounds bounds the node localizer's

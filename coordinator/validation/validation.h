@@ -71,7 +71,12 @@ class Validation {
   Validation(std::vector<Node> nodes, Options options);
   bool PlanIntra(Round& round);
   bool PlanPairs(Round& round);
+  std::vector<NodePair> FirstRoundPairs(const std::vector<int>& nodes,
+                                        const std::vector<std::string>& leaves) const;
+  bool PlanLaterPairs(Round& round, const std::vector<std::string>& names);
+  int NextPairSuiteRound() const;
   bool PlanLinks(Round& round);
+  bool AddLinkTests(Round& round, std::vector<bool>& taken);
   bool PlanSoak(Round& round);
   bool PlanFleet(Round& round);
   void StartPairs();

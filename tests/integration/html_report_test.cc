@@ -376,14 +376,28 @@ TEST(HtmlReportTest, SimulatedValidationsOf2And16And1000Nodes) {
     const v1::ValidationReport report =
         SyntheticValidation(names, n == 2 ? 1 : (n == 16 ? 4 : 6), /*seed=*/n);
     const std::string page = absl::StrCat(dir, "/fleet-", n, ".html");
+    // The 16-node fleet on 4 leaves of the coordinator's topology (issue 31):
+    // the pair matrix is grouped by leaf, a line between each two.
+    v1::GetTopologyReply topology;
+    topology.set_loaded(n == 16);
+    for (int i = 0; i < n && n == 16; ++i) {
+      v1::TopologyCable& cable = *topology.add_cables();
+      cable.set_node(names[i]);
+      cable.set_leaf(absl::StrCat("leaf-", i % 4));
+    }
     {
+      nlohmann::json data =
+          ebctl::report::ValidationPageData(report, nullptr, "2026-12-02T00:00:00Z", "test");
+      ebctl::report::AddFabricLeaves(data, topology);
       std::ofstream out(page, std::ios::binary);
       out << ebctl::report::RenderReportHtml(
-          absl::StrCat("ebnccl validation ", report.validation_id()),
-          ebctl::report::ValidationPageData(report, nullptr, "2026-12-02T00:00:00Z", "test"));
+          absl::StrCat("ebnccl validation ", report.validation_id()), data);
     }
     PageStatus status = browser.Open(page, /*self_test=*/true);
     ExpectDrawnCleanly(status, page);
+    EXPECT_TRUE(absl::StrContains(
+        status.dom, n == 16 ? "data-leaf-boundaries=\"3\"" : "data-leaf-boundaries=\"0\""))
+        << page;
     EXPECT_EQ(status.attributes["selftest"], "ok") << page;
     EXPECT_EQ(status.Int("heatmap-cells"), TestedPairs(report)) << page;
     EXPECT_EQ(status.Int("rail-cells"), FilledRailCells(report)) << page;

@@ -15,6 +15,11 @@ topology::InventoryNode InventoryNodeOf(const std::string& name,
   for (const v1::HcaInfo& hca : inventory.hcas()) {
     node.hcas.push_back(topology::HcaName(hca.name(), hca.port()));
   }
+  // A node without HCAs (Gloo over TCP, a socket fleet) sends over its
+  // bootstrap interface: that is the NIC a topology cables ("eth0").
+  if (node.hcas.empty() && !inventory.bootstrap_interface().empty()) {
+    node.hcas.push_back(inventory.bootstrap_interface());
+  }
   return node;
 }
 

@@ -14,7 +14,8 @@
 
 namespace eb::coordinator {
 
-// One agent's HCA ports as the topology names them ("mlx5_0", "mlx5_0/2").
+// One agent's HCA ports as the topology names them ("mlx5_0", "mlx5_0/2");
+// a node without HCAs, its bootstrap interface ("eth0": Gloo's one NIC).
 topology::InventoryNode InventoryNodeOf(const std::string& name,
                                         const ebnccl::v1::NodeInventory& inventory);
 

@@ -40,9 +40,16 @@ absl::Status WriteValidationReport(v1::Control::Stub& stub, const v1::Validation
   common::SetTimeout(context, kCallTimeout);
   v1::ListNodesReply nodes;
   const bool have_nodes = stub.ListNodes(&context, v1::ListNodesRequest(), &nodes).ok();
-  return WritePage(
-      path, replace, absl::StrCat("ebnccl validation ", report.validation_id()),
-      report::ValidationPageData(report, have_nodes ? &nodes : nullptr, ReportTimeNow()));
+  nlohmann::json data =
+      report::ValidationPageData(report, have_nodes ? &nodes : nullptr, ReportTimeNow());
+  // The fabric, when the coordinator has one, groups the pair matrix by leaf.
+  grpc::ClientContext topology_context;
+  common::SetTimeout(topology_context, kCallTimeout);
+  v1::GetTopologyReply topology;
+  if (stub.GetTopology(&topology_context, v1::GetTopologyRequest(), &topology).ok()) {
+    report::AddFabricLeaves(data, topology);
+  }
+  return WritePage(path, replace, absl::StrCat("ebnccl validation ", report.validation_id()), data);
 }
 
 int ReportCommand::NodeReport(v1::Control::Stub& stub) {

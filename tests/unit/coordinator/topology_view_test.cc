@@ -85,6 +85,29 @@ TEST(TopologyView, NamesWhatTheInventoriesAndTheTopologyLack) {
   EXPECT_EQ(reply.hcas_not_in_topology(0).hca(), "mlx5_0/2");
 }
 
+// A Gloo host reports no HCA: its one NIC is its bootstrap interface, so a
+// topology that cables eth0 matches it (the netns links e2e's fleet). A
+// node with HCAs is named by them, whatever its bootstrap interface.
+TEST(TopologyView, ANodeWithoutHcasIsNamedByItsBootstrapInterface) {
+  v1::NodeInventory gloo;
+  gloo.set_bootstrap_interface("eth0");
+  EXPECT_THAT(InventoryNodeOf("h1", gloo).hcas, ElementsAre("eth0"));
+  v1::NodeInventory any_interface;
+  EXPECT_TRUE(InventoryNodeOf("h1", any_interface).hcas.empty());
+  v1::NodeInventory rdma = gloo;
+  rdma.add_hcas()->set_name("mlx5_0");
+  rdma.mutable_hcas(0)->set_port(1);
+  EXPECT_THAT(InventoryNodeOf("h1", rdma).hcas, ElementsAre("mlx5_0"));
+
+  topology::FabricSource source;
+  source.format = "toml";
+  source.fabric.cables = {{"h1", "eth0", 0, "leaf-a", 1}};
+  const v1::GetTopologyReply reply =
+      TopologyReply(&source, "fabric.toml", {InventoryNodeOf("h1", gloo)});
+  EXPECT_EQ(reply.hcas_not_in_fleet_size(), 0);
+  EXPECT_EQ(reply.hcas_not_in_topology_size(), 0);
+}
+
 // With a fabric, the validation's nodes know their leaf (that of their
 // lowest rail), so that round 1 pairs across leaves and loads the uplinks;
 // without one, or for a node the fabric lacks, the leaf stays unknown.

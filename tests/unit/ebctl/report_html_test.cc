@@ -4,6 +4,7 @@
 
 #include <regex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -197,6 +198,25 @@ TEST(PageDataTest, EmbedsExactlyTheJsonDocuments) {
   EXPECT_EQ(validation_page["report"], ValidationToJson(validation));
   EXPECT_EQ(validation_page["node_list"], NodesToJson(nodes));
   EXPECT_TRUE(ValidationPageData(validation, nullptr, "now")["node_list"].is_null());
+}
+
+// Issue 31: the pair matrix groups nodes by the leaf of their lowest-rail
+// cable in the coordinator's topology; nothing without one loaded.
+TEST(PageDataTest, FabricLeavesAreEachNodesLowestRailLeaf) {
+  v1::GetTopologyReply topology;
+  nlohmann::json page = ValidationPageData(HostileValidation(), nullptr, "now", "1.2.3");
+  AddFabricLeaves(page, topology);
+  EXPECT_FALSE(page.contains("leaf_of"));
+  topology.set_loaded(true);
+  for (const auto& [node, rail, leaf] : std::vector<std::tuple<std::string, int, std::string>>{
+           {"n1", 1, "leaf-r1-a"}, {"n1", 0, "leaf-r0-a"}, {"n2", 0, "leaf-r0-b"}}) {
+    v1::TopologyCable& cable = *topology.add_cables();
+    cable.set_node(node);
+    cable.set_rail(rail);
+    cable.set_leaf(leaf);
+  }
+  AddFabricLeaves(page, topology);
+  EXPECT_EQ(page["leaf_of"], (nlohmann::json{{"n1", "leaf-r0-a"}, {"n2", "leaf-r0-b"}}));
 }
 
 TEST(PageDataTest, NodeHistoryKeepsTheNodesTestsAndValidationsOnly) {

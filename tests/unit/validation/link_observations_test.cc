@@ -23,6 +23,7 @@ Observation GradedPair(int a, int b, std::vector<RailResult> rails, std::vector<
   o.slow_rails = std::move(slow_rails);
   Yardstick rail;
   rail.base_gbps = 46;
+  rail.tolerance = 0.1;
   o.rail_yardstick = rail;
   return o;
 }
@@ -53,6 +54,19 @@ TEST(LinkObservations, OnePerRailOfEachGradedPairTest) {
   EXPECT_DOUBLE_EQ(links[1].ratio, 0.5);
   EXPECT_EQ(links[1].round, 2);
   EXPECT_EQ(links[1].test_id, 11);
+  EXPECT_EQ(LinkSlowRails(observations[0], false), std::vector<int>{1});
+}
+
+// A link at 80 %: its rail at 0.81 of the base is above the grader's
+// slow line (1 - 2 tol) but below the links' (1 - tol).
+TEST(LinkObservations, ARailIsSlowForLinksBelowOneToleranceUnderItsBase) {
+  const std::vector<Observation> observations = {
+      GradedPair(3, 7, {{0, 46}, {1, 0.81 * 46}, {2, 0.91 * 46}}, {})};
+  const std::vector<topology::LinkObservation> links = LinkObservationsOf(observations, false);
+  ASSERT_EQ(links.size(), 3u);
+  EXPECT_FALSE(links[0].slow);
+  EXPECT_TRUE(links[1].slow);
+  EXPECT_FALSE(links[2].slow);
   EXPECT_EQ(LinkSlowRails(observations[0], false), std::vector<int>{1});
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "coordinator/topology/paths.h"
 #include "coordinator/validation/validation.h"
 #include "gtest/gtest.h"
@@ -225,7 +226,7 @@ TEST(LinkValidationTest, EveryUplinkOfARailIsNamedAndNoNodeBlamedAt64Nodes) {
       fleet.link_factor = {{fleet.Uplink(leaf_name, spine_name), 0.5}};
       const Outcome out = RunToEnd(fleet.Nodes(), fleet.WithFabric(), fleet.Scripted());
       ASSERT_EQ(out.error, "");
-      SCOPED_TRACE(leaf_name + " - " + spine_name);
+      SCOPED_TRACE(absl::StrCat(leaf_name, " - ", spine_name));
       ExpectEveryNodeHealthy(out.report);
       EXPECT_TRUE(out.report.rails.empty());
       EXPECT_TRUE(out.report.paths.empty());
@@ -370,6 +371,48 @@ TEST(LinkValidationTest, SingleRailTwoLeavesOneSpineAllPairsMedianOnly) {
   ExpectEveryNodeHealthy(out.report);
   EXPECT_TRUE(out.report.paths.empty());
   EXPECT_TRUE(out.report.AnyBad());
+}
+
+// The same shapes with the default (adaptive) strategy: round 1 pairs most
+// nodes of each leaf on their own leaf (the reference no uplink slows) and
+// a share across, so the crossing pairs under the slow uplink are slow
+// against the median; the link rounds name both uplinks (no pair tells them
+// apart) and no node. 2 leaves of 3 hosts (the netns e2e) and of 8, where
+// one same-leaf pair a leaf would not outnumber the crossing pairs.
+TEST(LinkValidationTest, SingleRailTwoLeavesOneSpineAdaptiveMedianOnly) {
+  for (const int leaf_size : {3, 8}) {
+    SCOPED_TRACE("leaves of " + std::to_string(leaf_size));
+    FabricFleet fleet(2 * leaf_size, leaf_size, 1, 1);
+    Options options = fleet.WithFabric();
+    options.baselines = {};
+    options.split_rails = false;
+    const Outcome healthy = RunToEnd(fleet.Nodes(), options, fleet.Scripted());
+    ASSERT_EQ(healthy.error, "");
+    EXPECT_EQ(LinkRounds(healthy), 0);
+    EXPECT_FALSE(healthy.report.AnyBad());
+    const std::vector<Round> first = RoundsOf(healthy, TestKind::kPair);
+    ASSERT_FALSE(first.empty());
+    int crossing = 0;
+    for (const PlannedTest& t : first.front().tests) {
+      crossing += fleet.index.LeafOf(fleet.NodeOf(t.nodes[0]), 0) !=
+                  fleet.index.LeafOf(fleet.NodeOf(t.nodes[1]), 0);
+    }
+    EXPECT_GE(crossing, 1);
+    EXPECT_LT(4 * crossing, 2 * leaf_size) << "the same-leaf pairs must hold the median";
+
+    fleet.link_factor[fleet.Uplink("leaf-r0-00", "spine-r0-00")] = 0.5;
+    const Outcome out = RunToEnd(fleet.Nodes(), options, fleet.Scripted());
+    ASSERT_EQ(out.error, "");
+    ASSERT_EQ(out.report.links.size(), 2u);
+    for (const LinkVerdict& link : out.report.links) {
+      EXPECT_EQ(link.b.switch_name, "spine-r0-00");
+      EXPECT_EQ(link.inseparable_from.size(), 1u);
+    }
+    ExpectEveryNodeHealthy(out.report);
+    EXPECT_TRUE(out.report.paths.empty());
+    EXPECT_TRUE(out.report.rails.empty());
+    EXPECT_TRUE(out.report.AnyBad());
+  }
 }
 
 }  // namespace

@@ -41,6 +41,31 @@ TEST(FirstRoundMatchingTest, PairsCrossLeavesWhenLeavesAreKnown) {
   }
 }
 
+TEST(FirstRoundWithLeafReferenceTest, MostNodesPairOnTheirLeafAndAShareCrosses) {
+  // The netns e2e's fleet: 2 leaves of 3; one node of each crosses.
+  const std::vector<std::string> six = {"a", "a", "a", "b", "b", "b"};
+  EXPECT_THAT(FirstRoundWithLeafReference(Range(6), six),
+              ElementsAre(Pair(1, 2), Pair(4, 5), Pair(0, 3)));
+  // 3 leaves of 16: 6 cross from each (5, and one more so 10 pair at home).
+  std::vector<std::string> leaves;
+  for (const char* leaf : {"a", "b", "c"}) leaves.insert(leaves.end(), 16, leaf);
+  const std::vector<NodePair> pairs = FirstRoundWithLeafReference(Range(48), leaves);
+  ASSERT_EQ(pairs.size(), 24u);
+  std::set<int> seen;
+  int crossing = 0;
+  for (const NodePair& p : pairs) {
+    EXPECT_TRUE(seen.insert(p.first).second);
+    EXPECT_TRUE(seen.insert(p.second).second);
+    crossing += leaves[p.first] != leaves[p.second];
+  }
+  EXPECT_EQ(crossing, 9);
+  // One leaf, or leaves unknown: FirstRoundMatching.
+  EXPECT_EQ(FirstRoundWithLeafReference(Range(6), std::vector<std::string>(6, "a")),
+            FirstRoundMatching(Range(6), std::vector<std::string>(6, "a")));
+  EXPECT_EQ(FirstRoundWithLeafReference(Range(4), {"a", "", "b", "b"}),
+            FirstRoundMatching(Range(4), {"a", "", "b", "b"}));
+}
+
 TEST(RoundRobinTest, EveryPairMeetsExactlyOnceInDisjointRounds) {
   for (int n : {2, 3, 4, 7, 16}) {
     SCOPED_TRACE(n);

@@ -14,10 +14,15 @@
 
   // The pair matrix: nodes x nodes, one cell per pair tested (its worst
   // result), coloured by busbw over the reference; untested cells blank.
-  // One canvas, so that 1,000 nodes (a million cells) stay light.
-  function renderPairMatrix(main, r, nodes, tests) {
+  // One canvas, so that 1,000 nodes (a million cells) stay light. With the
+  // fabric's leaves (page.leaf_of: node -> leaf, issue 31) the nodes can be
+  // grouped by leaf, a line between leaves: same-leaf pairs in the blocks on
+  // the diagonal, pairs crossing the spines off it.
+  function renderPairMatrix(main, r, nodes, tests, leafOf) {
     var s = section(main, 'Pair matrix', 'pairs');
     var names = nodes.map(function (n) { return str(n.node_name); });
+    var leaves = names.map(function (n) { return Object.prototype.hasOwnProperty.call(leafOf || {}, n) ? str(leafOf[n]) : ''; });
+    var byLeaf = leaves.some(function (l) { return l !== ''; });
     var index = {};
     names.forEach(function (n, i) { index[n] = i; });
     var cells = {};  // "i,j" (i < j) -> {bw, failed, test}
@@ -54,7 +59,9 @@
     var controls = el('div', { class: 'controls' });
     var order = el('select', {}, [el('option', { value: 'spec', text: 'order: as validated' }),
                                   el('option', { value: 'bad', text: 'order: worst verdicts first' })]);
+    if (byLeaf) order.appendChild(el('option', { value: 'leaf', text: 'order: by leaf' }));
     if (names.length > 64) order.value = 'bad';  // a large fleet: its bad nodes top left
+    if (byLeaf) order.value = 'leaf';
     var zoom = el('select', {});
     [0, 1, 2, 4, 8, 16, 24].forEach(function (z) { zoom.appendChild(el('option', { value: String(z), text: z ? z + ' px per node' : 'fit' })); });
     var filter = el('input', { type: 'search', placeholder: 'only nodes matching' });
@@ -74,6 +81,13 @@
       shownNodes = names.map(function (n, i) { return i; }).filter(function (i) { return !q || names[i].toLowerCase().indexOf(q) >= 0; });
       if (order.value === 'bad') {
         shownNodes.sort(function (a, b) { return severity(nodes[a].verdict) - severity(nodes[b].verdict) || a - b; });
+      } else if (order.value === 'leaf') {
+        // Nodes the topology lacks last; leaves by name.
+        shownNodes.sort(function (a, b) {
+          var la = leaves[a], lb = leaves[b];
+          if ((la === '') !== (lb === '')) return la === '' ? 1 : -1;
+          return la < lb ? -1 : (la > lb ? 1 : a - b);
+        });
       }
       var n = shownNodes.length, z = Number(zoom.value);
       cell = z || Math.max(1, Math.min(24, Math.floor(900 / Math.max(1, n))));
@@ -99,6 +113,17 @@
         ctx.fillRect(margin + b * cell, margin + a * cell, cell, cell);
         drawn++;
       });
+      var boundaries = 0;
+      if (order.value === 'leaf') {
+        ctx.fillStyle = '#1d2330';
+        for (var q2 = 1; q2 < n; q2++) {
+          if (leaves[shownNodes[q2]] === leaves[shownNodes[q2 - 1]]) continue;
+          ctx.fillRect(margin + q2 * cell, margin, 1, n * cell);
+          ctx.fillRect(margin, margin + q2 * cell, n * cell, 1);
+          boundaries++;
+        }
+      }
+      canvas.setAttribute('data-leaf-boundaries', String(boundaries));
       if (margin) {
         ctx.fillStyle = '#1d2330';
         ctx.font = Math.min(12, cell) + 'px sans-serif';
@@ -124,7 +149,8 @@
       if (x < 0 || y < 0 || x >= shownNodes.length || y >= shownNodes.length) { showTip(ev, ''); return; }
       var a = shownNodes[x], b = shownNodes[y];
       var c = cells[Math.min(a, b) + ',' + Math.max(a, b)];
-      var text = names[a] + ' \u00d7 ' + names[b] + '\n';
+      var text = names[a] + (leaves[a] ? ' (' + leaves[a] + ')' : '') + ' \u00d7 ' + names[b] +
+        (leaves[b] ? ' (' + leaves[b] + ')' : '') + '\n';
       if (a === b) text += 'same node (' + str(nodes[a].verdict) + ')';
       else if (!c) text += 'not tested';
       else if (c.failed) text += (c.outcome === 'hardware_failure' ? 'failed' : 'not judged: ' + c.outcome) + ' (' + c.test + ')';

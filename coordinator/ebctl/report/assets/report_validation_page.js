@@ -106,7 +106,7 @@
     }
 
     renderNodeTable(main, nodes, offenders, testIndex);
-    R.renderPairMatrix(main, r, nodes, tests);
+    R.renderPairMatrix(main, r, nodes, tests, obj(page.leaf_of));
     R.renderRailMatrix(main, r, nodes);
     renderPaths(main, r);
     renderLinks(main, r);
