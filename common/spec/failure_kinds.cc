@@ -27,10 +27,6 @@ constexpr FailureKindRow kBelowMinBusbw{6, Exit::kCheckFailed, false, true, Blam
 // NCCL took another path than configured or than the test's majority: the
 // named rank's node (its configuration or hardware), whatever it measured.
 constexpr FailureKindRow kUnexpectedPath{6, Exit::kCheckFailed, false, false, Blame::kNamedNode};
-// Rank times that cannot all be true: the named rank's node (its clock or
-// its reports), whatever the test measured.
-constexpr FailureKindRow kInconsistentTiming{6, Exit::kCheckFailed, false, false,
-                                             Blame::kNamedNode};
 constexpr FailureKindRow kInterrupted{7, Exit::kInterrupted, false, false, Blame::kInfrastructure};
 constexpr FailureKindRow kInternal{7, Exit::kInternal, false, false, Blame::kInfrastructure};
 
@@ -61,8 +57,6 @@ const FailureKindRow& RowOf(v1::FailureKind kind) {
       return kBelowMinBusbw;
     case v1::FAILURE_KIND_UNEXPECTED_PATH:
       return kUnexpectedPath;
-    case v1::FAILURE_KIND_INCONSISTENT_TIMING:
-      return kInconsistentTiming;
     case v1::FAILURE_KIND_INTERRUPTED:
       return kInterrupted;
     case v1::FAILURE_KIND_INTERNAL:

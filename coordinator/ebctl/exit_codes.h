@@ -40,8 +40,7 @@ inline constexpr int kExitInterrupted = 130;
 
 // Exit code for a test report. Terminal states: PASSED 0; TIMED_OUT 4;
 // CANCELLED 130; FAILED by the primary failure (failures[0]): WRONG_DATA
-// BELOW_MIN_BUSBW, TOO_SLOW, UNEXPECTED_PATH and INCONSISTENT_TIMING 7, WORKER_EXITED,
-// WORKER_HUNG, NODE_LOST,
+// BELOW_MIN_BUSBW, TOO_SLOW and UNEXPECTED_PATH 7, WORKER_EXITED, WORKER_HUNG, NODE_LOST,
 // COMMUNICATION_ERROR and LAUNCH_FAILED 3, WORKER_REGISTRATION_TIMEOUT and
 // TIMEOUT 4, INTERNAL, unknown kinds or no failure at all 1. A report that is
 // not final yet (LAUNCHING..STOPPING, e.g. `ebctl show` of a running test)

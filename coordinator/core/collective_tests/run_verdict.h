@@ -16,7 +16,6 @@
 #include <string>
 
 #include "absl/types/span.h"
-#include "coordinator/core/collective_tests/rank_time_consistency.h"
 #include "coordinator/core/collective_tests/run_results.h"
 #include "ebnccl/v1/control.pb.h"
 
@@ -51,10 +50,8 @@ void JudgeMinBusbw(absl::Span<const RankResults> ranks, ebnccl::v1::TestReport& 
 // is configured for or than the test's majority (nccl_path_check.h).
 void JudgeNcclPaths(absl::Span<const RankResults> ranks, ebnccl::v1::TestReport& report);
 
-// The checks, in order; a new finding is one more entry. JudgeRankTimes
-// (rank_time_consistency.h): rank times that cannot all be true.
-inline constexpr RunCheck kRunChecks[] = {&JudgeDataCheck, &JudgeMinBusbw, &JudgeNcclPaths,
-                                          &JudgeRankTimes};
+// The checks, in order; a new finding is one more entry.
+inline constexpr RunCheck kRunChecks[] = {&JudgeDataCheck, &JudgeMinBusbw, &JudgeNcclPaths};
 
 // Runs every check of kRunChecks.
 void RunChecks(absl::Span<const RankResults> ranks, ebnccl::v1::TestReport& report);

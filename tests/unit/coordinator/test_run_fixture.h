@@ -186,22 +186,6 @@ class TestRunFixture : public ::testing::Test {
     run_->OnWorkerEvent(NodeOf(rank), event);
   }
 
-  // As SizeDone, with the rank's arrival at the timed calls too (both
-  // variants), as a worker that records arrivals reports it.
-  void SizeDoneWithArrival(int rank, int index, double time_us, double arrival_us) {
-    ebnccl::v1::WorkerEvent event = Event(rank, ebnccl::v1::WORKER_EVENT_KIND_SIZE_DONE);
-    const int64_t size = sizes_.at(index);
-    ebnccl::v1::RankSizeResult& result = *event.mutable_size_result();
-    result = RankResult(size, size / 4, time_us);
-    result.set_collective(collectives_.at(index));
-    for (ebnccl::v1::RankTiming* timing :
-         {result.mutable_out_of_place(), result.mutable_in_place()}) {
-      timing->set_arrival_us(arrival_us);
-      timing->set_arrival_samples(20);
-    }
-    run_->OnWorkerEvent(NodeOf(rank), event);
-  }
-
   // `rank` completed `calls_done` calls of step `step`, `timed_calls` of
   // them timed in `timed_elapsed_us`.
   void Progress(int rank, int step, int calls_done, int timed_calls, int64_t timed_elapsed_us,

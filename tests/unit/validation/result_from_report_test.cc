@@ -234,16 +234,6 @@ TEST(ValidationOutcomeTest, UnexpectedPathIsHardwareNamingTheRanksNode) {
   EXPECT_THAT(r.nodes, ElementsAre("b"));
 }
 
-// Issue 32, item 3 (P2-4d): rank times that cannot all be true blame the
-// lying rank's node, never the others or the path.
-TEST(ValidationOutcomeTest, InconsistentTimingIsAFailureOfTheRanksNode) {
-  v1::TestReport report = Report(v1::TEST_STATE_FAILED, true);
-  AddFailure(report, v1::FAILURE_KIND_INCONSISTENT_TIMING, "a");
-  const TestResult r = ResultFromReport(1, report);
-  EXPECT_EQ(r.outcome, TestOutcome::kHardwareFailure);
-  EXPECT_THAT(r.nodes, ElementsAre("a"));
-}
-
 // A size too big for the step deadline is a measurement: completed with the
 // rows measured, cut short (graded slow), not an infrastructure failure.
 TEST(ValidationOutcomeTest, TooSlowIsCompletedCutShortWithTheRowsMeasured) {
