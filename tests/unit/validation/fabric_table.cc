@@ -14,37 +14,27 @@
 #include <vector>
 
 #include "tests/unit/validation/fabric_sim.h"
+#include "tests/unit/validation/fabric_table_args.h"
 
 namespace eb::validation::sim {
 
 int FabricTableMain(int argc, char** argv) {
-  int seeds = 100;
-  std::vector<int> sizes;
-  for (int i = 2; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--seeds" && i + 1 < argc) {
-      seeds = std::atoi(argv[++i]);
-    } else if (arg == "--size" && i + 1 < argc) {
-      sizes.push_back(std::atoi(argv[++i]));
-    } else if (arg == "--show" && i + 3 < argc) {
-      const int n = std::atoi(argv[i + 1]);
-      const auto c = static_cast<FabricCase>(std::atoi(argv[i + 2]));
-      const FabricScenario s =
-          RandomFabricScenario(n, c, FabricScenarioSeed(n, c, std::atoi(argv[i + 3])));
-      std::vector<std::string> trace;
-      const FabricRun run = RunFabricScenario(s, &trace);
-      std::printf("N=%d, leaves of %d, %d spines a rail, %s\n", n, s.shape.leaf_size,
-                  s.shape.spines, FabricCaseName(c));
-      for (const std::string& line : trace) std::printf("%s\n", line.c_str());
-      std::printf("%d rounds, %d tests\n%s", run.rounds, run.tests, run.described.c_str());
-      return 0;
-    } else {
-      std::fprintf(
-          stderr,
-          "usage: validation_sim --fabric [--seeds N] [--size N]... [--show N CASE SEED]\n");
-      return 2;
-    }
+  const std::optional<FabricTableArgs> args = ParseFabricTableArgs(
+      argc, argv, /*default_seeds=*/100, /*takes_noise=*/false,
+      "validation_sim --fabric [--seeds N] [--size N]... [--show N CASE SEED]");
+  if (!args.has_value()) return 2;
+  if (args->show.has_value()) {
+    const FabricScenario& s = *args->show;
+    std::vector<std::string> trace;
+    const FabricRun run = RunFabricScenario(s, &trace);
+    std::printf("N=%d, leaves of %d, %d spines a rail, %s\n", s.shape.n, s.shape.leaf_size,
+                s.shape.spines, FabricCaseName(s.fault_case));
+    for (const std::string& line : trace) std::printf("%s\n", line.c_str());
+    std::printf("%d rounds, %d tests\n%s", run.rounds, run.tests, run.described.c_str());
+    return 0;
   }
+  const int seeds = args->seeds;
+  std::vector<int> sizes = args->sizes;
   if (sizes.empty()) sizes = {64, 256, 1024};
   std::printf(
       "Rail noise 2%%, common noise 1%% (sigma); a rail is slow below 90%% of expected; routing "

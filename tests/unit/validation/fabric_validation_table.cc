@@ -27,6 +27,7 @@
 
 #include "coordinator/topology/paths.h"
 #include "tests/unit/validation/fabric_sim.h"
+#include "tests/unit/validation/fabric_table_args.h"
 #include "tests/unit/validation/fleet_fixture.h"
 #include "tests/unit/validation/scripted_fleet.h"
 
@@ -168,42 +169,30 @@ LinkScore LinkScoreOf(const FabricScenario& s, const Outcome& out) {
 }  // namespace
 
 int FabricValidationTableMain(int argc, char** argv) {
-  int seeds = 20;
-  bool noisy = false;
-  std::vector<int> sizes;
-  for (int i = 2; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--seeds" && i + 1 < argc) {
-      seeds = std::atoi(argv[++i]);
-    } else if (arg == "--noise") {
-      noisy = true;
-    } else if (arg == "--size" && i + 1 < argc) {
-      sizes.push_back(std::atoi(argv[++i]));
-    } else if (arg == "--show" && i + 3 < argc) {
-      const int n = std::atoi(argv[i + 1]);
-      const auto c = static_cast<FabricCase>(std::atoi(argv[i + 2]));
-      const FabricScenario s =
-          RandomFabricScenario(n, c, FabricScenarioSeed(n, c, std::atoi(argv[i + 3])));
-      const Outcome out = RunFabricThroughValidation(s, noisy);
-      std::printf("N=%d, leaves of %d, %d spines a rail, %s%s\n", n, s.shape.leaf_size,
-                  s.shape.spines, FabricCaseName(c), out.error.c_str());
-      for (const Round& round : out.rounds) {
-        std::printf("round %d (%s %d): %zu tests, first: %s\n", round.number,
-                    TestKindName(round.kind).c_str(), round.suite_round, round.tests.size(),
-                    round.tests.empty() ? "" : round.tests.front().purpose.c_str());
-      }
-      for (const LinkVerdict& v : out.report.links) {
-        std::printf("link %s - %s: %s\n", v.a.switch_name.c_str(), v.b.switch_name.c_str(),
-                    v.reason.c_str());
-      }
-      return 0;
-    } else {
-      std::fprintf(stderr,
-                   "usage: validation_sim --fabric-validation [--seeds N] [--size N]... "
-                   "[--noise] [--show N CASE SEED]\n");
-      return 2;
+  const std::optional<FabricTableArgs> args =
+      ParseFabricTableArgs(argc, argv, /*default_seeds=*/20, /*takes_noise=*/true,
+                           "validation_sim --fabric-validation [--seeds N] [--size N]... [--noise] "
+                           "[--show N CASE SEED]");
+  if (!args.has_value()) return 2;
+  const bool noisy = args->noise;
+  if (args->show.has_value()) {
+    const FabricScenario& s = *args->show;
+    const Outcome out = RunFabricThroughValidation(s, noisy);
+    std::printf("N=%d, leaves of %d, %d spines a rail, %s%s\n", s.shape.n, s.shape.leaf_size,
+                s.shape.spines, FabricCaseName(s.fault_case), out.error.c_str());
+    for (const Round& round : out.rounds) {
+      std::printf("round %d (%s %d): %zu tests, first: %s\n", round.number,
+                  TestKindName(round.kind).c_str(), round.suite_round, round.tests.size(),
+                  round.tests.empty() ? "" : round.tests.front().purpose.c_str());
     }
+    for (const LinkVerdict& v : out.report.links) {
+      std::printf("link %s - %s: %s\n", v.a.switch_name.c_str(), v.b.switch_name.c_str(),
+                  v.reason.c_str());
+    }
+    return 0;
   }
+  const int seeds = args->seeds;
+  std::vector<int> sizes = args->sizes;
   if (sizes.empty()) sizes = {64, 256};
   const FabricCase cases[] = {FabricCase::kNone,    FabricCase::kUplink50,  FabricCase::kUplink80,
                               FabricCase::kCable50, FabricCase::kCollision, FabricCase::kTwoFaults,
