@@ -23,6 +23,9 @@
 # intent was recorded and before the drain
 # (a wrapper holds that scontrol): restarted, it ends the borrow job and
 # drains node5 once (the audit: both intents, one drain).
+# Then node3 throttled while node5's drain takes the fleet's share (10 % of
+# six: one): node3 is degraded but left by the blast-radius guard, and
+# node5, passing, resumed.
 # Last, with slurmctld killed, no validation starts, and the error names
 # slurm and the command.
 #
@@ -47,6 +50,7 @@ tenant=4
 transient=1
 recovered=5
 long=$tenant
+guarded=3
 pids=()
 test_start=$(date +%s)
 
@@ -344,6 +348,40 @@ for _ in $(seq 150); do
   sleep 0.1
 done
 echo "ok: the borrow job ended, node$recovered drained once ($(($(date +%s) - case4_start)) s)"
+
+echo "== 5. the blast-radius guard: node$guarded throttled while node$recovered is ebnccl's drain"
+case5_start=$(date +%s)
+# The fleet's share (10 % of 6: at least 1) is taken by node$recovered's
+# drain: node$guarded, found degraded, is left, and node$recovered (tested
+# again, its throttle gone) resumed in the same pass.
+netns_fleet_shape "$guarded" rate 200mbit burst 32kbit latency 400ms
+set +e
+ebctl validate --json --nodes "node0,node1,node$guarded,node$long,node$recovered" \
+  --suite preflight,intra,pairs --tolerance 0.5 -b 1M -e 1M -n 5 -w 1 -c 1 \
+  >"$work/guard.out" 2>"$work/guard.err"
+code=$?
+set -e
+cat "$work/guard.err"
+[[ $code == 7 ]] || { echo "FAIL: expected exit 7, got $code"; exit 1; }
+python3 - "$work/guard.out" "node$guarded" <<'PY'
+import json, sys
+verdicts = {n["node_name"]: n["verdict"] + "/" + n["confidence"] for n in json.load(open(sys.argv[1]))["nodes"]}
+assert verdicts.pop(sys.argv[2]) == "degraded/confirmed", verdicts
+assert all(v.startswith("healthy") for v in verdicts.values()), verdicts
+PY
+for _ in $(seq 100); do
+  [[ $(state "node$recovered") == "idle|none" ]] && break
+  sleep 0.1
+done
+[[ $(state "node$recovered") == "idle|none" ]] ||
+  { echo "FAIL: node$recovered not resumed: $(state "node$recovered")"; exit 1; }
+[[ $(state "node$guarded") == "idle|none" ]] ||
+  { echo "FAIL: node$guarded drained past the guard: $(state "node$guarded")"; exit 1; }
+grep -q "leave node$guarded (blast-radius guard): blast-radius guard: 1 of 6 fleet nodes drained by ebnccl" \
+  "$work/coordinator.log" || { echo "FAIL: the guard's leave is not logged"; exit 1; }
+tc -n "$prefix-h$guarded" qdisc del dev eth0 root
+tc -n "$prefix-br" qdisc del dev "${prefix}p$guarded" root
+echo "ok: node$guarded left by the guard, node$recovered resumed ($(($(date +%s) - case5_start)) s)"
 
 echo "== 3. the controller gone: no validation starts, the error names slurm and the command"
 kill -KILL "$slurmctld_pid"
