@@ -244,6 +244,13 @@ absl::Status CoordinatorServer::StartScheduler() {
   scheduler_->set_default_borrow(config_.default_validation_timeout);
   // Jobs a previous run held: no validation runs yet, so none is ours now.
   scheduler_->GiveBackStale();
+  // Then what a previous run decided and may not have carried out (issue
+  // 30: "no drain or resume is lost or repeated"), from the recorded
+  // verdicts; the pass runs after the give-back, on the service's thread.
+  std::vector<std::string> registered;
+  for (const NodeRecord* record : registry_->All()) registered.push_back(record->name);
+  scheduler_->AfterValidation(
+      scheduler_io::StartUpInput(SchedulerVerdicts(*validation_history_, nullptr), registered));
   // The node listing's column: read on the service's thread, shown as read.
   scheduler_->RefreshEvery(absl::Seconds(30));
   spdlog::info(

@@ -1,11 +1,25 @@
 #include "coordinator/scheduler_io/reconcile.h"
 
+#include <set>
+
 #include "absl/strings/str_cat.h"
 #include "spdlog/spdlog.h"
 
 namespace eb::scheduler_io {
 
 namespace sch = scheduler;
+
+ReconcileInput StartUpInput(std::vector<sch::NodeVerdictRecord> verdicts,
+                            const std::vector<std::string>& registered) {
+  std::set<std::string> fleet(registered.begin(), registered.end());
+  for (const sch::NodeVerdictRecord& record : verdicts) fleet.insert(record.node);
+  ReconcileInput input;
+  input.ebnccl_nodes.assign(fleet.begin(), fleet.end());
+  input.verdicts = std::move(verdicts);
+  input.trigger = "start-up (a previous run's unfinished drains and resumes)";
+  input.fleet_known = false;
+  return input;
+}
 
 absl::StatusOr<ReconcileOutcome> Reconcile(sch::SchedulerBackend& backend, ActionAudit& audit,
                                            const ReconcileInput& input,
@@ -30,6 +44,7 @@ absl::StatusOr<ReconcileOutcome> Reconcile(sch::SchedulerBackend& backend, Actio
   }
   ReconcileOutcome outcome;
   for (const sch::Finding& finding : decision->findings) {
+    if (!input.fleet_known && finding.kind == sch::FindingKind::kUnknownToEbnccl) continue;
     const std::string line = absl::StrCat(sch::FindingKindName(finding.kind), ": ", finding.text);
     spdlog::warn("scheduler {}: {}", backend.Name(), line);
     (void)audit.Record("scheduler.finding", finding.node.empty() ? "fleet" : finding.node,

@@ -38,7 +38,21 @@ struct ReconcileInput {
   std::vector<scheduler::NodeVerdictRecord> verdicts;
   // What started this pass, for the log ("validation v-...").
   std::string trigger;
+  // False for the start-up pass (StartUpInput): the agents have not
+  // registered yet, so a node the scheduler lists and ebnccl does not name
+  // is not reported as unknown to ebnccl.
+  bool fleet_known = true;
 };
+
+// The pass at start-up, before any validation runs: the drains and resumes
+// that the recorded verdicts call for and that a previous run decided but
+// may not have carried out (killed between an intent and its action, or
+// between a validation's end and its pass) are decided again. Deciding is
+// idempotent (a node already drained by ebnccl is not drained again), so
+// an action carried out before the restart is not repeated. ebnccl's fleet
+// is the nodes `registered` so far and those the verdicts name.
+ReconcileInput StartUpInput(std::vector<scheduler::NodeVerdictRecord> verdicts,
+                            const std::vector<std::string>& registered);
 
 struct ReconcileOutcome {
   scheduler::Decision decision;

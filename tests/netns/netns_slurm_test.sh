@@ -18,6 +18,14 @@
 # nodes` shows Slurm's state and whose drain.
 # Then the throttle is removed and one passing validation resumes node3.
 # Then a worker of node1 killed once (a transient failure): no drain.
+# Then the coordinator killed -9 mid-validation (the tenant's job ended, a
+# long validation holds node4 through its borrow job), after node5's drain
+# intent was recorded and before the drain
+# (a wrapper holds that scontrol): restarted, it ends the borrow job and
+# drains node5 once (the audit: both intents, one drain).
+# Then node3 throttled while node5's drain takes the fleet's share (10 % of
+# six: one): node3 is degraded but left by the blast-radius guard, and
+# node5, passing, resumed.
 # Last, with slurmctld killed, no validation starts, and the error names
 # slurm and the command.
 #
@@ -40,6 +48,9 @@ throttled=3
 operator_drained=2
 tenant=4
 transient=1
+recovered=5
+long=$tenant
+guarded=3
 pids=()
 test_start=$(date +%s)
 
@@ -50,9 +61,25 @@ coordinator="$subnet.1:29470"
 netns_fleet_certs netns-slurm admin
 
 # The coordinator runs Slurm's tools in host 0's namespace, where slurmctld
-# listens.
-netns_fleet_coordinator --scheduler slurm --scheduler-partition batch \
-  --slurm-conf "$work/slurm/slurm.conf" --scheduler-command-timeout-ms 5000
+# listens. This first coordinator runs them through $work/slurm-bin, where
+# scontrol holds a drain while $work/hold-drain exists (case 4: the
+# coordinator killed between a drain's intent and the drain); the others
+# are Slurm's own.
+mkdir -p "$work/slurm-bin"
+for tool in sinfo squeue sbatch scancel; do ln -s "$(command -v "$tool")" "$work/slurm-bin/$tool"; done
+cat >"$work/slurm-bin/scontrol" <<WRAPPER
+#!/bin/bash
+if [[ -e "$work/hold-drain" && " \$* " == *" State=DRAIN "* ]]; then
+  echo \$\$ >"$work/held-drain.pid"
+  exec "$(command -v sleep)" 30
+fi
+exec "$(command -v scontrol)" "\$@"
+WRAPPER
+chmod +x "$work/slurm-bin/scontrol"
+scheduler_flags=(--scheduler slurm --scheduler-partition batch
+  --slurm-conf "$work/slurm/slurm.conf" --scheduler-command-timeout-ms 5000)
+netns_fleet_coordinator "${scheduler_flags[@]}" --slurm-bin-dir "$work/slurm-bin"
+coordinator_pid=${pids[-1]}
 declare -A agent_pid
 netns_fleet_agents 2
 # shellcheck disable=SC2046
@@ -203,14 +230,15 @@ echo "ok: node$throttled resumed; the operator's drain kept"
 echo "== 2b. one transient failure: a worker of node$transient killed once; no drain"
 validate >"$work/transient.out" 2>"$work/transient.err" &
 validate_pid=$!
-worker=""
+# Only this test's workers ($work in their path); one that ended between
+# the look and the kill is looked for again (the pair tests follow).
+killed=""
 for _ in $(seq 300); do
-  worker=$(pgrep -f "eb-worker.*run-node$transient" | sed -n 1p || true)
-  [[ -n "$worker" ]] && break
+  worker=$(pgrep -f "eb-worker.*$work/run-node$transient" | sed -n 1p || true)
+  [[ -n "$worker" ]] && kill -KILL "$worker" 2>/dev/null && { killed=1; break; }
   sleep 0.05
 done
-[[ -n "$worker" ]] || { echo "FAIL: no worker of node$transient ran"; exit 1; }
-kill -KILL "$worker"
+[[ -n "$killed" ]] || { echo "FAIL: no worker of node$transient was killed"; exit 1; }
 set +e
 wait "$validate_pid"
 code=$?
@@ -229,6 +257,131 @@ sleep 2
 [[ $(state "node$transient") == "idle|none" ]] ||
   { echo "FAIL: one transient failure drained node$transient: $(state "node$transient")"; exit 1; }
 echo "ok: node$transient not drained after one transient failure (validate exit $code)"
+
+echo "== 4. the coordinator killed mid-validation, between a drain's intent and the drain"
+case4_start=$(date +%s)
+# The tenant's job ends: node$long is free for a long validation, whose
+# borrow job runs at the kill.
+slurm scancel "$job"
+for _ in $(seq 100); do
+  [[ $(state "node$long") == "idle|none" ]] && break
+  sleep 0.1
+done
+touch "$work/hold-drain"
+# 200 Mbit/s: slow enough to be degraded, quick enough for a short case.
+netns_fleet_shape "$recovered" rate 200mbit burst 32kbit latency 400ms
+ebctl validate --json --nodes "node$long" --suite intra -b 4M -e 4M -n 2000 -w 1 -c 1 \
+  >"$work/long.out" 2>"$work/long.err" &
+long_pid=$!
+for _ in $(seq 300); do
+  [[ $(slurm squeue -h --name=ebnccl-borrow -t RUNNING -o %N) == "node$long" ]] && break
+  sleep 0.1
+done
+[[ $(slurm squeue -h --name=ebnccl-borrow -t RUNNING -o %N) == "node$long" ]] ||
+  { echo "FAIL: no borrow job holds node$long"; exit 1; }
+# Beside it, node$recovered throttled: degraded, confirmed; its drain is
+# decided, its intent recorded, and the drain held by the scontrol wrapper.
+set +e
+ebctl validate --json --nodes "node0,node1,node3,node$recovered" --suite preflight,intra,pairs \
+  --tolerance 0.5 -b 1M -e 1M -n 5 -w 1 -c 1 >"$work/restart.out" 2>"$work/restart.err"
+code=$?
+set -e
+cat "$work/restart.err"
+[[ $code == 7 ]] || { echo "FAIL: expected exit 7, got $code"; exit 1; }
+held=""
+for _ in $(seq 100); do
+  held=$(cat "$work/held-drain.pid" 2>/dev/null || true)
+  [[ -n "$held" ]] && break
+  sleep 0.1
+done
+[[ -n "$held" ]] || { echo "FAIL: no drain of node$recovered was attempted"; exit 1; }
+# The coordinator first: the held scontrol ending first would let it record
+# the drain as failed.
+kill -KILL "$coordinator_pid"
+wait "$coordinator_pid" 2>/dev/null || true
+kill -KILL "$held"
+rm "$work/hold-drain"
+tc -n "$prefix-h$recovered" qdisc del dev eth0 root
+tc -n "$prefix-br" qdisc del dev "${prefix}p$recovered" root
+set +e
+wait "$long_pid"
+set -e
+[[ $(state "node$recovered") == "idle|none" ]] ||
+  { echo "FAIL: node$recovered changed before the restart: $(state "node$recovered")"; exit 1; }
+# Restarted with Slurm's own tools: the stale job ended, the drain carried out.
+mv "$work/coordinator.log" "$work/coordinator-killed.log"
+netns_fleet_coordinator "${scheduler_flags[@]}"
+coordinator_pid=${pids[-1]}
+restart_vid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["validation_id"])' \
+  "$work/restart.out")
+for _ in $(seq 150); do
+  [[ -z $(slurm squeue -h --name=ebnccl-borrow -o %i) ]] &&
+    [[ $(state "node$recovered") == drained\|* ]] && break
+  sleep 0.1
+done
+[[ -z $(slurm squeue -h --name=ebnccl-borrow -o %i) ]] ||
+  { echo "FAIL: the killed run's borrow job is left: $(slurm squeue -h --name=ebnccl-borrow)"; exit 1; }
+[[ $(state "node$recovered") == drained\|"ebnccl $restart_vid: "* ]] ||
+  { echo "FAIL: node$recovered not drained after the restart: $(state "node$recovered")"; exit 1; }
+for h in 0 1 3 "$long"; do
+  [[ $(state "node$h") == "idle|none" ]] || { echo "FAIL: node$h touched: $(state "node$h")"; exit 1; }
+done
+[[ $(state "node$operator_drained") == "drained|operator: bad fan | ticket 42" ]] ||
+  { echo "FAIL: the operator's drain changed"; exit 1; }
+# The audit: the intent before the kill, the start-up pass's, and one drain.
+ebctl audit --json >"$work/audit-restart.json"
+python3 - "$work/audit-restart.json" "node$recovered" <<'PY'
+import json, sys
+entries = list(reversed(json.load(open(sys.argv[1]))["entries"]))  # oldest first
+mine = [(e["method"], e["outcome"]) for e in entries
+        if e["target"] == sys.argv[2] and e["method"].startswith("scheduler.drain")]
+assert mine == [("scheduler.drain.intent", "OK"), ("scheduler.drain.intent", "OK"),
+                ("scheduler.drain", "OK")], mine
+ended = [e for e in entries if e["method"] == "scheduler.give_back" and
+         e["message"].endswith("held by a previous run")]
+assert len(ended) == 1 and ended[0]["outcome"] == "OK", ended
+print("ok: audit", [m for m, _ in mine], ";", ended[0]["target"], "ended at start-up")
+PY
+# The agents back with the new coordinator, for case 3.
+for _ in $(seq 150); do
+  [[ $(ebctl nodes --json 2>/dev/null | grep -c '"state": "idle"') == "${#hosts[@]}" ]] && break
+  sleep 0.1
+done
+echo "ok: the borrow job ended, node$recovered drained once ($(($(date +%s) - case4_start)) s)"
+
+echo "== 5. the blast-radius guard: node$guarded throttled while node$recovered is ebnccl's drain"
+case5_start=$(date +%s)
+# The fleet's share (10 % of 6: at least 1) is taken by node$recovered's
+# drain: node$guarded, found degraded, is left, and node$recovered (tested
+# again, its throttle gone) resumed in the same pass.
+netns_fleet_shape "$guarded" rate 200mbit burst 32kbit latency 400ms
+set +e
+ebctl validate --json --nodes "node0,node1,node$guarded,node$long,node$recovered" \
+  --suite preflight,intra,pairs --tolerance 0.5 -b 1M -e 1M -n 5 -w 1 -c 1 \
+  >"$work/guard.out" 2>"$work/guard.err"
+code=$?
+set -e
+cat "$work/guard.err"
+[[ $code == 7 ]] || { echo "FAIL: expected exit 7, got $code"; exit 1; }
+python3 - "$work/guard.out" "node$guarded" <<'PY'
+import json, sys
+verdicts = {n["node_name"]: n["verdict"] + "/" + n["confidence"] for n in json.load(open(sys.argv[1]))["nodes"]}
+assert verdicts.pop(sys.argv[2]) == "degraded/confirmed", verdicts
+assert all(v.startswith("healthy") for v in verdicts.values()), verdicts
+PY
+for _ in $(seq 100); do
+  [[ $(state "node$recovered") == "idle|none" ]] && break
+  sleep 0.1
+done
+[[ $(state "node$recovered") == "idle|none" ]] ||
+  { echo "FAIL: node$recovered not resumed: $(state "node$recovered")"; exit 1; }
+[[ $(state "node$guarded") == "idle|none" ]] ||
+  { echo "FAIL: node$guarded drained past the guard: $(state "node$guarded")"; exit 1; }
+grep -q "leave node$guarded (blast-radius guard): blast-radius guard: 1 of 6 fleet nodes drained by ebnccl" \
+  "$work/coordinator.log" || { echo "FAIL: the guard's leave is not logged"; exit 1; }
+tc -n "$prefix-h$guarded" qdisc del dev eth0 root
+tc -n "$prefix-br" qdisc del dev "${prefix}p$guarded" root
+echo "ok: node$guarded left by the guard, node$recovered resumed ($(($(date +%s) - case5_start)) s)"
 
 echo "== 3. the controller gone: no validation starts, the error names slurm and the command"
 kill -KILL "$slurmctld_pid"

@@ -111,7 +111,7 @@ validate >"$work/faults.out" 2>"$work/faults.err" &
 run=$!
 # Kill node5's agent once its first test runs (the validation is under way).
 for _ in $(seq 300); do
-  pgrep -f "eb-worker.*run-node$killed" >/dev/null && break
+  pgrep -f "eb-worker.*$work/run-node$killed" >/dev/null && break
   sleep 0.05
 done
 kill -KILL "${agent_pid[$killed]}"

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Sourced by the Slurm netns tests, after fleet.sh's netns_fleet_up: a real
 # Slurm 22.05 (Debian's slurmctld, slurmd, munge) over the namespace hosts,
-# as docs/SLURM_NETNS.md (shared docs) verified it: munged on the machine,
+# as docs/SLURM_NETNS.md (shared docs) verified it: munged of its own (its
+# socket under $work, named by AuthInfo),
 # slurmctld in host 0's namespace (the bridge lives in a namespace of its
 # own, so the root namespace cannot reach the hosts; host 0 runs the
 # coordinator too), one slurmd per host with `nsenter --net` (not `ip netns
@@ -39,6 +40,7 @@ slurm_cluster_up() {
     echo "SlurmctldPort=$ctld_port"
     echo "SlurmdPort=$((ctld_port + 1))"
     echo "AuthType=auth/munge"
+    echo "AuthInfo=socket=$dir/munge/munge.socket"
     echo "ProctrackType=proctrack/linuxproc"
     echo "TaskPlugin=task/none"
     echo "SelectType=select/linear"
@@ -68,14 +70,16 @@ slurm_cluster_up() {
   } >"$dir/slurm.conf"
   printf 'CgroupPlugin=cgroup/v1\nCgroupMountpoint=/sys/fs/cgroup\n' >"$dir/cgroup.conf"
 
-  # munged: one per machine; the tests share it when one already runs.
-  if ! pgrep -x munged >/dev/null; then
-    mkdir -p /run/munge
-    munged --force >"$work/munged.out" 2>&1 || true
-    local mpid
-    for _ in $(seq 50); do mpid=$(cat /run/munge/munged.pid 2>/dev/null) && [[ -n "$mpid" ]] && break; sleep 0.1; done
-    [[ -n "${mpid:-}" ]] && pids+=("$mpid")
-  fi
+  # munged: one of the test's own, on a socket under $work (AuthInfo above):
+  # a machine-wide one shared between tests would be stopped by whichever
+  # test started it, under the others running beside it (CI runs them so).
+  mkdir -p "$dir/munge"
+  chmod 700 "$dir/munge"
+  munged --foreground --force --socket="$dir/munge/munge.socket" \
+    --pid-file="$dir/munge/munged.pid" --log-file="$dir/munge/munged.log" \
+    --seed-file="$dir/munge/munged.seed" >"$work/munged.out" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 50); do [[ -S "$dir/munge/munge.socket" ]] && break; sleep 0.1; done
   SLURM_CONF="$dir/slurm.conf" nsenter --net="/run/netns/$prefix-h0" \
     slurmctld -D -f "$dir/slurm.conf" >"$work/slurmctld.out" 2>&1 &
   pids+=($!)

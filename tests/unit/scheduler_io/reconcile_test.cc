@@ -1,7 +1,8 @@
 // One pass of scheduler integration over a fake backend and a fake audit:
 // the intent is on record before the action, a dry run acts on nothing,
 // an unreadable scheduler decides nothing, an unrecorded intent is not
-// carried out, an operator's drain is never touched.
+// carried out, an operator's drain is never touched; the start-up pass
+// carries out what a killed run decided, once.
 
 #include "coordinator/scheduler_io/reconcile.h"
 
@@ -160,6 +161,42 @@ TEST_F(ReconcileTest, RefusedDrainIsAuditedAsFailed) {
   ASSERT_TRUE(outcome.ok());
   EXPECT_EQ(outcome->failed, 1);
   EXPECT_EQ(log_.back(), "scheduler.drain n3 UNAVAILABLE");
+}
+
+// A coordinator killed between n3's drain intent and the drain, after n5's
+// drain: at start-up (no agent registered yet) the pass drains n3, leaves
+// n5 as it is, and reports none of the nodes the history does not name as
+// unknown; a second start-up pass finds nothing left to do.
+TEST_F(ReconcileTest, StartUpPassCarriesOutWhatARestartLeftUndoneOnce) {
+  backend_.nodes = std::vector<sch::SchedulerNode>{
+      Node("n1"),
+      Node("n2"),
+      Node("n3"),
+      Node("n4"),
+      Node("n5", sch::NodeState::kDrained, "ebnccl v-1: rail 3 at 52% of expected"),
+      Node("n6")};
+  sch::SchedulerPolicy policy;
+  policy.max_drained_share = 0.5;
+  policy.max_drained_share_per_group = 0.5;
+  const std::vector<sch::NodeVerdictRecord> recorded = {
+      Bad("n3", "v-2", 0.1), Good("n1", "v-2", 0.1), Bad("n5", "v-1", 0.5)};
+  const ReconcileInput input = StartUpInput(recorded, {});
+  EXPECT_THAT(input.ebnccl_nodes, ElementsAre("n1", "n3", "n5"));
+  EXPECT_FALSE(input.fleet_known);
+  auto outcome = Reconcile(backend_, audit_, input, policy, kNow);
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(outcome->drained, 1);
+  ASSERT_EQ(log_.size(), 3u);
+  EXPECT_EQ(log_[0], "scheduler.drain.intent n3 OK");
+  EXPECT_THAT(log_[1], HasSubstr("drain n3: ebnccl v-2: "));
+  EXPECT_EQ(log_[2], "scheduler.drain n3 OK");
+
+  log_.clear();
+  (*backend_.nodes)[2] = Node("n3", sch::NodeState::kDrained, "ebnccl v-2: rail 3 at 52%");
+  outcome = Reconcile(backend_, audit_, StartUpInput(recorded, {"n1", "n2"}), policy, kNow);
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(outcome->drained, 0);
+  EXPECT_TRUE(log_.empty()) << log_[0];
 }
 
 }  // namespace
