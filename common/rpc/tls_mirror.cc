@@ -17,6 +17,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "common/io/bounded_file.h"
+#include "common/io/write_all.h"
 #include "spdlog/spdlog.h"
 
 namespace eb::common {
@@ -55,17 +56,11 @@ absl::Status CheckKeyIsPrivate(const std::string& path, const std::string& optio
 int MemoryFileWith(const std::string& content, const char* name) {
   const int fd = memfd_create(name, MFD_CLOEXEC);
   if (fd < 0) return -1;
-  size_t written = 0;
-  while (written < content.size()) {
-    const ssize_t n = write(fd, content.data() + written, content.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int saved = errno;
-      close(fd);
-      errno = saved;
-      return -1;
-    }
-    written += static_cast<size_t>(n);
+  if (!WriteAll(fd, content)) {
+    const int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
   }
   return fd;
 }

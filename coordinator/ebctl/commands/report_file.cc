@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/io/write_all.h"
 #include "coordinator/ebctl/output/labels.h"
 
 namespace eb::ebctl {
@@ -61,17 +62,11 @@ absl::Status CheckExisting(const std::string& path, const char* flag, Replace re
 
 // Writes all of `text` and closes `fd`; errno kept on failure.
 bool WriteAllAndClose(int fd, const std::string& text) {
-  size_t written = 0;
-  while (written < text.size()) {
-    const ssize_t n = write(fd, text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int saved = errno;
-      close(fd);
-      errno = saved == 0 ? EIO : saved;
-      return false;
-    }
-    written += static_cast<size_t>(n);
+  if (!common::WriteAll(fd, text)) {
+    const int saved = errno;
+    close(fd);
+    errno = saved;
+    return false;
   }
   return close(fd) == 0;
 }
