@@ -128,6 +128,24 @@ class TlsTest : public ::testing::Test {
     return false;
   }
 
+  // Starts the coordinator on copies of its TLS files in a directory of its
+  // own (returned; "" on failure), re-read every second: the files a test
+  // then replaces while it runs.
+  std::string StartCoordinatorOnLiveCopies() {
+    const std::string live = cluster_.work_dir() + "/live";
+    const CliResult copied =
+        cluster_.Shell(absl::StrCat("mkdir -p ", live, " && cp ", dir_, "/ca.pem ", dir_,
+                                    "/coordinator.pem ", dir_, "/coordinator.key ", live));
+    if (copied.exit_code != 0) return "";
+    std::vector<std::string> flags = LocalCluster::FastCoordinatorFlags();
+    for (const std::string& flag :
+         Flags({live + "/ca.pem", live + "/coordinator.pem", live + "/coordinator.key"})) {
+      flags.push_back(flag);
+    }
+    flags.push_back("--tls-reload-period-ms=1000");
+    return cluster_.StartCoordinator(flags).ok() ? live : "";
+  }
+
   LocalCluster cluster_;
   std::string dir_;
 };
@@ -370,19 +388,8 @@ TEST_F(TlsTest, AgentWithACertificateForAnotherNameIsRefused) {
 TEST_F(TlsTest, RotatedCertificatesAreUsedByNewConnectionsWithoutRestart) {
   // The coordinator reads its files from a directory of its own; the
   // rotation replaces them (renames) while it runs.
-  const std::string live = cluster_.work_dir() + "/live";
-  ASSERT_EQ(cluster_
-                .Shell(absl::StrCat("mkdir -p ", live, " && cp ", dir_, "/ca.pem ", dir_,
-                                    "/coordinator.pem ", dir_, "/coordinator.key ", live))
-                .exit_code,
-            0);
-  std::vector<std::string> flags = LocalCluster::FastCoordinatorFlags();
-  for (const std::string& flag :
-       Flags({live + "/ca.pem", live + "/coordinator.pem", live + "/coordinator.key"})) {
-    flags.push_back(flag);
-  }
-  flags.push_back("--tls-reload-period-ms=1000");
-  ASSERT_TRUE(cluster_.StartCoordinator(flags).ok());
+  const std::string live = StartCoordinatorOnLiveCopies();
+  ASSERT_FALSE(live.empty());
   // A new fleet CA with its own coordinator and client certificates.
   const std::string next = cluster_.work_dir() + "/next";
   Certs("ca", next);
@@ -415,19 +422,8 @@ TEST_F(TlsTest, RotatedCertificatesAreUsedByNewConnectionsWithoutRestart) {
 // hang nor exhaust the coordinator: it keeps serving new connections with
 // the last good set, and its log says why.
 TEST_F(TlsTest, AFifoOrADeviceInTheFilesPlaceAfterTheStartKeepsTheLastGoodSet) {
-  const std::string live = cluster_.work_dir() + "/live";
-  ASSERT_EQ(cluster_
-                .Shell(absl::StrCat("mkdir -p ", live, " && cp ", dir_, "/ca.pem ", dir_,
-                                    "/coordinator.pem ", dir_, "/coordinator.key ", live))
-                .exit_code,
-            0);
-  std::vector<std::string> flags = LocalCluster::FastCoordinatorFlags();
-  for (const std::string& flag :
-       Flags({live + "/ca.pem", live + "/coordinator.pem", live + "/coordinator.key"})) {
-    flags.push_back(flag);
-  }
-  flags.push_back("--tls-reload-period-ms=1000");
-  ASSERT_TRUE(cluster_.StartCoordinator(flags).ok());
+  const std::string live = StartCoordinatorOnLiveCopies();
+  ASSERT_FALSE(live.empty());
   ASSERT_EQ(cluster_
                 .Shell(absl::StrCat("cd ", live, " && rm coordinator.pem coordinator.key && ",
                                     "mkfifo coordinator.pem && ln -s /dev/zero coordinator.key"))
