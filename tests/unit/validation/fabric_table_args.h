@@ -5,6 +5,7 @@
 // the same way. Numbers go through absl::SimpleAtoi: "--seeds x" is a usage
 // error, not 0 fleets.
 
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
