@@ -2,7 +2,8 @@
 // libabsl_synchronization.so is not built with -fsanitize=thread, so every
 // field guarded by an absl::Mutex would be reported as a race. Linked into
 // the binaries of a -DEB_SANITIZE=thread build only, this file interposes the
-// public entry points of absl::Mutex, absl::CondVar and absl::Notification
+// public entry points of absl::Mutex, absl::CondVar, absl::Notification and
+// absl::BlockingCounter
 // (the dynamic linker resolves every caller, gRPC included, to these
 // definitions), calls the real function through dlsym(RTLD_NEXT), and tells
 // TSan the happens-before edge each one makes: a release before giving a
@@ -14,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "absl/synchronization/blocking_counter.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
@@ -104,6 +106,14 @@ EB_INTERPOSE(void, EbWaitForNotification, "_ZNK4absl7debian312Notification19Wait
 EB_INTERPOSE(bool, EbWaitForNotificationWithTimeout,
              "_ZNK4absl7debian312Notification30WaitForNotificationWithTimeoutENS0_8DurationE",
              const absl::Notification* n, absl::Duration d);
+// BlockingCounter's own Mutex is locked inside the library, whose calls to
+// it do not come through the interposed Lock/Unlock above: without these,
+// what a thread wrote before DecrementCount was a race for the thread whose
+// Wait returned (CI's TSan run, TlsTest.P2_4f2_..., 2026-12-07).
+EB_INTERPOSE(bool, EbDecrementCount, "_ZN4absl7debian315BlockingCounter14DecrementCountEv",
+             absl::BlockingCounter* counter);
+EB_INTERPOSE(void, EbBlockingCounterWait, "_ZN4absl7debian315BlockingCounter4WaitEv",
+             absl::BlockingCounter* counter);
 EB_INTERPOSE(bool, EbWaitForNotificationWithDeadline,
              "_ZNK4absl7debian312Notification31WaitForNotificationWithDeadlineENS0_4TimeE",
              const absl::Notification* n, absl::Time t);
@@ -277,6 +287,20 @@ void EbNotify(absl::Notification* n) {
   __tsan_release(n);
   __tsan_release(FlagOf(n));
   real(n);
+}
+
+bool EbDecrementCount(absl::BlockingCounter* counter) {
+  static const auto real =
+      Real<decltype(&EbDecrementCount)>("_ZN4absl7debian315BlockingCounter14DecrementCountEv");
+  __tsan_release(counter);
+  return real(counter);
+}
+
+void EbBlockingCounterWait(absl::BlockingCounter* counter) {
+  static const auto real =
+      Real<decltype(&EbBlockingCounterWait)>("_ZN4absl7debian315BlockingCounter4WaitEv");
+  real(counter);
+  __tsan_acquire(counter);
 }
 
 void EbWaitForNotification(const absl::Notification* n) {
