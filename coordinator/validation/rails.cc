@@ -3,15 +3,25 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/spec/judged_figures.h"
 #include "coordinator/validation/straggler.h"
 
 namespace eb::validation {
 namespace v1 = ebnccl::v1;
 
+namespace {
+
+// What a rail is judged by: the mean no node's member can raise.
+double RailBusbw(const v1::RailResult& rail) {
+  return spec::JudgedMean(rail.judged_avg_busbw_gbps(), rail.avg_busbw_gbps());
+}
+
+}  // namespace
+
 void JudgeRails(v1::TestReport& report) {
   std::vector<double> busbw;
   for (const v1::RailResult& rail : report.rails()) {
-    if (rail.results_size() > 0) busbw.push_back(rail.avg_busbw_gbps());
+    if (rail.results_size() > 0) busbw.push_back(RailBusbw(rail));
   }
   double median = 0;
   if (!busbw.empty()) {
@@ -21,7 +31,7 @@ void JudgeRails(v1::TestReport& report) {
   }
   for (v1::RailResult& rail : *report.mutable_rails()) {
     if (rail.results_size() == 0) continue;
-    rail.set_busbw_ratio(median > 0 ? rail.avg_busbw_gbps() / median : 0);
+    rail.set_busbw_ratio(median > 0 ? RailBusbw(rail) / median : 0);
     rail.set_slow(busbw.size() >= 2 && median > 0 && rail.busbw_ratio() < 1.0 - kSlowRailTolerance);
     Attribution late = AttributeByArrival(rail.results(), rail.members_size());
     if (!late.slowest.has_value()) continue;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/spec/failure_kinds.h"
+#include "common/spec/judged_figures.h"
 #include "coordinator/validation/graded_size.h"
 
 namespace eb::validation {
@@ -54,14 +55,12 @@ TestResult Measured(int64_t planned_id, const v1::TestReport& report) {
   for (const v1::RailResult& rail : report.rails()) {
     if (rail.results().empty()) continue;
     const v1::SizeResult& last = *rail.results().rbegin();
-    rails.push_back(RailResult{
-        rail.rail(), (last.out_of_place().busbw_gbps() + last.in_place().busbw_gbps()) / 2});
+    rails.push_back(RailResult{rail.rail(), spec::JudgedRowBusbw(last)});
   }
   TestResult result = TestResult::Completed(planned_id, LargestSizeBusbw(report), std::move(rails));
   std::vector<SizeBusbw> rows;
   for (const v1::SizeResult& row : report.results()) {
-    rows.emplace_back(row.size_bytes(),
-                      (row.out_of_place().busbw_gbps() + row.in_place().busbw_gbps()) / 2);
+    rows.emplace_back(row.size_bytes(), spec::JudgedRowBusbw(row));
   }
   if (!rows.empty()) result.graded_bytes = report.results().rbegin()->size_bytes();
   result.plateau_bytes = PlateauBytes(std::move(rows));
@@ -96,8 +95,7 @@ std::vector<std::string> LostNodes(const v1::TestReport& report) {
 
 double LargestSizeBusbw(const v1::TestReport& report) {
   if (report.results().empty()) return 0;
-  const v1::SizeResult& last = *report.results().rbegin();
-  return (last.out_of_place().busbw_gbps() + last.in_place().busbw_gbps()) / 2;
+  return spec::JudgedRowBusbw(*report.results().rbegin());
 }
 
 TestResult ResultFromReport(int64_t planned_id, const v1::TestReport& report) {

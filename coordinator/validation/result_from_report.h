@@ -12,7 +12,8 @@
 namespace eb::validation {
 
 // The busbw of the largest size (the last row of the sweep): the mean of
-// the out-of-place and in-place variants, GB/s; 0 without rows.
+// the out-of-place and in-place variants, GB/s, as judged (common/spec/
+// judged_figures.h: no node's ranks can raise it); 0 without rows.
 double LargestSizeBusbw(const ebnccl::v1::TestReport& report);
 
 // Maps the final report of planned test `planned_id`:

@@ -2,6 +2,7 @@
 
 #include "common/spec/proto_enums.h"
 #include "common/transport/bandwidth.h"
+#include "coordinator/core/collective_tests/judged_time.h"
 
 namespace eb::coordinator {
 namespace v1 = ebnccl::v1;
@@ -10,7 +11,7 @@ namespace {
 
 v1::VariantResult AggregateVariant(transport::Collective collective, int64_t count,
                                    size_t type_size, const std::vector<double>& times_us,
-                                   int64_t wrong, int average) {
+                                   const std::vector<int>& node_of, int64_t wrong, int average) {
   v1::VariantResult variant;
   variant.set_wrong_elements(wrong);
   for (double t : times_us) variant.add_rank_time_us(t);
@@ -30,6 +31,14 @@ v1::VariantResult AggregateVariant(transport::Collective collective, int64_t cou
   variant.set_time_us(time_us);
   variant.set_algbw_gbps(bandwidth.algbw_gbps);
   variant.set_busbw_gbps(bandwidth.busbw_gbps);
+  const double judged_us = JudgedTimeUs(time_us, times_us, node_of);
+  variant.set_judged_time_us(judged_us);
+  variant.set_judged_busbw_gbps(judged_us == time_us
+                                    ? bandwidth.busbw_gbps
+                                    : transport::ComputeBandwidth(collective, count, type_size,
+                                                                  static_cast<int>(times_us.size()),
+                                                                  judged_us)
+                                          .busbw_gbps);
   variant.set_min_time_us(summary->min_time_us);
   variant.set_max_time_us(summary->max_time_us);
   variant.set_slowest_rank(summary->slowest_rank);
@@ -39,7 +48,8 @@ v1::VariantResult AggregateVariant(transport::Collective collective, int64_t cou
 }  // namespace
 
 v1::SizeResult AggregateSize(const v1::TestSpec& spec,
-                             const std::vector<const v1::RankSizeResult*>& per_rank) {
+                             const std::vector<const v1::RankSizeResult*>& per_rank,
+                             const std::vector<int>& node_of) {
   v1::SizeResult row;
   if (per_rank.empty()) return row;
   // The spec was validated, so the conversions cannot fail.
@@ -68,9 +78,9 @@ v1::SizeResult AggregateSize(const v1::TestSpec& spec,
                rank->in_place().arrival_samples() > 0;
   }
   *row.mutable_out_of_place() =
-      AggregateVariant(collective, row.count(), type_size, out_times, out_wrong, average);
+      AggregateVariant(collective, row.count(), type_size, out_times, node_of, out_wrong, average);
   *row.mutable_in_place() =
-      AggregateVariant(collective, row.count(), type_size, in_times, in_wrong, average);
+      AggregateVariant(collective, row.count(), type_size, in_times, node_of, in_wrong, average);
   bool iterations = true;  // every rank timed each iteration (-I)
   for (const v1::RankSizeResult* rank : per_rank) {
     iterations = iterations && rank->out_of_place().iteration_us_size() > 0 &&

@@ -1,5 +1,6 @@
 #include "coordinator/core/collective_tests/run_results.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -57,6 +58,9 @@ RunResults::RunResults(std::vector<PlannedSize> sweep, int node_count, v1::TestR
       on_row_(std::move(on_row)),
       ranks_(static_cast<size_t>(report.ranks_size())),
       size_reports_(sweep_.steps.size(), 0) {
+  // Ranks are contiguous per node with one count on every node.
+  const int per_node = node_count > 0 ? std::max(1, report.ranks_size() / node_count) : 1;
+  for (int rank = 0; rank < report.ranks_size(); ++rank) node_of_rank_.push_back(rank / per_node);
   if (report_.spec().split_rails() && node_count > 0) {
     // The full sweep over more ranks was laid out already, so laying its
     // sizes out over fewer cannot fail; an empty rail sweep would fail the
@@ -213,7 +217,7 @@ void RunResults::EmitReadyRows() {
     per_rank.reserve(ranks_.size());
     for (const RankResults& rank : ranks_) per_rank.push_back(&rank.sizes[rows_emitted_]);
     v1::SizeResult& row = *report_.add_results();
-    row = AggregateSize(report_.spec(), per_rank);
+    row = AggregateSize(report_.spec(), per_rank, node_of_rank_);
     ++rows_emitted_;
     on_row_(row);
   }
@@ -226,13 +230,15 @@ void RunResults::EmitReadyRailRows() {
     while (emitted < sweep_.rail_steps.size() &&
            rail_reports_[rail][emitted] == result.members_size()) {
       std::vector<const v1::RankSizeResult*> per_member;
+      std::vector<int> member_node;  // one member per node, in node order
       for (const v1::RailMember& member : result.members()) {
+        member_node.push_back(static_cast<int>(member_node.size()));
         const RankResults& reports = ranks_[member.rank()];
         if (reports.rail_sizes.size() <= emitted) break;
         per_member.push_back(&reports.rail_sizes[emitted]);
       }
       if (per_member.size() != static_cast<size_t>(result.members_size())) break;
-      *result.add_results() = AggregateSize(report_.spec(), per_member);
+      *result.add_results() = AggregateSize(report_.spec(), per_member, member_node);
       ++emitted;
     }
   }

@@ -94,6 +94,8 @@ class RunResults {
   TestSweep sweep_;
   RowSink on_row_;
   std::vector<RankResults> ranks_;
+  // Each rank's node (0-based): the judged time's unit of trust.
+  std::vector<int> node_of_rank_;
   // Per-event work is O(1) in the number of ranks (issue 15): ranks that
   // reported step i of the sweep; per rail, members that reported step i
   // of the rail sweep. A row is aggregated, once, when its count is full.

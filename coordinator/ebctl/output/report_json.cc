@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/spec/judged_figures.h"
 #include "common/spec/names.h"
 #include "common/spec/wire_names.h"
 #include "coordinator/ebctl/exit_codes.h"
@@ -41,6 +42,9 @@ json VariantToJson(const v1::VariantResult& variant, bool report_errors) {
       {"rank_times", std::move(rank_times)},
       {"rank_arrivals", std::move(rank_arrivals)},
       {"rank_stalled", std::move(rank_stalled)},
+      // What the checks judge (common/spec/judged_figures.h).
+      {"judged_time", variant.judged_time_us() > 0 ? variant.judged_time_us() : variant.time_us()},
+      {"judged_bus_bw", spec::JudgedBusbw(variant)},
   };
 }
 
@@ -140,6 +144,7 @@ json CollectivesToJson(const v1::TestReport& report) {
   json collectives = json::array();
   const double min_busbw = report.spec().min_busbw_gbps();
   for (const v1::CollectiveSummary& footer : report.collective_summaries()) {
+    const double judged = spec::JudgedMean(footer.judged_avg_busbw_gbps(), footer.avg_busbw_gbps());
     collectives.push_back(json{
         {"collective", spec::DisplayName(footer.collective())},
         {"sizes", footer.sizes()},
@@ -147,8 +152,8 @@ json CollectivesToJson(const v1::TestReport& report) {
          json{{"count", footer.wrong_elements()}, {"okay", footer.wrong_elements() == 0}}},
         {"average_bus_bandwidth",
          json{{"bandwidth", footer.avg_busbw_gbps()},
-              {"okay",
-               min_busbw > 0 ? json(footer.avg_busbw_gbps() >= min_busbw) : json("unchecked")}}},
+              {"judged", judged},
+              {"okay", min_busbw > 0 ? json(judged >= min_busbw) : json("unchecked")}}},
     });
   }
   return collectives;
@@ -262,6 +267,7 @@ json RailsToJson(const v1::TestReport& report) {
         {"members", std::move(members)},
         {"results", std::move(results)},
         {"avg_busbw", rail.avg_busbw_gbps()},
+        {"judged_avg_busbw", spec::JudgedMean(rail.judged_avg_busbw_gbps(), rail.avg_busbw_gbps())},
         {"busbw_ratio", rail.busbw_ratio()},
         {"slow", rail.slow()},
         {"straggler", std::move(straggler)},
@@ -312,9 +318,9 @@ json ReportToJson(const v1::TestReport& report, absl::string_view version,
     failures.push_back(FailureToJson(failure));
     errors.push_back(failure.message());
   }
-  const json busbw_okay = spec.min_busbw_gbps() > 0
-                              ? json(report.avg_busbw_gbps() >= spec.min_busbw_gbps())
-                              : json("unchecked");
+  const double judged = spec::JudgedMean(report.judged_avg_busbw_gbps(), report.avg_busbw_gbps());
+  const json busbw_okay =
+      spec.min_busbw_gbps() > 0 ? json(judged >= spec.min_busbw_gbps()) : json("unchecked");
   return json{
       {"schema", kTestReportSchema},
       {"schema_version", kTestReportSchemaVersion},
@@ -336,7 +342,9 @@ json ReportToJson(const v1::TestReport& report, absl::string_view version,
       {"collectives", CollectivesToJson(report)},
       {"out_of_bounds",
        json{{"count", report.wrong_elements()}, {"okay", report.wrong_elements() == 0}}},
-      {"average_bus_bandwidth", json{{"bandwidth", report.avg_busbw_gbps()}, {"okay", busbw_okay}}},
+      {"average_bus_bandwidth",
+       json{{"bandwidth", report.avg_busbw_gbps()}, {"judged", judged}, {"okay", busbw_okay}}},
+      {"rank_times_finding", report.rank_times_finding()},
       {"slowest_rank", SlowestRankToJson(report)},
       {"arrivals", ArrivalsToJson(report)},
       {"culprit", CulpritToJson(report)},

@@ -8,8 +8,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/spec/judged_figures.h"
 #include "common/spec/names.h"
-#include "common/spec/wire_names.h"
+#include "coordinator/ebctl/output/attribution_lines.h"
 #include "coordinator/ebctl/output/float_format.h"
 #include "coordinator/ebctl/output/labels.h"
 #include "coordinator/ebctl/output/per_iter_json.h"
@@ -80,56 +81,6 @@ std::string FailureLine(const v1::Failure& failure) {
     return absl::StrFormat("# node %s: %s\n", failure.node_name(), failure.message());
   }
   return absl::StrFormat("# %s\n", failure.message());
-}
-
-// The straggler the coordinator stored when the test finished, if any, or
-// that the arrivals were flat (which alone does not clear the ranks: the
-// culprit line says what both signals say).
-std::string SlowestRankLine(const v1::TestReport& report) {
-  if (!report.has_slowest_rank()) {
-    if (report.has_arrivals() && report.arrivals().flat()) {
-      return absl::StrFormat(
-          "# Straggler: none by arrival; arrivals flat in %d measurements (no rank arrived "
-          "late)\n",
-          report.arrivals().measurements());
-    }
-    return "";
-  }
-  const v1::SlowestRank& slowest = report.slowest_rank();
-  const std::string where =
-      slowest.local_rank() >= 0
-          ? absl::StrFormat(" (node %s, slot %d)", slowest.node_name(), slowest.local_rank())
-          : std::string();
-  if (slowest.basis() == "arrival") {
-    return absl::StrFormat(
-        "# Straggler: rank %d%s arrived last in %d of %d measurements, on average %.0f us "
-        "behind the median rank (%.1f%% of the call time)\n",
-        slowest.rank(), where, slowest.slowest_count(), slowest.measurements(),
-        slowest.mean_lag_us(), slowest.mean_excess_pct());
-  }
-  if (slowest.basis() == "descheduled") {
-    return absl::StrFormat(
-        "# Straggler: rank %d%s was stalled (not running) %.1f%% of its timed calls, the most "
-        "stalled rank in %d of %d measurements\n",
-        slowest.rank(), where, slowest.mean_excess_pct(), slowest.slowest_count(),
-        slowest.measurements());
-  }
-  return absl::StrFormat(
-      "# Slowest rank overall: rank %d%s, slowest in %d of %d measurements, "
-      "on average %.1f%% above the rank mean\n",
-      slowest.rank(), where, slowest.slowest_count(), slowest.measurements(),
-      slowest.mean_excess_pct());
-}
-
-// Who a slow result is to blame on (arrivals and schedules together).
-std::string CulpritLine(const v1::TestReport& report) {
-  if (report.culprit() == v1::CULPRIT_UNSPECIFIED) return "";
-  std::string kind = spec::WireName(report.culprit());
-  if (report.culprit() == v1::CULPRIT_UNKNOWN) kind = "cannot tell";
-  if (report.culprit() == v1::CULPRIT_DESCHEDULED_HOST) {
-    absl::StrAppend(&kind, " ", report.culprit_node());
-  }
-  return absl::StrFormat("# Culprit: %s: %s\n", kind, report.culprit_reason());
 }
 
 // "a800-0 GPU3 0000:4f:00.0 mlx5_103" (what is known of it).
@@ -421,12 +372,14 @@ std::string TablePrinter::Row(const v1::SizeResult& row) {
       current_ = collective;
       rows_ = 0;
       busbw_sum_ = 0;
+      judged_busbw_sum_ = 0;
       wrong_ = 0;
       absl::StrAppend(&out, "#\n# Collective test starting: ", spec::DisplayName(collective), "\n",
                       ColumnHeader(spec_));
     }
     ++rows_;
     busbw_sum_ += row.out_of_place().busbw_gbps() + row.in_place().busbw_gbps();
+    judged_busbw_sum_ += 2 * spec::JudgedRowBusbw(row);
     wrong_ += row.out_of_place().wrong_elements() + row.in_place().wrong_elements();
   }
   out += TableRow(row, spec_);
@@ -445,8 +398,10 @@ std::string TablePrinter::CollectiveFooter() const {
   // One collective's nccl-tests footer, from its rows (the coordinator's
   // CollectiveSummary holds the same figures).
   const double avg = rows_ > 0 ? busbw_sum_ / (2.0 * rows_) : 0.0;
+  // The verdict is the judged figure's, as the coordinator's.
+  const double judged = rows_ > 0 ? judged_busbw_sum_ / (2.0 * rows_) : 0.0;
   std::string verdict;
-  if (spec_.min_busbw_gbps() > 0) verdict = avg >= spec_.min_busbw_gbps() ? "OK" : "FAILED";
+  if (spec_.min_busbw_gbps() > 0) verdict = judged >= spec_.min_busbw_gbps() ? "OK" : "FAILED";
   std::string out;
   absl::StrAppendFormat(&out, "# %-20s : %d %s\n", "Out of bounds values", wrong_,
                         wrong_ != 0 ? "FAILED" : "OK");
@@ -475,7 +430,9 @@ std::string TableFooter(const v1::TestReport& raw) {
                           finished.wrong_elements() != 0 ? "FAILED" : "OK");
     std::string verdict;
     if (spec.min_busbw_gbps() > 0) {
-      verdict = finished.avg_busbw_gbps() >= spec.min_busbw_gbps() ? "OK" : "FAILED";
+      const double judged =
+          spec::JudgedMean(finished.judged_avg_busbw_gbps(), finished.avg_busbw_gbps());
+      verdict = judged >= spec.min_busbw_gbps() ? "OK" : "FAILED";
     }
     absl::StrAppendFormat(&out, "# %-20s : %g %s\n", "Avg bus bandwidth", finished.avg_busbw_gbps(),
                           verdict);
@@ -491,8 +448,7 @@ std::string TableFooter(const v1::TestReport& raw) {
   if (!finished.summary().empty()) absl::StrAppend(&out, " — ", finished.summary());
   out += '\n';
   for (const v1::Failure& failure : finished.failures()) out += FailureLine(failure);
-  out += SlowestRankLine(finished);
-  out += CulpritLine(finished);
+  out += AttributionLines(finished);
   return out;
 }
 

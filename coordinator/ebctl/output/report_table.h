@@ -72,6 +72,7 @@ class TablePrinter {
   ebnccl::v1::Collective current_ = ebnccl::v1::COLLECTIVE_UNSPECIFIED;
   int rows_ = 0;
   double busbw_sum_ = 0;
+  double judged_busbw_sum_ = 0;  // common/spec/judged_figures.h
   int64_t wrong_ = 0;
 };
 

@@ -1,5 +1,7 @@
 #include "coordinator/core/collective_tests/result_aggregator.h"
 
+#include "coordinator/core/collective_tests/judged_time.h"
+
 #include <utility>
 #include <vector>
 
@@ -24,6 +26,13 @@ v1::TestSpec Spec(v1::Collective collective, v1::DataType type = v1::DATA_TYPE_F
   return spec;
 }
 
+// Every rank on a node of its own.
+std::vector<int> OwnNodes(size_t ranks) {
+  std::vector<int> nodes;
+  for (size_t rank = 0; rank < ranks; ++rank) nodes.push_back(static_cast<int>(rank));
+  return nodes;
+}
+
 std::vector<const v1::RankSizeResult*> Pointers(const std::vector<v1::RankSizeResult>& results) {
   std::vector<const v1::RankSizeResult*> pointers;
   pointers.reserve(results.size());
@@ -41,7 +50,8 @@ TEST(ResultAggregatorTest, AveragesTimeAcrossRanksBeforeComputingBandwidth) {
     result.mutable_in_place()->set_time_us(50);
     ranks.push_back(result);
   }
-  const v1::SizeResult row = AggregateSize(Spec(v1::COLLECTIVE_ALL_REDUCE), Pointers(ranks));
+  const v1::SizeResult row =
+      AggregateSize(Spec(v1::COLLECTIVE_ALL_REDUCE), Pointers(ranks), OwnNodes(ranks.size()));
 
   EXPECT_EQ(row.size_bytes(), 1048576);
   EXPECT_EQ(row.count(), 262144);
@@ -68,7 +78,8 @@ TEST(ResultAggregatorTest, BandwidthIsNotTheAverageOfPerRankBandwidths) {
   // the mean of 10.48576 and 3.49525 GB/s.
   std::vector<v1::RankSizeResult> ranks = {RankResult(1048576, 262144, 100),
                                            RankResult(1048576, 262144, 300)};
-  const v1::SizeResult row = AggregateSize(Spec(v1::COLLECTIVE_ALL_REDUCE), Pointers(ranks));
+  const v1::SizeResult row =
+      AggregateSize(Spec(v1::COLLECTIVE_ALL_REDUCE), Pointers(ranks), OwnNodes(ranks.size()));
   EXPECT_NEAR(row.out_of_place().algbw_gbps(), 5.24288, kTolerance);
   // all_reduce on 2 ranks: factor 2*(2-1)/2 = 1.
   EXPECT_NEAR(row.out_of_place().busbw_gbps(), 5.24288, kTolerance);
@@ -78,7 +89,8 @@ TEST(ResultAggregatorTest, GatherLikeCollectivesCountEveryRanksChunk) {
   // all_gather, 4 ranks, count 65536 floats per rank: S = 65536*4*4 B;
   // 250 us -> algbw 4.194304, busbw * (4-1)/4 = 3.145728.
   std::vector<v1::RankSizeResult> ranks(4, RankResult(1048576, 65536, 250));
-  const v1::SizeResult row = AggregateSize(Spec(v1::COLLECTIVE_ALL_GATHER), Pointers(ranks));
+  const v1::SizeResult row =
+      AggregateSize(Spec(v1::COLLECTIVE_ALL_GATHER), Pointers(ranks), OwnNodes(ranks.size()));
   EXPECT_NEAR(row.out_of_place().algbw_gbps(), 4.194304, kTolerance);
   EXPECT_NEAR(row.out_of_place().busbw_gbps(), 3.145728, kTolerance);
   EXPECT_NEAR(row.in_place().busbw_gbps(), 3.145728, kTolerance);
@@ -87,8 +99,8 @@ TEST(ResultAggregatorTest, GatherLikeCollectivesCountEveryRanksChunk) {
 TEST(ResultAggregatorTest, ElementSizeComesFromTheDataType) {
   // broadcast of 1e6 doubles (8e6 B) in 2000 us: 4 GB/s, factor 1.
   std::vector<v1::RankSizeResult> ranks(2, RankResult(8000000, 1000000, 2000));
-  const v1::SizeResult row =
-      AggregateSize(Spec(v1::COLLECTIVE_BROADCAST, v1::DATA_TYPE_DOUBLE), Pointers(ranks));
+  const v1::SizeResult row = AggregateSize(Spec(v1::COLLECTIVE_BROADCAST, v1::DATA_TYPE_DOUBLE),
+                                           Pointers(ranks), OwnNodes(ranks.size()));
   EXPECT_NEAR(row.out_of_place().algbw_gbps(), 4.0, kTolerance);
   EXPECT_NEAR(row.out_of_place().busbw_gbps(), 4.0, kTolerance);
 }
@@ -103,13 +115,14 @@ TEST(ResultAggregatorTest, ArrivalsAreKeptPerRankOnlyWhenEveryRankRecordedThem) 
     result.mutable_in_place()->set_arrival_samples(20);
     ranks.push_back(result);
   }
-  v1::SizeResult row = AggregateSize(Spec(v1::COLLECTIVE_ALL_REDUCE), Pointers(ranks));
+  v1::SizeResult row =
+      AggregateSize(Spec(v1::COLLECTIVE_ALL_REDUCE), Pointers(ranks), OwnNodes(ranks.size()));
   EXPECT_THAT(row.out_of_place().rank_arrival_us(), ElementsAre(3.0, 30003.0));
   EXPECT_THAT(row.in_place().rank_arrival_us(), ElementsAre(4.0, 30004.0));
   // A rank of an older worker records none: no arrivals at all, rather
   // than a 0 that would read as "on time".
   ranks[1].mutable_in_place()->set_arrival_samples(0);
-  row = AggregateSize(Spec(v1::COLLECTIVE_ALL_REDUCE), Pointers(ranks));
+  row = AggregateSize(Spec(v1::COLLECTIVE_ALL_REDUCE), Pointers(ranks), OwnNodes(ranks.size()));
   EXPECT_EQ(row.out_of_place().rank_arrival_us_size(), 0);
   EXPECT_EQ(row.in_place().rank_arrival_us_size(), 0);
 }
@@ -121,13 +134,14 @@ TEST(ResultAggregatorTest, WrongElementsAreSummedPerVariant) {
       RankResult(4096, 1024, 10, 2, 0),
       RankResult(4096, 1024, 10, 0, 5),
   };
-  const v1::SizeResult row = AggregateSize(Spec(v1::COLLECTIVE_ALL_REDUCE), Pointers(ranks));
+  const v1::SizeResult row =
+      AggregateSize(Spec(v1::COLLECTIVE_ALL_REDUCE), Pointers(ranks), OwnNodes(ranks.size()));
   EXPECT_EQ(row.out_of_place().wrong_elements(), 3);
   EXPECT_EQ(row.in_place().wrong_elements(), 5);
 }
 
 TEST(ResultAggregatorTest, NoRanksGiveAnEmptyRow) {
-  const v1::SizeResult row = AggregateSize(Spec(v1::COLLECTIVE_ALL_REDUCE), {});
+  const v1::SizeResult row = AggregateSize(Spec(v1::COLLECTIVE_ALL_REDUCE), {}, {});
   EXPECT_EQ(row.size_bytes(), 0);
   EXPECT_EQ(row.out_of_place().rank_time_us_size(), 0);
   EXPECT_EQ(row.out_of_place().busbw_gbps(), 0);
@@ -136,7 +150,8 @@ TEST(ResultAggregatorTest, NoRanksGiveAnEmptyRow) {
 TEST(ResultAggregatorTest, InvalidTimeKeepsRankTimesButNoBandwidth) {
   std::vector<v1::RankSizeResult> ranks = {RankResult(4096, 1024, 10, 1, 0),
                                            RankResult(4096, 1024, -1, 0, 0)};
-  const v1::SizeResult row = AggregateSize(Spec(v1::COLLECTIVE_ALL_REDUCE), Pointers(ranks));
+  const v1::SizeResult row =
+      AggregateSize(Spec(v1::COLLECTIVE_ALL_REDUCE), Pointers(ranks), OwnNodes(ranks.size()));
   EXPECT_THAT(row.out_of_place().rank_time_us(), ElementsAre(10.0, -1.0));
   EXPECT_EQ(row.out_of_place().wrong_elements(), 1);
   EXPECT_EQ(row.out_of_place().busbw_gbps(), 0);
@@ -149,12 +164,13 @@ TEST(ResultAggregatorTest, AverageModePicksTheRowTime) {
   std::vector<v1::RankSizeResult> ranks;
   for (double us : {300.0, 100.0, 200.0, 400.0}) ranks.push_back(RankResult(1048576, 262144, us));
   v1::TestSpec spec = Spec(v1::COLLECTIVE_ALL_REDUCE);
-  const double average_busbw =
-      AggregateSize(spec, Pointers(ranks)).out_of_place().busbw_gbps();  // at 250 us
+  const double average_busbw = AggregateSize(spec, Pointers(ranks), OwnNodes(ranks.size()))
+                                   .out_of_place()
+                                   .busbw_gbps();  // at 250 us
   for (const auto& [mode, expected_us] :
        std::vector<std::pair<int, double>>{{0, 300}, {1, 250}, {2, 100}, {3, 400}}) {
     spec.set_average(mode);
-    const v1::SizeResult row = AggregateSize(spec, Pointers(ranks));
+    const v1::SizeResult row = AggregateSize(spec, Pointers(ranks), OwnNodes(ranks.size()));
     EXPECT_DOUBLE_EQ(row.out_of_place().time_us(), expected_us) << mode;
     EXPECT_NEAR(row.out_of_place().busbw_gbps(), average_busbw * 250 / expected_us, kTolerance)
         << mode;
@@ -176,7 +192,7 @@ TEST(ResultAggregatorTest, PerIterationTimesAndTheRowsCollective) {
   v1::TestSpec spec = Spec(v1::COLLECTIVE_ALL_REDUCE);
   spec.add_collectives(v1::COLLECTIVE_ALL_REDUCE);
   spec.add_collectives(v1::COLLECTIVE_BROADCAST);
-  const v1::SizeResult row = AggregateSize(spec, Pointers(ranks));
+  const v1::SizeResult row = AggregateSize(spec, Pointers(ranks), OwnNodes(ranks.size()));
   EXPECT_EQ(row.collective(), v1::COLLECTIVE_BROADCAST);
   // broadcast's busbw factor is 1: busbw = algbw.
   EXPECT_DOUBLE_EQ(row.out_of_place().busbw_gbps(), row.out_of_place().algbw_gbps());
@@ -184,7 +200,54 @@ TEST(ResultAggregatorTest, PerIterationTimesAndTheRowsCollective) {
   EXPECT_THAT(row.out_of_place().rank_iterations(1).time_us(), ElementsAre(9.0, 12.0));
   // A rank without them: none in the row.
   ranks[1].mutable_in_place()->clear_iteration_us();
-  EXPECT_EQ(AggregateSize(spec, Pointers(ranks)).in_place().rank_iterations_size(), 0);
+  EXPECT_EQ(AggregateSize(spec, Pointers(ranks), OwnNodes(ranks.size()))
+                .in_place()
+                .rank_iterations_size(),
+            0);
+}
+
+// P2-4d (issue 32 item 3): the ranks of node 0 report times 10x too short
+// (its clock ran slow). With -a 0 rank 0's word made the row 10x faster;
+// the judged time is node 1's, whatever node 0 says, in every -a mode.
+TEST(ResultAggregatorTest, P2_4d_ANodesShortTimesDoNotMakeTheJudgedRowFaster) {
+  std::vector<v1::RankSizeResult> ranks;
+  for (double us : {210.0, 211.0, 2100.0, 2104.0}) ranks.push_back(RankResult(1048576, 262144, us));
+  const std::vector<int> nodes = {0, 0, 1, 1};
+  v1::TestSpec spec = Spec(v1::COLLECTIVE_ALL_REDUCE);
+  for (int mode : {0, 1, 2, 3}) {
+    spec.set_average(mode);
+    const v1::VariantResult out = AggregateSize(spec, Pointers(ranks), nodes).out_of_place();
+    // Node 1's median: (2100 + 2104) / 2.
+    EXPECT_DOUBLE_EQ(out.judged_time_us(), mode == 3 ? 2104.0 : 2102.0) << mode;
+    EXPECT_NEAR(out.judged_busbw_gbps(), out.busbw_gbps() * out.time_us() / out.judged_time_us(),
+                kTolerance)
+        << mode;
+  }
+}
+
+// Honest ranks differ by where each left the barrier: the judged time lies
+// between the shown average and the slowest rank, a node's median.
+TEST(ResultAggregatorTest, HonestRanksAreJudgedWithinTheirSpread) {
+  std::vector<v1::RankSizeResult> ranks;
+  for (double us : {1000.0, 1010.0, 1005.0, 990.0}) {
+    ranks.push_back(RankResult(1048576, 262144, us));
+    ranks.back().mutable_in_place()->set_time_us(500);
+  }
+  const v1::SizeResult row =
+      AggregateSize(Spec(v1::COLLECTIVE_ALL_REDUCE), Pointers(ranks), {0, 0, 1, 1});
+  EXPECT_NEAR(row.out_of_place().time_us(), 1001.25, kTolerance);
+  EXPECT_NEAR(row.out_of_place().judged_time_us(), 1005.0, kTolerance);
+  // Equal times: the judged figures are the shown ones.
+  EXPECT_DOUBLE_EQ(row.in_place().judged_time_us(), row.in_place().time_us());
+  EXPECT_DOUBLE_EQ(row.in_place().judged_busbw_gbps(), row.in_place().busbw_gbps());
+}
+
+TEST(JudgedTimeTest, NodeMediansTakeTheMiddleOrTheMeanOfTheMiddleTwo) {
+  EXPECT_THAT(NodeMedianTimes({5.0, 1.0, 3.0, 8.0, 2.0}, {0, 0, 0, 1, 1}), ElementsAre(3.0, 5.0));
+  // A node without ranks (not in the map) has no time.
+  EXPECT_THAT(NodeMedianTimes({4.0}, {1}), ElementsAre(0.0, 4.0));
+  EXPECT_DOUBLE_EQ(JudgedTimeUs(7.0, {5.0, 1.0, 3.0, 8.0, 2.0}, {0, 0, 0, 1, 1}), 7.0);
+  EXPECT_DOUBLE_EQ(JudgedTimeUs(2.0, {5.0, 1.0, 3.0, 8.0, 2.0}, {0, 0, 0, 1, 1}), 5.0);
 }
 
 }  // namespace

@@ -242,6 +242,39 @@ TEST_F(TestRunResultsTest, AverageBusbwAtTheMinimumPasses) {
   AllNodesStopped();
   ASSERT_TRUE(run_->finished());
   EXPECT_EQ(report().state(), v1::TEST_STATE_PASSED);
+  // Ranks that agree: the judged figure is the shown one, nothing to say.
+  EXPECT_NEAR(report().judged_avg_busbw_gbps(), report().avg_busbw_gbps(), kTolerance);
+  EXPECT_THAT(report().rank_times_finding(), IsEmpty());
+}
+
+// P2-4d (issue 32 item 3): node-a's ranks report times 10x too short (its
+// clock ran slow) and rank 0's time makes the rows (-a 0), so the table
+// shows 10x the busbw. Judged on node-b's times the sweep is still below
+// --min-busbw, and the report says whose times disagree.
+TEST_F(TestRunResultsTest, P2_4d_ANodeReportingShortTimesCannotTurnAFailedSweepIntoAPass) {
+  v1::TestSpec spec = DefaultSpec();
+  spec.set_average(0);
+  spec.set_min_busbw_gbps(kSweepAvgBusbw * 1.5);
+  CreateAndStart(2, 2, spec);
+  RegisterAll();
+  JoinAll();
+  for (int size = 0; size < 3; ++size) {
+    for (int rank = 0; rank < 4; ++rank) SizeDone(rank, size, rank < 2 ? 10 : 100);
+  }
+  FinishAll();
+  AllNodesStopped();
+
+  ASSERT_TRUE(run_->finished());
+  EXPECT_NEAR(report().avg_busbw_gbps(), 10 * kSweepAvgBusbw, 1e-9);  // rank 0's word
+  EXPECT_NEAR(report().judged_avg_busbw_gbps(), kSweepAvgBusbw, 1e-9);
+  EXPECT_EQ(report().state(), v1::TEST_STATE_FAILED);
+  ASSERT_EQ(report().failures_size(), 1);
+  EXPECT_EQ(report().failures(0).kind(), v1::FAILURE_KIND_BELOW_MIN_BUSBW);
+  EXPECT_THAT(report().failures(0).message(),
+              AllOf(HasSubstr("0.036 GB/s (judged on the slowest node's times; shown 0.358)"),
+                    HasSubstr("below --min-busbw")));
+  EXPECT_THAT(report().rank_times_finding(),
+              HasSubstr("node node-a's ranks reported times 10.0x shorter than node node-b's"));
 }
 
 // Issue 29, item 4: the bandwidth passes, but rank 3's NCCL used sockets on

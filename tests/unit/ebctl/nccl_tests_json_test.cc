@@ -292,10 +292,10 @@ TEST(NcclTestsJsonTest, SeveralCollectivesTagEveryRowAndFooter) {
   EXPECT_EQ(doc["collectives"], json::parse(R"([
       {"collective": "all_reduce", "sizes": 1,
        "out_of_bounds": {"count": 0, "okay": true},
-       "average_bus_bandwidth": {"bandwidth": 60.0, "okay": true}},
+       "average_bus_bandwidth": {"bandwidth": 60.0, "judged": 60.0, "okay": true}},
       {"collective": "broadcast", "sizes": 1,
        "out_of_bounds": {"count": 0, "okay": true},
-       "average_bus_bandwidth": {"bandwidth": 40.0, "okay": false}}])"))
+       "average_bus_bandwidth": {"bandwidth": 40.0, "judged": 40.0, "okay": false}}])"))
       << doc["collectives"].dump(2);
 }
 

@@ -48,7 +48,8 @@ TEST(ReportToJsonTest, TopLevelFields) {
   // NCCL override in the spec.
   EXPECT_EQ(doc["args"], json::array());
   EXPECT_EQ(doc["env"], json::array());
-  EXPECT_EQ(doc.size(), 33u) << doc.dump(2);
+  EXPECT_EQ(doc["rank_times_finding"], "");  // the ranks' times agree
+  EXPECT_EQ(doc.size(), 34u) << doc.dump(2);
 }
 
 TEST(ReportToJsonTest, Config) {
@@ -140,10 +141,12 @@ TEST(ReportToJsonTest, Results) {
       "collective": "all_reduce", "actual_iterations": 20, "experiment_name": "",
       "out_of_place": {"time": 10.5, "alg_bw": 0.000762, "bus_bw": 0.000762, "nwrong": 0,
                        "min_time": 10.0, "max_time": 11.0, "slowest_rank": 1,
-                       "rank_times": [10.0, 11.0], "rank_arrivals": [], "rank_stalled": []},
+                       "rank_times": [10.0, 11.0], "rank_arrivals": [], "rank_stalled": [],
+                       "judged_time": 10.5, "judged_bus_bw": 0.000762},
       "in_place": {"time": 9.87, "alg_bw": 0.00081, "bus_bw": 0.00081, "nwrong": 0,
                    "min_time": 9.84, "max_time": 9.9, "slowest_rank": 0,
-                   "rank_times": [9.9, 9.84], "rank_arrivals": [], "rank_stalled": []}})"))
+                   "rank_times": [9.9, 9.84], "rank_arrivals": [], "rank_stalled": [],
+                   "judged_time": 9.87, "judged_bus_bw": 0.00081}})"))
       << results[0].dump(2);
   EXPECT_EQ(results[1]["size"], 134217728);
   EXPECT_EQ(results[1]["count"], 33554432);
@@ -188,7 +191,18 @@ TEST(ReportToJsonTest, Verdicts) {
   v1::TestReport report = testing::TwoRankReport();
   json doc = ReportToJson(report);
   EXPECT_EQ(doc["out_of_bounds"], json::parse(R"({"count": 4, "okay": false})"));
-  EXPECT_EQ(doc["average_bus_bandwidth"], json::parse(R"({"bandwidth": 52.99, "okay": true})"));
+  // A report stored before the judged figures: judged is the shown one.
+  EXPECT_EQ(doc["average_bus_bandwidth"],
+            json::parse(R"({"bandwidth": 52.99, "judged": 52.99, "okay": true})"));
+  // P2-4d: okay is the judged figure's, which no node's ranks can raise.
+  v1::TestReport lied = report;
+  lied.mutable_spec()->set_min_busbw_gbps(50);
+  lied.set_judged_avg_busbw_gbps(5.299);
+  lied.set_rank_times_finding("node a's ranks reported times 10.0x shorter than node b's");
+  doc = ReportToJson(lied);
+  EXPECT_EQ(doc["average_bus_bandwidth"],
+            json::parse(R"({"bandwidth": 52.99, "judged": 5.299, "okay": false})"));
+  EXPECT_EQ(doc["rank_times_finding"], lied.rank_times_finding());
 
   report.mutable_spec()->set_min_busbw_gbps(60);
   report.set_wrong_elements(0);

@@ -286,6 +286,20 @@ TEST(TableFooterTest, BandwidthBelowTheExactThresholdFails) {
                                              "# no rank or node\n"));
 }
 
+// P2-4d: the verdict word is the judged figure's; the table keeps the
+// shown one, and says whose times disagree (escaped: a node's name).
+TEST(TableFooterTest, TheVerdictIsTheJudgedFiguresAndADisagreementIsSaid) {
+  v1::TestReport report = testing::TwoRankReport();
+  report.mutable_spec()->set_min_busbw_gbps(50);
+  EXPECT_THAT(TableFooter(report), HasSubstr("# Avg bus bandwidth    : 52.99 OK\n"));
+  report.set_judged_avg_busbw_gbps(5.299);
+  report.set_rank_times_finding("node \x1b[2Jevil's ranks reported times 10.0x shorter");
+  const std::string footer = TableFooter(report);
+  EXPECT_THAT(footer, HasSubstr("# Avg bus bandwidth    : 52.99 FAILED\n"));
+  EXPECT_THAT(footer,
+              HasSubstr("# Rank times disagree: node \\x1b[2Jevil's ranks reported times 10.0x"));
+}
+
 TEST(TableFooterTest, NoStragglerLineWithOneRankOrEqualTimes) {
   v1::TestReport report = testing::TwoRankReport();
   for (v1::SizeResult& row : *report.mutable_results()) {

@@ -55,6 +55,29 @@ TEST(ValidationOutcomeTest, PassedIsCompletedWithTheLargestSizesBusbw) {
   EXPECT_EQ(r.plateau_bytes, int64_t{2} << 20);  // 2 GB/s at 1M is far below 11
 }
 
+// P2-4d (issue 32 item 3): a validation grades the judged figures, which
+// no node's ranks can raise; a report stored before them, the shown ones.
+TEST(ValidationOutcomeTest, P2_4d_TheGradedFiguresAreTheJudgedOnes) {
+  v1::TestReport report = Report(v1::TEST_STATE_PASSED, true);
+  for (v1::SizeResult& row : *report.mutable_results()) {
+    for (v1::VariantResult* variant : {row.mutable_out_of_place(), row.mutable_in_place()}) {
+      variant->set_judged_time_us(100);  // a node's ranks claimed 10x shorter
+      variant->set_judged_busbw_gbps(variant->busbw_gbps() / 10);
+    }
+  }
+  v1::RailResult& rail = *report.add_rails();
+  v1::SizeResult& rail_row = *rail.add_results();
+  rail_row.mutable_out_of_place()->set_busbw_gbps(8);
+  rail_row.mutable_out_of_place()->set_judged_time_us(100);
+  rail_row.mutable_out_of_place()->set_judged_busbw_gbps(2);
+  rail_row.mutable_in_place()->set_busbw_gbps(8);  // no judged figure: the shown one
+  const TestResult r = ResultFromReport(7, report);
+  EXPECT_DOUBLE_EQ(r.busbw_gbps, 1.1);
+  EXPECT_DOUBLE_EQ(LargestSizeBusbw(report), 1.1);
+  ASSERT_EQ(r.rails.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.rails[0].busbw_gbps, 5.0);
+}
+
 // Issue 29, item 3: the plateau is the smallest size within 5 % of the
 // largest size's busbw, and the runner passes it on for the pairs' size.
 TEST(ValidationOutcomeTest, ASweepGivesItsPlateau) {
