@@ -2,7 +2,8 @@
 // over Gloo, a validation of a small fleet and a node's history (the real
 // coordinator, agents, workers and ebctl on loopback), then validations of
 // 16 nodes (hostile names among them) and 1,000 nodes built in memory
-// (html_report_test_fleet.h) and rendered by the same library ebctl uses.
+// (html_report_test_fleet.h) and rendered by the same library ebctl uses,
+// and the fabric picture of validations over a topology (issue 31).
 // Each page must draw without a JavaScript error or console message, with
 // the charts, points and heatmap cells its data calls for. With
 // EB_REPORT_SCREENSHOT_DIR set, it also leaves a screenshot of each there
@@ -34,6 +35,7 @@
 #include "absl/time/clock.h"
 #include "common/process/posix_process_launcher.h"
 #include "common/spec/wire_names.h"
+#include "coordinator/ebctl/report/fabric_data.h"
 #include "coordinator/ebctl/report/html_page.h"
 #include "coordinator/ebctl/report/page_data.h"
 #include "gtest/gtest.h"
@@ -175,12 +177,15 @@ class Browser {
 
   // Saves a screenshot of the page's first `height` pixels as `name`.png.
   // Does nothing unless EB_REPORT_SCREENSHOT_DIR names the directory.
-  void Screenshot(const std::string& page, const std::string& name, int height) {
+  // `fragment` "#eb-section-<id>": that section only (report_main.js).
+  void Screenshot(const std::string& page, const std::string& name, int height,
+                  const std::string& fragment = "") {
     const char* env = std::getenv("EB_REPORT_SCREENSHOT_DIR");
     if (env == nullptr || *env == '\0') return;
     const std::string dir = env;
     const std::string png = absl::StrCat(dir, "/", name, ".png");
-    Run(page, {absl::StrCat("--window-size=1200,", height), "--screenshot=" + png}, nullptr);
+    Run(page, {absl::StrCat("--window-size=1200,", height), "--screenshot=" + png}, nullptr,
+        fragment);
     struct stat info {};
     EXPECT_EQ(stat(png.c_str(), &info), 0) << "no screenshot " << png;
     std::printf("html_report_test: screenshot %s (%lld KiB)\n", png.c_str(),
@@ -207,6 +212,12 @@ void ExpectDrawnCleanly(const PageStatus& status, const std::string& page) {
       "to exit %.1f s\n",
       page.c_str(), bytes / 1024, status.Int("render-ms"), status.Int("js-heap-kib"),
       absl::ToDoubleSeconds(status.wall));
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t count = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
 }
 
 std::string MakeTempDir() {
@@ -388,7 +399,7 @@ TEST(HtmlReportTest, SimulatedValidationsOf2And16And1000Nodes) {
     {
       nlohmann::json data =
           ebctl::report::ValidationPageData(report, nullptr, "2026-12-02T00:00:00Z", "test");
-      ebctl::report::AddFabricLeaves(data, topology);
+      ebctl::report::AddFabric(data, topology);
       std::ofstream out(page, std::ios::binary);
       out << ebctl::report::RenderReportHtml(
           absl::StrCat("ebnccl validation ", report.validation_id()), data);
@@ -408,6 +419,127 @@ TEST(HtmlReportTest, SimulatedValidationsOf2And16And1000Nodes) {
   }
   // Kept when something failed, to look at; screenshots meant to stay go to
   // EB_REPORT_SCREENSHOT_DIR.
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
+}
+
+void WriteValidationPage(const std::string& path, const v1::ValidationReport& report,
+                         const v1::GetTopologyReply& topology) {
+  nlohmann::json data =
+      ebctl::report::ValidationPageData(report, nullptr, "2026-12-07T00:00:00Z", "test");
+  ebctl::report::AddFabric(data, topology);
+  std::ofstream out(path, std::ios::binary);
+  out << ebctl::report::RenderReportHtml("ebnccl validation", data);
+}
+
+// Issue 31: the fabric picture of 16 nodes on 2 rails of 4 leaves and 2
+// spines, built in memory. Healthy: every leaf-spine link grey, none drawn
+// bad. Blamed: the uplink in red with both its ends named, a set of two that
+// no pair test separates in orange (one leaf's name hostile: text, never
+// markup), a routing collision's pair named and said in words.
+TEST(HtmlReportTest, FabricPictureDrawsTheBlamedLinksAndNoneOnAHealthyFabric) {
+  SKIP_WITHOUT_CHROMIUM();
+  const std::string dir = MakeTempDir();
+  Browser browser(dir);
+  const std::vector<std::string> names = FleetNames(16);
+  const v1::GetTopologyReply topology = RailOptimizedFabric(names, 2, 4, 2);
+  // Its verdicts: node-0013 slow, node-0005's rail 3 (not on this 2-rail
+  // fabric: said so), the path node-0001 x node-0002. No link.
+  const v1::ValidationReport healthy = SyntheticValidation(names, 2, /*seed=*/16);
+  const std::string healthy_page = dir + "/healthy.html";
+  WriteValidationPage(healthy_page, healthy, topology);
+  PageStatus status = browser.Open(healthy_page);
+  ExpectDrawnCleanly(status, healthy_page);
+  EXPECT_EQ(Count(status.dom, "<svg class=\"fabric\""), 2u);
+  EXPECT_EQ(Count(status.dom, "data-healthy-links=\"8\""), 2u);  // 4 leaves x 2 spines
+  EXPECT_EQ(Count(status.dom, "<line class=\"fabric-link\""), 0u);
+  EXPECT_TRUE(absl::StrContains(status.dom, "data-bad-links=\"0\" data-candidate-links=\"0\""));
+  EXPECT_TRUE(absl::StrContains(status.dom, "data-undrawn=\"1\""));
+
+  // Blamed: an uplink of rail 0; on rail 1 a set of two that no pair test
+  // separates, one of whose leaves has a name with markup, quotes and
+  // control characters; a routing collision on rail 1.
+  const std::string hostile =
+      "leaf</script><script>document.body.setAttribute('data-pwned','3')</script>\"'\x01\x1b[31m";
+  v1::GetTopologyReply renamed = topology;
+  for (v1::TopologyCable& cable : *renamed.mutable_cables()) {
+    if (cable.leaf() == "leaf-r1-00") cable.set_leaf(hostile);
+  }
+  for (v1::TopologyUplink& uplink : *renamed.mutable_uplinks()) {
+    if (uplink.leaf() == "leaf-r1-00") uplink.set_leaf(hostile);
+  }
+  v1::ValidationReport blamed = healthy;
+  AddLinkVerdict(blamed, "leaf-r0-01", "spine-r0-1", 0, /*confirmed=*/true);
+  for (const auto& [leaf, other] : std::vector<std::pair<std::string, std::string>>{
+           {hostile, "leaf-r1-01"}, {"leaf-r1-01", "leaf-r1-00"}}) {
+    AddLinkVerdict(blamed, leaf, "spine-r1-0", 1, /*confirmed=*/false)
+        .add_inseparable_from(absl::StrCat("uplink ", other, " - spine-r1-0 (ports 17-4)"));
+  }
+  v1::PathVerdict& collision = *blamed.add_paths();
+  collision.set_node_a(names[4]);
+  collision.set_node_b(names[9]);
+  collision.add_rails(1);
+  collision.set_verdict(v1::VERDICT_DEGRADED);
+  collision.set_confidence(v1::CONFIDENCE_CONFIRMED);
+  collision.set_routing_collision(true);
+  const std::string blamed_page = dir + "/blamed.html";
+  WriteValidationPage(blamed_page, blamed, renamed);
+  status = browser.Open(blamed_page, /*self_test=*/true);
+  ExpectDrawnCleanly(status, blamed_page);  // and the script in the name did not run
+  EXPECT_EQ(status.attributes["selftest"], "ok");
+  EXPECT_TRUE(std::regex_search(
+      status.dom, std::regex(R"(<line class="fabric-link" data-verdict="bad" data-a="leaf-r0-01" )"
+                             R"(data-b="spine-r0-1"[^>]* stroke="#c62828")")))
+      << blamed_page;
+  for (const char* end : {"leaf-r0-01", "spine-r0-1"}) {  // both boxes outlined in red
+    EXPECT_TRUE(std::regex_search(
+        status.dom,
+        std::regex(absl::StrCat("data-name=\"", end,
+                                "\"><title>[^<]*</title><rect [^>]*stroke=\"#c62828\""))))
+        << end;
+  }
+  EXPECT_TRUE(
+      absl::StrContains(status.dom,
+                        "leaf-r0-01 port 17 \u2014 spine-r0-1 port 4: named bad, confirmed, "
+                        "50% of expected (rail 0)"));
+  EXPECT_EQ(Count(status.dom, "<line class=\"fabric-link\" data-verdict=\"candidate\""), 2u);
+  EXPECT_TRUE(absl::StrContains(status.dom,
+                                "leaf-r1-01 port 17 \u2014 spine-r1-0 port 4: one of 2 "
+                                "links that no pair test of this fleet can tell apart, "
+                                "one of them bad (or: uplink leaf-r1-00"));
+  EXPECT_TRUE(absl::StrContains(status.dom,
+                                "Routing collision on rail 1: node-0004 (on leaf-r1-01) and "
+                                "node-0009 (on leaf-r1-02) were slow only together"));
+  EXPECT_TRUE(absl::StrContains(status.dom,
+                                "data-bad-links=\"1\" data-candidate-links=\"2\" "
+                                "data-named-nodes=\"2\" data-collisions=\"1\""));
+  // The hostile name: text (escaped by the DOM's serializer), never markup.
+  EXPECT_FALSE(absl::StrContains(status.dom, "<script>document.body"));
+  EXPECT_TRUE(absl::StrContains(
+      status.dom,
+      "leaf&lt;/script&gt;&lt;script&gt;document.body.setAttribute('data-pwned','3')&lt;/"
+      "script&gt;\"'\x01\x1b[31m port 17 \u2014 spine-r1-0 port 4: one of 2 links"))
+      << status.dom.substr(status.dom.find("<section id=\"fabric\""), 6000);
+  browser.Screenshot(blamed_page, "report-fabric", 1100, "#eb-section-fabric");
+
+  // 1,024 nodes on 8 rails of 32 leaves of 32 nodes and 16 spines, an
+  // uplink of rail 5 blamed. Drawn: rail 5 and rail 3 (the synthetic
+  // fleet's bad rails, i % 211 == 5), a box per switch and none per node,
+  // none of each rail's 512 healthy leaf-spine links; the other rails only
+  // when opened.
+  const std::vector<std::string> fleet = FleetNames(1024);
+  v1::ValidationReport large = SyntheticValidation(fleet, 1, /*seed=*/1024);
+  AddLinkVerdict(large, "leaf-r5-07", "spine-r5-11", 5, /*confirmed=*/true);
+  const std::string large_page = dir + "/large.html";
+  WriteValidationPage(large_page, large, RailOptimizedFabric(fleet, 8, 32, 16));
+  status = browser.Open(large_page);
+  ExpectDrawnCleanly(status, large_page);
+  EXPECT_EQ(Count(status.dom, "<svg class=\"fabric\""), 2u);
+  EXPECT_EQ(Count(status.dom, "<g class=\"fabric-switch\""), 2u * (32 + 16));
+  EXPECT_EQ(Count(status.dom, "data-healthy-links=\"0\" data-healthy-links-left-out="), 2u);
+  EXPECT_TRUE(absl::StrContains(status.dom, "data-bad-links=\"1\" data-candidate-links=\"0\""));
+  EXPECT_TRUE(std::regex_search(
+      status.dom, std::regex(R"(<line class="fabric-link" data-verdict="bad" data-a="leaf-r5-07" )"
+                             R"(data-b="spine-r5-11"[^>]* stroke="#c62828")")));
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
 }
 

@@ -255,4 +255,49 @@ int FilledRailCells(const v1::ValidationReport& report) {
   return cells;
 }
 
+v1::GetTopologyReply RailOptimizedFabric(const std::vector<std::string>& names, int rails,
+                                         int nodes_per_leaf, int spines) {
+  v1::GetTopologyReply topology;
+  topology.set_loaded(true);
+  topology.set_format("toml");
+  const int leaves = (static_cast<int>(names.size()) + nodes_per_leaf - 1) / nodes_per_leaf;
+  for (int rail = 0; rail < rails; ++rail) {
+    for (size_t i = 0; i < names.size(); ++i) {
+      v1::TopologyCable& cable = *topology.add_cables();
+      cable.set_node(names[i]);
+      cable.set_hca(absl::StrCat("mlx5_", rail));
+      cable.set_rail(rail);
+      cable.set_leaf(absl::StrFormat("leaf-r%d-%02d", rail, static_cast<int>(i) / nodes_per_leaf));
+      cable.set_leaf_port(static_cast<int>(i) % nodes_per_leaf + 1);
+    }
+    for (int leaf = 0; leaf < leaves; ++leaf) {
+      for (int spine = 0; spine < spines; ++spine) {
+        v1::TopologyUplink& uplink = *topology.add_uplinks();
+        uplink.set_leaf(absl::StrFormat("leaf-r%d-%02d", rail, leaf));
+        uplink.set_leaf_port(nodes_per_leaf + spine + 1);
+        uplink.set_spine(absl::StrCat("spine-r", rail, "-", spine));
+        uplink.set_spine_port(leaf + 1);
+      }
+    }
+  }
+  return topology;
+}
+
+v1::LinkVerdict& AddLinkVerdict(v1::ValidationReport& report, const std::string& leaf,
+                                const std::string& spine, int rail, bool confirmed) {
+  v1::LinkVerdict& link = *report.add_links();
+  link.mutable_end_a()->set_switch_name(leaf);
+  link.mutable_end_a()->add_ports(17);
+  link.mutable_end_b()->set_switch_name(spine);
+  link.mutable_end_b()->add_ports(4);
+  link.set_rail(rail);
+  link.set_verdict(v1::VERDICT_DEGRADED);
+  link.set_confidence(confirmed ? v1::CONFIDENCE_CONFIRMED : v1::CONFIDENCE_SUSPECT);
+  link.set_busbw_ratio(0.5);
+  link.set_reason(
+      absl::StrCat("uplink ", leaf, " - ", spine, ": slow in 2 pair tests crossing it"));
+  report.set_any_bad(true);
+  return link;
+}
+
 }  // namespace eb::testing

@@ -35,4 +35,17 @@ int TestedPairs(const ebnccl::v1::ValidationReport& report);
 // node whose network a pair test judged.
 int FilledRailCells(const ebnccl::v1::ValidationReport& report);
 
+// A rail-optimized two-tier fabric of `names` (issue 31), as GetTopology
+// returns it: on each of `rails` rails, node i on leaf
+// "leaf-r<rail>-<i / nodes_per_leaf>" (two digits), every leaf linked to each
+// of the rail's `spines` spines "spine-r<rail>-<s>" by one cable.
+ebnccl::v1::GetTopologyReply RailOptimizedFabric(const std::vector<std::string>& names, int rails,
+                                                 int nodes_per_leaf, int spines);
+
+// Appends to `report` a degraded link between `leaf` (port 17) and `spine`
+// (port 4) on `rail`, at half speed, as the coordinator blames one.
+ebnccl::v1::LinkVerdict& AddLinkVerdict(ebnccl::v1::ValidationReport& report,
+                                        const std::string& leaf, const std::string& spine, int rail,
+                                        bool confirmed);
+
 }  // namespace eb::testing

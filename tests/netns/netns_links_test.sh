@@ -19,7 +19,8 @@
 #      directions: one cross-leaf pair alone is held to it, and cross-leaf
 #      pairs of one round share it. Exit 7, links[] names uplink a (with
 #      uplink b: every cross-leaf pair crosses both, so no pair test can
-#      tell them apart, and the report says so), every node healthy.
+#      tell them apart, and the report says so), every node healthy. Its
+#      HTML report carries the fabric and (with Chromium) draws both.
 #
 # The default (adaptive) strategy: Gloo hosts have no expected figure, so
 # the fleet median judges, and round 1 over a known fabric then pairs most
@@ -201,6 +202,34 @@ run slow
 grep -q '^link leaf-a - spine ' "$work/slow.found" || { echo "FAIL: uplink a not named"; exit 1; }
 if grep -v '^link leaf-[ab] - spine ' "$work/slow.found"; then
   echo "FAIL: flagged besides the uplinks"; exit 1
+fi
+
+# Its HTML report (issue 31): `ebctl report` reads the coordinator's topology,
+# so the page carries the fabric, and Chromium, where installed, draws both
+# uplinks on it in the candidates' colour (no pair tells them apart).
+id=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["validation_id"])' "$work/slow.out")
+ebctl report "$id" -o "$work/slow.html" 2>"$work/report.err" ||
+  { echo "FAIL: ebctl report"; cat "$work/report.err"; exit 1; }
+python3 - "$work/slow.html" <<'PY' || { echo "FAIL: the report's fabric"; exit 1; }
+import json, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+start = page.index('<script type="application/json" id="eb-data">')
+start = page.index(">", start) + 1
+data = json.loads(page[start:page.index("</script>", start)])
+rails = data["fabric"]["rails"]
+assert [l["name"] for l in rails[0]["leaves"]] == ["leaf-a", "leaf-b"], rails
+assert [s["name"] for s in rails[0]["spines"]] == ["spine"], rails
+assert data["leaf_of"]["node1"] == "leaf-a", data["leaf_of"]
+PY
+chromium=${EB_CHROMIUM:-/usr/bin/chromium}
+if [[ -x $chromium ]]; then
+  HOME=$work "$chromium" --headless --disable-gpu --no-sandbox --user-data-dir="$work/chromium" \
+    --dump-dom "file://$work/slow.html" >"$work/slow.dom" 2>/dev/null || true
+  for leaf in leaf-a leaf-b; do
+    grep -q "<line class=\"fabric-link\" data-verdict=\"candidate\" data-a=\"$leaf\" data-b=\"spine\"" \
+      "$work/slow.dom" || { echo "FAIL: the report does not draw $leaf - spine"; exit 1; }
+  done
+  echo "report: $work/slow.html draws leaf-a - spine and leaf-b - spine"
 fi
 failed=0
 echo "PASS"

@@ -7,6 +7,7 @@
 #include "common/rpc/channel.h"
 #include "coordinator/ebctl/commands/report_file.h"
 #include "coordinator/ebctl/exit_codes.h"
+#include "coordinator/ebctl/report/fabric_data.h"
 #include "coordinator/ebctl/report/html_page.h"
 #include "coordinator/ebctl/report/page_data.h"
 
@@ -42,12 +43,13 @@ absl::Status WriteValidationReport(v1::Control::Stub& stub, const v1::Validation
   const bool have_nodes = stub.ListNodes(&context, v1::ListNodesRequest(), &nodes).ok();
   nlohmann::json data =
       report::ValidationPageData(report, have_nodes ? &nodes : nullptr, ReportTimeNow());
-  // The fabric, when the coordinator has one, groups the pair matrix by leaf.
+  // The fabric, when the coordinator has one: the pair matrix grouped by
+  // leaf, and the picture of each rail's leaves and spines with the verdicts.
   grpc::ClientContext topology_context;
   common::SetTimeout(topology_context, kCallTimeout);
   v1::GetTopologyReply topology;
   if (stub.GetTopology(&topology_context, v1::GetTopologyRequest(), &topology).ok()) {
-    report::AddFabricLeaves(data, topology);
+    report::AddFabric(data, topology);
   }
   return WritePage(path, replace, absl::StrCat("ebnccl validation ", report.validation_id()), data);
 }

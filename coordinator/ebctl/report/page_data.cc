@@ -1,7 +1,6 @@
 #include "coordinator/ebctl/report/page_data.h"
 
 #include <algorithm>
-#include <map>
 #include <string>
 #include <utility>
 
@@ -49,18 +48,6 @@ json ValidationPageData(const v1::ValidationReport& report, const v1::ListNodesR
   page["report"] = ValidationToJson(report);
   page["node_list"] = nodes != nullptr ? NodesToJson(*nodes) : json();
   return page;
-}
-
-void AddFabricLeaves(json& page, const v1::GetTopologyReply& topology) {
-  if (!topology.loaded()) return;
-  std::map<std::string, std::pair<int, std::string>> lowest;  // node -> (rail, leaf)
-  for (const v1::TopologyCable& cable : topology.cables()) {
-    auto [it, added] = lowest.emplace(cable.node(), std::make_pair(cable.rail(), cable.leaf()));
-    if (!added && cable.rail() < it->second.first) it->second = {cable.rail(), cable.leaf()};
-  }
-  json leaf_of = json::object();
-  for (const auto& [node, rail_leaf] : lowest) leaf_of[node] = rail_leaf.second;
-  page["leaf_of"] = std::move(leaf_of);
 }
 
 v1::ListTestsReply TestsOfNode(const v1::ListTestsReply& tests, absl::string_view node) {

@@ -34,11 +34,7 @@ nlohmann::json ValidationPageData(const ebnccl::v1::ValidationReport& report,
                                   absl::string_view generated_at,
                                   absl::string_view version = kVersion);
 
-// Adds {"leaf_of": {node: leaf}} to a validation page (issue 31): the leaf
-// of each node's lowest-rail cable in the coordinator's loaded topology, so
-// that the pair matrix can group the nodes by leaf. Nothing when none is
-// loaded.
-void AddFabricLeaves(nlohmann::json& page, const ebnccl::v1::GetTopologyReply& topology);
+// With the coordinator's topology, fabric_data.h adds the fabric (issue 31).
 
 // The tests of `tests` that ran on `node` (a rank on it, or it named in the
 // spec), newest first as given.

@@ -5,6 +5,7 @@
 #include <regex>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -13,6 +14,7 @@
 #include "coordinator/ebctl/output/report_json.h"
 #include "coordinator/ebctl/output/validation_json.h"
 #include "coordinator/ebctl/report/assets.h"
+#include "coordinator/ebctl/report/fabric_data.h"
 #include "coordinator/ebctl/report/html_page.h"
 #include "coordinator/ebctl/report/page_data.h"
 #include "gmock/gmock.h"
@@ -205,8 +207,9 @@ TEST(PageDataTest, EmbedsExactlyTheJsonDocuments) {
 TEST(PageDataTest, FabricLeavesAreEachNodesLowestRailLeaf) {
   v1::GetTopologyReply topology;
   nlohmann::json page = ValidationPageData(HostileValidation(), nullptr, "now", "1.2.3");
-  AddFabricLeaves(page, topology);
+  AddFabric(page, topology);
   EXPECT_FALSE(page.contains("leaf_of"));
+  EXPECT_FALSE(page.contains("fabric"));
   topology.set_loaded(true);
   for (const auto& [node, rail, leaf] : std::vector<std::tuple<std::string, int, std::string>>{
            {"n1", 1, "leaf-r1-a"}, {"n1", 0, "leaf-r0-a"}, {"n2", 0, "leaf-r0-b"}}) {
@@ -215,8 +218,50 @@ TEST(PageDataTest, FabricLeavesAreEachNodesLowestRailLeaf) {
     cable.set_rail(rail);
     cable.set_leaf(leaf);
   }
-  AddFabricLeaves(page, topology);
+  AddFabric(page, topology);
   EXPECT_EQ(page["leaf_of"], (nlohmann::json{{"n1", "leaf-r0-a"}, {"n2", "leaf-r0-b"}}));
+}
+
+// Issue 31: the fabric picture's data, per rail: its leaves with their
+// nodes, the spines they reach, each leaf-spine link once (parallel cables
+// counted) by index; a spine no leaf of the rail reaches is not on it.
+TEST(PageDataTest, FabricIsEachRailsLeavesSpinesAndUplinks) {
+  v1::GetTopologyReply topology;
+  topology.set_loaded(true);
+  for (const auto& [node, rail, leaf] :
+       std::vector<std::tuple<std::string, int, std::string>>{{"n2", 0, "leaf-r0-a"},
+                                                              {"n1", 0, "leaf-r0-a"},
+                                                              {"n3", 0, "leaf-r0-b"},
+                                                              {"n1", 1, "leaf-r1-a"}}) {
+    v1::TopologyCable& cable = *topology.add_cables();
+    cable.set_node(node);
+    cable.set_rail(rail);
+    cable.set_leaf(leaf);
+  }
+  for (const auto& [leaf, spine] :
+       std::vector<std::pair<std::string, std::string>>{{"leaf-r0-a", "spine-1"},
+                                                        {"leaf-r0-a", "spine-1"},
+                                                        {"leaf-r0-a", "spine-0"},
+                                                        {"leaf-r0-b", "spine-0"},
+                                                        {"leaf-r1-a", "spine-r1"}}) {
+    v1::TopologyUplink& uplink = *topology.add_uplinks();
+    uplink.set_leaf(leaf);
+    uplink.set_spine(spine);
+  }
+  v1::TopologySwitch& named = *topology.add_switches();
+  named.set_name("spine-0");
+  named.set_guid("0x7cfe900300a5a2a0");
+  nlohmann::json page = ValidationPageData(HostileValidation(), nullptr, "now", "1.2.3");
+  AddFabric(page, topology);
+  const nlohmann::json& rails = page["fabric"]["rails"];
+  ASSERT_EQ(rails.size(), 2u);
+  EXPECT_EQ(rails[0], nlohmann::json::parse(R"({"rail": 0,
+    "leaves": [{"name": "leaf-r0-a", "guid": "", "nodes": ["n1", "n2"]},
+               {"name": "leaf-r0-b", "guid": "", "nodes": ["n3"]}],
+    "spines": [{"name": "spine-0", "guid": "0x7cfe900300a5a2a0"}, {"name": "spine-1", "guid": ""}],
+    "uplinks": [[0, 0, 1], [0, 1, 2], [1, 0, 1]]})"));
+  EXPECT_EQ(rails[1]["spines"], nlohmann::json::parse(R"([{"name": "spine-r1", "guid": ""}])"));
+  EXPECT_EQ(rails[1]["uplinks"], nlohmann::json::parse("[[0, 0, 1]]"));
 }
 
 TEST(PageDataTest, NodeHistoryKeepsTheNodesTestsAndValidationsOnly) {

@@ -2,8 +2,8 @@
 // status the page reports, the error traps, and the helpers the page files
 // share (reading data defensively, formatting, building elements, charts),
 // as window.EbReport. Files, in order: report_base.js, report_test_page.js,
-// report_validation_page.js, report_matrices.js, report_node_page.js,
-// report_main.js (joined at build time into one script element).
+// report_validation_page.js, report_matrices.js, report_fabric.js,
+// report_fabric_draw.js, report_node_page.js, report_main.js (joined at build time into one script element).
 //
 // Together they read the report JSON embedded in the page (#eb-data, the
 // documents `ebctl ... --json` prints) and draw it with Chart.js. It only draws: every verdict and figure
@@ -111,11 +111,12 @@
   function pct(ratio) { return has(ratio) ? Math.round(ratio * 100) + '%' : ''; }
 
   // ---- Building the page (text through textContent only) ----
-  function el(tag, attrs, children) {
-    var node = document.createElement(tag);
+  // The one way data reaches the page: text as textContent or a text node,
+  // attribute values through setAttribute, HTML and SVG alike (issue 31's
+  // fabric picture is SVG built here too, never markup).
+  function build(node, attrs, children) {
     Object.keys(attrs || {}).forEach(function (k) {
       if (k === 'text') node.textContent = str(attrs[k]);
-      else if (k === 'class') node.className = attrs[k];
       else node.setAttribute(k, str(attrs[k]));
     });
     arr(children).forEach(function (c) {
@@ -123,6 +124,10 @@
       node.appendChild(typeof c === 'object' ? c : document.createTextNode(str(c)));
     });
     return node;
+  }
+  function el(tag, attrs, children) { return build(document.createElement(tag), attrs, children); }
+  function svg(tag, attrs, children) {
+    return build(document.createElementNS('http://www.w3.org/2000/svg', tag), attrs, children);
   }
   function chip(word) {
     var w = str(word) || 'unknown';
@@ -292,7 +297,7 @@
   window.EbReport = {
     status: EB, recordError: recordError, writeStatus: writeStatus, arr: arr, obj: obj, str: str,
     num: num, has: has, counted: counted, fmt: fmt, bytes: bytes, shortBytes: shortBytes, seconds: seconds,
-    isoTime: isoTime, timeMs: timeMs, pct: pct, el: el, chip: chip, section: section, note: note,
+    isoTime: isoTime, timeMs: timeMs, pct: pct, el: el, svg: svg, chip: chip, section: section, note: note,
     kvTable: kvTable, table: table, row: row, otherFields: otherFields, COLORS: COLORS,
     color: color, makeChart: makeChart, sizeAxis: sizeAxis, sizeTooltip: sizeTooltip, line: line,
     sizePoints: sizePoints, VERDICT_ORDER: VERDICT_ORDER, severity: severity,

@@ -83,6 +83,13 @@
   try {
     var page = render();
     if (window.location.hash === '#eb-selftest') EB.selftest = selfTest(page);
+    // #eb-section-<id> (html_report_test's screenshot of one section):
+    // only that section shown, as headless Chromium captures the top of a
+    // page only, never a scrolled one.
+    var only = /^#eb-section-([a-z]+)$/.exec(window.location.hash);
+    if (only) {
+      Array.prototype.forEach.call(document.getElementById('eb-main').children, function (c) { c.hidden = c.id !== only[1]; });
+    }
   } catch (e) {
     recordError((e && e.stack) ? e.stack : e);
   }

@@ -110,6 +110,7 @@
     R.renderRailMatrix(main, r, nodes);
     renderPaths(main, r);
     renderLinks(main, r);
+    if (page.fabric) R.renderFabric(main, r, obj(page.fabric));
     renderRounds(main, r, rounds);
     otherFields(main, r, ['schema', 'schema_version', 'validation_id', 'spec', 'state', 'nodes', 'paths', 'rails', 'links',
       'findings', 'rounds', 'baselines', 'baselines_origin', 'baselines_error', 'summary', 'any_bad', 'start_time_unix_ms',
@@ -316,4 +317,5 @@
   R.renderValidation = renderValidation;
   R.openTest = openTest;
   R.reference = reference;
+  R.linkEnd = linkEnd;
 })(window.EbReport);
