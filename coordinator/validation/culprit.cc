@@ -1,6 +1,7 @@
 #include "coordinator/validation/culprit.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -264,38 +265,46 @@ CulpritFinding BySchedules(const v1::TestReport& report, const Attribution& arri
   return out;
 }
 
-// A failure that ended the test and names its part: a rank that hung,
-// exited or never registered, a lost node, ranks behind at a deadline. Not
-// one that judges a finished measurement (wrong data, low bandwidth, an
-// unexpected path), nor an interruption; nor one that names no part
-// (no_progress and too_slow are the path's, as the rows may say too).
-bool EndedTheTestAtAPart(const v1::Failure& failure) {
+// Who the failure that ended the test blames, when it says: a part (a rank
+// that hung, exited or never registered, a lost node, ranks behind at a
+// deadline), or the path (no_progress: every rank stuck, none behind).
+// Nothing for one that judges a finished measurement (wrong data, low
+// bandwidth, an unexpected path), an interruption, or too_slow (the rows
+// measured are what was slow, so they say who).
+std::optional<v1::Culprit> FailureCulprit(const v1::Failure& failure) {
   switch (failure.kind()) {
     case v1::FAILURE_KIND_WRONG_DATA:
     case v1::FAILURE_KIND_BELOW_MIN_BUSBW:
     case v1::FAILURE_KIND_UNEXPECTED_PATH:
     case v1::FAILURE_KIND_INTERRUPTED:
-      return false;
+    case v1::FAILURE_KIND_TOO_SLOW:
+      return std::nullopt;
+    case v1::FAILURE_KIND_NO_PROGRESS:
+      return v1::CULPRIT_PATH;
     default:
-      return failure.rank() >= 0 || !failure.node_name().empty();
+      if (failure.rank() >= 0 || !failure.node_name().empty()) return v1::CULPRIT_FAILURE;
+      return std::nullopt;
   }
 }
 
 // The rows measured before a failure saw none of it (a rank stopped for
-// good mid-sweep stalls nobody's rows before the stop; a frozen agent none
-// at all): the failure that ended the test is the culprit, whatever the
-// rows say.
-CulpritFinding ByFailure(const v1::TestReport& report, CulpritFinding out) {
+// good mid-sweep stalls nobody's rows before the stop; a frozen agent or a
+// path cut none at all): the failure that ended the test is the culprit,
+// whatever the rows say.
+CulpritFinding ByFailure(const v1::TestReport& report, v1::Culprit culprit, CulpritFinding out) {
   const v1::Failure& failure = report.failures(0);
-  out.culprit = v1::CULPRIT_FAILURE;
+  out.culprit = culprit;
   out.rank.reset();
-  out.node = failure.node_name();
-  if (failure.rank() >= 0 && out.node.empty()) {
-    const v1::RankAssignment* a = FindRank(report, failure.rank());
-    if (a != nullptr) out.node = a->node_name();
+  out.node.clear();
+  std::string part = "the path";
+  if (culprit == v1::CULPRIT_FAILURE) {
+    out.node = failure.node_name();
+    if (failure.rank() >= 0 && out.node.empty()) {
+      const v1::RankAssignment* a = FindRank(report, failure.rank());
+      if (a != nullptr) out.node = a->node_name();
+    }
+    part = failure.rank() >= 0 ? RankName(report, failure.rank()) : absl::StrCat("node ", out.node);
   }
-  const std::string part =
-      failure.rank() >= 0 ? RankName(report, failure.rank()) : absl::StrCat("node ", out.node);
   out.reason = absl::StrCat("the test failed at ", part, " (", failure.message(),
                             "); what was measured before the failure does not judge it");
   return out;
@@ -327,10 +336,10 @@ CulpritFinding DecideFromMeasurements(const v1::TestReport& report, const Attrib
 
 CulpritFinding DecideCulprit(const v1::TestReport& report, const Attribution& arrival) {
   CulpritFinding out = DecideFromMeasurements(report, arrival);
-  const bool failed_at_a_part =
-      report.failures_size() > 0 && EndedTheTestAtAPart(report.failures(0));
-  if (out.culprit == v1::CULPRIT_UNSPECIFIED || !failed_at_a_part) return out;
-  return ByFailure(report, std::move(out));
+  if (out.culprit == v1::CULPRIT_UNSPECIFIED || report.failures_size() == 0) return out;
+  const std::optional<v1::Culprit> by_failure = FailureCulprit(report.failures(0));
+  if (!by_failure.has_value()) return out;
+  return ByFailure(report, *by_failure, std::move(out));
 }
 
 }  // namespace eb::validation

@@ -60,9 +60,11 @@ struct CulpritFinding {
 // Both signals over `report`'s main table (rank map in report.ranks()),
 // given the arrival analysis of the same table (AttributeStraggler).
 // UNSPECIFIED when the report has no measurement with two or more ranks.
-// FAILURE (node: the failed part's) when report.failures(0), ordered by
-// cause, ended the test at a rank or a node: the rows measured before it
-// did not see it, so they must not contradict it (say "the path").
+// When report.failures(0), ordered by cause, ended the test at a rank or a
+// node: FAILURE (node: the failed part's); at the path (no_progress): PATH.
+// The rows measured before it did not see it, so they must not contradict
+// it (say "the path" of a rank stopped for good, or name a rank starved
+// before the path was cut).
 CulpritFinding DecideCulprit(const ebnccl::v1::TestReport& report, const Attribution& arrival);
 
 }  // namespace eb::validation

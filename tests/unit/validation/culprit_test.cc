@@ -265,13 +265,31 @@ TEST(DecideCulpritTest, ALostNodeIsTheCulpritNotTheRowsBeforeIt) {
   EXPECT_THAT(f.reason, HasSubstr("the test failed at node node0"));
 }
 
-// A failure that names no part (the path carried nothing), or one that
-// judges a finished measurement, leaves the verdict to the rows.
-TEST(DecideCulpritTest, AFailureNamingNoPartLeavesTheRowsToJudge) {
-  EXPECT_EQ(DecideFor(StoppedMidSweep(FailureAt(v1::FAILURE_KIND_NO_PROGRESS, -1, "",
-                                                "no rank made progress for 4s")))
-                .culprit,
-            v1::CULPRIT_PATH);
+// A path that stopped carrying anything (no_progress, rank -1) is the path,
+// whatever the rows before said. Recorded (one_way_path, load 12): the 4
+// rows before the cut had rank 1 stalled 78.3 %, the others at most 1.4 %,
+// and the culprit named rank 1 beside "the data path stopped carrying
+// traffic".
+TEST(DecideCulpritTest, APathThatCarriedNothingIsThePathNotTheRowsBeforeIt) {
+  v1::TestReport report = CulpritRanks(4);
+  for (int size = 0; size < 2; ++size)
+    AddScheduledRow(report, {5, 6, 7, 6}, {1340, 78321, 1185, 1358}, 100000);
+  *report.add_failures() = FailureAt(v1::FAILURE_KIND_NO_PROGRESS, -1, "",
+                                     "no rank made progress for 4s (every rank stuck ...)");
+  const CulpritFinding f = DecideFor(report);
+  EXPECT_EQ(f.culprit, v1::CULPRIT_PATH);
+  EXPECT_FALSE(f.rank.has_value());
+  EXPECT_THAT(f.reason, HasSubstr("the test failed at the path (no rank made progress"));
+}
+
+// too_slow (the rows measured are what was slow), or a failure that judges
+// a finished measurement, leaves the verdict to the rows.
+TEST(DecideCulpritTest, ASlowOrWrongResultLeavesTheRowsToJudge) {
+  v1::TestReport slow = CulpritRanks(4);
+  for (int size = 0; size < 3; ++size)
+    AddScheduledRow(slow, {5, 6, 7, 6}, {0, 30000, 0, 0}, 100000);
+  *slow.add_failures() = FailureAt(v1::FAILURE_KIND_TOO_SLOW, -1, "", "too slow: size ...");
+  EXPECT_EQ(DecideFor(slow).culprit, v1::CULPRIT_DESCHEDULED_RANK);
   EXPECT_EQ(DecideFor(StoppedMidSweep(FailureAt(v1::FAILURE_KIND_WRONG_DATA, 2, "node1",
                                                 "12 wrong elements in the data check")))
                 .culprit,
