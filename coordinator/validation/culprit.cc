@@ -126,7 +126,8 @@ ScheduleVerdict JudgeSchedules(const v1::TestReport& report, const Tallies& t) {
     }
   }
   std::string others = absl::StrCat("the other ranks at most ", Pct(max_out));
-  if (common > 0.0) absl::StrAppend(&others, " (every rank stalled ", Pct(common), " alike)");
+  // Said where the load was felt (a percent or more), not on a quiet host.
+  if (common >= 0.01) absl::StrAppend(&others, " (every rank stalled ", Pct(common), " alike)");
   if (top_excess < kMinStalledShare) {
     // Everyone stalled alike: the host's load, no one part.
     out.kind = ScheduleVerdict::kAmbiguous;

@@ -19,10 +19,16 @@
 #                  (nftables, both directions)                -> path
 #   paused_rank    a worker SIGSTOPped for good mid-sweep     -> worker_hung R (hang)
 #   one_way_path   node1 -> node2 data dropped mid-sweep
-#                  (packets over 400 bytes; handshakes pass)  -> no_progress, rank -1 (hang)
+#                  (packets over 400 bytes; handshakes pass)  -> no_progress or too_slow,
+#                                                                rank -1 (hang)
 #   frozen_agent   an agent SIGSTOPped mid-sweep              -> node_lost N (hang)
 #
-# For a hang, the time to name is from the fault to ebctl's answer.
+# A failed test's culprit must not name another part than its failure
+# (tests/bench/culprit_table.py says what counts as right). For a hang, the
+# time to name is from the fault to ebctl's answer. Each run's line (the
+# report's culprit and first failure, and for cpu_quota and lossy_link what
+# the fault did: CPU time throttled in the sweep, packets dropped) is kept in
+# /tmp/ebnccl-culprit-<pid>.tsv.
 # Deadlines as the chaos battery's, short enough for the 5 s target: agent
 # hang timeout 2.5 s, heartbeats 200 ms x 5, step deadline 4 s.
 #
@@ -46,7 +52,7 @@ work=$(mktemp -d /tmp/ebnccl-culprit-XXXXXX)
 hosts=(0 1 2)
 pids=()
 cgroup=/sys/fs/cgroup/cpu/ebnccl-culprit-$$
-results=$work/../ebnccl-culprit-$$.tsv
+results=/tmp/ebnccl-culprit-$$.tsv
 agent_flags=(--worker-hang-timeout-ms 2500)
 
 source "$(dirname "$0")/../netns/fleet.sh"
@@ -112,11 +118,18 @@ nft_drop() {  # node $1 drops its packets to node $2 matching "$3"
 table inet ebculprit {
   chain out {
     type filter hook output priority 0;
-    ip daddr $subnet.$(($2 + 1)) $3 drop
+    ip daddr $subnet.$(($2 + 1)) $3 counter drop
   }
 }
 EOF
 }
+# Packets node $1's rule dropped (its counter), 0 without one.
+dropped_packets() {
+  { ip netns exec "$prefix-h$1" nft list table inet ebculprit 2>/dev/null || true; } |
+    sed -n 's/.*counter packets \([0-9]*\).*/\1/p' | awk '{n += $1} END {print n + 0}'
+}
+# CPU time the quota's cgroup was throttled, milliseconds.
+throttled_ms() { awk '/^throttled_time/ {print int($2 / 1000000)}' "$cgroup/cpu.stat"; }
 nft_clear() { ip netns exec "$prefix-h$1" nft delete table inet ebculprit 2>/dev/null || true; }
 
 # One run of case $1: starts the test, makes the fault, waits; writes
@@ -125,7 +138,7 @@ nft_clear() { ip netns exec "$prefix-h$1" nft delete table inet ebculprit 2>/dev
 # what the report said (culprit, primary failure).
 run_case() {
   local name=$1 victim=$((RANDOM % 4)) node=$((1 + RANDOM % 2)) fault_at=0 expect
-  local out=$work/run.json sweep=("${short_sweep[@]}") stopper=""
+  local out=$work/run.json sweep=("${short_sweep[@]}") stopper="" throttled_before=0
   case $name in
     healthy) expect=path ;;
     duty_stop|cpu_quota) expect=rank:$victim ;;
@@ -155,6 +168,12 @@ run_case() {
       echo 100000 >"$cgroup/cpu.cfs_period_us"
       echo 10000 >"$cgroup/cpu.cfs_quota_us"
       for t in /proc/"$pid"/task/*; do echo "${t##*/}" >"$cgroup/tasks" 2>/dev/null || true; done
+      # Counted from the sweep's start: a quota that bites only while the
+      # worker starts (it is CPU-bound then) slows no measured call.
+      while kill -0 "$ebctl_pid" 2>/dev/null && ! grep -q "running the sweep" "$work/run.err"; do
+        sleep 0.02
+      done
+      throttled_before=$(throttled_ms)
       ;;
     paused_rank|one_way_path|frozen_agent)
       sleep 1.5  # inside the timed calls (init takes well under a second)
@@ -166,8 +185,13 @@ run_case() {
       esac
       ;;
   esac
-  local code=0
+  local code=0 effect=""
   wait "$ebctl_pid" || code=$?
+  # Whether the fault bit: a quota the worker never reached slows nothing.
+  case $name in
+    cpu_quota) effect="throttled $(($(throttled_ms) - throttled_before)) ms in the sweep" ;;
+    lossy_link) effect="dropped $(dropped_packets "$node") + $(dropped_packets $((3 - node))) packets" ;;
+  esac
   local exit_at
   exit_at=$(date +%s.%N)
   if [[ -n $stopper ]]; then
@@ -178,11 +202,11 @@ run_case() {
   if [[ $name == frozen_agent ]]; then kill -CONT "${agent_pid[$node]}"; fi
   nft_clear 1; nft_clear 2; unshape_host 1; unshape_host 2
   [[ -s $out ]] || echo '{}' >"$out"
-  python3 - "$name" "$expect" "$fault_at" "$exit_at" "$code" "$out" >>"$results" <<'PY'
+  python3 - "$name" "$expect" "$fault_at" "$exit_at" "$code" "$out" "$effect" >>"$results" <<'PY'
 import json, sys
-name, expect, fault_at, exit_at, code, path = sys.argv[1:]
+name, expect, fault_at, exit_at, code, path, effect = sys.argv[1:]
 r = json.load(open(path))
-print(json.dumps({"case": name, "expect": expect, "fault_at": float(fault_at),
+print(json.dumps({"case": name, "expect": expect, "effect": effect, "fault_at": float(fault_at),
                   "exit_at": float(exit_at), "exit": int(code), "culprit": r.get("culprit"),
                   "failures": r.get("failures", [])[:1]}))
 PY

@@ -41,7 +41,7 @@ def failure_part(failure):
     return "path" if failure.get("kind") in PATH_FAILURES else None
 
 
-def rank_node(run, rank_part):
+def rank_node(rank_part):
     """Ranks 0-1 are node1's, 2-3 node2's (two workers a node)."""
     return "node%d" % (1 + int(rank_part.split(":")[1]) // 2)
 
@@ -65,10 +65,25 @@ def right(run):
     if not failures:
         if named != expect:
             return False
-        return not expect.startswith("rank:") or culprit.get("node") == rank_node(run, expect)
+        return not expect.startswith("rank:") or culprit.get("node") == rank_node(expect)
     if failure_part(failures[0]) != expect:
         return False
     return named is None or named == expect
+
+
+def cannot_tell(run):
+    """Not right, but naming no other part: `unknown`, or no culprit."""
+    failures = run.get("failures") or []
+    if failures and failure_part(failures[0]) not in (None, run["expect"]):
+        return False
+    return culprit_part(run.get("culprit")) is None
+
+
+def bit(run):
+    """False when the fault measurably did nothing (a CPU quota the worker
+    never reached, a drop rule that dropped nothing)."""
+    numbers = [int(w) for w in run.get("effect", "").split() if w.isdigit()]
+    return not numbers or sum(numbers) > 0
 
 
 def main(path):
@@ -76,20 +91,23 @@ def main(path):
     for line in open(path):
         run = json.loads(line)
         cases.setdefault(run["case"], []).append(run)
-    print("| case | right part | runs | right | said when right | wrong (what was said) |"
-          " time to name s (median / max) |")
-    print("|---|---|---|---|---|---|---|")
+    print("| case | right part | runs | right | said when right | cannot tell | wrong (what was said)"
+          " | fault did not bite | time to name s (median / max) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name, rows in cases.items():
         ok = [r for r in rows if right(r)]
-        wrong = collections.Counter(said(r) for r in rows if not right(r))
+        unsure = [r for r in rows if not right(r) and cannot_tell(r)]
+        wrong = collections.Counter(said(r) for r in rows if not right(r) and not cannot_tell(r))
         kinds = collections.Counter(said(r).split(" ")[0] for r in ok)
+        idle = [r for r in rows if not bit(r)]
         expect = rows[0]["expect"].split(":")[0]
         hang = [r["exit_at"] - r["fault_at"] for r in rows if r["fault_at"] > 0]
         times = "%.2f / %.2f" % (statistics.median(hang), max(hang)) if hang else "-"
-        print("| %s | %s | %d | %d | %s | %s | %s |" % (
+        print("| %s | %s | %d | %d | %s | %d | %s | %s | %s |" % (
             name, expect, len(rows), len(ok),
-            ", ".join("%s: %d" % kv for kv in sorted(kinds.items())) or "-",
-            "; ".join("%s: %d" % kv for kv in sorted(wrong.items())) or "-", times))
+            ", ".join("%s: %d" % kv for kv in sorted(kinds.items())) or "-", len(unsure),
+            "; ".join("%s: %d" % kv for kv in sorted(wrong.items())) or "-",
+            "%d (%s)" % (len(idle), ", ".join(said(r) for r in idle)) if idle else "-", times))
 
 
 if __name__ == "__main__":
