@@ -28,11 +28,15 @@ inline constexpr double kMinStalledShare = 0.15;
 // ... and at least this much in all, microseconds: fewer than two of the
 // ticker's slack-sized gaps are noise however short the test.
 inline constexpr double kMinStalledUs = 8000.0;
-// The most stalled rank is named alone when every other rank stalled less
-// than 1/kStalledDominance of its share; the ranks within that factor of it
-// are named as their host when they share one node, else nobody is (a
-// fleet-wide stall). 2.5: at load 12 a healthy rank reached 10.6 % beside a
-// stopped one's 31.6 %.
+// Stalls are compared above the common stall, the lower median of the
+// ranks' shares (what a loaded host starves every rank of alike). The most
+// stalled rank is named alone when every other rank's stall above it is
+// less than 1/kStalledDominance of its own; the ranks within that factor of
+// it are named as their host when they share one node, else nobody is.
+// Nobody is either when its own is under kMinStalledShare above the common
+// one (every rank starved alike). Without the common stall, at load 12-19
+// healthy ranks at 10-16 % beside a stopped one at 33-35 % read as "its
+// host" or "cannot tell" in 2 of 10 runs (culprit scoring, RELIABILITY.md).
 inline constexpr double kStalledDominance = 2.5;
 
 // The schedules over `rows` whose per-rank arrays have `ranks` entries;
@@ -48,7 +52,7 @@ struct CulpritFinding {
   // mean_excess_pct is then its stalled share, slowest_count the
   // measurements in which it was the most stalled rank).
   std::optional<ebnccl::v1::SlowestRank> rank;
-  std::string node;  // DESCHEDULED_HOST
+  std::string node;  // DESCHEDULED_HOST; FAILURE: the failed node or rank's
   std::string reason;
   std::optional<ebnccl::v1::ScheduleSummary> schedule;
 };
@@ -56,6 +60,11 @@ struct CulpritFinding {
 // Both signals over `report`'s main table (rank map in report.ranks()),
 // given the arrival analysis of the same table (AttributeStraggler).
 // UNSPECIFIED when the report has no measurement with two or more ranks.
+// When report.failures(0), ordered by cause, ended the test at a rank or a
+// node: FAILURE (node: the failed part's); at the path (no_progress): PATH.
+// The rows measured before it did not see it, so they must not contradict
+// it (say "the path" of a rank stopped for good, or name a rank starved
+// before the path was cut).
 CulpritFinding DecideCulprit(const ebnccl::v1::TestReport& report, const Attribution& arrival);
 
 }  // namespace eb::validation

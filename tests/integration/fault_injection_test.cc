@@ -40,6 +40,18 @@ class FaultInjectionTest : public ::testing::Test {
     ASSERT_TRUE(cluster_.StartAgent("host1", 2, flags).ok());
   }
 
+  // The culprit of a failed test is the failure's part, never another part
+  // or "the path" from the rows measured before it (issue 29 item 6); null
+  // when nothing was measured before the fault.
+  static void ExpectCulpritIsTheFailure(const nlohmann::json& report) {
+    const nlohmann::json& culprit = report["culprit"];
+    if (culprit.is_null()) return;
+    const nlohmann::json& primary = report["failures"][0];
+    EXPECT_EQ(culprit["kind"], "failure") << culprit.dump(2);
+    EXPECT_EQ(culprit["node"], primary["node"]) << culprit.dump(2);
+    if (primary["rank"] >= 0) EXPECT_EQ(culprit["rank"], primary["rank"]) << culprit.dump(2);
+  }
+
   // The agents must run the next test normally.
   void ExpectNextTestPasses() {
     ASSERT_TRUE(cluster_.WaitForIdleNodes(2).ok());
@@ -72,6 +84,7 @@ TEST_F(FaultInjectionTest, KilledWorkerFailsTheTestWithinSeconds) {
   EXPECT_EQ(primary["signal"], 9);
   EXPECT_THAT(report["summary"].get<std::string>(), HasSubstr("rank 3 (node host1, slot 1)"));
   EXPECT_THAT(report["summary"].get<std::string>(), HasSubstr("SIGKILL"));
+  ExpectCulpritIsTheFailure(report);
   // The other workers were stopped before the verdict was delivered.
   EXPECT_TRUE(cluster_.WorkerPids(report["test_id"]).empty());
   ExpectNextTestPasses();
@@ -91,6 +104,7 @@ TEST_F(FaultInjectionTest, KilledAgentFailsTheTestNamingTheNode) {
   EXPECT_EQ(primary["kind"], "node_lost");
   EXPECT_EQ(primary["node"], "host1");
   EXPECT_THAT(report["summary"].get<std::string>(), HasSubstr("node host1"));
+  ExpectCulpritIsTheFailure(report);
   // host0's workers were stopped by its agent; host1's died with their agent
   // (parent-death signal).
   EXPECT_TRUE(cluster_.WaitForNoWorkers(report["test_id"], absl::Seconds(5)));
@@ -153,6 +167,7 @@ TEST_F(FaultInjectionTest, HungWorkerIsNamed) {
   EXPECT_EQ(primary["kind"], "worker_hung") << report["failures"].dump(2);
   EXPECT_EQ(primary["rank"], 1);
   EXPECT_EQ(primary["node"], "host0");
+  ExpectCulpritIsTheFailure(report);
   EXPECT_TRUE(cluster_.WaitForNoWorkers(report["test_id"], absl::Seconds(5)));
   ExpectNextTestPasses();
 }

@@ -89,6 +89,7 @@ netns_fleet_coordinator() {
 
 # One eb-agent of $1 workers per host, node<h> with host id host<h>, logs in
 # $work; each pid joins pids and is agent_pid[h] (declare -A agent_pid first).
+# The array agent_flags, when set, adds flags to every agent.
 netns_fleet_agents() {
   local h
   for h in "${hosts[@]}"; do
@@ -96,7 +97,8 @@ netns_fleet_agents() {
     ip netns exec "$prefix-h$h" "$bin/eb-agent" --config /dev/null --coordinator "$coordinator" \
       --node-name "node$h" --host-id "host$h" --workers "$1" --bootstrap-interface eth0 \
       $(tls "nodes/node$h") --run-dir "$work/run-node$h" --worker-grace-ms 1000 \
-      --worker-heartbeat-ms 200 >"$work/agent-node$h.log" 2>&1 &
+      --worker-heartbeat-ms 200 "${agent_flags[@]+"${agent_flags[@]}"}" \
+      >"$work/agent-node$h.log" 2>&1 &
     pids+=($!)
     agent_pid[$h]=$!
   done

@@ -404,6 +404,8 @@ void TestRun::SendStop(const std::string& node, const std::string& reason) {
 void TestRun::Finalize() {
   executor_.Cancel(stop_timer_);
   WriteFooters(report_);
+  // The culprit follows the failure that ended the test: its cause first.
+  OrderFailuresByCause(report_);
   StoreStraggler(report_);
   validation::JudgeRails(report_);
   // A test cancelled, or failed already, is not judged on what it measured.

@@ -226,9 +226,15 @@ json CulpritToJson(const v1::TestReport& report) {
       (ranked || report.culprit() == v1::CULPRIT_DESCHEDULED_HOST) && report.has_slowest_rank();
   std::string node = report.culprit_node();
   if (node.empty() && has_rank) node = report.slowest_rank().node_name();
+  json rank = has_rank ? json(report.slowest_rank().rank()) : json();
+  // The failure that ended the test names its rank (culprit_node its node).
+  if (report.culprit() == v1::CULPRIT_FAILURE && report.failures_size() > 0 &&
+      report.failures(0).rank() >= 0) {
+    rank = report.failures(0).rank();
+  }
   return json{
       {"kind", spec::WireName(report.culprit())},
-      {"rank", has_rank ? json(report.slowest_rank().rank()) : json()},
+      {"rank", std::move(rank)},
       {"node", node.empty() ? json() : json(node)},
       {"reason", report.culprit_reason()},
       {"schedule", std::move(schedule)},

@@ -179,6 +179,29 @@ TEST(ReportToJsonTest, CulpritNamesTheDescheduledRankWithTheSchedule) {
   EXPECT_TRUE(unknown["schedule"].is_null());
 }
 
+// A failed test's culprit names the failed rank (from failures[0]) and its
+// node, not slowest_rank (which keeps the arrivals' pick).
+TEST(ReportToJsonTest, CulpritOfAFailureNamesTheFailedRank) {
+  v1::TestReport report = testing::TwoRankReport();
+  report.mutable_slowest_rank()->set_rank(0);
+  report.clear_failures();
+  v1::Failure& failure = *report.add_failures();
+  failure.set_kind(v1::FAILURE_KIND_WORKER_HUNG);
+  failure.set_rank(1);
+  failure.set_node_name("host2");
+  report.set_culprit(v1::CULPRIT_FAILURE);
+  report.set_culprit_node("host2");
+  report.set_culprit_reason("the test failed at rank 1 (host2 slot 0)");
+  const json culprit = ReportToJson(report)["culprit"];
+  EXPECT_EQ(culprit["kind"], "failure");
+  EXPECT_EQ(culprit["rank"], 1);
+  EXPECT_EQ(culprit["node"], "host2");
+  // A lost node: no rank.
+  failure.set_kind(v1::FAILURE_KIND_NODE_LOST);
+  failure.set_rank(-1);
+  EXPECT_TRUE(ReportToJson(report)["culprit"]["rank"].is_null());
+}
+
 TEST(ReportToJsonTest, NwrongIsNullWithoutCheckIterations) {
   v1::TestReport report = testing::TwoRankReport();
   report.mutable_spec()->set_check_iterations(0);
