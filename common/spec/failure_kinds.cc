@@ -9,26 +9,37 @@ namespace {
 
 using Exit = FailureExit;
 using Blame = FailureBlame;
+using Culprit = FailureCulprit;
 
-// cause_priority, exit, timed_out, speaks_to_network, blame
-constexpr FailureKindRow kNodeLost{0, Exit::kCommunication, false, false, Blame::kInfrastructure};
-constexpr FailureKindRow kWorkerGone{1, Exit::kCommunication, false, false, Blame::kNamedNode};
-constexpr FailureKindRow kLaunchFailed{2, Exit::kCommunication, false, false,
-                                       Blame::kInfrastructure};
-constexpr FailureKindRow kRegistrationTimeout{3, Exit::kTimeout, true, false,
-                                              Blame::kInfrastructure};
-constexpr FailureKindRow kTimeout{3, Exit::kTimeout, true, true, Blame::kNamedNodeOnceMeasuring};
-constexpr FailureKindRow kNoProgress{3, Exit::kTimeout, true, true, Blame::kEveryNode};
-constexpr FailureKindRow kTooSlow{3, Exit::kCheckFailed, false, true, Blame::kMeasurement};
-constexpr FailureKindRow kCommunicationError{4, Exit::kCommunication, false, true,
-                                             Blame::kNamedNode};
-constexpr FailureKindRow kWrongData{5, Exit::kCheckFailed, false, false, Blame::kNamedNode};
-constexpr FailureKindRow kBelowMinBusbw{6, Exit::kCheckFailed, false, true, Blame::kMeasurement};
+// cause_priority, exit, timed_out, speaks_to_network, blame, culprit
+constexpr FailureKindRow kNodeLost{0,     Exit::kCommunication,   false,
+                                   false, Blame::kInfrastructure, Culprit::kNamedPart};
+constexpr FailureKindRow kWorkerGone{1,     Exit::kCommunication, false,
+                                     false, Blame::kNamedNode,    Culprit::kNamedPart};
+constexpr FailureKindRow kLaunchFailed{2,     Exit::kCommunication,   false,
+                                       false, Blame::kInfrastructure, Culprit::kNamedPart};
+constexpr FailureKindRow kRegistrationTimeout{3,     Exit::kTimeout,         true,
+                                              false, Blame::kInfrastructure, Culprit::kNamedPart};
+constexpr FailureKindRow kTimeout{
+    3, Exit::kTimeout, true, true, Blame::kNamedNodeOnceMeasuring, Culprit::kNamedPart};
+constexpr FailureKindRow kNoProgress{3,    Exit::kTimeout,    true,
+                                     true, Blame::kEveryNode, Culprit::kPath};
+constexpr FailureKindRow kTooSlow{3,    Exit::kCheckFailed,  false,
+                                  true, Blame::kMeasurement, Culprit::kMeasurements};
+constexpr FailureKindRow kCommunicationError{4,    Exit::kCommunication, false,
+                                             true, Blame::kNamedNode,    Culprit::kNamedPart};
+constexpr FailureKindRow kWrongData{5,     Exit::kCheckFailed, false,
+                                    false, Blame::kNamedNode,  Culprit::kMeasurements};
+constexpr FailureKindRow kBelowMinBusbw{6,    Exit::kCheckFailed,  false,
+                                        true, Blame::kMeasurement, Culprit::kMeasurements};
 // NCCL took another path than configured or than the test's majority: the
 // named rank's node (its configuration or hardware), whatever it measured.
-constexpr FailureKindRow kUnexpectedPath{6, Exit::kCheckFailed, false, false, Blame::kNamedNode};
-constexpr FailureKindRow kInterrupted{7, Exit::kInterrupted, false, false, Blame::kInfrastructure};
-constexpr FailureKindRow kInternal{7, Exit::kInternal, false, false, Blame::kInfrastructure};
+constexpr FailureKindRow kUnexpectedPath{6,     Exit::kCheckFailed, false,
+                                         false, Blame::kNamedNode,  Culprit::kMeasurements};
+constexpr FailureKindRow kInterrupted{7,     Exit::kInterrupted,     false,
+                                      false, Blame::kInfrastructure, Culprit::kMeasurements};
+constexpr FailureKindRow kInternal{7,     Exit::kInternal,        false,
+                                   false, Blame::kInfrastructure, Culprit::kNamedPart};
 
 }  // namespace
 

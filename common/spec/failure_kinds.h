@@ -43,6 +43,21 @@ enum class FailureBlame {
   kMeasurement,
 };
 
+// Who a test's culprit (TestReport.culprit) is when this kind ended it
+// (coordinator/validation/culprit.cc): the rows measured before the failure
+// did not see it, so they must not contradict it.
+enum class FailureCulprit {
+  // The failure judges a finished measurement (wrong data, low bandwidth,
+  // another path than configured, too slow: the rows say who), or it is an
+  // interruption: the measurements decide.
+  kMeasurements,
+  // The part it names, its rank or node (CULPRIT_FAILURE); the
+  // measurements decide when it names neither.
+  kNamedPart,
+  // The data path (CULPRIT_PATH): nothing moved, no rank behind another.
+  kPath,
+};
+
 struct FailureKindRow {
   // Lower leads a test's failures: the most likely root cause first, its
   // consequences (peers of a dead rank time out) after it.
@@ -54,6 +69,7 @@ struct FailureKindRow {
   // (issue 12), unlike for a crashed worker or wrong data.
   bool speaks_to_network;
   FailureBlame blame;
+  FailureCulprit culprit;
 };
 
 // The row of `kind`; a value this build does not know (a newer peer) reads

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/spec/failure_kinds.h"
 
 namespace eb::validation {
 namespace v1 = ebnccl::v1;
@@ -266,26 +267,23 @@ CulpritFinding BySchedules(const v1::TestReport& report, const Attribution& arri
   return out;
 }
 
-// Who the failure that ended the test blames, when it says: a part (a rank
+// Who the failure that ended the test blames, when it says (its row's
+// culprit column, common/spec/failure_kinds.h): a part it names (a rank
 // that hung, exited or never registered, a lost node, ranks behind at a
 // deadline), or the path (no_progress: every rank stuck, none behind).
-// Nothing for one that judges a finished measurement (wrong data, low
-// bandwidth, an unexpected path), an interruption, or too_slow (the rows
-// measured are what was slow, so they say who).
+// Nothing for a failure that judges a finished measurement or an
+// interruption, nor for one naming no part.
 std::optional<v1::Culprit> FailureCulprit(const v1::Failure& failure) {
-  switch (failure.kind()) {
-    case v1::FAILURE_KIND_WRONG_DATA:
-    case v1::FAILURE_KIND_BELOW_MIN_BUSBW:
-    case v1::FAILURE_KIND_UNEXPECTED_PATH:
-    case v1::FAILURE_KIND_INTERRUPTED:
-    case v1::FAILURE_KIND_TOO_SLOW:
+  switch (spec::RowOf(failure.kind()).culprit) {
+    case spec::FailureCulprit::kMeasurements:
       return std::nullopt;
-    case v1::FAILURE_KIND_NO_PROGRESS:
+    case spec::FailureCulprit::kPath:
       return v1::CULPRIT_PATH;
-    default:
-      if (failure.rank() >= 0 || !failure.node_name().empty()) return v1::CULPRIT_FAILURE;
-      return std::nullopt;
+    case spec::FailureCulprit::kNamedPart:
+      break;
   }
+  if (failure.rank() >= 0 || !failure.node_name().empty()) return v1::CULPRIT_FAILURE;
+  return std::nullopt;
 }
 
 // The rows measured before a failure saw none of it (a rank stopped for
