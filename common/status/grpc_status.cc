@@ -2,11 +2,19 @@
 
 #include <string>
 
+#include "common/spec/bounded_text.h"
+#include "common/spec/limits.h"
+
 namespace eb::common {
 
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
+  // Bounded: the message travels as the grpc-message trailer, and a
+  // trailer over the peer's metadata limit (8 KiB in gRPC 1.51) broke the
+  // peer's whole connection, its other calls and an agent's session
+  // included ("received initial metadata size exceeds limit").
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                      spec::BoundedText(status.message(), spec::kMaxStatusMessageBytes));
 }
 
 absl::Status FromGrpcStatus(const grpc::Status& status) {
