@@ -250,7 +250,8 @@ TEST_F(CompromisedNodeTest, SessionsThatNeverRegisterAreCappedPerHostAndAuditedO
   CliResult audit = cluster_.Ebctl({"audit", "--json", "--limit", "1000"});
   ASSERT_EQ(audit.exit_code, 0) << audit.err;
   int rows = 0;
-  for (const nlohmann::json& entry : nlohmann::json::parse(audit.out)["entries"]) {
+  const nlohmann::json listing = nlohmann::json::parse(audit.out);
+  for (const nlohmann::json& entry : listing["entries"]) {
     if (entry.dump().find("no register message within") != std::string::npos) ++rows;
   }
   EXPECT_EQ(rows, 1) << audit.out.substr(0, 4000);
