@@ -13,8 +13,12 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
   // trailer over the peer's metadata limit (8 KiB in gRPC 1.51) broke the
   // peer's whole connection, its other calls and an agent's session
   // included ("received initial metadata size exceeds limit").
+  // A message within the bound goes as it is, bytes and all.
+  const absl::string_view message = status.message();
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
-                      spec::BoundedText(status.message(), spec::kMaxStatusMessageBytes));
+                      message.size() <= spec::kMaxStatusMessageBytes
+                          ? std::string(message)
+                          : spec::BoundedText(message, spec::kMaxStatusMessageBytes));
 }
 
 absl::Status FromGrpcStatus(const grpc::Status& status) {

@@ -104,8 +104,11 @@ namespace {
 std::string MissingKeysText(const std::vector<std::string>& missing) {
   constexpr size_t kNamed = 8;
   std::vector<std::string> named;
-  for (size_t i = 0; i < missing.size() && i < kNamed; ++i)
-    named.push_back(spec::Quote(missing[i]));
+  constexpr size_t kKeyChars = spec::kMaxQuotedInput;
+  for (size_t i = 0; i < missing.size() && i < kNamed; ++i) {
+    named.push_back(missing[i].size() <= kKeyChars ? missing[i]
+                                                   : missing[i].substr(0, kKeyChars) + "...");
+  }
   std::string text = absl::StrCat(
       missing.size(), missing.size() == 1 ? " key: " : " keys: ", absl::StrJoin(named, ", "));
   if (missing.size() > kNamed) absl::StrAppend(&text, " and ", missing.size() - kNamed, " more");
