@@ -160,7 +160,7 @@ CompromisedAgent::CompromisedAgent(std::string name, int index,
                                    CompromisedBehaviour behaviour)
     : name_(std::move(name)),
       index_(index),
-      behaviour_(behaviour),
+      behaviour_(std::move(behaviour)),
       stub_(v1::AgentService::NewStub(std::move(channel))),
       silent_stub_(v1::AgentService::NewStub(std::move(silent_channel))) {}
 
@@ -523,11 +523,13 @@ void CompromisedAgent::RendezvousLane() {
     const int64_t phase = i % 4;
     if (phase <= 1 && pending < max_pending && behaviour_.Enabled("absent_keys_wait")) {
       std::vector<std::string> keys;
+      keys.reserve(wait_keys);
       for (int k = 0; k < wait_keys; ++k) keys.push_back(FloodKey(absl::StrCat("absent/", i), k));
       RendezvousWait(side_test, std::move(keys), 0, 0, "absent_keys_wait");
     } else if (phase == 3 && sets >= wait_keys && pending < max_pending &&
                behaviour_.Enabled("sliced_wait_at_edge")) {
       std::vector<std::string> keys;
+      keys.reserve(wait_keys);
       for (int k = 0; k < wait_keys; ++k) keys.push_back(FloodKey("set/", k));
       RendezvousWait(side_test, std::move(keys),
                      spec::kMaxRendezvousValueBytes - spec::kMaxRendezvousSliceBytes,

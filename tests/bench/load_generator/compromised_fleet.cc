@@ -10,7 +10,7 @@ namespace eb::bench {
 namespace v1 = ebnccl::v1;
 
 CompromisedFleet::CompromisedFleet(std::vector<std::string> names, int first_index,
-                                   CompromisedBehaviour behaviour,
+                                   const CompromisedBehaviour& behaviour,
                                    const AgentChannelFactory& channel)
     : names_(std::move(names)) {
   for (size_t i = 0; i < names_.size(); ++i) {

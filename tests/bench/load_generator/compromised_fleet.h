@@ -31,8 +31,8 @@ class CompromisedFleet {
  public:
   // `names` and `indexes` are the compromised agents'; `side_spec` the test
   // they run among themselves (its node_names are filled here).
-  CompromisedFleet(std::vector<std::string> names, int first_index, CompromisedBehaviour behaviour,
-                   const AgentChannelFactory& channel);
+  CompromisedFleet(std::vector<std::string> names, int first_index,
+                   const CompromisedBehaviour& behaviour, const AgentChannelFactory& channel);
 
   // Registers them, runs their side test up to its rendezvous, starts the
   // flood and lets it run `warm_up` (the budgets' bursts are spent first).

@@ -128,6 +128,7 @@ std::unique_ptr<CompromisedFleet> StartCompromised(const Options& options,
                                                    nlohmann::json& out) {
   if (options.compromised_agents <= 0 || !registered) return nullptr;
   std::vector<std::string> names;
+  names.reserve(options.compromised_agents);
   for (int i = 0; i < options.compromised_agents; ++i) {
     names.push_back(absl::StrFormat("bad%05d", i));
   }
