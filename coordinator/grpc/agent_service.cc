@@ -88,7 +88,11 @@ class SessionReactor final : public SessionBase {
     // gRPC's thread: a 15 MiB failure text was kept whole in the report and
     // written whole into the coordinator's log. Bytes fields (log pages) are
     // not text and stay whole; a small message cannot hold a long field.
-    if (bytes > spec::kMaxStoredTextBytes) spec::BoundMessageText(incoming_);
+    // A register is checked whole by NodeRegistry (its name refused with its
+    // real size, its inventory bounded to 256 KiB in all).
+    if (bytes > spec::kMaxStoredTextBytes && !incoming_.has_register_()) {
+      spec::BoundMessageText(incoming_);
+    }
     if (incoming_.has_heartbeat()) {
       // Handled with the other sessions' heartbeats, a little later.
       service_.AddHeartbeat(session_id_, {incoming_, channel_, caller_});
