@@ -76,6 +76,10 @@ inline constexpr int kMaxCallsPerConnection = 2 * kMaxWorkerSlots + 64;
 // with backoff); each such session also ends at its register deadline
 // (heartbeat period x miss limit).
 inline constexpr int kMaxUnregisteredSessions = 4096;
+// Of those, from one peer host (coordinator/core/budget/unregistered_sessions.h):
+// the agents of one host, or behind one NAT address, are at most 64
+// (NodeRegistry's kMaxAgentsPerHost), each with one session at a time.
+inline constexpr int kMaxUnregisteredSessionsPerHost = 64;
 
 // Listings: at most this many rows in one ListNodes / ListTests reply.
 inline constexpr int kMaxListedNodes = 10000;
@@ -95,6 +99,20 @@ inline constexpr int64_t kDefaultLostNodeRetentionS = 24 * 3600;
 // WorkerEvent.pid (REGISTERED): Linux's PID_MAX_LIMIT (1 << 22); the
 // coordinator keeps a pid in 1..this and ignores another (TestRun).
 inline constexpr int32_t kMaxWorkerPid = 4194304;
+
+// A status message sent to a peer (common/status/grpc_status.h): gRPC
+// carries it percent-encoded in the grpc-message trailer, and a trailer over
+// the receiver's metadata limit (8 KiB by default in gRPC 1.51) ends the
+// receiver's whole connection, not only the call: a rendezvous timeout that
+// named 80 missing keys of 256 characters cut an agent's session off
+// (issue 32, the compromised-agent benchmark). 2 KiB of text stays under
+// 8 KiB even when every byte is percent-encoded (3 bytes each).
+inline constexpr size_t kMaxStatusMessageBytes = 2048;
+
+// Failures a test's report takes from one rank's own events (its FAILED,
+// its agent's EXITED, with room): a repeated FAILED grew the report by a
+// failure each time, as fast as the node's budget allowed.
+inline constexpr int kMaxFailuresPerRank = 4;
 
 // How much of a refused input an error message quotes (Quote() in
 // identifiers.h): a 4 MB name must not come back in the error (case 14).

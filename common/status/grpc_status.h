@@ -1,7 +1,9 @@
 #pragma once
 
 // absl::Status <-> grpc::Status, code for code (STYLE.md rule 2). The two
-// enums share their numbering, so no code is lost or mapped to UNKNOWN.
+// enums share their numbering, so no code is lost or mapped to UNKNOWN. The
+// message is cut to spec::kMaxStatusMessageBytes on the way out (valid
+// UTF-8, "…[cut N bytes]"): it must fit the peer's metadata limit.
 
 #include "absl/status/status.h"
 #include "grpcpp/support/status.h"

@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "common/rpc/reactor_order.h"
 #include "common/rpc/stream_outbox.h"
+#include "common/spec/bounded_text.h"
 #include "common/spec/limits.h"
 #include "common/spec/rendezvous_wait_reply.h"
 #include "common/status/grpc_status.h"
@@ -73,13 +74,24 @@ class SessionReactor final : public SessionBase {
     // over the budget never reaches the event loop, and once over, nothing
     // more is read (what the node still sends stays in its socket buffers,
     // not in the coordinator's memory).
-    absl::Status charged = budget_.Charge(SessionMessageItems(incoming_), incoming_.ByteSizeLong(),
-                                          service_.clock().Now());
+    const size_t bytes = incoming_.ByteSizeLong();
+    absl::Status charged =
+        budget_.Charge(SessionMessageItems(incoming_), bytes, service_.clock().Now());
     if (!charged.ok()) {
       service_.executor().Post(
           [&service, id = session_id_, charged = std::move(charged), channel = channel_,
            caller = caller_] { service.CutOff(id, charged, channel, *caller); });
       return;
+    }
+    // Free text from a node (failure messages, evidence, log errors, ids)
+    // is bounded before it reaches memory, the log or the history, here on
+    // gRPC's thread: a 15 MiB failure text was kept whole in the report and
+    // written whole into the coordinator's log. Bytes fields (log pages) are
+    // not text and stay whole; a small message cannot hold a long field.
+    // A register is checked whole by NodeRegistry (its name refused with its
+    // real size, its inventory bounded to 256 KiB in all).
+    if (bytes > spec::kMaxStoredTextBytes && !incoming_.has_register_()) {
+      spec::BoundMessageText(incoming_);
     }
     if (incoming_.has_heartbeat()) {
       // Handled with the other sessions' heartbeats, a little later.
@@ -151,11 +163,9 @@ SessionBase* AgentServiceImpl::Session(grpc::CallbackServerContext* context) {
   if (auto refused = authz_.Check(*context, Role::kAgent, "Session", "", &caller)) {
     return RefuseBidi<v1::AgentMessage, v1::CoordinatorMessage>(*refused);
   }
-  if (unregistered_sessions_.fetch_add(1) >= spec::kMaxUnregisteredSessions) {
-    unregistered_sessions_.fetch_sub(1);
-    return RefuseBidi<v1::AgentMessage, v1::CoordinatorMessage>(absl::ResourceExhaustedError(
-        absl::StrCat("more than ", spec::kMaxUnregisteredSessions,
-                     " agent sessions are open without having registered; try again later")));
+  if (absl::Status admitted = unregistered_sessions_.Admit(PeerHostOf(caller.peer));
+      !admitted.ok()) {
+    return RefuseBidi<v1::AgentMessage, v1::CoordinatorMessage>(admitted);
   }
   return new SessionReactor(*this, next_session_id_++, std::move(caller));
 }
@@ -163,27 +173,42 @@ SessionBase* AgentServiceImpl::Session(grpc::CallbackServerContext* context) {
 void AgentServiceImpl::AwaitRegister(uint64_t session_id, std::shared_ptr<AgentChannel> channel,
                                      std::shared_ptr<const Caller> caller) {
   const absl::Duration deadline = config_.heartbeat_period * config_.heartbeat_miss_limit;
+  const std::string caller_peer = caller->peer;
   const common::TimerId timer = executor_.PostAfter(
       deadline,
       [this, session_id, channel = std::move(channel), caller = std::move(caller), deadline] {
-        if (register_deadlines_.erase(session_id) == 0) return;
-        unregistered_sessions_.fetch_sub(1);
+        auto it = register_deadlines_.find(session_id);
+        if (it == register_deadlines_.end()) return;
+        unregistered_sessions_.Release(it->second.host);
+        register_deadlines_.erase(it);
         const absl::Status late = absl::DeadlineExceededError(
             absl::StrCat("no register message within ", absl::FormatDuration(deadline),
                          " (the heartbeat period times the miss limit) of opening the session"));
-        audit_.Record(*caller, "Session", "peer=" + channel->Peer(), late);
-        spdlog::warn("ending an agent session from {}: {}", channel->Peer(), late.ToString());
+        // Audited and logged at most once a minute per peer host, with the
+        // count left out: a peer that keeps thousands of sessions open
+        // without registering wrote a row and a line for each.
+        const std::string host = PeerHostOf(channel->Peer());
+        if (std::optional<uint64_t> left_out = silent_ends_.Admit(host, clock_.Now())) {
+          const absl::Status audited =
+              *left_out == 0
+                  ? late
+                  : absl::Status(late.code(),
+                                 absl::StrCat(late.message(), "; ", *left_out, " more from ", host,
+                                              " since the last record"));
+          audit_.Record(*caller, "Session", "peer=" + channel->Peer(), audited);
+          spdlog::warn("ending an agent session from {}: {}", channel->Peer(), audited.ToString());
+        }
         channel->Close(late);
       });
-  register_deadlines_[session_id] = timer;
+  register_deadlines_[session_id] = {timer, PeerHostOf(caller_peer)};
 }
 
 void AgentServiceImpl::StopAwaitingRegister(uint64_t session_id) {
   auto it = register_deadlines_.find(session_id);
   if (it == register_deadlines_.end()) return;
-  executor_.Cancel(it->second);
+  executor_.Cancel(it->second.timer);
+  unregistered_sessions_.Release(it->second.host);
   register_deadlines_.erase(it);
-  unregistered_sessions_.fetch_sub(1);
 }
 
 namespace {
@@ -234,7 +259,8 @@ void AgentServiceImpl::HandleMessage(uint64_t session_id, const v1::AgentMessage
   }
   const std::string node_name = node->name;
   absl::Status handled =
-      HandleSessionMessage({registry_, tests_, logs_}, session_id, node_name, message);
+      HandleSessionMessage({registry_, tests_, logs_, &refused_messages_log_, clock_.Now()},
+                           session_id, node_name, message);
   if (!handled.ok()) {
     spdlog::warn("node={}: ending its session: {}", node_name, handled.ToString());
     channel->Close(handled);

@@ -14,12 +14,14 @@
 #include "absl/synchronization/mutex.h"
 #include "common/exec/executor.h"
 #include "common/exec/latest_per_key_batch.h"
+#include "common/spec/limits.h"
 #include "common/time/clock.h"
 #include "coordinator/config.h"
 #include "coordinator/core/budget/audit_rate_limit.h"
 #include "coordinator/core/budget/cut_offs.h"
 #include "coordinator/core/budget/rendezvous_budget.h"
 #include "coordinator/core/budget/session_budget.h"
+#include "coordinator/core/budget/unregistered_sessions.h"
 #include "coordinator/core/collective_tests/collective_test_manager.h"
 #include "coordinator/core/collective_tests/rendezvous_kv.h"
 #include "coordinator/core/nodes/log_requests.h"
@@ -131,6 +133,12 @@ class AgentServiceImpl final : public ebnccl::v1::AgentService::CallbackService 
   // Sessions that ended before a valid register, audited at most once a
   // minute per peer host. On the executor.
   AuditRateLimit unregistered_ends_;
+  // Sessions ended at their register deadline (no register at all): the
+  // same, once a minute per peer host. On the executor.
+  AuditRateLimit silent_ends_;
+  // Warnings about a node's session messages that are not taken, once per
+  // node and reason every 10 s (session_messages.h). On the executor.
+  AuditRateLimit refused_messages_log_{absl::Seconds(10)};
   // Rendezvous calls per node and their refusals, on gRPC's threads.
   absl::Mutex rendezvous_mu_;
   RendezvousBudget rendezvous_budget_ ABSL_GUARDED_BY(rendezvous_mu_);
@@ -140,9 +148,14 @@ class AgentServiceImpl final : public ebnccl::v1::AgentService::CallbackService 
   // Sessions open and not registered: counted on gRPC's threads when a
   // session opens (beyond spec::kMaxUnregisteredSessions a new one is
   // refused RESOURCE_EXHAUSTED), released on the executor.
-  std::atomic<int> unregistered_sessions_{0};
+  UnregisteredSessions unregistered_sessions_{spec::kMaxUnregisteredSessions,
+                                              spec::kMaxUnregisteredSessionsPerHost};
   // Their register deadlines (timers on the executor). On the executor.
-  absl::flat_hash_map<uint64_t, common::TimerId> register_deadlines_;
+  struct RegisterDeadline {
+    common::TimerId timer = 0;
+    std::string host;  // its place in unregistered_sessions_
+  };
+  absl::flat_hash_map<uint64_t, RegisterDeadline> register_deadlines_;
 };
 
 }  // namespace eb::coordinator

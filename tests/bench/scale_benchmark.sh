@@ -11,8 +11,19 @@
 #   tests/bench/scale_benchmark.sh [--agents "16 64 256 1024 2048"] [--ranks 8]
 #       [--transport nccl|gloo] [--concurrent-tests K] [--rounds R]
 #       [--tls both|on|off] [--ebctl-nodes K] [--history-limit L]
-#       [--history-path FILE] [--out DIR]
+#       [--history-path FILE] [--out DIR] [--compromised K] [--pairs P]
 #       [-- extra eb-load-generator options]
+#
+# --compromised K (issue 32): for each N, P pairs of runs, alternated: a
+# clean run, then the same with K compromised agents more (bad00000...,
+# eb-load-generator --compromised-agents K) that flood the coordinator at
+# the edge of every per-node limit while the N honest agents run their test,
+# then go over it. Each row says which; the compromised rows add whether the
+# coordinator cut the compromised nodes off as docs/SECURITY.md says, and
+# every row the coordinator's log size (a flood of log lines shows there).
+# A summary compares the medians: the honest test's verdict time
+# (compromised / clean) and the coordinator's peak RSS. One command on a
+# quiet host: tests/bench/scale_benchmark.sh --agents 1024 --compromised 1 --pairs 3 --tls on
 #
 # With -- --idle-s S, the generator first measures the coordinator's CPU
 # rate with only heartbeats for S seconds, and "coord ms/rank" adds "(net
@@ -38,6 +49,7 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${BIN_DIR:-$repo/build/bin}
 agents_list="16 64 256 1024"
 ranks=8 transport=nccl tests=1 rounds=1 tls=off out="" ebctl_nodes=0 history_limit=1000 history_path='' extra=()
+compromised=0 pairs=1
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --agents) agents_list=$2; shift 2 ;;
@@ -50,6 +62,8 @@ while [[ $# -gt 0 ]]; do
     --ebctl-nodes) ebctl_nodes=$2; shift 2 ;;
     --history-limit) history_limit=$2; shift 2 ;;
     --history-path) history_path=$2; shift 2 ;;
+    --compromised) compromised=$2; shift 2 ;;
+    --pairs) pairs=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
     *) sed -n '2,30p' "$0"; exit 2 ;;
   esac
@@ -75,16 +89,24 @@ if [[ " ${modes[*]} " == *" on "* ]]; then
   "$repo/deploy/scripts/ebnccl-certs.sh" --dir "$certs" client bench operator >/dev/null
   names=()
   for ((i = 0; i < max_agents; i++)); do names+=("$(printf 'sim%05d' "$i")"); done
+  for ((i = 0; i < compromised; i++)); do names+=("$(printf 'bad%05d' "$i")"); done
   echo "making $max_agents node certificates..." >&2
   printf '%s\n' "${names[@]}" | xargs -n 64 -P 2 "$repo/deploy/scripts/ebnccl-certs.sh" --dir "$certs" node >/dev/null
 fi
 
-echo "| agents | ranks | tls | register s (abandoned) | coord CPU-s (register) | JOINED s | verdict s | passed | coord CPU-s (test) | coord ms/rank | coord RSS MB | generator CPU-s | load avg |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+variants=(clean)
+(( compromised > 0 )) && variants=(clean compromised)
+echo "| agents | ranks | tls | run | register s (abandoned) | coord CPU-s (register) | JOINED s | verdict s | passed | coord CPU-s (test) | coord ms/rank | coord RSS MB | generator CPU-s | coord log KB | load avg |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 port=$((31000 + $$ % 2000))
 for mode in "${modes[@]}"; do
   for n in $agents_list; do
+  for ((pair = 0; pair < pairs; pair++)); do
+  for variant in "${variants[@]}"; do
     port=$((port + 1))
+    tag=$mode-$n-$pair-$variant
+    vextra=()
+    [[ $variant == compromised ]] && vextra=(--compromised-agents "$compromised")
     ctls=() gtls=()
     if [[ $mode == on ]]; then
       ctls=(--tls-ca "$certs/ca.pem" --tls-cert "$certs/coordinator.pem" --tls-key "$certs/coordinator.key")
@@ -92,28 +114,28 @@ for mode in "${modes[@]}"; do
     fi
     history_file=""
     if [[ -n $history_path ]]; then
-      history_file="$history_path-$mode-$n"
+      history_file="$history_path-$tag"
       rm -f "$history_file" "$history_file-wal" "$history_file-shm"
     fi
     "$bin/eb-coordinator" --config /dev/null --listen "127.0.0.1:$port" --history-path "$history_file" \
-      --history-limit "$history_limit" --log-level warn "${ctls[@]}" >"$work/coordinator-$mode-$n.log" 2>&1 &
+      --history-limit "$history_limit" --log-level warn "${ctls[@]}" >"$work/coordinator-$tag.log" 2>&1 &
     coordinator_pid=$!
     for _ in $(seq 50); do
       (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
       sleep 0.1
     done
     load=$(cut -d' ' -f1 /proc/loadavg)
-    json=$work/run-$mode-$n.json
+    json=$work/run-$tag.json
     rc=0
     "$bin/eb-load-generator" --coordinator "127.0.0.1:$port" --coordinator-pid "$coordinator_pid" \
       --agents "$n" --ranks-per-agent "$ranks" --transport "$transport" \
-      --concurrent-tests "$tests" --rounds "$rounds" --json "$json" "${gtls[@]}" "${extra[@]}" \
-      >"$work/generator-$mode-$n.log" 2>&1 &
+      --concurrent-tests "$tests" --rounds "$rounds" --json "$json" "${gtls[@]}" "${vextra[@]}" \
+      "${extra[@]}" >"$work/generator-$tag.log" 2>&1 &
     generator_pid=$!
     if (( ebctl_nodes > 0 )); then
       ectl=()
       [[ $mode == on ]] && ectl=(--tls-ca "$certs/ca.pem" --tls-cert "$certs/clients/bench.pem" --tls-key "$certs/clients/bench.key")
-      until grep -q '^registered' "$work/generator-$mode-$n.log" 2>/dev/null; do
+      until grep -q '^registered' "$work/generator-$tag.log" 2>/dev/null; do
         kill -0 "$generator_pid" 2>/dev/null || break
         sleep 0.2
       done
@@ -128,19 +150,26 @@ for mode in "${modes[@]}"; do
     kill -TERM "$coordinator_pid" 2>/dev/null || true
     wait "$coordinator_pid" 2>/dev/null || true
     coordinator_pid=""
-    [[ -n $out ]] && cp "$json" "$out/" 2>/dev/null && cp "$work/generator-$mode-$n.log" "$out/"
+    log_kb=$(( $(stat -c %s "$work/coordinator-$tag.log") / 1024 ))
+    [[ -n $out ]] && cp "$json" "$out/" 2>/dev/null && cp "$work/generator-$tag.log" "$out/"
     if [[ ! -s $json ]]; then
-      echo "| $n | $((n * ranks)) | $mode | generator failed (rc $rc): $(tail -1 "$work/generator-$mode-$n.log") |"
+      echo "| $n | $((n * ranks)) | $mode | $variant | generator failed (rc $rc): $(tail -1 "$work/generator-$tag.log") |"
       continue
     fi
-    python3 - "$json" "$load" <<'PY'
+    python3 - "$json" "$load" "$variant" "$log_kb" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
+r["coordinator_log_kb"] = int(sys.argv[4])
+json.dump(r, open(sys.argv[1], "w"), indent=2)
+run = sys.argv[3]
+if "compromised" in r:
+    run += " (%d; cut off as documented: %s)" % (
+        len(r["compromised"]["agents"]), "yes" if r["compromised"]["cut_off_as_documented"] else "NO")
 last = r["rounds"][-1] if r.get("rounds") else {}
 def f(v, fmt="%.3f"):
     return "-" if v is None or v < 0 else fmt % v
-print("| %d | %d | %s | %s (%d) | %s | %s | %s | %s/%s | %s | %s | %s | %s | %s |" % (
-    r["agents"], r["ranks"], "mTLS" if r["tls"] else "plain",
+print("| %d | %d | %s | %s | %s (%d) | %s | %s | %s | %s/%s | %s | %s | %s | %s | %s | %s |" % (
+    r["agents"], r["ranks"], "mTLS" if r["tls"] else "plain", run,
     f(r["register_s"]), r["register_failed_attempts"], f(r.get("coordinator_register_cpu_s")),
     f(last.get("joined_s")), f(last.get("verdict_s")),
     last.get("passed", 0), last.get("tests", 0),
@@ -149,7 +178,38 @@ print("| %d | %d | %s | %s (%d) | %s | %s | %s | %s/%s | %s | %s | %s | %s | %s 
     (" (net %s)" % f(last["coordinator_net_cpu_ms_per_rank"], "%.4f")
      if "coordinator_net_cpu_ms_per_rank" in last else ""),
     f(r.get("coordinator_peak_rss_mb"), "%.0f"),
-    f(r.get("generator_cpu_s_total"), "%.2f"), sys.argv[2]))
+    f(r.get("generator_cpu_s_total"), "%.2f"), r["coordinator_log_kb"], sys.argv[2]))
 PY
   done
+  done
+  done
 done
+if (( compromised > 0 )); then
+  # The medians of each N and mode: the honest test with K compromised
+  # nodes against the clean runs.
+  python3 - "$work" <<'PY'
+import glob, json, os, statistics, sys
+runs = {}
+for path in glob.glob(os.path.join(sys.argv[1], "run-*.json")):
+    mode, n, _, variant = os.path.basename(path)[4:-5].split("-")
+    r = json.load(open(path))
+    if not r.get("rounds"):
+        continue
+    runs.setdefault((mode, int(n)), {}).setdefault(variant, []).append(r)
+print()
+print("| agents | tls | pairs | verdict s clean / compromised (median) | ratio | JOINED s clean / compromised | coord peak RSS MB clean / compromised (max) | honest tests passed | cut off as documented |")
+print("|---|---|---|---|---|---|---|---|---|")
+for (mode, n), v in sorted(runs.items()):
+    clean, bad = v.get("clean", []), v.get("compromised", [])
+    if not clean or not bad:
+        continue
+    med = lambda rs, key: statistics.median(r["rounds"][-1][key] for r in rs)
+    vc, vb = med(clean, "verdict_s"), med(bad, "verdict_s")
+    print("| %d | %s | %d | %.3f / %.3f | %.2f | %.3f / %.3f | %.0f / %.0f | %d/%d | %d/%d |" % (
+        n, "mTLS" if mode == "on" else "plain", min(len(clean), len(bad)), vc, vb, vb / vc if vc > 0 else -1,
+        med(clean, "joined_s"), med(bad, "joined_s"),
+        max(r["coordinator_peak_rss_mb"] for r in clean), max(r["coordinator_peak_rss_mb"] for r in bad),
+        sum(r["rounds"][-1]["passed"] for r in clean + bad), len(clean + bad),
+        sum(r["compromised"]["cut_off_as_documented"] for r in bad), len(bad)))
+PY
+fi

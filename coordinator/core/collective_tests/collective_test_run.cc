@@ -108,8 +108,9 @@ void TestRun::OnWorkerEvent(const std::string& node, const v1::WorkerEvent& even
   if (finished_) return;
   const int rank = event.rank();
   if (rank < 0 || rank >= report_.ranks_size() || report_.ranks(rank).node_name() != node) {
-    spdlog::warn("test={} node={} sent an event for rank {}, which it does not run; ignored", id(),
-                 node, rank);
+    WarnRefusedEvent(
+        node, "foreign rank",
+        absl::StrCat("sent an event for rank ", rank, ", which it does not run; ignored"));
     return;
   }
   switch (event.kind()) {
@@ -137,8 +138,9 @@ void TestRun::OnWorkerEvent(const std::string& node, const v1::WorkerEvent& even
       OnRankFailed(rank, event.failure());
       break;
     default:
-      spdlog::warn("test={} rank={} node={}: unknown event kind {}", id(), rank, node,
-                   static_cast<int>(event.kind()));
+      WarnRefusedEvent(
+          node, "unknown kind",
+          absl::StrCat("rank ", rank, ": unknown event kind ", static_cast<int>(event.kind())));
   }
   UpdatePhase();
 }
@@ -150,8 +152,9 @@ void TestRun::KeepPid(int rank, const std::string& node, int32_t pid) {
   v1::RankAssignment& assignment = *report_.mutable_ranks(rank);
   if (assignment.worker_pid() != 0 || pid == 0) return;
   if (pid < 0 || pid > spec::kMaxWorkerPid) {
-    spdlog::warn("test={} rank={} node={}: worker pid {} is out of range; not kept", id(), rank,
-                 node, pid);
+    WarnRefusedEvent(
+        node, "pid",
+        absl::StrCat("rank ", rank, ": worker pid ", pid, " is out of range; not kept"));
     return;
   }
   assignment.set_worker_pid(pid);
@@ -180,6 +183,15 @@ void TestRun::OnRankFinished(int rank) {
 
 void TestRun::OnRankFailed(int rank, const v1::Failure& failure) {
   results_.Close(rank);
+  // A rank fails once, and its agent may report the exit too: beyond that,
+  // a repeated FAILED grew the report by a failure (and its text) each time,
+  // as fast as the node's budget allowed, until the test ended.
+  if (++rank_failures_[rank] > spec::kMaxFailuresPerRank) {
+    WarnRefusedEvent(report_.ranks(rank).node_name(), "repeated failure",
+                     absl::StrCat("rank ", rank, " reported more than ", spec::kMaxFailuresPerRank,
+                                  " failures; the later ones are not kept"));
+    return;
+  }
   v1::Failure attributed = RankFailure(report_, rank, failure.kind(), failure.message());
   attributed.set_exit_code(failure.exit_code());
   attributed.set_signal(failure.signal());
@@ -349,6 +361,17 @@ void TestRun::OnTotalDeadline() {
     return;
   }
   AddFailure(deadlines_.TotalExpired());
+}
+
+void TestRun::WarnRefusedEvent(const std::string& node, const std::string& reason,
+                               const std::string& line) {
+  const std::optional<uint64_t> left_out =
+      refused_events_log_.Admit(absl::StrCat(node, " ", reason), clock_.Now());
+  if (!left_out) return;
+  spdlog::warn("test={} node={}: {}{}", id(), node, line,
+               *left_out == 0 ? std::string()
+                              : absl::StrCat(" (", *left_out,
+                                             " more such events of this node not logged since)"));
 }
 
 void TestRun::AddFailure(v1::Failure failure) {

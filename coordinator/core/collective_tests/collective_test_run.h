@@ -20,6 +20,7 @@
 //
 // Owned by the coordinator's executor: every method runs on it.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@
 #include "common/exec/executor.h"
 #include "common/time/clock.h"
 #include "common/time/late_check.h"
+#include "coordinator/core/budget/audit_rate_limit.h"
 #include "coordinator/core/collective_tests/run_deadlines.h"
 #include "coordinator/core/collective_tests/run_nodes.h"
 #include "coordinator/core/collective_tests/run_progress.h"
@@ -126,6 +128,13 @@ class TestRun {
   void OnPhaseDeadline();
   void OnTotalDeadline();
   void AddFailure(ebnccl::v1::Failure failure);
+  // A node's event that is not taken (a rank it does not run, a pid out of
+  // range, an unknown kind, a rank's failures past kMaxFailuresPerRank):
+  // logged at most once per node and `reason` every 10 s, with the count
+  // left out since, so that a node's flood of bad events is not a flood of
+  // log lines (issue 32, the compromised-agent benchmark).
+  void WarnRefusedEvent(const std::string& node, const std::string& reason,
+                        const std::string& line);
   void BeginStopping();
   void OnStopDeadline();
   void MaybeFinalize();
@@ -153,6 +162,9 @@ class TestRun {
   bool cancelled_ = false;
   bool finished_ = false;
   std::string cancel_reason_;
+  AuditRateLimit refused_events_log_{absl::Seconds(10)};
+  // Failures taken from each rank's own events (FAILED, EXITED).
+  std::map<int, int> rank_failures_;
   common::TimerId phase_timer_ = 0;
   common::TimerId size_timer_ = 0;
   common::TimerId total_timer_ = 0;

@@ -98,6 +98,23 @@ absl::Status RendezvousKv::Set(const std::string& test_id, const std::string& ke
 
 namespace {
 
+// The keys a timed-out wait still missed, for its error: the first few and
+// how many (a wait may ask 32,768 keys; the error is a status message,
+// spec::kMaxStatusMessageBytes at most).
+std::string MissingKeysText(const std::vector<std::string>& missing) {
+  constexpr size_t kNamed = 8;
+  std::vector<std::string> named;
+  constexpr size_t kKeyChars = spec::kMaxQuotedInput;
+  for (size_t i = 0; i < missing.size() && i < kNamed; ++i) {
+    named.push_back(missing[i].size() <= kKeyChars ? missing[i]
+                                                   : missing[i].substr(0, kKeyChars) + "...");
+  }
+  std::string text = absl::StrCat(
+      missing.size(), missing.size() == 1 ? " key: " : " keys: ", absl::StrJoin(named, ", "));
+  if (missing.size() > kNamed) absl::StrAppend(&text, " and ", missing.size() - kNamed, " more");
+  return text;
+}
+
 absl::Status CheckSlice(const RendezvousKv::Slice& slice, size_t keys) {
   if (slice.offset < 0 || slice.offset >= spec::kMaxRendezvousValueBytes) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -251,9 +268,8 @@ void RendezvousKv::ExpireWaiter(const std::string& test_id, uint64_t waiter_id) 
     ids.erase(std::remove(ids.begin(), ids.end(), waiter_id), ids.end());
     if (ids.empty()) ns_it->second.waiting_on.erase(waiting);
   }
-  waiter.done(absl::DeadlineExceededError(
-      absl::StrCat("rendezvous of test ", test_id,
-                   " timed out waiting for keys: ", absl::StrJoin(missing, ", "))));
+  waiter.done(absl::DeadlineExceededError(absl::StrCat(
+      "rendezvous of test ", test_id, " timed out waiting for ", MissingKeysText(missing))));
 }
 
 }  // namespace eb::coordinator

@@ -1,11 +1,33 @@
 #include "coordinator/core/nodes/session_messages.h"
 
+#include <optional>
+#include <string>
+
 #include "absl/strings/str_cat.h"
 #include "common/spec/limits.h"
 #include "spdlog/spdlog.h"
 
 namespace eb::coordinator {
 namespace v1 = ebnccl::v1;
+
+namespace {
+
+// Logs `line` about `node` unless the targets' limiter leaves it out; says
+// how many were left out since the last line.
+void WarnRefused(const SessionMessageTargets& targets, const std::string& node, const char* reason,
+                 const std::string& line) {
+  std::optional<uint64_t> left_out = 0;
+  if (targets.refused_log != nullptr) {
+    left_out = targets.refused_log->Admit(absl::StrCat(node, " ", reason), targets.now);
+  }
+  if (!left_out) return;
+  spdlog::warn("node={}: {}{}", node, line,
+               *left_out == 0
+                   ? std::string()
+                   : absl::StrCat(" (", *left_out, " more such messages not logged since)"));
+}
+
+}  // namespace
 
 absl::Status HandleSessionMessage(const SessionMessageTargets& targets, uint64_t session_id,
                                   const std::string& node_name, const v1::AgentMessage& message) {
@@ -36,16 +58,18 @@ absl::Status HandleSessionMessage(const SessionMessageTargets& targets, uint64_t
       if (!targets.logs.Complete(node_name, message.log_content())) {
         // Not this node's request: refused (counted, audited by the hook).
         // The session goes on; the node asked may still answer.
-        spdlog::warn("node={}: answered log request {} sent to another node; refused", node_name,
-                     message.log_content().request_id());
+        WarnRefused(targets, node_name, "log answer",
+                    absl::StrCat("answered log request ", message.log_content().request_id(),
+                                 " sent to another node; refused"));
       }
       return absl::OkStatus();
     default:
       // RegisterAgent is the caller's (the first message of a session).
       break;
   }
-  spdlog::warn("node={}: unknown session message {}; ignored", node_name,
-               static_cast<int>(message.message_case()));
+  WarnRefused(targets, node_name, "unknown message",
+              absl::StrCat("unknown session message ", static_cast<int>(message.message_case()),
+                           "; ignored"));
   return absl::OkStatus();
 }
 

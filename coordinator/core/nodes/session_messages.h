@@ -11,6 +11,8 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "coordinator/core/budget/audit_rate_limit.h"
 #include "coordinator/core/collective_tests/collective_test_manager.h"
 #include "coordinator/core/nodes/log_requests.h"
 #include "coordinator/core/nodes/node_registry.h"
@@ -22,6 +24,12 @@ struct SessionMessageTargets {
   NodeRegistry& registry;
   TestManager& tests;
   LogRequests& logs;
+  // When set: the warnings about a node's messages that are not taken (an
+  // unknown kind, a log page nobody asked of it) are logged at most once
+  // per node and reason per interval, with the count left out (a node
+  // flooding them is not a flood of log lines). Null: each is logged.
+  AuditRateLimit* refused_log = nullptr;
+  absl::Time now = absl::InfinitePast();
 };
 
 // Handles `message` (not a RegisterAgent: the caller handles those) from

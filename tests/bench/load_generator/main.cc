@@ -26,6 +26,7 @@
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "nlohmann/json.hpp"
+#include "tests/bench/load_generator/compromised_fleet.h"
 #include "tests/bench/load_generator/proc_stats.h"
 #include "tests/bench/load_generator/scheduler.h"
 #include "tests/bench/load_generator/sim_agent.h"
@@ -66,6 +67,13 @@ struct Options {
   // only); off for a coordinator on another host, where the coordinator's
   // per-host bound then allows 64 agents per generator host.
   bool own_source_address = true;
+  // Compromised nodes (compromised_fleet.h): K more agents flooding at
+  // `share` of every per-node budget while the honest tests run.
+  int compromised_agents = 0;
+  double compromised_share = 0.9;
+  int compromised_silent_sessions = 1024;
+  double compromised_warm_up_s = 2;
+  std::vector<std::string> compromised_kinds;
 };
 
 grpc::ChannelArguments ChannelArguments(const Options& /*options*/) {
@@ -111,6 +119,46 @@ v1::TestSpec MakeSpec(const Options& options, const std::vector<std::string>& no
   spec.set_workers_per_node(options.ranks_per_agent);
   spec.set_init_timeout_ms(options.init_timeout_ms);
   return spec;
+}
+
+// Registers the compromised agents and starts their flood; nullptr when
+// there are none, or when they could not start (the reason in `out`).
+std::unique_ptr<CompromisedFleet> StartCompromised(const Options& options,
+                                                   v1::Control::Stub& control, bool registered,
+                                                   nlohmann::json& out) {
+  if (options.compromised_agents <= 0 || !registered) return nullptr;
+  std::vector<std::string> names;
+  names.reserve(options.compromised_agents);
+  for (int i = 0; i < options.compromised_agents; ++i) {
+    names.push_back(absl::StrFormat("bad%05d", i));
+  }
+  CompromisedBehaviour behaviour;
+  behaviour.ranks_per_agent = options.ranks_per_agent;
+  behaviour.share = options.compromised_share;
+  behaviour.silent_sessions = options.compromised_silent_sessions;
+  behaviour.foreign_rendezvous = options.tls;
+  behaviour.only_kinds.insert(options.compromised_kinds.begin(), options.compromised_kinds.end());
+  auto channel = [&options](const std::string& name, int index) {
+    grpc::ChannelArguments args = ChannelArguments(options);
+    if (options.own_source_address) BindSourceAddress(args, AgentSourceAddress(index));
+    return grpc::CreateCustomChannel(
+        options.coordinator, Credentials(options, options.tls_dir + "/nodes/" + name), args);
+  };
+  auto fleet = std::make_unique<CompromisedFleet>(names, options.agents, behaviour, channel);
+  // Its ranks never join: the side test waits at its rendezvous for as long
+  // as the run takes.
+  v1::TestSpec side = MakeSpec(options, names);
+  side.set_init_timeout_ms(600'000);
+  const absl::Status started =
+      fleet->Start(control, side, absl::Seconds(options.compromised_warm_up_s));
+  if (!started.ok()) {
+    out["compromised_start_error"] = started.ToString();
+    std::printf("compromised agents did not start: %s\n", started.ToString().c_str());
+    return nullptr;
+  }
+  std::printf("%d compromised agents flooding at %.0f%% of every per-node budget\n",
+              options.compromised_agents, 100 * options.compromised_share);
+  return fleet;
 }
 
 int Run(const Options& options) {
@@ -202,6 +250,15 @@ int Run(const Options& options) {
   if (c0 && c1) out["coordinator_register_cpu_s"] = c1->cpu_s - c0->cpu_s;
   out["generator_register_cpu_s"] = self_cpu_1 - self_cpu_0;
 
+  // The Control channel (RunTest) for the compromised nodes' side test and
+  // the honest tests.
+  auto control = v1::Control::NewStub(grpc::CreateCustomChannel(
+      options.coordinator, Credentials(options, options.tls_dir + "/clients/" + options.tls_client),
+      common::ClientChannelArguments(absl::Seconds(10))));
+  std::unique_ptr<CompromisedFleet> compromised =
+      StartCompromised(options, *control, all_registered, out);
+  all_registered = all_registered && !out.contains("compromised_start_error");
+
   // 2. Idle: what heartbeats alone cost the coordinator. A test's CPU
   // below includes the heartbeats of every agent for as long as the test
   // runs: N agents x the test's wall time, which grows with N too. The
@@ -227,9 +284,6 @@ int Run(const Options& options) {
   }
 
   // 3. K tests at once over disjoint nodes, `rounds` times.
-  auto control = v1::Control::NewStub(grpc::CreateCustomChannel(
-      options.coordinator, Credentials(options, options.tls_dir + "/clients/" + options.tls_client),
-      common::ClientChannelArguments(absl::Seconds(10))));
   const int per_test = options.agents / options.concurrent_tests;
   nlohmann::json rounds = nlohmann::json::array();
   bool all_ok = all_registered;
@@ -243,6 +297,10 @@ int Run(const Options& options) {
       std::vector<std::string> nodes(names.begin() + t * per_test,
                                      names.begin() + (t + 1) * per_test);
       clients.push_back(std::make_unique<TestClient>(*control, MakeSpec(options, nodes)));
+    }
+    if (compromised != nullptr) {
+      compromised->Target(clients.front()->AwaitTestId(absl::Seconds(30)),
+                          per_test * options.ranks_per_agent);
     }
     absl::Duration max_joined, max_verdict, max_accepted;
     int passed = 0;
@@ -320,6 +378,13 @@ int Run(const Options& options) {
     rounds.push_back(r);
   }
   out["rounds"] = rounds;
+  if (compromised != nullptr) {
+    out["compromised"] = compromised->Finish();
+    out["compromised"]["share"] = options.compromised_share;
+    std::printf("compromised: cut off as documented: %s\n",
+                compromised->cut_off_as_documented() ? "yes" : "NO");
+    all_ok = all_ok && compromised->cut_off_as_documented();
+  }
   beating = false;
   if (const std::optional<ProcSample> end = coordinator()) {
     out["coordinator_rss_mb"] = static_cast<double>(end->rss_kb) / 1024.0;
@@ -399,6 +464,23 @@ int main(int argc, char** argv) {
   app.add_option("--tls-client", options.tls_client, "client certificate for RunTest (operator)");
   app.add_option("--own-source-address", options.own_source_address,
                  "each agent dials from its own 127.1.x.y (loopback coordinators only)");
+  app.add_option("--compromised-agents", options.compromised_agents,
+                 "K more agents (bad00000...) that flood the coordinator at the edge of every "
+                 "per-node limit while the honest tests run, then go over it (docs/SECURITY.md)")
+      ->check(CLI::Range(0, 64));
+  app.add_option("--compromised-share", options.compromised_share,
+                 "fraction of each per-node budget a compromised agent spends (below 1: never "
+                 "cut off before the end)")
+      ->check(CLI::Range(0.01, 1.0));
+  app.add_option("--compromised-silent-sessions", options.compromised_silent_sessions,
+                 "sessions each compromised agent keeps open without registering")
+      ->check(CLI::Range(0, 4096));
+  app.add_option("--compromised-warm-up-s", options.compromised_warm_up_s,
+                 "seconds of flood before the honest tests start")
+      ->check(CLI::Range(0.0, 600.0));
+  app.add_option("--compromised-kinds", options.compromised_kinds,
+                 "only these kinds of flood (names as in the JSON report; default: all)")
+      ->delimiter(',');
   app.add_option("--json", options.json_path, "write the figures as JSON here");
   CLI11_PARSE(app, argc, argv);
   if (options.agents % options.concurrent_tests != 0) {

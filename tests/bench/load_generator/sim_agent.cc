@@ -347,7 +347,7 @@ void SimAgent::RendezvousNccl(const std::string& test_id, const std::vector<int>
     call->request.set_value(std::string(kNcclUniqueIdBytes, '\x5a'));
     common::SetTimeout(call->context, absl::Milliseconds(timeout_ms) + absl::Seconds(5));
     stub_->async()->RendezvousSet(&call->context, &call->request, &call->reply,
-                                  [this, call, test_id, ranks](grpc::Status status) {
+                                  [this, call, test_id, ranks](const grpc::Status& status) {
                                     delete call;
                                     if (status.ok()) {
                                       Joined(test_id, ranks);
@@ -380,7 +380,7 @@ void SimAgent::RendezvousNccl(const std::string& test_id, const std::vector<int>
                                  });
 }
 
-void SimAgent::RendezvousGloo(const std::string& test_id, std::shared_ptr<RankState> state,
+void SimAgent::RendezvousGloo(const std::string& test_id, const std::shared_ptr<RankState>& state,
                               int64_t timeout_ms) {
   {
     absl::MutexLock lock(&mu_);
@@ -395,19 +395,20 @@ void SimAgent::RendezvousGloo(const std::string& test_id, std::shared_ptr<RankSt
     call->request.set_value(
         std::string(static_cast<size_t>(kGlooMeshEntryBytes) * state->world, '\x04'));
     common::SetTimeout(call->context, absl::Milliseconds(timeout_ms) + absl::Seconds(5));
-    stub_->async()->RendezvousSet(&call->context, &call->request, &call->reply,
-                                  [this, call, test_id, state, timeout_ms](grpc::Status status) {
-                                    delete call;
-                                    if (!status.ok()) {
-                                      RanksFailed(test_id, {state->rank}, status);
-                                    } else if (state->world == 1) {
-                                      Joined(test_id, {state->rank});
-                                    } else {
-                                      state->table_set = true;
-                                      RendezvousGloo(test_id, state, timeout_ms);
-                                    }
-                                    CallDone();
-                                  });
+    stub_->async()->RendezvousSet(
+        &call->context, &call->request, &call->reply,
+        [this, call, test_id, state, timeout_ms](const grpc::Status& status) {
+          delete call;
+          if (!status.ok()) {
+            RanksFailed(test_id, {state->rank}, status);
+          } else if (state->world == 1) {
+            Joined(test_id, {state->rank});
+          } else {
+            state->table_set = true;
+            RendezvousGloo(test_id, state, timeout_ms);
+          }
+          CallDone();
+        });
     return;
   }
   // Then one wait for every peer's table, cut to this rank's entry.

@@ -113,7 +113,7 @@ class SimAgent {
   // NCCL: {0} sets the unique id; other ranks wait for it in one call.
   void RendezvousNccl(const std::string& test_id, const std::vector<int>& ranks,
                       int64_t timeout_ms);
-  void RendezvousGloo(const std::string& test_id, std::shared_ptr<RankState> state,
+  void RendezvousGloo(const std::string& test_id, const std::shared_ptr<RankState>& state,
                       int64_t timeout_ms);
   // The ranks joined: they report JOINED, their sizes and FINISHED.
   void Joined(const std::string& test_id, const std::vector<int>& ranks);

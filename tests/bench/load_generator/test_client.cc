@@ -56,4 +56,15 @@ TestOutcome TestClient::Wait() {
   return outcome_;
 }
 
+std::string TestClient::AwaitTestId(absl::Duration timeout) {
+  absl::MutexLock lock(&mu_);
+  mu_.AwaitWithTimeout(absl::Condition(
+                           +[](TestClient* self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(self->mu_) {
+                             return self->done_ || !self->outcome_.test_id.empty();
+                           },
+                           this),
+                       timeout);
+  return outcome_.test_id;
+}
+
 }  // namespace eb::bench

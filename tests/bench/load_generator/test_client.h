@@ -32,6 +32,9 @@ class TestClient final : public grpc::ClientReadReactor<ebnccl::v1::RunTestEvent
   TestClient(ebnccl::v1::Control::Stub& stub, const ebnccl::v1::TestSpec& spec);
   // Blocks until the call is over.
   TestOutcome Wait();
+  // The test's id once the coordinator accepted it ("" when the call ended
+  // first or `timeout` passed).
+  std::string AwaitTestId(absl::Duration timeout);
 
   void OnReadDone(bool ok) override;
   void OnDone(const grpc::Status& status) override;

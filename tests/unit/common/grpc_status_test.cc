@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/spec/limits.h"
 #include "gtest/gtest.h"
 
 namespace eb::common {
@@ -81,6 +82,20 @@ TEST(GrpcStatusTest, EmptyAndBinaryMessagesSurvive) {
   static constexpr char kOdd[] = "nul\0byte, utf-8 \xc3\xa9, newline\n";
   const std::string odd(kOdd, sizeof(kOdd) - 1);
   EXPECT_EQ(FromGrpcStatus(ToGrpcStatus(absl::AbortedError(odd))).message(), odd);
+}
+
+// A status message travels as the grpc-message trailer: one over the peer's
+// metadata limit (8 KiB in gRPC 1.51) ended the peer's whole connection (a
+// rendezvous timeout naming many long keys dropped an agent's session;
+// issue 32, the compromised-agent benchmark). Cut to the bound, valid
+// UTF-8, saying how much was cut; one at the bound goes as it is.
+TEST(GrpcStatusTest, AMessageOverTheBoundIsCutToFitThePeersMetadataLimit) {
+  const std::string at_bound(spec::kMaxStatusMessageBytes, 'k');
+  EXPECT_EQ(ToGrpcStatus(absl::DeadlineExceededError(at_bound)).error_message(), at_bound);
+  const grpc::Status cut = ToGrpcStatus(absl::DeadlineExceededError(std::string(100000, 'k')));
+  EXPECT_EQ(cut.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_LE(cut.error_message().size(), spec::kMaxStatusMessageBytes);
+  EXPECT_NE(cut.error_message().find("[cut "), std::string::npos) << cut.error_message();
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/spec/limits.h"
 #include "gmock/gmock.h"
@@ -140,9 +141,25 @@ TEST_F(RendezvousKvTest, TimeoutIsDeadlineExceededNamingTheMissingKeys) {
   executor_.AdvanceTime(absl::Milliseconds(1));
   ASSERT_EQ(wait.calls, 1);
   EXPECT_THAT(*wait.result, StatusIs(absl::StatusCode::kDeadlineExceeded,
-                                     AllOf(HasSubstr("t-1"), HasSubstr("rank0, rank2"),
+                                     AllOf(HasSubstr("t-1"), HasSubstr("2 keys: rank0, rank2"),
                                            Not(HasSubstr("rank1")))));
   EXPECT_EQ(kv_.pending_waiters(), 0u);
+}
+
+// The error names 8 keys, each at most 64 characters, and the count: it is
+// a status message, and one naming every key of a large wait broke the
+// agent's connection (compromised_node_test).
+TEST_F(RendezvousKvTest, ATimeoutNamesEightKeysAndTheCountOfTheRest) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < 20; ++i) keys.push_back(absl::StrCat("k", i, std::string(200, 'x')));
+  WaitResult wait;
+  kv_.Wait("t-1", keys, kTimeout, wait.Callback());
+  executor_.AdvanceTime(kTimeout);
+  ASSERT_EQ(wait.calls, 1);
+  EXPECT_THAT(*wait.result, StatusIs(absl::StatusCode::kDeadlineExceeded,
+                                     AllOf(HasSubstr("20 keys: k0xxx"), HasSubstr("x..., k1xx"),
+                                           HasSubstr("and 12 more"), Not(HasSubstr("k8x")))));
+  EXPECT_LT(wait.result->status().message().size(), 1024u);
 
   // A key that arrives later does not complete the waiter a second time.
   ASSERT_THAT(kv_.Set("t-1", "rank0", "addr0"), IsOk());
