@@ -147,7 +147,7 @@ AgentServiceImpl::AgentServiceImpl(common::Executor& executor, common::Clock& cl
       budget_(budget),
       rendezvous_budget_(config.rendezvous_budget),
       heartbeats_(executor, config.heartbeat_period / 20,
-                  [this](std::vector<std::pair<uint64_t, PendingHeartbeat>> batch) {
+                  [this](const std::vector<std::pair<uint64_t, PendingHeartbeat>>& batch) {
                     for (const auto& [session_id, heartbeat] : batch) {
                       HandleMessage(session_id, heartbeat.message, heartbeat.channel,
                                     *heartbeat.caller);
@@ -416,8 +416,9 @@ grpc::ServerUnaryReactor* AgentServiceImpl::RendezvousWait(grpc::CallbackServerC
     rendezvous_.Wait(
         request->test_id(), std::move(keys), absl::Milliseconds(request->timeout_ms()),
         [reactor, reply, concatenated](absl::StatusOr<std::vector<std::string>> values) {
+          const absl::Status status = values.status();
           if (values.ok()) spec::SetWaitReplyValues(*std::move(values), concatenated, reply);
-          reactor->Finish(common::ToGrpcStatus(values.status()));
+          reactor->Finish(common::ToGrpcStatus(status));
         },
         slice);
   });

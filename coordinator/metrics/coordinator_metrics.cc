@@ -62,9 +62,9 @@ std::vector<std::string> TestNodes(const v1::TestReport& report) {
 std::vector<std::string> TestCollectives(const v1::TestSpec& spec) {
   std::vector<std::string> names;
   for (int collective : spec.collectives()) {
-    names.push_back(spec::DisplayName(static_cast<v1::Collective>(collective)));
+    names.emplace_back(spec::DisplayName(static_cast<v1::Collective>(collective)));
   }
-  if (names.empty()) names.push_back(spec::DisplayName(spec.collective()));
+  if (names.empty()) names.emplace_back(spec::DisplayName(spec.collective()));
   return names;
 }
 

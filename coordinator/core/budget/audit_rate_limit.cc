@@ -1,5 +1,7 @@
 #include "coordinator/core/budget/audit_rate_limit.h"
 
+#include "absl/strings/str_cat.h"
+
 namespace eb::coordinator {
 
 std::optional<uint64_t> AuditRateLimit::Admit(const std::string& key, absl::Time now) {
@@ -25,6 +27,15 @@ std::optional<uint64_t> AuditRateLimit::Admit(const std::string& key, absl::Time
   ++entry.suppressed;
   ++suppressed_total_;
   return std::nullopt;
+}
+
+std::optional<std::string> RateLimitedLine(AuditRateLimit* limit, const std::string& key,
+                                           absl::Time now, const std::string& line) {
+  const std::optional<uint64_t> left_out =
+      limit != nullptr ? limit->Admit(key, now) : std::optional<uint64_t>(0);
+  if (!left_out) return std::nullopt;
+  if (*left_out == 0) return line;
+  return absl::StrCat(line, " (", *left_out, " more such refusals not logged since)");
 }
 
 }  // namespace eb::coordinator

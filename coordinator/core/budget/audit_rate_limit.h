@@ -45,4 +45,11 @@ class AuditRateLimit {
   uint64_t suppressed_total_ = 0;
 };
 
+// The one way a refused message of a node becomes a log line (its kind of
+// refusal is `key`): `line` when `limit` admits it, with the count left out
+// since ("... (12 more such refusals not logged since)"); nullopt when left
+// out. A null `limit` admits every line.
+std::optional<std::string> RateLimitedLine(AuditRateLimit* limit, const std::string& key,
+                                           absl::Time now, const std::string& line);
+
 }  // namespace eb::coordinator

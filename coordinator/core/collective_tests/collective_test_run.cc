@@ -365,13 +365,9 @@ void TestRun::OnTotalDeadline() {
 
 void TestRun::WarnRefusedEvent(const std::string& node, const std::string& reason,
                                const std::string& line) {
-  const std::optional<uint64_t> left_out =
-      refused_events_log_.Admit(absl::StrCat(node, " ", reason), clock_.Now());
-  if (!left_out) return;
-  spdlog::warn("test={} node={}: {}{}", id(), node, line,
-               *left_out == 0 ? std::string()
-                              : absl::StrCat(" (", *left_out,
-                                             " more such events of this node not logged since)"));
+  const std::optional<std::string> admitted =
+      RateLimitedLine(&refused_events_log_, absl::StrCat(node, " ", reason), clock_.Now(), line);
+  if (admitted) spdlog::warn("test={} node={}: {}", id(), node, *admitted);
 }
 
 void TestRun::AddFailure(v1::Failure failure) {

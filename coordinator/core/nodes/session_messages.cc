@@ -12,19 +12,12 @@ namespace v1 = ebnccl::v1;
 
 namespace {
 
-// Logs `line` about `node` unless the targets' limiter leaves it out; says
-// how many were left out since the last line.
+// Logs `line` about `node` unless the targets' limiter leaves it out.
 void WarnRefused(const SessionMessageTargets& targets, const std::string& node, const char* reason,
                  const std::string& line) {
-  std::optional<uint64_t> left_out = 0;
-  if (targets.refused_log != nullptr) {
-    left_out = targets.refused_log->Admit(absl::StrCat(node, " ", reason), targets.now);
-  }
-  if (!left_out) return;
-  spdlog::warn("node={}: {}{}", node, line,
-               *left_out == 0
-                   ? std::string()
-                   : absl::StrCat(" (", *left_out, " more such messages not logged since)"));
+  const std::optional<std::string> admitted =
+      RateLimitedLine(targets.refused_log, absl::StrCat(node, " ", reason), targets.now, line);
+  if (admitted) spdlog::warn("node={}: {}", node, *admitted);
 }
 
 }  // namespace

@@ -234,5 +234,22 @@ TEST(AuditRateLimitTest, AClockSetBackDoesNotSilenceAPeer) {
   EXPECT_TRUE(limit.Admit("p", kBudgetStart - absl::Hours(1)).has_value());
 }
 
+// A node's refused messages become log lines through one limiter: the
+// first, then nothing until the interval passed, then one saying how many
+// were left out. Without a limiter every line is logged.
+TEST(AuditRateLimitTest, RefusedMessagesAreLoggedOncePerIntervalWithTheCountLeftOut) {
+  AuditRateLimit limit(absl::Seconds(10));
+  EXPECT_THAT(RateLimitedLine(&limit, "evil log answer", kBudgetStart, "refused"),
+              Optional(std::string("refused")));
+  for (int i = 1; i <= 7; ++i) {
+    EXPECT_EQ(RateLimitedLine(&limit, "evil log answer", kBudgetStart + absl::Seconds(i), "x"),
+              std::nullopt);
+  }
+  EXPECT_THAT(RateLimitedLine(&limit, "evil log answer", kBudgetStart + absl::Seconds(10), "again"),
+              Optional(std::string("again (7 more such refusals not logged since)")));
+  EXPECT_THAT(RateLimitedLine(nullptr, "evil log answer", kBudgetStart, "each"),
+              Optional(std::string("each")));
+}
+
 }  // namespace
 }  // namespace eb::coordinator
