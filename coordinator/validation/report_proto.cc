@@ -149,6 +149,16 @@ void FillBaselines(const BaselineTable& table, const std::string& origin, const 
     row.set_collective(b.at.collective);
     row.set_size_bytes(b.at.size_bytes);
   }
+  for (const GlooPairBaseline& b : table.gloo_pairs) {
+    v1::BaselineUsed& row = *out.add_baselines();
+    row.set_suite(v1::SUITE_PAIRS);
+    row.set_gloo(true);
+    row.set_link_mbps(b.link_mbps);
+    row.set_busbw_gbps(b.busbw_gbps);
+    row.set_source(b.source);
+    row.set_collective(b.at.collective);
+    row.set_size_bytes(b.at.size_bytes);
+  }
 }
 
 }  // namespace eb::validation
