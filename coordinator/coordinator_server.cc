@@ -245,8 +245,11 @@ void CoordinatorServer::StartSentinel() {
       loop_, common::RealClock::Get(), *probe_scheduler_, *probe_runner_,
       [this] {
         sentinel::FleetFacts facts;
-        for (const NodeRecord* record : registry_->All())
+        for (const NodeRecord* record : registry_->All()) {
           facts.ebnccl_nodes.push_back(record->name);
+          const int gpus = record->inventory.gpus_size();
+          if (gpus > 0) facts.node_rails[record->name] = gpus;
+        }
         facts.verdicts = SchedulerVerdicts(*validation_history_, nullptr);
         return facts;
       },

@@ -53,6 +53,11 @@ std::vector<scheduler::NodeVerdictRecord> SchedulerVerdicts(
       record.validation_id = report.validation_id();
       record.evidence = node.reason();
       record.fleet_below_expected = below_expected;
+      if (!node.network_judged()) {
+        record.rails.emplace();  // intra or preflight alone: no rail judged
+      } else if (!node.judged_rails().empty()) {
+        record.rails.emplace(node.judged_rails().begin(), node.judged_rails().end());
+      }
       record.time = absl::FromUnixMillis(
           report.end_time_unix_ms() > 0 ? report.end_time_unix_ms() : report.start_time_unix_ms());
       verdicts.push_back(std::move(record));

@@ -55,6 +55,11 @@ struct NodeVerdictRecord {
   // it, so its verdicts were judged against that median. One line;
   // untrusted. Its healthy verdicts are then no passes (decision.h).
   std::string fleet_below_expected;
+  // The rails the verdict covers (its pair tests measured them one by one);
+  // empty: none (its network was not judged: intra or preflight alone);
+  // nullopt: every rail (tests without per-rail results, Gloo or one rail,
+  // or a report older than the field).
+  std::optional<std::vector<int>> rails;
 };
 
 struct SchedulerPolicy {

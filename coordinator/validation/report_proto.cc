@@ -81,6 +81,7 @@ void FillVerdicts(const ValidationReport& report, const TestIdOf& test_id_of,
     n.set_reason(node.reason);
     for (int rail : node.bad_rails) n.add_bad_rails(rail);
     n.set_network_judged(node.network_judged);
+    for (int rail : node.judged_rails) n.add_judged_rails(rail);
     for (const Evidence& e : node.evidence) FillEvidence(e, test_id_of, *n.add_evidence());
   }
   for (const PathVerdict& path : report.paths) {

@@ -77,6 +77,11 @@ TEST(GlooFigureTest, WithoutAFigureAnEvenlySlowFleetGradesHealthy) {
   for (const NodeVerdict& v : o.report.nodes) EXPECT_EQ(v.verdict, Verdict::kHealthy) << v.node;
   EXPECT_THAT(o.report.findings, Contains(Field(&Finding::kind, FindingKind::kMedianOnly)));
   EXPECT_FALSE(o.report.AnyBad());
+  // Gloo pair tests have no per-rail results: the network judged as a whole.
+  for (const NodeVerdict& v : o.report.nodes) {
+    EXPECT_TRUE(v.network_judged) << v.node;
+    EXPECT_TRUE(v.judged_rails.empty()) << v.node;
+  }
 }
 
 // Every host healthy against the fleet's median, and the fleet below its
