@@ -27,6 +27,7 @@
 #include "coordinator/scheduler/slurm/slurm_output.h"
 #include "coordinator/scheduler_io/kubernetes_backend.h"
 #include "coordinator/scheduler_io/slurm_backend.h"
+#include "coordinator/scheduler_verdicts.h"
 #include "coordinator/sentinel_wiring.h"
 #include "spdlog/spdlog.h"
 
@@ -131,44 +132,6 @@ class SchedulerAudit final : public scheduler_io::ActionAudit {
   AuditHistory& history_;
   const std::string identity_;
 };
-
-// The verdicts the decision core reads: every node verdict of the recorded
-// validations (newest 1,000; the core keeps what is within its windows).
-std::vector<scheduler::NodeVerdictRecord> SchedulerVerdicts(
-    ValidationHistory& history, const ebnccl::v1::ValidationReport* finished) {
-  std::vector<ebnccl::v1::ValidationReport> reports;
-  if (absl::StatusOr<std::vector<ebnccl::v1::ValidationReport>> listed = history.List(1000);
-      listed.ok()) {
-    reports = *std::move(listed);
-  } else {
-    spdlog::error("scheduler: the validation history cannot be read: {}",
-                  listed.status().ToString());
-  }
-  bool seen = finished == nullptr;
-  for (const auto& report : reports)
-    seen = seen || report.validation_id() == finished->validation_id();
-  if (!seen) reports.push_back(*finished);
-  std::vector<scheduler::NodeVerdictRecord> verdicts;
-  for (const ebnccl::v1::ValidationReport& report : reports) {
-    if (!RecordsVerdicts(report.state())) continue;
-    for (const ebnccl::v1::NodeVerdict& node : report.nodes()) {
-      if (node.verdict() == ebnccl::v1::VERDICT_UNSPECIFIED ||
-          node.confidence() == ebnccl::v1::CONFIDENCE_UNSPECIFIED) {
-        continue;
-      }
-      scheduler::NodeVerdictRecord record;
-      record.node = node.node_name();
-      record.verdict = static_cast<validation::Verdict>(node.verdict());
-      record.confidence = static_cast<validation::Confidence>(node.confidence());
-      record.validation_id = report.validation_id();
-      record.evidence = node.reason();
-      record.time = absl::FromUnixMillis(
-          report.end_time_unix_ms() > 0 ? report.end_time_unix_ms() : report.start_time_unix_ms());
-      verdicts.push_back(std::move(record));
-    }
-  }
-  return verdicts;
-}
 
 }  // namespace
 
@@ -282,8 +245,11 @@ void CoordinatorServer::StartSentinel() {
       loop_, common::RealClock::Get(), *probe_scheduler_, *probe_runner_,
       [this] {
         sentinel::FleetFacts facts;
-        for (const NodeRecord* record : registry_->All())
+        for (const NodeRecord* record : registry_->All()) {
           facts.ebnccl_nodes.push_back(record->name);
+          const int gpus = record->inventory.gpus_size();
+          if (gpus > 0) facts.node_rails[record->name] = gpus;
+        }
         facts.verdicts = SchedulerVerdicts(*validation_history_, nullptr);
         return facts;
       },

@@ -57,7 +57,11 @@ std::optional<Action> DecideOurs(const SchedulerNode& node, const NodeHistory& h
                  "drained by ebnccl, but no verdict of it is known: left for a re-test");
   }
   if (history.passes == 0) {
-    return Leave(node, LeaveWhy::kAlreadyDrained, "drained by ebnccl; no pass since",
+    return Leave(node, LeaveWhy::kAlreadyDrained,
+                 history.latest_unproven_pass
+                     ? "drained by ebnccl; no pass since (its latest healthy verdict came from a "
+                       "validation whose fleet was below its expected figure)"
+                     : "drained by ebnccl; no pass since",
                  history.latest_bad);
   }
   if (history.bad_episodes_in_window >= policy.flaps_to_stay_drained) {
@@ -286,13 +290,23 @@ absl::StatusOr<Decision> Decide(const DecisionInput& input, absl::Time now) {
     }
   }
   for (const FleetSlowdown& slowdown : FindFleetSlowdowns(fleet_verdicts, policy, fleet_size)) {
-    slowdown_ids.insert(slowdown.validation_id);
     const std::string id = OneLine(slowdown.validation_id, kMaxReasonBytes);
-    decision.findings.push_back(
-        {FindingKind::kFleetWideSlowdown, "", id,
-         absl::StrFormat("fleet-wide slowdown in %s: %d of %d judged nodes slow; no node drained "
-                         "for it",
-                         id, slowdown.slow, slowdown.tested)});
+    if (slowdown.most_slow) {
+      slowdown_ids.insert(slowdown.validation_id);
+      decision.findings.push_back(
+          {FindingKind::kFleetWideSlowdown, "", id,
+           absl::StrFormat("fleet-wide slowdown in %s: %d of %d judged nodes slow; no node "
+                           "drained for it",
+                           id, slowdown.slow, slowdown.tested)});
+    }
+    if (!slowdown.below_expected.empty()) {
+      decision.findings.push_back(
+          {FindingKind::kFleetBelowExpected, "", id,
+           absl::StrFormat("fleet below its expected figure in %s (%d judged nodes): %s; judged "
+                           "against its own median: no node drained for the fleet's level, and "
+                           "its healthy verdicts resume no one",
+                           id, slowdown.tested, OneLine(slowdown.below_expected, 512))});
+    }
   }
   FindUnknownNodes(input, scheduler_names, ebnccl_names, decision.findings);
 

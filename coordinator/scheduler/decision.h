@@ -33,6 +33,11 @@ namespace eb::scheduler {
 //    actions, and carrying them out twice changes nothing).
 //  - Fleet-wide slowdown: a validation where most judged nodes were
 //    degraded is one finding; its degraded verdicts drain no one.
+//  - Fleet below its figure: a validation whose fleet median was below the
+//    expected figure (its fleet_below_expected finding) is one finding,
+//    whatever it covered. It graded against that median, so its healthy
+//    verdicts are no passes (they resume no one) and a node it found
+//    degraded or failed, slower than its slow peers, counts as usual.
 //  - Blast radius: drains that would put more than the fleet's or a group's
 //    share under our drain (counting ours already in place) are left, with
 //    why kBlastRadiusGuard; failed before degraded, older evidence first.

@@ -70,6 +70,8 @@ std::string FindingKindName(FindingKind kind) {
   switch (kind) {
     case FindingKind::kFleetWideSlowdown:
       return "fleet-wide slowdown";
+    case FindingKind::kFleetBelowExpected:
+      return "fleet below expected";
     case FindingKind::kUnknownToScheduler:
       return "unknown to the scheduler";
     case FindingKind::kUnknownToEbnccl:

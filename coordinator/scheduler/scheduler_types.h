@@ -50,6 +50,16 @@ struct NodeVerdictRecord {
   std::string validation_id;  // e.g. "v-20261206-1200-ab12"
   std::string evidence;       // one line; untrusted (it quotes agents)
   absl::Time time;            // when the validation concluded
+  // The validation's `fleet_below_expected` finding, "" when it had none:
+  // its fleet median was below the expected figure and few nodes reached
+  // it, so its verdicts were judged against that median. One line;
+  // untrusted. Its healthy verdicts are then no passes (decision.h).
+  std::string fleet_below_expected;
+  // The rails the verdict covers (its pair tests measured them one by one);
+  // empty: none (its network was not judged: intra or preflight alone);
+  // nullopt: every rail (tests without per-rail results, Gloo or one rail,
+  // or a report older than the field).
+  std::optional<std::vector<int>> rails;
 };
 
 struct SchedulerPolicy {
@@ -141,6 +151,7 @@ struct Action {
 
 enum class FindingKind {
   kFleetWideSlowdown,   // a validation found most of what it tested slow
+  kFleetBelowExpected,  // a validation's fleet median was below its expected figure
   kUnknownToScheduler,  // ebnccl knows the node (or has a verdict), the scheduler does not
   kUnknownToEbnccl,     // the scheduler lists it, ebnccl's fleet does not
 };

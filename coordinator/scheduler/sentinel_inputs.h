@@ -7,6 +7,7 @@
 // scheduler service's tick (docs/DESIGN.md, "The sentinel"). Pure; any
 // thread.
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -21,15 +22,21 @@ namespace eb::scheduler {
 // scheduler's order, with `rails` rails. Evidence is a verdict that judged
 // the node: healthy, degraded, failed or unfit, confirmed or suspect; an
 // untestable verdict judged nothing and is not evidence (a probe that
-// yielded to a tenant job will be recorded the same way). The node's
-// latest evidence dates every rail and is its last verdict if confirmed (a
-// suspect one leaves last_verdict empty: never a known-good partner on
-// it); of two at the same instant the worse counts. A node verdict
-// covers every rail its tests used, which today is all of them (per-rail
-// evidence needs the report's rail results: not yet carried).
+// yielded to a tenant job will be recorded the same way). Each rail is
+// dated by the latest evidence that covered it (NodeVerdictRecord::rails:
+// the rails its pair tests measured; every rail when the tests gave no
+// per-rail result; none when its network was not judged), so a validation
+// that measured some rails leaves the others as old as they were. The
+// node's latest evidence is its last verdict if confirmed (a suspect one
+// leaves last_verdict empty: never a known-good partner on it); of two at
+// the same instant the worse counts.
+// `node_rails`: a node's own rail count (its GPUs, as its agent reported
+// them) where known and positive; `rails` for the others (a CPU/Gloo host:
+// its network is one rail).
 std::vector<SentinelNode> SentinelNodesFrom(const std::vector<SchedulerNode>& scheduler_nodes,
                                             const std::set<std::string>& ebnccl_nodes,
                                             const std::vector<NodeVerdictRecord>& verdicts,
-                                            int rails);
+                                            int rails,
+                                            const std::map<std::string, int>& node_rails = {});
 
 }  // namespace eb::scheduler

@@ -17,6 +17,9 @@ Weight WeightFor(const NodeVerdictRecord& record, const SchedulerPolicy& policy,
                  const std::set<std::string>& slowdowns) {
   switch (record.verdict) {
     case Verdict::kHealthy:
+      // Judged against a fleet median that was itself below the figure:
+      // as good as peers that all fell short, which resumes no one.
+      if (!record.fleet_below_expected.empty()) return Weight::kIgnored;
       return Weight::kPass;
     case Verdict::kDegraded:
       // Slow like most of the fleet in that validation: the fleet's finding.
@@ -47,7 +50,11 @@ std::vector<FleetSlowdown> FindFleetSlowdowns(const std::vector<NodeVerdictRecor
   // validation id -> node -> degraded; a node named twice in one validation
   // counts once (degraded if either record says so).
   std::map<std::string, std::map<std::string, bool>> judged;
+  std::map<std::string, std::string> below;  // validation id -> its finding
   for (const NodeVerdictRecord& record : verdicts) {
+    if (!record.fleet_below_expected.empty()) {
+      below.emplace(record.validation_id, record.fleet_below_expected);
+    }
     if (!Judged(record.verdict)) continue;
     bool& slow = judged[record.validation_id][record.node];
     slow = slow || record.verdict == Verdict::kDegraded;
@@ -56,9 +63,11 @@ std::vector<FleetSlowdown> FindFleetSlowdowns(const std::vector<NodeVerdictRecor
   for (const auto& [id, nodes] : judged) {
     FleetSlowdown slowdown{id, static_cast<int>(nodes.size()), 0};
     for (const auto& entry : nodes) slowdown.slow += entry.second ? 1 : 0;
-    if (slowdown.tested >= policy.fleet_slowdown_min_nodes &&
-        slowdown.tested >= policy.fleet_slowdown_min_coverage * fleet_size &&
-        slowdown.slow > policy.fleet_slowdown_share * slowdown.tested) {
+    slowdown.most_slow = slowdown.tested >= policy.fleet_slowdown_min_nodes &&
+                         slowdown.tested >= policy.fleet_slowdown_min_coverage * fleet_size &&
+                         slowdown.slow > policy.fleet_slowdown_share * slowdown.tested;
+    if (auto found = below.find(id); found != below.end()) slowdown.below_expected = found->second;
+    if (slowdown.most_slow || !slowdown.below_expected.empty()) {
       slowdowns.push_back(std::move(slowdown));
     }
   }
@@ -80,6 +89,11 @@ NodeHistory SummarizeNode(std::vector<NodeVerdictRecord> verdicts, const Schedul
   for (const NodeVerdictRecord& record : verdicts) {
     if (record.verdict == Verdict::kUntestable) continue;  // says nothing of the node
     const Weight weight = WeightFor(record, policy, slowdowns);
+    if (weight == Weight::kIgnored && record.verdict == Verdict::kHealthy) {
+      history.latest_unproven_pass = true;  // a pass against a median below the figure
+      continue;
+    }
+    history.latest_unproven_pass = false;
     history.latest_in_slowdown = weight == Weight::kIgnored;  // degraded, fleet slow
     if (weight == Weight::kIgnored) continue;
     history.latest_unfit = weight == Weight::kUnfit;

@@ -17,17 +17,24 @@
 
 namespace eb::scheduler {
 
-// A validation where more than policy.fleet_slowdown_share of the nodes it
-// judged (healthy, degraded or failed) was degraded, and that judged at
-// least fleet_slowdown_min_nodes nodes and fleet_slowdown_min_coverage of
-// the `fleet_size` nodes.
+// A validation that says the fleet is slow, one way or both:
+//  - most_slow: more than policy.fleet_slowdown_share of the nodes it
+//    judged (healthy, degraded or failed) was degraded, and it judged at
+//    least fleet_slowdown_min_nodes nodes and fleet_slowdown_min_coverage
+//    of the `fleet_size` nodes (graded against the figure, most fell short:
+//    its degraded verdicts drain no one);
+//  - below_expected: its fleet median was below the expected figure
+//    (NodeVerdictRecord::fleet_below_expected, its text): its verdicts
+//    were graded against that median, so its healthy ones are no passes.
 struct FleetSlowdown {
   std::string validation_id;
   int tested = 0;
   int slow = 0;
+  bool most_slow = false;
+  std::string below_expected;  // "" unless below_expected
 };
 
-// The fleet-wide slowdowns among `verdicts`, by validation id.
+// The validations among `verdicts` that say the fleet is slow, by id.
 std::vector<FleetSlowdown> FindFleetSlowdowns(const std::vector<NodeVerdictRecord>& verdicts,
                                               const SchedulerPolicy& policy, int fleet_size);
 
@@ -50,13 +57,17 @@ struct NodeHistory {
   // The latest verdict that counted was degraded in a fleet-wide slowdown
   // (ignored, so it is neither bad nor a pass).
   bool latest_in_slowdown = false;
+  // The latest verdict that said anything was healthy in a validation
+  // whose fleet median was below its figure (no pass).
+  bool latest_unproven_pass = false;
   // The latest verdict is a confirmed unfit (and the policy does not drain
   // unfit nodes).
   bool latest_unfit = false;
 };
 
 // `verdicts` are the node's, in any order. Degraded verdicts of the
-// validations in `slowdowns` are left out; untestable ones never count.
+// validations in `slowdowns` (most_slow) are left out; healthy verdicts of
+// a validation below its figure are no passes; untestable ones never count.
 NodeHistory SummarizeNode(std::vector<NodeVerdictRecord> verdicts, const SchedulerPolicy& policy,
                           const std::set<std::string>& slowdowns, absl::Time now);
 

@@ -79,7 +79,7 @@ void Sentinel::Plan(absl::StatusOr<std::vector<scheduler::SchedulerNode>> nodes)
   FleetFacts facts = facts_();
   const std::set<std::string> testable(facts.ebnccl_nodes.begin(), facts.ebnccl_nodes.end());
   const std::vector<scheduler::SentinelNode> inputs =
-      scheduler::SentinelNodesFrom(*nodes, testable, facts.verdicts, facts.rails);
+      scheduler::SentinelNodesFrom(*nodes, testable, facts.verdicts, facts.rails, facts.node_rails);
   const absl::Time now = clock_.Now();
   absl::StatusOr<scheduler::SentinelPlan> plan = scheduler::PlanSentinel(inputs, policy, now);
   if (!plan.ok()) {

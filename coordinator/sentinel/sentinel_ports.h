@@ -8,6 +8,7 @@
 // (ValidationManager). Plain interfaces; no gRPC, no I/O here.
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -61,7 +62,11 @@ class ProbeRunner {
 struct FleetFacts {
   std::vector<std::string> ebnccl_nodes;
   std::vector<scheduler::NodeVerdictRecord> verdicts;
+  // Rails of a node without an entry in node_rails (a CPU/Gloo host: one).
   int rails = 1;
+  // Each registered node's rails: its GPUs (a rail is a GPU and its NIC),
+  // for nodes that have any.
+  std::map<std::string, int> node_rails;
 };
 
 }  // namespace eb::sentinel

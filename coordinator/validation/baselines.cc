@@ -100,4 +100,23 @@ std::optional<Expected> ExpectedRail(const BaselineTable& table, int64_t hca_rat
   return std::nullopt;
 }
 
+std::optional<Expected> ExpectedGlooPair(const BaselineTable& table, int64_t link_mbps) {
+  const GlooPairBaseline* found = nullptr;
+  for (const GlooPairBaseline& entry : table.gloo_pairs) {
+    if (link_mbps > 0 && entry.link_mbps == link_mbps) {
+      found = &entry;
+      break;
+    }
+    if (entry.link_mbps == 0 && found == nullptr) found = &entry;
+  }
+  if (found == nullptr) return std::nullopt;
+  const std::string link = found->link_mbps > 0
+                               ? absl::StrCat("over ", found->link_mbps, " Mb/s links")
+                               : std::string("over any link");
+  return Expected{found->busbw_gbps,
+                  absl::StrCat("Gloo pair ", link, ": ", FigureText(found->busbw_gbps, found->at),
+                               " (", found->source, ")"),
+                  found->at};
+}
+
 }  // namespace eb::validation

@@ -44,9 +44,25 @@ struct PairBaseline {
   FigureAt at;
 };
 
+// A 2-node Gloo test (CPU/TCP data plane, the pairs suite) over the nodes'
+// bootstrap interfaces. No figure is published for Gloo: TCP through the
+// kernel reaches a share of line rate that depends on the CPU, the MTU and
+// the kernel, so an entry is the site's own measurement (docs/CONFIG.md,
+// "A site figure for Gloo hosts"). The interface's speed is only the key,
+// never a figure: a veth reports 10000 Mb/s whatever shapes it.
+struct GlooPairBaseline {
+  // The bootstrap interface's speed as the kernel reports it, Mb/s (the
+  // slower node's); 0 = any link (the fleet-wide figure).
+  int64_t link_mbps = 0;
+  double busbw_gbps = 0;
+  std::string source;
+  FigureAt at;
+};
+
 struct BaselineTable {
   std::vector<IntraBaseline> intra;
   std::vector<PairBaseline> pairs;
+  std::vector<GlooPairBaseline> gloo_pairs;
 };
 
 // What a result is expected to reach, and how we know.
@@ -72,5 +88,8 @@ std::optional<Expected> ExpectedPair(const BaselineTable& table, int64_t hca_rat
                                      int hca_count);
 // The per-NIC figure of one rail of a split pair test.
 std::optional<Expected> ExpectedRail(const BaselineTable& table, int64_t hca_rate_gbps);
+// A Gloo pair over a link of `link_mbps` (0: unknown): the entry for
+// exactly that speed, else the entry for any link.
+std::optional<Expected> ExpectedGlooPair(const BaselineTable& table, int64_t link_mbps);
 
 }  // namespace eb::validation

@@ -13,7 +13,8 @@ namespace eb::validation {
 namespace {
 
 const spec::TomlTablesSchema& Schema() {
-  static const auto* const schema = new spec::TomlTablesSchema{"baselines", {"intra", "pairs"}};
+  static const auto* const schema =
+      new spec::TomlTablesSchema{"baselines", {"intra", "pairs", "gloo_pairs"}};
   return *schema;
 }
 
@@ -97,6 +98,37 @@ absl::Status AddPairs(const spec::TomlEntry& entry, BaselineTable& table) {
   return absl::OkStatus();
 }
 
+// A site's own Gloo figure: link_mbps is optional (absent: any link).
+absl::Status AddGlooPairs(const spec::TomlEntry& entry, BaselineTable& table) {
+  absl::Status keys = spec::OnlyTomlKeys(
+      Schema(), entry, {"link_mbps", "busbw_gbps", "collective", "size", "source"});
+  if (!keys.ok()) return keys;
+  int64_t link_mbps = 0;
+  if (entry.keys.count("link_mbps") > 0) {
+    absl::StatusOr<double> link = Number(entry, "link_mbps", /*whole=*/true);
+    if (!link.ok()) return link.status();
+    link_mbps = static_cast<int64_t>(*link);
+  }
+  absl::StatusOr<EntryFigure> figure = EntryFigureOf(entry);
+  if (!figure.ok()) return figure.status();
+  for (const GlooPairBaseline& other : table.gloo_pairs) {
+    if (other.link_mbps == link_mbps) {
+      return spec::TomlLineError(
+          Schema(), entry.line,
+          link_mbps > 0 ? absl::StrCat("a second [[gloo_pairs]] entry for link_mbps = ", link_mbps)
+                        : std::string("a second [[gloo_pairs]] entry without link_mbps"));
+    }
+  }
+  table.gloo_pairs.push_back({link_mbps, figure->busbw_gbps, figure->source, figure->at});
+  return absl::OkStatus();
+}
+
+absl::Status AddEntry(const spec::TomlEntry& entry, BaselineTable& table) {
+  if (entry.table == "intra") return AddIntra(entry, table);
+  if (entry.table == "pairs") return AddPairs(entry, table);
+  return AddGlooPairs(entry, table);
+}
+
 }  // namespace
 
 absl::StatusOr<BaselineTable> ParseBaselinesToml(const std::string& text) {
@@ -119,7 +151,7 @@ absl::StatusOr<BaselineTable> ParseBaselinesToml(const std::string& text) {
   }
   BaselineTable table;
   for (const spec::TomlEntry& entry : tables->entries) {
-    absl::Status added = entry.table == "intra" ? AddIntra(entry, table) : AddPairs(entry, table);
+    absl::Status added = AddEntry(entry, table);
     if (!added.ok()) return added;
   }
   return table;

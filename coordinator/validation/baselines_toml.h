@@ -20,6 +20,12 @@
 //   collective = "all_reduce"
 //   size = "8G"
 //   source = "..."
+//   [[gloo_pairs]]                  a site's own figure for Gloo pair tests
+//   link_mbps = 10000               optional: the bootstrap interface's speed
+//   busbw_gbps = 0.1                (absent: any link; one entry per speed)
+//   collective = "all_reduce"
+//   size = "1M"
+//   source = "measured here, ..."
 //
 // Anything else (other tables, unknown or repeated keys, a missing key, a
 // figure that is not positive, finite and up to 1e6) is INVALID_ARGUMENT

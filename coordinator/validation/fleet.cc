@@ -121,6 +121,15 @@ bool IsActive(const Hca& hca) {
 }
 }  // namespace
 
+int64_t BootstrapLinkMbps(const Node& node) {
+  const std::string& name = node.inventory.bootstrap_interface();
+  if (name.empty()) return 0;
+  for (const ebnccl::v1::NetworkInterface& iface : node.inventory.interfaces()) {
+    if (iface.name() == name) return std::max<int64_t>(0, iface.speed_mbps());
+  }
+  return 0;
+}
+
 int ActiveHcaCount(const Node& node) {
   return static_cast<int>(std::count_if(node.hcas.begin(), node.hcas.end(), IsActive));
 }

@@ -89,6 +89,10 @@ struct Options {
   // After the pairs, repeat pair tests of the healthy nodes (partners
   // rotating) while the runner says there is time (Validation::KeepSoaking).
   bool soak = false;
+  // The tests run Gloo (CPU/TCP): pair tests are judged by the baselines'
+  // gloo_pairs figures, by the speed of the nodes' bootstrap interfaces
+  // (BootstrapLinkMbps); the NCCL figures (intra, pairs) are for NCCL only.
+  bool gloo = false;
   // The fabric of the coordinator's [topology] file (issue 31); null: none.
   // With it (and split rails), a slow pair of healthy nodes is followed up
   // by link rounds (link_rounds.h) and the report names links.
@@ -110,6 +114,12 @@ absl::StatusOr<Strategy> ParseStrategy(const std::string& text);
 // Input errors name the field: no nodes, an empty or duplicate node name,
 // a negative count or size, tolerance outside (0, 0.5], no suite, limits < 1.
 absl::Status ValidateInputs(const std::vector<Node>& nodes, const Options& options);
+
+// The speed the kernel reports for the node's bootstrap interface (the one
+// Gloo's traffic takes), Mb/s; 0 when the agent names none or reports no
+// speed. A key for a site's figure, not a figure: a veth says 10000 Mb/s
+// while a tc shaper holds it to 100.
+int64_t BootstrapLinkMbps(const Node& node);
 
 // HCAs whose state is ACTIVE (sysfs may write "4: ACTIVE").
 int ActiveHcaCount(const Node& node);

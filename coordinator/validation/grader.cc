@@ -10,10 +10,11 @@ namespace eb::validation {
 Grader::Grader(const std::vector<Node>& nodes, const Options& options)
     : baselines_(options.baselines),
       collective_(options.collective),
-      tolerance_(options.tolerance) {
+      tolerance_(options.tolerance),
+      gloo_(options.gloo) {
   for (const Node& node : nodes) {
-    hardware_.push_back(
-        {node.gpu_model, node.gpu_count, ActiveHcaRate(node), ActiveHcaCount(node)});
+    hardware_.push_back({node.gpu_model, node.gpu_count, ActiveHcaRate(node), ActiveHcaCount(node),
+                         BootstrapLinkMbps(node)});
   }
 }
 
@@ -30,22 +31,37 @@ std::pair<int64_t, int> Grader::PairHardware(const std::vector<int>& which) cons
   return {rate, count};
 }
 
+int64_t Grader::GlooLinkMbps(const std::vector<int>& which) const {
+  int64_t slowest = 0;
+  for (int i : which) {
+    const int64_t link = hardware_[i].link_mbps;
+    if (link <= 0) return 0;
+    slowest = slowest == 0 ? link : std::min(slowest, link);
+  }
+  return slowest;
+}
+
+std::optional<Expected> Grader::PairExpected(const std::vector<int>& which) const {
+  if (gloo_) return ExpectedGlooPair(baselines_, GlooLinkMbps(which));
+  const auto [rate, count] = PairHardware(which);
+  if (count <= 0) return std::nullopt;
+  return ExpectedPair(baselines_, rate, count);
+}
+
 int64_t Grader::FigureBytes(TestKind kind, const std::vector<int>& nodes) const {
   std::optional<Expected> expected;
   if (kind == TestKind::kIntra) {
     const Hardware& node = hardware_[nodes.front()];
     expected = ExpectedIntra(baselines_, node.gpu_model, node.gpu_count);
-  } else if (const auto [rate, count] = PairHardware(nodes); count > 0) {
-    expected = ExpectedPair(baselines_, rate, count);
+  } else {
+    expected = PairExpected(nodes);
   }
   if (!expected.has_value() || expected->at.collective != collective_) return 0;
   return expected->at.size_bytes;
 }
 
 bool Grader::PairHasFigure(const std::vector<int>& nodes, int64_t graded_bytes) const {
-  const auto [rate, count] = PairHardware(nodes);
-  if (count <= 0) return false;
-  const std::optional<Expected> expected = ExpectedPair(baselines_, rate, count);
+  const std::optional<Expected> expected = PairExpected(nodes);
   return expected.has_value() && Comparable(expected->at, collective_, graded_bytes);
 }
 
@@ -57,6 +73,7 @@ std::string Grader::KeyOf(const Observation& o) const {
     return absl::StrCat("intra|", node.gpu_model, "|", node.gpu_count, "|", o.graded_bytes);
   }
   // Pair and fleet tests are judged by the same network figure.
+  if (gloo_) return absl::StrCat("gloo|", GlooLinkMbps(o.nodes), "|", o.graded_bytes);
   const auto [rate, count] = PairHardware(o.nodes);
   return absl::StrCat("net|", rate, "|", count, "|", o.graded_bytes);
 }
@@ -86,6 +103,12 @@ Grader::Class& Grader::ClassOf(const Observation& o) {
                  : absl::StrCat(node.gpu_model.empty() ? "unknown GPU" : node.gpu_model, " x",
                                 node.gpu_count, " intra");
     c.expected = ExpectedIntra(baselines_, node.gpu_model, node.gpu_count);
+    KeepComparable(c.expected, o.graded_bytes, c.what);
+  } else if (gloo_) {
+    const int64_t link = GlooLinkMbps(o.nodes);
+    c.what = link > 0 ? absl::StrCat("Gloo pair over ", link, " Mb/s links")
+                      : std::string("Gloo pair (link speed unknown)");
+    c.expected = PairExpected(o.nodes);
     KeepComparable(c.expected, o.graded_bytes, c.what);
   } else {
     const auto [rate, count] = PairHardware(o.nodes);

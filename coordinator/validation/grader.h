@@ -63,8 +63,14 @@ class Grader {
     int gpu_count = 0;
     int64_t hca_rate_gbps = 0;
     int hca_count = 0;
+    int64_t link_mbps = 0;  // the bootstrap interface's (Gloo)
   };
   std::pair<int64_t, int> PairHardware(const std::vector<int>& which) const;
+  // Gloo: the slowest bootstrap link of the nodes (0 if any is unknown).
+  int64_t GlooLinkMbps(const std::vector<int>& which) const;
+  // The figure of a pair (or fleet) test of `which`, from the data plane's
+  // table: gloo_pairs by link speed on Gloo, pairs by HCAs on NCCL.
+  std::optional<Expected> PairExpected(const std::vector<int>& which) const;
   struct Yardsticks {
     Yardstick aggregate;
     Yardstick rail;
@@ -75,6 +81,7 @@ class Grader {
   BaselineTable baselines_;
   ebnccl::v1::Collective collective_;
   double tolerance_;
+  bool gloo_;
   std::map<std::string, Class> classes_;
 };
 

@@ -23,9 +23,9 @@ std::vector<NodePair> FirstRoundMatching(const std::vector<int>& nodes,
                                          const std::vector<std::string>& leaf_of_node);
 
 // Round 1 of the adaptive strategy over a known fabric when the pair tests
-// have no expected figure (the fleet median judges them: Gloo hosts, or
-// hardware without a baseline). FirstRoundMatching's cross-leaf pairs would
-// all cross the uplinks, and an uplink slow for every one of them (two
+// have no expected figure (the fleet median judges them: Gloo hosts
+// without a site [[gloo_pairs]] figure, or hardware without a baseline). FirstRoundMatching's
+// cross-leaf pairs would all cross the uplinks, and an uplink slow for every one of them (two
 // leaves under one spine) would set the median: nothing would look slow.
 // Here most nodes of each leaf pair on their own leaf instead, the
 // reference no uplink can slow, and a share crosses leaves: about a third

@@ -246,6 +246,21 @@ Evidence MakeEvidence(const ValidationState& s, const Observation& o, int node) 
   return e;
 }
 
+// The rails each node's completed pair tests measured, for the nodes whose
+// network was judged: what its verdict covers (the sentinel dates each
+// rail by it).
+void FillJudgedRails(const ValidationState& s, std::vector<NodeVerdict>& nodes) {
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!nodes[i].network_judged) continue;
+    std::set<int> rails;
+    for (const Observation& o : s.observations) {
+      if (o.kind != TestKind::kPair || !o.Completed() || !o.Has(static_cast<int>(i))) continue;
+      for (const RailResult& r : o.rails) rails.insert(r.rail);
+    }
+    nodes[i].judged_rails.assign(rails.begin(), rails.end());
+  }
+}
+
 ValidationReport BuildReport(const ValidationState& s) {
   ValidationReport report;
   report.done = s.done;
@@ -253,6 +268,7 @@ ValidationReport BuildReport(const ValidationState& s) {
   CountRounds(s.rounds, report);
   const SuiteAssessment assessment = AssessSuites(s);
   report.nodes = JudgeNodes(s, assessment);
+  FillJudgedRails(s, report.nodes);
   report.rails = RailVerdicts(report.nodes);
   AttributeFleetFailures(s, report.nodes);
   report.paths = LocalizedPathVerdicts(s, assessment.pairs);

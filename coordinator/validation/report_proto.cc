@@ -81,6 +81,7 @@ void FillVerdicts(const ValidationReport& report, const TestIdOf& test_id_of,
     n.set_reason(node.reason);
     for (int rail : node.bad_rails) n.add_bad_rails(rail);
     n.set_network_judged(node.network_judged);
+    for (int rail : node.judged_rails) n.add_judged_rails(rail);
     for (const Evidence& e : node.evidence) FillEvidence(e, test_id_of, *n.add_evidence());
   }
   for (const PathVerdict& path : report.paths) {
@@ -144,6 +145,16 @@ void FillBaselines(const BaselineTable& table, const std::string& origin, const 
     row.set_suite(v1::SUITE_PAIRS);
     row.set_hca_rate_gbps(b.hca_rate_gbps);
     row.set_hca_count(b.hca_count);
+    row.set_busbw_gbps(b.busbw_gbps);
+    row.set_source(b.source);
+    row.set_collective(b.at.collective);
+    row.set_size_bytes(b.at.size_bytes);
+  }
+  for (const GlooPairBaseline& b : table.gloo_pairs) {
+    v1::BaselineUsed& row = *out.add_baselines();
+    row.set_suite(v1::SUITE_PAIRS);
+    row.set_gloo(true);
+    row.set_link_mbps(b.link_mbps);
     row.set_busbw_gbps(b.busbw_gbps);
     row.set_source(b.source);
     row.set_collective(b.at.collective);

@@ -128,7 +128,16 @@ absl::StatusOr<Options> OptionsFromSpec(const v1::ValidationSpec& spec, Baseline
   options.suites = *std::move(suites);
   options.strategy = *strategy;
   options.tolerance = spec.tolerance();
-  if (nccl) options.baselines = std::move(baselines);
+  // Each data plane is judged by its own figures: NCCL's (intra, pairs by
+  // HCA) or a site's Gloo figures (gloo_pairs by link speed).
+  options.gloo = !nccl;
+  if (nccl) {
+    baselines.gloo_pairs.clear();
+  } else {
+    baselines.intra.clear();
+    baselines.pairs.clear();
+  }
+  options.baselines = std::move(baselines);
   options.collective = spec.collective();
   options.sizes = SizePolicyFor(spec, nccl);
   options.soak = spec.soak_ms() > 0;

@@ -26,8 +26,9 @@ absl::Status NormalizeValidationSpec(ebnccl::v1::ValidationSpec& spec);
 // Options for the core from a normalized spec and the baselines to use.
 // Pair tests are split per rail (split_rails; TestSpecFor asks for it on
 // NCCL only). `nccl`: the fleet's tests run NCCL (the runner asks
-// SelectTransport of every node). On Gloo the baselines, NCCL figures, are
-// not used, and the sweep without -b/-e is Gloo's (SizePolicyFor).
+// SelectTransport of every node). On Gloo only the baselines' gloo_pairs
+// (a site's own figures) are used, the NCCL figures only on NCCL, and the
+// sweep without -b/-e is Gloo's (SizePolicyFor).
 absl::StatusOr<Options> OptionsFromSpec(const ebnccl::v1::ValidationSpec& spec,
                                         BaselineTable baselines, bool nccl);
 

@@ -69,6 +69,10 @@ struct NodeVerdict {
   // A pair test judged its network (a fine result, or the evidence that
   // blames it). False when pairs did not run or could not judge it.
   bool network_judged = false;
+  // With network_judged: the rails its completed pair tests measured one
+  // by one (split rails), sorted; empty when they gave no per-rail result
+  // (Gloo, one rail): the network was judged as a whole, every rail.
+  std::vector<int> judged_rails;
   std::vector<Evidence> evidence;
 };
 

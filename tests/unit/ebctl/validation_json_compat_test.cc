@@ -45,7 +45,10 @@ std::string ReadGolden(const std::string& name) {
 //    the spec's soak_ms and each round's soak flag are new (0, false);
 //  - the nodes a scheduler holds, left out (issue 30): `skipped`, empty;
 //  - why the coordinator's baselines file was not read (issue 33 item 16):
-//    `baselines_error`, "".
+//    `baselines_error`, "";
+//  - a site's Gloo figure (issue 30): each baseline's `gloo` and
+//    `link_mbps` (false, 0), and the rails each node verdict covered,
+//    `judged_rails` (empty: every rail when its network was judged).
 nlohmann::json Expected() {
   nlohmann::json expected =
       nlohmann::json::parse(ReadGolden("validation_report_before_enums.json"));
@@ -61,7 +64,10 @@ nlohmann::json Expected() {
   for (auto& baseline : expected["baselines"]) {
     baseline["collective"] = "";
     baseline["size_bytes"] = 0;
+    baseline["gloo"] = false;
+    baseline["link_mbps"] = 0;
   }
+  for (auto& node : expected["nodes"]) node["judged_rails"] = nlohmann::json::array();
   for (auto& node : expected["nodes"]) {
     for (auto& e : node["evidence"]) {
       if (e["outcome"] == "infrastructure failure") e["outcome"] = "infra_failure";

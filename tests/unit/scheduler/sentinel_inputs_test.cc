@@ -1,7 +1,9 @@
 #include "coordinator/scheduler/sentinel_inputs.h"
 
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -50,6 +52,51 @@ TEST(SentinelInputsTest, TheLatestJudgingVerdictDatesEveryRail) {
   EXPECT_EQ(nodes[0].last_verdict, validation::Verdict::kHealthy);
   EXPECT_EQ(nodes[1].rail_evidence[7], HoursAgo(12));
   EXPECT_EQ(nodes[1].last_verdict, validation::Verdict::kDegraded);
+}
+
+// The rails a verdict covered (NodeVerdictRecord::rails).
+NodeVerdictRecord OnRails(NodeVerdictRecord record, std::vector<int> rails) {
+  record.rails = std::move(rails);
+  return record;
+}
+
+TEST(SentinelInputsTest, EachRailIsDatedByTheLatestVerdictThatCoveredIt) {
+  const std::vector<NodeVerdictRecord> verdicts = {
+      Good("a", "v1", 20),                        // every rail (no per-rail results)
+      OnRails(Good("a", "v2", 5), {0, 1, 2, 3}),  // split rails: its pair tests' four
+      OnRails(Good("a", "v3", 2), {}),            // intra alone: no rail judged
+      OnRails(Good("b", "v3", 2), {}),
+      OnRails(Good("c", "v2", 5), {6, 9}),  // 9: no such rail here, ignored
+  };
+  const std::vector<SentinelNode> nodes =
+      SentinelNodesFrom({Node("a"), Node("b"), Node("c")}, {"a", "b", "c"}, verdicts, kInputRails);
+  ASSERT_EQ(nodes.size(), 3u);
+  for (int rail = 0; rail < kInputRails; ++rail) {
+    EXPECT_EQ(nodes[0].rail_evidence[rail], HoursAgo(rail < 4 ? 5 : 20)) << rail;
+    EXPECT_FALSE(nodes[1].rail_evidence[rail].has_value()) << rail;
+    EXPECT_EQ(nodes[2].rail_evidence[rail].has_value(), rail == 6) << rail;
+  }
+  // The node's verdict is its latest, whatever rails it covered.
+  EXPECT_EQ(nodes[0].last_verdict, validation::Verdict::kHealthy);
+  EXPECT_EQ(nodes[1].last_verdict, validation::Verdict::kHealthy);
+}
+
+TEST(SentinelInputsTest, ANodeHasItsOwnRailCountWhereItsAgentReportedOne) {
+  // A 4-GPU node's four rails, all covered by its split pair tests: none of
+  // them left never judged, as an 8-rail count would leave rails 4-7.
+  const std::vector<NodeVerdictRecord> verdicts = {OnRails(Good("four", "v1", 3), {0, 1, 2, 3}),
+                                                   Good("cpu", "v1", 3)};
+  const std::vector<SentinelNode> nodes =
+      SentinelNodesFrom({Node("four"), Node("cpu"), Node("eight")}, {"four", "cpu", "eight"},
+                        verdicts, 1, {{"four", 4}, {"eight", 8}, {"cpu", 0}});
+  ASSERT_EQ(nodes.size(), 3u);
+  ASSERT_EQ(nodes[0].rail_evidence.size(), 4u);
+  for (const std::optional<absl::Time>& rail : nodes[0].rail_evidence) {
+    EXPECT_EQ(rail, HoursAgo(3));
+  }
+  ASSERT_EQ(nodes[1].rail_evidence.size(), 1u);  // 0 GPUs: the default, one rail
+  EXPECT_EQ(nodes[1].rail_evidence[0], HoursAgo(3));
+  EXPECT_EQ(nodes[2].rail_evidence.size(), 8u);
 }
 
 TEST(SentinelInputsTest, ASuspectVerdictIsEvidenceButNeverMakesAPartner) {

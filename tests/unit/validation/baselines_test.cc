@@ -178,5 +178,60 @@ TEST(BaselinesTest, PairFigureIsExactOrDerivedFromThePerNicFigure) {
   EXPECT_EQ(ExpectedRail(table, 400)->busbw_gbps, 46);
 }
 
+TEST(BaselinesTomlTest, ASiteGlooFigureIsKeyedByLinkSpeedOrHoldsForAnyLink) {
+  const std::string any =
+      "[[gloo_pairs]]\nbusbw_gbps = 0.1\ncollective = \"all_reduce\"\nsize = \"1M\"\n"
+      "source = \"site, any link\"\n";
+  absl::StatusOr<BaselineTable> table = ParseBaselinesToml(
+      "version = 2\n" + any +
+      "[[gloo_pairs]]\nlink_mbps = 25000\nbusbw_gbps = 1.5\ncollective = \"all_reduce\"\n"
+      "size = \"4M\"\nsource = \"site, 25G\"\n");
+  ASSERT_TRUE(table.ok()) << table.status();
+  ASSERT_EQ(table->gloo_pairs.size(), 2u);
+  EXPECT_EQ(table->gloo_pairs[0].link_mbps, 0);
+  EXPECT_EQ(table->gloo_pairs[0].at.size_bytes, int64_t{1} << 20);
+  EXPECT_EQ(table->gloo_pairs[1].link_mbps, 25000);
+  // The exact speed wins; another speed, or an unknown one, takes "any".
+  const std::optional<Expected> exact = ExpectedGlooPair(*table, 25000);
+  ASSERT_TRUE(exact.has_value());
+  EXPECT_EQ(exact->busbw_gbps, 1.5);
+  EXPECT_THAT(exact->description,
+              HasSubstr("Gloo pair over 25000 Mb/s links: 1.5 GB/s at all_reduce 4M (site, 25G)"));
+  EXPECT_EQ(ExpectedGlooPair(*table, 10000)->busbw_gbps, 0.1);
+  EXPECT_EQ(ExpectedGlooPair(*table, 0)->busbw_gbps, 0.1);
+  EXPECT_THAT(ExpectedGlooPair(*table, 0)->description, HasSubstr("over any link"));
+  // Without an "any" entry an unmatched speed has no figure.
+  table->gloo_pairs.erase(table->gloo_pairs.begin());
+  EXPECT_FALSE(ExpectedGlooPair(*table, 10000).has_value());
+  EXPECT_FALSE(ExpectedGlooPair(*table, 0).has_value());
+  // Gloo figures never judge NCCL tests, nor NCCL figures Gloo ones.
+  EXPECT_FALSE(ExpectedPair(*table, 25, 1).has_value());
+
+  struct Case {
+    std::string text;
+    std::string error;
+  };
+  const Case cases[] = {
+      {any + any, "line 6: a second [[gloo_pairs]] entry without link_mbps"},
+      {"[[gloo_pairs]]\nlink_mbps = 10000\n" + any.substr(15) +
+           "[[gloo_pairs]]\nlink_mbps = "
+           "10000\n" +
+           any.substr(15),
+       "line 7: a second [[gloo_pairs]] entry for link_mbps = 10000"},
+      {"[[gloo_pairs]]\nlink_mbps = 0\n" + any.substr(15),
+       "line 2: [[gloo_pairs]] link_mbps must be a positive integer"},
+      {"[[gloo_pairs]]\nlink_mbps = 10000.5\n" + any.substr(15), "must be a positive integer"},
+      {any + "hca_count = 1\n", "line 6: unknown key 'hca_count' in [[gloo_pairs]]"},
+      {"[[gloo_pairs]]\nbusbw_gbps = 0.1\nsource = \"s\"\n", "[[gloo_pairs]] entry needs"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text);
+    absl::StatusOr<BaselineTable> bad = ParseBaselinesToml(c.text);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(bad.status().message()), HasSubstr(c.error));
+  }
+}
+
 }  // namespace
 }  // namespace eb::validation

@@ -36,6 +36,7 @@ v1::TestReport Report(v1::TestState state, bool with_rows) {
 BaselineTable test_baselines() {
   BaselineTable table;
   table.intra.push_back({"H100", 8, 370, "s"});
+  table.gloo_pairs.push_back({10000, 0.4, "site", {}});
   return table;
 }
 
@@ -154,15 +155,19 @@ TEST(ValidationOutcomeTest, TheSizePolicyFollowsTheSpecAndTheDataPlane) {
   soak.set_soak_ms(-1);
   EXPECT_THAT(std::string(NormalizeValidationSpec(soak).message()),
               ::testing::StartsWith("soak_ms: must not be negative"));
-  // Gloo runs no NCCL figure.
+  // Gloo runs no NCCL figure, and NCCL no site Gloo figure.
   v1::ValidationSpec normalized;
   ASSERT_TRUE(NormalizeValidationSpec(normalized).ok());
   absl::StatusOr<Options> gloo = OptionsFromSpec(normalized, test_baselines(), false);
   ASSERT_TRUE(gloo.ok()) << gloo.status();
+  EXPECT_TRUE(gloo->gloo);
   EXPECT_TRUE(gloo->baselines.intra.empty());
+  EXPECT_EQ(gloo->baselines.gloo_pairs.size(), 1u);
   absl::StatusOr<Options> with_nccl = OptionsFromSpec(normalized, test_baselines(), true);
   ASSERT_TRUE(with_nccl.ok()) << with_nccl.status();
+  EXPECT_FALSE(with_nccl->gloo);
   EXPECT_EQ(with_nccl->baselines.intra.size(), 1u);
+  EXPECT_TRUE(with_nccl->baselines.gloo_pairs.empty());
 }
 
 TEST(ValidationOutcomeTest, SplitRailsGiveOneBusbwPerRailFromItsLargestSize) {

@@ -55,6 +55,10 @@ TEST(AdaptiveTest, HealthyFleetTakesOnePairRoundOfDisjointRingTests) {
   ExpectOthersHealthy(o, {});
   EXPECT_FALSE(o.report.AnyBad());
   EXPECT_TRUE(o.report.findings.empty());
+  // Each verdict names the rails its split pair tests measured: all 8.
+  for (const NodeVerdict& v : o.report.nodes) {
+    EXPECT_EQ(v.judged_rails, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7})) << v.node;
+  }
   std::set<int64_t> ids;
   for (const Round& round : o.rounds) {
     std::set<std::string> busy;
