@@ -14,21 +14,21 @@ std::string Utf8OrReplaced(std::string_view text) {
 
 }  // namespace
 
-std::string EscapeJsonForScript(std::string_view json) {
+std::string EscapeJsonForScript(std::string_view json_text) {
   std::string out;
-  out.reserve(json.size() + json.size() / 16);
-  for (size_t i = 0; i < json.size(); ++i) {
-    const char c = json[i];
+  out.reserve(json_text.size() + json_text.size() / 16);
+  for (size_t i = 0; i < json_text.size(); ++i) {
+    const char c = json_text[i];
     if (c == '<') {
       out += "\\u003c";
     } else if (c == '>') {
       out += "\\u003e";
     } else if (c == '&') {
       out += "\\u0026";
-    } else if (c == '\xe2' && i + 2 < json.size() && json[i + 1] == '\x80' &&
-               (json[i + 2] == '\xa8' || json[i + 2] == '\xa9')) {
+    } else if (c == '\xe2' && i + 2 < json_text.size() && json_text[i + 1] == '\x80' &&
+               (json_text[i + 2] == '\xa8' || json_text[i + 2] == '\xa9')) {
       // U+2028 / U+2029 in UTF-8.
-      out += json[i + 2] == '\xa8' ? "\\u2028" : "\\u2029";
+      out += json_text[i + 2] == '\xa8' ? "\\u2028" : "\\u2029";
       i += 2;
     } else {
       out += c;
@@ -67,10 +67,10 @@ std::string EscapeHtml(std::string_view text) {
 std::string RenderReportHtml(std::string_view title, const nlohmann::json& data) {
   // A node name is whatever an agent registered: bytes that are not UTF-8
   // must not make dump() throw; they show as U+FFFD.
-  const std::string json =
+  const std::string data_text =
       data.dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
   const std::string shown_title = EscapeHtml(Utf8OrReplaced(title));
-  const std::string block = EscapeJsonForScript(json);
+  const std::string block = EscapeJsonForScript(data_text);
   // The fixed markup around the data, as named constants: one literal each.
   constexpr std::string_view kHead =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

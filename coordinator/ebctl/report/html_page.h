@@ -13,13 +13,13 @@
 
 namespace eb::ebctl::report {
 
-// `json` made safe inside <script type="application/json">...</script>:
+// `json_text` made safe inside <script type="application/json">...</script>:
 // `<`, `>` and `&` become \u003c, \u003e, \u0026 (so no "</script>" or
 // "<!--" can end or change the block), U+2028 and U+2029 become \u2028 and
-// \u2029 (line terminators to older JavaScript). `json` must be JSON text,
+// \u2029 (line terminators to older JavaScript). `json_text` must be JSON text,
 // where these characters occur only inside strings, so the escapes keep
 // its meaning: JSON.parse gives back the same value.
-std::string EscapeJsonForScript(std::string_view json);
+std::string EscapeJsonForScript(std::string_view json_text);
 
 // `text` as HTML character data or a quoted attribute value: & < > " '.
 std::string EscapeHtml(std::string_view text);
