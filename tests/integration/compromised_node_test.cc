@@ -28,6 +28,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/testutil/fake_node_session.h"
 #include "tests/testutil/local_cluster.h"
 
 namespace eb::testing {
@@ -35,46 +36,6 @@ namespace {
 
 namespace v1 = ebnccl::v1;
 using ::testing::HasSubstr;
-
-// A fake agent of one worker slot on its own channel: registers, takes a
-// launch, writes what the test says.
-class CompromisedFakeNode {
- public:
-  CompromisedFakeNode(const std::string& address, const std::string& name)
-      : stub_(v1::AgentService::NewStub(common::MakeChannel(address))) {
-    common::SetTimeout(context_, absl::Seconds(120));
-    stream_ = stub_->Session(&context_);
-    v1::AgentMessage hello;
-    hello.mutable_register_()->set_node_name(name);
-    hello.mutable_register_()->mutable_inventory()->set_worker_slots(1);
-    hello.mutable_register_()->mutable_inventory()->add_transports(v1::TRANSPORT_GLOO);
-    v1::CoordinatorMessage reply;
-    registered_ = stream_->Write(hello) && stream_->Read(&reply) && reply.has_register_reply();
-  }
-  ~CompromisedFakeNode() {
-    context_.TryCancel();
-    (void)stream_->Finish();
-  }
-
-  bool registered() const { return registered_; }
-  v1::AgentService::Stub& stub() { return *stub_; }
-
-  // The test id of the next LaunchTest ("" when the stream ends first).
-  std::string AwaitLaunch() {
-    v1::CoordinatorMessage message;
-    while (stream_->Read(&message)) {
-      if (message.has_launch()) return message.launch().test_id();
-    }
-    return "";
-  }
-  bool Write(const v1::AgentMessage& message) { return stream_->Write(message); }
-
- private:
-  std::unique_ptr<v1::AgentService::Stub> stub_;
-  grpc::ClientContext context_;
-  std::unique_ptr<grpc::ClientReaderWriter<v1::AgentMessage, v1::CoordinatorMessage>> stream_;
-  bool registered_ = false;
-};
 
 v1::AgentMessage CompromisedEvent(const std::string& test_id, int rank, v1::WorkerEventKind kind) {
   v1::AgentMessage message;
@@ -127,7 +88,7 @@ class CompromisedNodeTest : public ::testing::Test {
 // limit") and the node was lost. Now every status message is cut to
 // kMaxStatusMessageBytes and the timeout names 8 keys and the count.
 TEST_F(CompromisedNodeTest, ARendezvousTimeoutNamingManyLongKeysKeepsTheAgentsSession) {
-  CompromisedFakeNode node(cluster_.coordinator_address(), "evil");
+  FakeNodeSession node(cluster_.coordinator_address(), "evil");
   ASSERT_TRUE(node.registered());
   const int own = StartOwnTest("evil");
   const std::string test_id = node.AwaitLaunch();
@@ -163,7 +124,7 @@ TEST_F(CompromisedNodeTest, ARendezvousTimeoutNamingManyLongKeysKeepsTheAgentsSe
 // failures; events for a rank the node does not run, by the thousand, are
 // one log line (with the count of the ones left out at the next).
 TEST_F(CompromisedNodeTest, AFloodOfFailuresAndRefusedEventsIsBoundedInTheReportAndTheLog) {
-  CompromisedFakeNode node(cluster_.coordinator_address(), "evil");
+  FakeNodeSession node(cluster_.coordinator_address(), "evil");
   ASSERT_TRUE(node.registered());
   const int own = StartOwnTest("evil");
   const std::string test_id = node.AwaitLaunch();
@@ -245,7 +206,7 @@ TEST_F(CompromisedNodeTest, SessionsThatNeverRegisterAreCappedPerHostAndAuditedO
   EXPECT_EQ(ended_at_deadline, spec::kMaxUnregisteredSessionsPerHost);
 
   // Every place is given back: a node registers from the same host.
-  CompromisedFakeNode node(cluster_.coordinator_address(), "after");
+  FakeNodeSession node(cluster_.coordinator_address(), "after");
   EXPECT_TRUE(node.registered());
   CliResult audit = cluster_.Ebctl({"audit", "--json", "--limit", "1000"});
   ASSERT_EQ(audit.exit_code, 0) << audit.err;

@@ -14,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/testutil/fake_node_session.h"
 #include "tests/testutil/local_cluster.h"
 
 namespace eb::testing {
@@ -27,27 +28,11 @@ using ::testing::HasSubstr;
 class FloodingNode {
  public:
   FloodingNode(const std::string& address, const std::string& name)
-      : stub_(v1::AgentService::NewStub(common::MakeChannel(address))) {
-    common::SetTimeout(context_, absl::Seconds(60));
-    stream_ = stub_->Session(&context_);
-    v1::AgentMessage hello;
-    hello.mutable_register_()->set_node_name(name);
-    hello.mutable_register_()->mutable_inventory()->set_worker_slots(1);
-    hello.mutable_register_()->mutable_inventory()->add_transports(v1::TRANSPORT_GLOO);
-    v1::CoordinatorMessage reply;
-    registered_ = stream_->Write(hello) && stream_->Read(&reply) && reply.has_register_reply();
-  }
+      : session_(address, name, absl::Seconds(60)) {}
 
-  bool registered() const { return registered_; }
-
+  bool registered() const { return session_.registered(); }
   // Reads until the coordinator sends a LaunchTest (true) or the stream ends.
-  bool AwaitLaunch() {
-    v1::CoordinatorMessage message;
-    while (stream_->Read(&message)) {
-      if (message.has_launch()) return true;
-    }
-    return false;
-  }
+  bool AwaitLaunch() { return !session_.AwaitLaunch().empty(); }
 
   // Floods until the coordinator ends the session (at most `max_batches`
   // batches); returns the session's final status.
@@ -58,25 +43,18 @@ class FloodingNode {
       event->set_test_id("no-such-test");
       event->set_rank(i);
     }
-    for (sent_ = 0; sent_ < max_batches && stream_->Write(batch); ++sent_) {
+    for (sent_ = 0; sent_ < max_batches && session_.Write(batch); ++sent_) {
     }
-    stream_->WritesDone();
-    v1::CoordinatorMessage ignored;
-    while (stream_->Read(&ignored)) {
-    }
-    return stream_->Finish();
+    return session_.Finish();
   }
 
   int sent() const { return sent_; }
 
   // The status of a session whose registration was refused.
-  grpc::Status Finish() { return stream_->Finish(); }
+  grpc::Status Finish() { return session_.Finish(); }
 
  private:
-  std::unique_ptr<v1::AgentService::Stub> stub_;
-  grpc::ClientContext context_;
-  std::unique_ptr<grpc::ClientReaderWriter<v1::AgentMessage, v1::CoordinatorMessage>> stream_;
-  bool registered_ = false;
+  FakeNodeSession session_;
   int sent_ = 0;
 };
 
