@@ -727,5 +727,37 @@ TEST(HtmlReportTest, NoPerIterationSectionWithoutItAndUnreadBaselinesAreNotUsed)
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
 }
 
+// Issue 30: a site's Gloo figure ([[gloo_pairs]]) is listed as what it is,
+// a pair figure for Gloo hosts keyed by their link's speed ("any" without
+// one), not as an HCA row of zeros.
+TEST(HtmlReportTest, ASiteGlooFigureIsListedWithItsLinkSpeed) {
+  SKIP_WITHOUT_CHROMIUM();
+  const std::string dir = MakeTempDir();
+  Browser browser(dir);
+  v1::ValidationReport validation = SyntheticValidation(FleetNames(2), 1, /*seed=*/7);
+  for (const int64_t link_mbps : {int64_t{10000}, int64_t{0}}) {
+    v1::BaselineUsed& gloo = *validation.add_baselines();
+    gloo.set_suite(v1::SUITE_PAIRS);
+    gloo.set_gloo(true);
+    gloo.set_link_mbps(link_mbps);
+    gloo.set_busbw_gbps(0.06);
+    gloo.set_source("site measurement");
+  }
+  const std::string page = dir + "/gloo.html";
+  {
+    std::ofstream out(page, std::ios::binary);
+    out << ebctl::report::RenderReportHtml(
+        "ebnccl validation",
+        ebctl::report::ValidationPageData(validation, nullptr, "2026-12-07T00:00:00Z", "test"));
+  }
+  const PageStatus status = browser.Open(page);
+  ExpectDrawnCleanly(status, page);
+  EXPECT_TRUE(absl::StrContains(status.dom, ">link (Mb/s)</th>")) << status.dom.substr(0, 4000);
+  EXPECT_TRUE(absl::StrContains(status.dom, ">pairs (Gloo)</td>"));
+  EXPECT_TRUE(absl::StrContains(status.dom, ">10000</td>"));
+  EXPECT_TRUE(absl::StrContains(status.dom, ">any</td>"));
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace eb::testing

@@ -97,11 +97,18 @@
     var baselines = arr(r.baselines).map(obj);
     if (baselines.length && !str(r.baselines_error)) {
       var d = el('details', {}, [el('summary', { text: 'Baselines used (' + baselines.length + ')' })]);
-      d.appendChild(table(['suite', 'GPU model', 'GPUs', 'HCA rate (Gb/s)', 'HCAs', 'busbw (GB/s)', 'holds at', 'source'],
+      d.appendChild(table(['suite', 'GPU model', 'GPUs', 'HCA rate (Gb/s)', 'HCAs', 'link (Mb/s)', 'busbw (GB/s)', 'holds at', 'source'],
         baselines.map(function (b) {
           var at = str(b.collective) + (num(b.size_bytes) > 0 ? ' from ' + num(b.size_bytes) + ' B' : '');
-          return [str(b.suite), str(b.gpu_model), str(b.gpu_count), str(b.hca_rate_gbps), str(b.hca_count), num(b.busbw_gbps), at, str(b.source)];
-        }), [2, 3, 4, 5]));
+          // A site's Gloo figure ([[gloo_pairs]]) is keyed by the bootstrap
+          // interface's speed (any link without one), not by GPUs or HCAs.
+          if (b.gloo === true) {
+            return ['pairs (Gloo)', '', '', '', '', num(b.link_mbps) > 0 ? str(b.link_mbps) : 'any',
+              num(b.busbw_gbps), at, str(b.source)];
+          }
+          return [str(b.suite), str(b.gpu_model), str(b.gpu_count), str(b.hca_rate_gbps), str(b.hca_count), '',
+            num(b.busbw_gbps), at, str(b.source)];
+        }), [2, 3, 4, 5, 6]));
       s.appendChild(d);
     }
 
