@@ -179,7 +179,8 @@ void AgentServiceImpl::AwaitRegister(uint64_t session_id, std::shared_ptr<AgentC
       [this, session_id, channel = std::move(channel), caller = std::move(caller), deadline] {
         auto it = register_deadlines_.find(session_id);
         if (it == register_deadlines_.end()) return;
-        unregistered_sessions_.Release(it->second.host);
+        const std::string host = it->second.host;
+        unregistered_sessions_.Release(host);
         register_deadlines_.erase(it);
         const absl::Status late = absl::DeadlineExceededError(
             absl::StrCat("no register message within ", absl::FormatDuration(deadline),
@@ -187,14 +188,9 @@ void AgentServiceImpl::AwaitRegister(uint64_t session_id, std::shared_ptr<AgentC
         // Audited and logged at most once a minute per peer host, with the
         // count left out: a peer that keeps thousands of sessions open
         // without registering wrote a row and a line for each.
-        const std::string host = PeerHostOf(channel->Peer());
         if (std::optional<uint64_t> left_out = silent_ends_.Admit(host, clock_.Now())) {
-          const absl::Status audited =
-              *left_out == 0
-                  ? late
-                  : absl::Status(late.code(),
-                                 absl::StrCat(late.message(), "; ", *left_out, " more from ", host,
-                                              " since the last record"));
+          const absl::Status audited = WithLeftOut(
+              late, *left_out, absl::StrCat("more from ", host, " since the last record"));
           audit_.Record(*caller, "Session", "peer=" + channel->Peer(), audited);
           spdlog::warn("ending an agent session from {}: {}", channel->Peer(), audited.ToString());
         }
@@ -275,13 +271,15 @@ void AgentServiceImpl::HandleClosed(uint64_t session_id,
     // probe, or a register gRPC could not parse (a node name that is not
     // valid UTF-8 never reaches our code). Audited at most once a minute
     // per peer host, with the count left out (issue 32, item 10).
-    const std::string host = channel->Peer().substr(0, channel->Peer().rfind(':'));
+    const std::string host = PeerHostOf(channel->Peer());
     if (std::optional<uint64_t> left_out = unregistered_ends_.Admit(host, clock_.Now())) {
-      audit_.Record(caller, "Session", "peer=" + channel->Peer(),
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "the session ended before a valid register message (a message that is not "
-                        "valid protobuf, such as a string that is not UTF-8, ends it so); ",
-                        *left_out, " more from ", host, " not audited since the last record")));
+      audit_.Record(
+          caller, "Session", "peer=" + channel->Peer(),
+          WithLeftOut(absl::InvalidArgumentError(
+                          "the session ended before a valid register message (a message "
+                          "that is not valid protobuf, such as a string that is not "
+                          "UTF-8, ends it so)"),
+                      *left_out, absl::StrCat("more from ", host, " since the last record")));
     }
   }
   StopAwaitingRegister(session_id);
@@ -345,25 +343,32 @@ grpc::ServerUnaryReactor* AgentServiceImpl::RendezvousSet(grpc::CallbackServerCo
   }
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   executor_.Post([this, reactor, request, caller = std::move(caller)] {
-    if (absl::Status allowed = CheckRendezvousCaller(caller, request->test_id()); !allowed.ok()) {
-      AuditRefusal(caller, "RendezvousSet", request->test_id(), allowed);
-      reactor->Finish(common::ToGrpcStatus(allowed));
+    absl::StatusOr<std::string> node = RendezvousNodeOf(caller, request->test_id());
+    if (!node.ok()) {
+      AuditRefusal(caller, "RendezvousSet", request->test_id(), node.status());
+      reactor->Finish(common::ToGrpcStatus(node.status()));
       return;
     }
-    reactor->Finish(common::ToGrpcStatus(
-        rendezvous_.Set(request->test_id(), request->key(), request->value())));
+    const absl::Status set =
+        rendezvous_.Set(request->test_id(), request->key(), request->value(), *node);
+    if (set.code() == absl::StatusCode::kPermissionDenied) {
+      AuditRefusal(caller, "RendezvousSet", request->test_id(), set);  // another node's key
+    } else if (!set.ok()) {
+      CutOffOverQuota(caller, "RendezvousSet", request->test_id(), *node, set);
+    }
+    reactor->Finish(common::ToGrpcStatus(set));
   });
   return reactor;
 }
 
-absl::Status AgentServiceImpl::CheckRendezvousCaller(const Caller& caller,
-                                                     const std::string& test_id) const {
-  if (!authz_.tls()) return absl::OkStatus();
+absl::StatusOr<std::string> AgentServiceImpl::RendezvousNodeOf(const Caller& caller,
+                                                               const std::string& test_id) const {
+  if (!authz_.tls()) return std::string();
   if (const TestRun* run = tests_.FindRunning(test_id)) {
     // Its nodes are the spec's node_names: a set, not a copy of the report
     // (thousands of rendezvous calls per large test).
     for (const std::string& name : caller.dns_names) {
-      if (run->HasNode(name)) return absl::OkStatus();
+      if (run->HasNode(name)) return name;
     }
     return absl::PermissionDeniedError(absl::StrCat("rendezvous of test '", Abbreviate(test_id),
                                                     "' is for the agents of its nodes; ",
@@ -373,7 +378,7 @@ absl::Status AgentServiceImpl::CheckRendezvousCaller(const Caller& caller,
   if (report.ok()) {
     for (const std::string& node : report->spec().node_names()) {
       for (const std::string& name : caller.dns_names) {
-        if (name == node) return absl::OkStatus();
+        if (name == node) return name;
       }
     }
   }
@@ -381,6 +386,14 @@ absl::Status AgentServiceImpl::CheckRendezvousCaller(const Caller& caller,
   return absl::PermissionDeniedError(absl::StrCat("rendezvous of test '", Abbreviate(test_id),
                                                   "' is for the agents of its nodes; ",
                                                   caller.identity, " is not one of them"));
+}
+
+void AgentServiceImpl::CutOffOverQuota(const Caller& caller, const char* method,
+                                       const std::string& test_id, const std::string& node,
+                                       const absl::Status& refused) {
+  if (node.empty() || !rendezvous_.NodeOverQuota(test_id, node)) return;
+  AuditRefusal(caller, method, test_id, refused);
+  CutOffNodeOf(caller, refused);
 }
 
 void AgentServiceImpl::AuditRefusal(const Caller& caller, const char* method,
@@ -401,9 +414,10 @@ grpc::ServerUnaryReactor* AgentServiceImpl::RendezvousWait(grpc::CallbackServerC
   }
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   executor_.Post([this, reactor, request, reply, caller = std::move(caller)] {
-    if (absl::Status allowed = CheckRendezvousCaller(caller, request->test_id()); !allowed.ok()) {
-      AuditRefusal(caller, "RendezvousWait", request->test_id(), allowed);
-      reactor->Finish(common::ToGrpcStatus(allowed));
+    absl::StatusOr<std::string> node = RendezvousNodeOf(caller, request->test_id());
+    if (!node.ok()) {
+      AuditRefusal(caller, "RendezvousWait", request->test_id(), node.status());
+      reactor->Finish(common::ToGrpcStatus(node.status()));
       return;
     }
     std::vector<std::string> keys(request->keys().begin(), request->keys().end());
@@ -415,12 +429,19 @@ grpc::ServerUnaryReactor* AgentServiceImpl::RendezvousWait(grpc::CallbackServerC
     }
     rendezvous_.Wait(
         request->test_id(), std::move(keys), absl::Milliseconds(request->timeout_ms()),
-        [reactor, reply, concatenated](absl::StatusOr<std::vector<std::string>> values) {
+        [this, reactor, reply, concatenated, caller, test_id = request->test_id(),
+         node = *node](absl::StatusOr<std::vector<std::string>> values) {
           const absl::Status status = values.status();
           if (values.ok()) spec::SetWaitReplyValues(*std::move(values), concatenated, reply);
           reactor->Finish(common::ToGrpcStatus(status));
+          if (status.code() == absl::StatusCode::kResourceExhausted) {
+            // Later: the store is still inside Wait.
+            executor_.Post([this, caller, test_id, node, status] {
+              CutOffOverQuota(caller, "RendezvousWait", test_id, node, status);
+            });
+          }
         },
-        slice);
+        slice, *node);
   });
   return reactor;
 }

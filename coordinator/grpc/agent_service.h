@@ -96,8 +96,15 @@ class AgentServiceImpl final : public ebnccl::v1::AgentService::CallbackService 
 
  private:
   // With TLS, rendezvous data of a test is for the agents of its nodes only
-  // (PERMISSION_DENIED otherwise). On the executor.
-  absl::Status CheckRendezvousCaller(const Caller& caller, const std::string& test_id) const;
+  // (PERMISSION_DENIED otherwise): the caller's node, whose quota the call
+  // counts in; "" without TLS (no caller can be named). On the executor.
+  absl::StatusOr<std::string> RendezvousNodeOf(const Caller& caller,
+                                               const std::string& test_id) const;
+  // After a refused rendezvous call: a node that went over its quota in the
+  // test (RendezvousKv::NodeOverQuota) is audited and cut off, as a node
+  // over its call budget is. On the executor.
+  void CutOffOverQuota(const Caller& caller, const char* method, const std::string& test_id,
+                       const std::string& node, const absl::Status& refused);
   // A refused rendezvous call: audited at powers of two per caller and
   // method (P2-6.2: refused rendezvous calls left no audit row). On the
   // executor.

@@ -61,10 +61,10 @@ bool HandshakeAudit::OnGrpcLog(absl::string_view message) {
   caller.identity = "(no certificate accepted)";
   caller.role = Role::kNone;
   caller.peer = "unknown (gRPC does not say)";
-  audit_.Record(caller, kMethod, "",
-                absl::UnauthenticatedError(absl::StrCat(
-                    "TLS handshake failed: ", reason, " ", *left_out,
-                    " more failed with this reason since the last record (one a minute)")));
+  audit_.Record(
+      caller, kMethod, "",
+      WithLeftOut(absl::UnauthenticatedError(absl::StrCat("TLS handshake failed: ", reason)),
+                  *left_out, "more failed with this reason since the last record"));
   return true;
 }
 

@@ -309,6 +309,63 @@ TEST_F(TlsTest, P2_4f2_ANodeFloodingRendezvousCallsIsCutOff) {
   }
 }
 
+// Issue 32 item 1: each node of a test holds at most its own ranks' share
+// of the test's rendezvous (spec::RendezvousBoundsFor: twice its ranks and
+// 64 keys), and a key is its setter's. A member node that sets more is
+// refused RESOURCE_EXHAUSTED naming it, audited and cut off (its node lost,
+// so the test fails naming it); one that replaces another node's value is
+// refused PERMISSION_DENIED. Before, a member of a 2-rank test could make
+// the coordinator hold 65,600 keys and 256 MiB until the test ended.
+TEST_F(TlsTest, Issue32Item1_ANodeOverItsRendezvousShareIsCutOff) {
+  StartCoordinator();
+  // Rank 1 never joins: the test stays up while host0 is played with.
+  const std::string hang = "--worker-env=EB_WORKER_FAULT=hang_before_join:rank=1";
+  StartAgent("host0", {hang});
+  StartAgent("host1", {hang});
+  const int handle = cluster_.StartEbctl(
+      {"run-test", "--nodes", "host0,host1", "-b", "8", "-e", "8", "--init-timeout", "60s"});
+  std::string test_id;
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  while (test_id.empty() && absl::Now() < deadline) test_id = NewestTestId();
+  ASSERT_FALSE(test_id.empty());
+  const auto set = [&](const std::string& node, const std::string& key) {
+    auto stub = ebnccl::v1::AgentService::NewStub(
+        common::MakeChannel(cluster_.coordinator_address(), Node(node)));
+    grpc::ClientContext context;
+    common::SetTimeout(context, absl::Seconds(10));
+    ebnccl::v1::RendezvousSetRequest request;
+    request.set_test_id(test_id);
+    request.set_key(key);
+    request.set_value("v");
+    ebnccl::v1::RendezvousSetReply reply;
+    return stub->RendezvousSet(&context, request, &reply);
+  };
+  // A key is its setter's.
+  ASSERT_TRUE(set("host1", "host1/own").ok());
+  const grpc::Status replaced = set("host0", "host1/own");
+  EXPECT_EQ(replaced.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(replaced.error_message(), HasSubstr("was set by node 'host1'; node 'host0' may not"));
+  // host0 has one rank: 66 keys, its rank's own table among them.
+  grpc::Status refused;
+  int accepted = 0;
+  while (accepted < 100 && refused.ok()) {
+    refused = set("host0", absl::StrCat("flood/", accepted));
+    accepted += refused.ok() ? 1 : 0;
+  }
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(refused.error_message(),
+              HasSubstr("node 'host0' already holds 66 keys of test " + test_id + ", at most 66"));
+  EXPECT_GE(accepted, 64);
+  EXPECT_LE(accepted, 66);
+  CliResult ended = cluster_.WaitEbctl(handle);
+  EXPECT_NE(ended.exit_code, 0);
+  EXPECT_THAT(ended.out + ended.err, HasSubstr("host0"));
+  const json audit = Audit();
+  EXPECT_TRUE(Contains(audit, "host0", "RendezvousSet", "RESOURCE_EXHAUSTED", test_id))
+      << audit.dump(1);
+  EXPECT_TRUE(Contains(audit, "host0", "Session", "RESOURCE_EXHAUSTED", "node_name=host0"));
+}
+
 TEST_F(TlsTest, ClientsWithoutAValidCertificateAreRefused) {
   StartCoordinator();
   EXPECT_EQ(As("vera", {"nodes"}).exit_code, 0);

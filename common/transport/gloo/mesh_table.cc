@@ -6,8 +6,15 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "common/spec/rendezvous_bounds.h"
 
 namespace eb::transport {
+
+// The coordinator bounds a test's rendezvous values by this size per rank
+// (spec::RendezvousBoundsFor): a larger entry would refuse honest tables.
+static_assert(kMeshEntryBytes <= spec::kRendezvousValueBytesPerRank,
+              "a Gloo table entry must fit the rendezvous value bound per rank");
+
 namespace {
 
 constexpr int kFamilyAt = 0;

@@ -38,4 +38,9 @@ std::optional<std::string> RateLimitedLine(AuditRateLimit* limit, const std::str
   return absl::StrCat(line, " (", *left_out, " more such refusals not logged since)");
 }
 
+absl::Status WithLeftOut(const absl::Status& status, uint64_t left_out, absl::string_view what) {
+  if (left_out == 0) return status;
+  return absl::Status(status.code(), absl::StrCat(status.message(), "; ", left_out, " ", what));
+}
+
 }  // namespace eb::coordinator

@@ -12,6 +12,8 @@
 #include <optional>
 #include <string>
 
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
 namespace eb::coordinator {
@@ -51,5 +53,11 @@ class AuditRateLimit {
 // out. A null `limit` admits every line.
 std::optional<std::string> RateLimitedLine(AuditRateLimit* limit, const std::string& key,
                                            absl::Time now, const std::string& line);
+
+// The one way a rate-limited audit record says what it left out: `status`
+// with "; N <what>" after its message when `left_out` (Admit's answer) is
+// N > 0 ("...; 63 more from 10.0.0.7 since the last record"); `status`
+// itself for a key's first record.
+absl::Status WithLeftOut(const absl::Status& status, uint64_t left_out, absl::string_view what);
 
 }  // namespace eb::coordinator

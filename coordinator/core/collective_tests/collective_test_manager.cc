@@ -140,13 +140,16 @@ std::string TestManager::Launch(v1::TestSpec spec, TestPlacement placement,
                                  absl::Milliseconds(spec.init_timeout_ms()),
                                  absl::Milliseconds(spec.step_timeout_ms()), config_.stop_timeout};
   const size_t started_ranks = placement.ranks.size();
+  // Each node's ranks: its share of the rendezvous (quotas per node).
+  std::map<std::string, int> ranks_per_node;
+  for (const v1::RankAssignment& rank : placement.ranks) ++ranks_per_node[rank.node_name()];
   auto run = std::make_unique<TestRun>(test_id, std::move(spec), std::move(placement.ranks),
                                        std::move(sweep), std::move(placement.inventories), timeouts,
                                        clock_, executor_, *this);
   run->set_started_by(started_by);
   for (const std::string& line : placement.drift_warnings) run->add_drift_warning(line);
   for (const std::string& name : placement.node_names) registry_.SetBusy(name, test_id);
-  rendezvous_.Open(test_id, static_cast<int>(started_ranks));
+  rendezvous_.Open(test_id, static_cast<int>(started_ranks), ranks_per_node);
   TestRun* started = run.get();
   running_[test_id] = Running{std::move(run), std::move(observer)};
   started->Start();

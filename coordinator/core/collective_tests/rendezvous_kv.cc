@@ -22,18 +22,52 @@ RendezvousKv::~RendezvousKv() {
   }
 }
 
-int RendezvousKv::WaitKeysFor(int ranks) {
-  return std::min(spec::kMaxRendezvousWaitKeys, 2 * std::max(ranks, 1) + 64);
-}
-
-int RendezvousKv::WaitersFor(int ranks) {
-  return std::min(kMaxWaitersPerTest, 4 * std::max(ranks, 1) + 64);
-}
-
-void RendezvousKv::Open(const std::string& test_id, int ranks) {
+void RendezvousKv::Open(const std::string& test_id, int ranks,
+                        const std::map<std::string, int>& ranks_per_node) {
   Namespace& ns = namespaces_[test_id];
-  ns.max_wait_keys = WaitKeysFor(ranks);
-  ns.max_waiters = WaitersFor(ranks);
+  ns.ranks = std::max(ranks, 1);
+  ns.bounds = spec::RendezvousBoundsFor(ns.ranks);
+  if (ranks_per_node.empty()) return;
+  // With the nodes known, the test holds the sum of their shares, so that
+  // the test's bound never binds before a node's own: a node that takes its
+  // whole share (margin included) leaves the others theirs.
+  int64_t keys = 0, bytes = 0, waiters = 0;
+  for (const auto& [node, own] : ranks_per_node) {
+    const spec::RendezvousBounds share = spec::RendezvousBoundsFor(ns.ranks, own);
+    ns.nodes[node].bounds = share;
+    keys += share.keys;
+    bytes += share.bytes;
+    waiters += share.waiters;
+  }
+  ns.bounds.keys = static_cast<int>(std::min<int64_t>(spec::kMaxRendezvousKeysPerTest, keys));
+  ns.bounds.bytes = std::min(spec::kMaxRendezvousBytesPerTest, bytes);
+  ns.bounds.waiters =
+      static_cast<int>(std::min<int64_t>(spec::kMaxRendezvousWaitersPerTest, waiters));
+}
+
+RendezvousKv::NodeUsage* RendezvousKv::UsageOf(Namespace& ns, const std::string& node) {
+  if (node.empty()) return nullptr;
+  auto [it, made] = ns.nodes.try_emplace(node);
+  if (made) it->second.bounds = spec::RendezvousBoundsFor(ns.ranks, 1);
+  return &it->second;
+}
+
+void RendezvousKv::ReleaseWait(Namespace& ns, const std::string& node) {
+  if (node.empty()) return;
+  auto it = ns.nodes.find(node);
+  if (it != ns.nodes.end() && it->second.waiters > 0) --it->second.waiters;
+}
+
+bool RendezvousKv::NodeOverQuota(const std::string& test_id, const std::string& node) const {
+  auto it = namespaces_.find(test_id);
+  if (it == namespaces_.end()) return false;
+  auto usage = it->second.nodes.find(node);
+  return usage != it->second.nodes.end() && usage->second.over_quota;
+}
+
+absl::Status RendezvousKv::OverQuota(NodeUsage& usage, absl::Status refused) {
+  usage.over_quota = true;
+  return refused;
 }
 
 void RendezvousKv::Close(const std::string& test_id, const std::string& reason) {
@@ -49,8 +83,62 @@ void RendezvousKv::Close(const std::string& test_id, const std::string& reason) 
   }
 }
 
+int64_t RendezvousKv::Growth(const Namespace& ns, const std::string& key,
+                             const std::string& value) {
+  // Keys and values count; a replaced value's key is already counted.
+  auto existing = ns.values.find(key);
+  if (existing == ns.values.end()) return static_cast<int64_t>(key.size() + value.size());
+  return static_cast<int64_t>(value.size()) - static_cast<int64_t>(existing->second.size());
+}
+
+absl::Status RendezvousKv::CheckSet(const std::string& test_id, Namespace& ns, NodeUsage* usage,
+                                    const std::string& key, const std::string& value,
+                                    const std::string& node) {
+  if (usage != nullptr && usage->over_quota) {
+    return absl::ResourceExhaustedError(absl::StrCat("node ", spec::Quote(node),
+                                                     " went over its rendezvous quota in test ",
+                                                     test_id, ": refused until the test ends"));
+  }
+  if (value.size() > static_cast<size_t>(ns.bounds.value_bytes)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "value: ", value.size(), " bytes; a value of test ", test_id, " holds at most ",
+        ns.bounds.value_bytes, " (", spec::kRendezvousValueBytesPerRank, " bytes for each of its ",
+        ns.ranks, " ranks, at least ", spec::kRendezvousSmallValueBytes, ")"));
+  }
+  auto existing = ns.values.find(key);
+  const bool added = existing == ns.values.end();
+  if (!added && usage != nullptr) {
+    auto owner = ns.owners.find(key);
+    if (owner != ns.owners.end() && owner->second != node) {
+      return absl::PermissionDeniedError(absl::StrCat(
+          "key: ", spec::Quote(key), " of test ", test_id, " was set by node ",
+          spec::Quote(owner->second), "; node ", spec::Quote(node), " may not replace it"));
+    }
+  }
+  const int64_t grows = Growth(ns, key, value);
+  // A node's bytes follow from its keys: each at most the longest key and
+  // the test's value bound (spec::RendezvousBounds::bytes).
+  if (usage != nullptr && added && usage->keys >= usage->bounds.keys) {
+    return OverQuota(*usage, absl::ResourceExhaustedError(absl::StrCat(
+                                 "key: node ", spec::Quote(node), " already holds ", usage->keys,
+                                 " keys of test ", test_id, ", at most ", usage->bounds.keys,
+                                 " (twice its ranks, and ", spec::kRendezvousKeyMargin, ")")));
+  }
+  if (added && ns.values.size() >= static_cast<size_t>(ns.bounds.keys)) {
+    return absl::ResourceExhaustedError(absl::StrCat("key: test ", test_id, " already holds ",
+                                                     ns.values.size(), " keys, at most ",
+                                                     ns.bounds.keys));
+  }
+  if (ns.bytes + grows > ns.bounds.bytes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("value: test ", test_id, " would hold ", ns.bytes + grows,
+                     " bytes of rendezvous data, at most ", ns.bounds.bytes));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RendezvousKv::Set(const std::string& test_id, const std::string& key,
-                               std::string value) {
+                               std::string value, const std::string& node) {
   if (key.empty()) return absl::InvalidArgumentError("key: must not be empty");
   EB_RETURN_IF_ERROR(spec::CheckRendezvousKey(key, "key"));
   if (value.size() > static_cast<size_t>(spec::kMaxRendezvousValueBytes)) {
@@ -62,24 +150,14 @@ absl::Status RendezvousKv::Set(const std::string& test_id, const std::string& ke
     return absl::NotFoundError(absl::StrCat("test ", spec::Quote(test_id), " is not running"));
   }
   Namespace& ns = it->second;
-  auto existing = ns.values.find(key);
-  const int64_t replaced =
-      existing == ns.values.end() ? 0 : static_cast<int64_t>(existing->second.size());
-  if (existing == ns.values.end() &&
-      ns.values.size() >= static_cast<size_t>(spec::kMaxRendezvousKeysPerTest)) {
-    return absl::ResourceExhaustedError(absl::StrCat("key: test ", test_id, " already holds ",
-                                                     ns.values.size(), " keys, at most ",
-                                                     spec::kMaxRendezvousKeysPerTest));
+  NodeUsage* usage = UsageOf(ns, node);
+  EB_RETURN_IF_ERROR(CheckSet(test_id, ns, usage, key, value, node));
+  const bool added = !ns.values.contains(key);
+  ns.bytes += Growth(ns, key, value);
+  if (usage != nullptr) {
+    usage->keys += added ? 1 : 0;
+    if (added) ns.owners.emplace(key, node);
   }
-  // Keys and values count; a replaced value's key is already counted.
-  const int64_t total = ns.bytes - replaced + static_cast<int64_t>(value.size()) +
-                        (existing == ns.values.end() ? static_cast<int64_t>(key.size()) : 0);
-  if (total > spec::kMaxRendezvousBytesPerTest) {
-    return absl::ResourceExhaustedError(absl::StrCat("value: test ", test_id, " would hold ", total,
-                                                     " bytes of rendezvous data, at most ",
-                                                     spec::kMaxRendezvousBytesPerTest));
-  }
-  ns.bytes = total;
   ++ns.calls.sets;
   ns.values[key] = std::move(value);
   // A replaced value had nobody waiting for it; a new key completes the
@@ -156,7 +234,8 @@ absl::StatusOr<std::vector<std::string>> ReadValues(
 }  // namespace
 
 void RendezvousKv::Wait(const std::string& test_id, std::vector<std::string> keys,
-                        absl::Duration timeout, WaitCallback done, std::optional<Slice> slice) {
+                        absl::Duration timeout, WaitCallback done, std::optional<Slice> slice,
+                        const std::string& node) {
   if (keys.empty() || keys.size() > static_cast<size_t>(spec::kMaxRendezvousWaitKeys)) {
     done(absl::InvalidArgumentError(absl::StrCat("keys: ", keys.size(), " keys, 1 to ",
                                                  spec::kMaxRendezvousWaitKeys, " allowed")));
@@ -179,23 +258,38 @@ void RendezvousKv::Wait(const std::string& test_id, std::vector<std::string> key
     done(absl::NotFoundError(absl::StrCat("test ", spec::Quote(test_id), " is not running")));
     return;
   }
-  if (keys.size() > static_cast<size_t>(it->second.max_wait_keys)) {
-    done(absl::InvalidArgumentError(
-        absl::StrCat("keys: ", keys.size(), " keys; a wait of test ", test_id, " asks at most ",
-                     it->second.max_wait_keys, " (twice its ranks, and 64)")));
-    return;
-  }
-  if (it->second.waiters.size() >= static_cast<size_t>(it->second.max_waiters)) {
-    done(absl::ResourceExhaustedError(
-        absl::StrCat("test ", test_id, " already has ", it->second.waiters.size(),
-                     " pending rendezvous waits, at most ", it->second.max_waiters,
-                     " (four per rank, and 64)")));
-    return;
-  }
   Namespace& ns = it->second;
+  if (keys.size() > static_cast<size_t>(ns.bounds.wait_keys)) {
+    done(absl::InvalidArgumentError(absl::StrCat(
+        "keys: ", keys.size(), " keys; a wait of test ", test_id, " asks at most ",
+        ns.bounds.wait_keys, " (twice its ranks, and ", spec::kRendezvousKeyMargin, ")")));
+    return;
+  }
+  NodeUsage* usage = UsageOf(ns, node);
+  if (usage != nullptr && usage->over_quota) {
+    done(absl::ResourceExhaustedError(absl::StrCat("node ", spec::Quote(node),
+                                                   " went over its rendezvous quota in test ",
+                                                   test_id, ": refused until the test ends")));
+    return;
+  }
+  if (usage != nullptr && usage->waiters >= usage->bounds.waiters) {
+    done(OverQuota(*usage, absl::ResourceExhaustedError(absl::StrCat(
+                               "node ", spec::Quote(node), " already has ", usage->waiters,
+                               " pending rendezvous waits in test ", test_id, ", at most ",
+                               usage->bounds.waiters, " (four per rank, and ",
+                               spec::kRendezvousKeyMargin, ")"))));
+    return;
+  }
+  if (ns.waiters.size() >= static_cast<size_t>(ns.bounds.waiters)) {
+    done(absl::ResourceExhaustedError(absl::StrCat(
+        "test ", test_id, " already has ", ns.waiters.size(), " pending rendezvous waits, at most ",
+        ns.bounds.waiters, " (four per rank, and ", spec::kRendezvousKeyMargin, ")")));
+    return;
+  }
   ++ns.calls.waits;
   const uint64_t id = next_waiter_id_++;
-  Waiter waiter{id, std::move(keys), std::move(done), slice, 0, 0};
+  Waiter waiter{id, std::move(keys), std::move(done), slice, 0, 0, node};
+  if (usage != nullptr) ++usage->waiters;
   // Each distinct absent key once (keys may repeat): a hash set, not a
   // pairwise comparison (P2-4f2: 32,768 absent keys cost ~1.4 s of the one
   // event-loop thread that way).
@@ -236,6 +330,7 @@ void RendezvousKv::Complete(Namespace& ns, std::vector<uint64_t> ids) {
     auto it = ns.waiters.find(id);
     ready.push_back(std::move(it->second));
     ns.waiters.erase(it);
+    ReleaseWait(ns, ready.back().node);
   }
   // The values are read before any callback runs: a callback may set or
   // close (it runs on the executor).
@@ -257,6 +352,7 @@ void RendezvousKv::ExpireWaiter(const std::string& test_id, uint64_t waiter_id) 
   if (it == ns_it->second.waiters.end()) return;
   Waiter waiter = std::move(it->second);
   ns_it->second.waiters.erase(it);
+  ReleaseWait(ns_it->second, waiter.node);
   std::vector<std::string> missing;
   for (const std::string& key : waiter.keys) {
     if (ns_it->second.values.contains(key)) continue;

@@ -12,6 +12,7 @@
 #include "common/rpc/channel.h"
 #include "common/rpc/reactor_order.h"
 #include "common/spec/limits.h"
+#include "common/spec/rendezvous_bounds.h"
 #include "coordinator/core/budget/rendezvous_budget.h"
 #include "coordinator/core/budget/session_budget.h"
 #include "tests/bench/load_generator/budget_pacer.h"
@@ -487,12 +488,16 @@ void CompromisedAgent::RendezvousLane() {
     side_test = side_test_;
     world = std::max(side_world_, 1);
   }
-  // The test's own bounds (rendezvous_kv.h): keys a wait may ask, and its
-  // pending waits, shared by the test's compromised nodes (8 ranks each).
-  const int wait_keys = std::min(2 * world + 64, spec::kMaxRendezvousWaitKeys);
-  const int nodes = std::max(world / std::max(behaviour_.ranks_per_agent, 1), 1);
-  const int max_pending = (4 * world + 64) / nodes;
-  const std::string value(static_cast<size_t>(spec::kMaxRendezvousValueBytes), 'V');
+  // Its share of its own test's rendezvous (spec::RendezvousBoundsFor, the
+  // coordinator's bounds per node): the most keys a wait may ask, the
+  // largest values, all but one of its keys and pending waits (one more
+  // would cut it off before the end).
+  const spec::RendezvousBounds share =
+      spec::RendezvousBoundsFor(world, std::max(behaviour_.ranks_per_agent, 1));
+  const int wait_keys = share.wait_keys;
+  const int max_pending = share.waiters - 1;
+  const int max_sets = share.keys - 1;
+  const std::string value(static_cast<size_t>(share.value_bytes), 'V');
   int64_t sets = 0;
   for (int64_t i = 0; attacking_; ++i) {
     calls.Take(1);
@@ -526,16 +531,17 @@ void CompromisedAgent::RendezvousLane() {
       keys.reserve(wait_keys);
       for (int k = 0; k < wait_keys; ++k) keys.push_back(FloodKey(absl::StrCat("absent/", i), k));
       RendezvousWait(side_test, std::move(keys), 0, 0, "absent_keys_wait");
-    } else if (phase == 3 && sets >= wait_keys && pending < max_pending &&
+    } else if (phase == 3 && sets > 0 && pending < max_pending &&
                behaviour_.Enabled("sliced_wait_at_edge")) {
+      // Its own values, each up to the largest wait.
+      const int count = static_cast<int>(std::min<int64_t>(sets, wait_keys));
       std::vector<std::string> keys;
-      keys.reserve(wait_keys);
-      for (int k = 0; k < wait_keys; ++k) keys.push_back(FloodKey("set/", k));
-      RendezvousWait(side_test, std::move(keys),
-                     spec::kMaxRendezvousValueBytes - spec::kMaxRendezvousSliceBytes,
+      keys.reserve(count);
+      for (int k = 0; k < count; ++k) keys.push_back(FloodKey("set/", k));
+      RendezvousWait(side_test, std::move(keys), share.value_bytes - spec::kMaxRendezvousSliceBytes,
                      spec::kMaxRendezvousSliceBytes, "sliced_wait_at_edge");
-    } else if (in_flight < 64 && behaviour_.Enabled("set_1mib_values")) {
-      RendezvousSet(side_test, FloodKey("set/", sets++), value, "set_1mib_values");
+    } else if (in_flight < 64 && sets < max_sets && behaviour_.Enabled("set_largest_values")) {
+      RendezvousSet(side_test, FloodKey("set/", sets++), value, "set_largest_values");
     }
   }
 }

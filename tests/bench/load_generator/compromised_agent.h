@@ -20,9 +20,11 @@
 //   - an empty message (no kind)
 //  rendezvous (paced at `share` of the per-node rendezvous budget):
 //   - waits of its own test with the most keys a wait may have (twice the
-//     ranks plus 64, 256 characters each), absent, at most the test's
-//     pending waits, re-issued as they time out
-//   - sets of 1 MiB values under new keys until the test's bytes are full
+//     ranks plus 64, 256 characters each), absent, at most its share of the
+//     test's pending waits (spec::RendezvousBoundsFor), re-issued as they
+//     time out
+//   - sets of the largest values its test allows under new keys, all but
+//     one of its share of keys
 //   - sliced waits at the slice's edge over its own values
 //   - with TLS: sets and waits into the honest test (refused: not a member)
 //  sessions that never register: `silent_sessions` kept open from its

@@ -55,7 +55,10 @@ TEST_F(HandshakeAuditTest, P2_6_2_FailedHandshakesAreAuditedOnceAMinutePerReason
   EXPECT_EQ(latest.method(), HandshakeAudit::kMethod);
   EXPECT_EQ(latest.outcome(), "UNAUTHENTICATED");
   EXPECT_THAT(latest.message(), HasSubstr("TLS handshake failed: SSL_ERROR_SSL"));
-  EXPECT_THAT(latest.message(), HasSubstr("certificate verify failed. 99 more failed"));
+  EXPECT_THAT(
+      latest.message(),
+      HasSubstr(
+          "certificate verify failed.; 99 more failed with this reason since the last record"));
   EXPECT_THAT(latest.peer(), HasSubstr("unknown"));
 }
 

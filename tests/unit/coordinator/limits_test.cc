@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/spec/limits.h"
+#include "common/spec/rendezvous_bounds.h"
 #include "coordinator/config.h"
 #include "coordinator/core/collective_tests/rank_assigner.h"
 #include "coordinator/core/collective_tests/rendezvous_kv.h"
@@ -246,7 +247,8 @@ TEST_F(RendezvousLimitsTest, P2_4f2_AWaitAsksOnlyWhatItsTestsRanksNeed) {
   kv_.Open("small", 2);
   std::optional<absl::StatusOr<std::vector<std::string>>> result;
   std::vector<std::string> keys;
-  for (int i = 0; i < RendezvousKv::WaitKeysFor(2) + 1; ++i) keys.push_back(absl::StrCat("k", i));
+  for (int i = 0; i < spec::RendezvousBoundsFor(2).wait_keys + 1; ++i)
+    keys.push_back(absl::StrCat("k", i));
   kv_.Wait("small", keys, absl::Seconds(1), [&](auto r) { result = std::move(r); });
   ASSERT_TRUE(result.has_value());
   EXPECT_THAT(result->status(), StatusIs(absl::StatusCode::kInvalidArgument,
@@ -254,7 +256,7 @@ TEST_F(RendezvousLimitsTest, P2_4f2_AWaitAsksOnlyWhatItsTestsRanksNeed) {
                                                    "at most 68 (twice its ranks, and 64)")));
   keys.pop_back();
   int answered = 0;
-  for (int i = 0; i < RendezvousKv::WaitersFor(2); ++i) {
+  for (int i = 0; i < spec::RendezvousBoundsFor(2).waiters; ++i) {
     kv_.Wait("small", keys, absl::Seconds(1), [&](auto) { ++answered; });
   }
   EXPECT_EQ(answered, 0);  // all pending
@@ -264,8 +266,8 @@ TEST_F(RendezvousLimitsTest, P2_4f2_AWaitAsksOnlyWhatItsTestsRanksNeed) {
   EXPECT_THAT(result->status(), StatusIs(absl::StatusCode::kResourceExhausted,
                                          HasSubstr("at most 72 (four per rank")));
   // The others' tests are not affected; the budgets follow each test's size.
-  EXPECT_EQ(RendezvousKv::WaitKeysFor(4096), 8256);
-  EXPECT_EQ(RendezvousKv::WaitKeysFor(32768), spec::kMaxRendezvousWaitKeys);
+  EXPECT_EQ(spec::RendezvousBoundsFor(4096).wait_keys, 8256);
+  EXPECT_EQ(spec::RendezvousBoundsFor(32768).wait_keys, spec::kMaxRendezvousWaitKeys);
 }
 
 // The work of one wait grows with its keys, not their square: distinct

@@ -251,5 +251,16 @@ TEST(AuditRateLimitTest, RefusedMessagesAreLoggedOncePerIntervalWithTheCountLeft
               Optional(std::string("each")));
 }
 
+// An audited refusal says the same in its status: the count left out
+// since its key's last record, nothing on the first record.
+TEST(AuditRateLimitTest, AnAuditedStatusSaysHowManyWereLeftOut) {
+  const absl::Status late = absl::DeadlineExceededError("no register message within 6s");
+  EXPECT_EQ(WithLeftOut(late, 0, "more from h since the last record"), late);
+  const absl::Status counted = WithLeftOut(late, 63, "more from h since the last record");
+  EXPECT_EQ(counted.code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(counted.message(),
+            "no register message within 6s; 63 more from h since the last record");
+}
+
 }  // namespace
 }  // namespace eb::coordinator
