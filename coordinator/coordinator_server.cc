@@ -142,6 +142,7 @@ void CoordinatorServer::SchedulerAfterValidation(const ebnccl::v1::ValidationRep
   if (!RecordsVerdicts(report.state())) return;
   scheduler_io::ReconcileInput input;
   input.trigger = absl::StrCat("validation ", report.validation_id());
+  input.validation_id = report.validation_id();
   for (const NodeRecord* record : registry_->All()) input.ebnccl_nodes.push_back(record->name);
   input.verdicts = SchedulerVerdicts(*validation_history_, &report);
   scheduler_->AfterValidation(std::move(input));

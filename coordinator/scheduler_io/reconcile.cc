@@ -45,6 +45,7 @@ absl::StatusOr<ReconcileOutcome> Reconcile(sch::SchedulerBackend& backend, Actio
   ReconcileOutcome outcome;
   for (const sch::Finding& finding : decision->findings) {
     if (!input.fleet_known && finding.kind == sch::FindingKind::kUnknownToEbnccl) continue;
+    if (!finding.validation_id.empty() && finding.validation_id != input.validation_id) continue;
     const std::string line = absl::StrCat(sch::FindingKindName(finding.kind), ": ", finding.text);
     spdlog::warn("scheduler {}: {}", backend.Name(), line);
     (void)audit.Record("scheduler.finding", finding.node.empty() ? "fleet" : finding.node,

@@ -38,6 +38,11 @@ struct ReconcileInput {
   std::vector<scheduler::NodeVerdictRecord> verdicts;
   // What started this pass, for the log ("validation v-...").
   std::string trigger;
+  // The validation this pass follows ("" for the start-up pass). A finding
+  // about a validation (a fleet-wide slowdown, a fleet below its expected
+  // figure) is audited by that validation's own pass only: the verdicts of
+  // later passes still hold it, and it was audited at every one of them.
+  std::string validation_id;
   // False for the start-up pass (StartUpInput): the agents have not
   // registered yet, so a node the scheduler lists and ebnccl does not name
   // is not reported as unknown to ebnccl.

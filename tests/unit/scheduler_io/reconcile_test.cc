@@ -78,6 +78,7 @@ class ReconcileTest : public ::testing::Test {
     input.ebnccl_nodes = {"n1", "n2", "n3", "n4", "n5", "n6"};
     input.verdicts = std::move(verdicts);
     input.trigger = "validation v-2";
+    input.validation_id = "v-2";
     return input;
   }
   std::vector<std::string> log_;
@@ -196,6 +197,37 @@ TEST_F(ReconcileTest, StartUpPassCarriesOutWhatARestartLeftUndoneOnce) {
   outcome = Reconcile(backend_, audit_, StartUpInput(recorded, {"n1", "n2"}), policy, kNow);
   ASSERT_TRUE(outcome.ok()) << outcome.status();
   EXPECT_EQ(outcome->drained, 0);
+  EXPECT_TRUE(log_.empty()) << log_[0];
+}
+
+// A fleet below its expected figure in v-2 is one audited finding, by
+// v-2's own pass; the passes after later validations read the same
+// verdicts and record it no more (they were each auditing it again).
+TEST_F(ReconcileTest, AFleetFindingIsAuditedOnceByItsOwnValidationsPass) {
+  backend_.nodes = std::vector<sch::SchedulerNode>{Node("n1"), Node("n2"), Node("n3"),
+                                                   Node("n4"), Node("n5"), Node("n6")};
+  std::vector<sch::NodeVerdictRecord> verdicts;
+  for (const char* node : {"n1", "n2", "n3", "n4", "n5", "n6"}) {
+    sch::NodeVerdictRecord record = Good(node, "v-2", 1);
+    record.fleet_below_expected = "pairs (Gloo) at 40% of the site's figure";
+    verdicts.push_back(record);
+  }
+  auto outcome = Reconcile(backend_, audit_, Input(verdicts), sch::SchedulerPolicy(), kNow);
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_THAT(log_, ElementsAre("scheduler.finding fleet OK"));
+  ASSERT_EQ(outcome->decision.findings.size(), 1u);
+  EXPECT_EQ(outcome->decision.findings[0].validation_id, "v-2");
+
+  log_.clear();
+  for (const char* node : {"n1", "n2", "n3", "n4", "n5", "n6"}) {
+    verdicts.push_back(Good(node, "v-3", 0.1));
+  }
+  ReconcileInput later = Input(verdicts);
+  later.trigger = "validation v-3";
+  later.validation_id = "v-3";
+  outcome = Reconcile(backend_, audit_, later, sch::SchedulerPolicy(), kNow);
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(outcome->decision.findings.size(), 1u);  // still decided on
   EXPECT_TRUE(log_.empty()) << log_[0];
 }
 
