@@ -53,6 +53,9 @@
 #            show` and --json of each failed test carry `NCCL RAS status (node, port)`:
 #            nodeA's RAS answers (the missing or dead process), nodeB's port, held only
 #            by the stopped rank, says it did not answer
+#   waits8   issue 32 item 11: the rendezvous calls of one real 8-process NCCL test (8 agents
+#            on GPU 0, distinct host ids), whole and with --split-rails: the coordinator's
+#            "rendezvous: N waits and M sets" line of each test, in waits8.txt
 #   validate ebctl validate (preflight, intra, pairs) over 4 agents that all use GPU 0, each
 #            told it is a host of its own (--host-id, NCCL_HOSTID: the one-GPU set-up the
 #            GPU tests use); once healthy (exit 0), once with nodeD's workers slowed by the
@@ -388,6 +391,21 @@ for phase in "$@"; do
       kill -CONT "$victim" 2>/dev/null
       sleep 1
     done
+    stop_cluster
+    ;;
+  waits8)
+    fleet=()
+    for n in 1 2 3 4 5 6 7 8; do
+      fleet+=("node$n:0:--host-id=host$n --worker-env=NCCL_HOSTID=host$n")
+    done
+    start_cluster "${fleet[@]}" || continue
+    for rails in "" --split-rails; do
+      # shellcheck disable=SC2086
+      ebctl run-test --nodes node1,node2,node3,node4,node5,node6,node7,node8 --transport nccl \
+        -b 8 -e 1M -f 4 -n 5 $rails --nccl-env NCCL_NVLS_ENABLE=0 >>"$out/waits8.txt" 2>&1
+      log "waits8 ${rails:-whole} rc=$?"
+    done
+    grep -h "rendezvous:" "$work/coordinator.log" >>"$out/waits8.txt"
     stop_cluster
     ;;
   validate)
