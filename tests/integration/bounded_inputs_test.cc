@@ -13,7 +13,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/rpc/channel.h"
+#include "common/spec/limits.h"
 #include "ebnccl/v1/agent.grpc.pb.h"
+#include "ebnccl/v1/control.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -196,6 +198,28 @@ TEST_F(BoundedInputsTest, Case15MessagesNameTheProblem) {
   EXPECT_EQ(limit.exit_code, 2);
   EXPECT_THAT(limit.err, AllOf(HasSubstr("'0' is not a whole number from 1 to 1000"),
                                Not(HasSubstr("1797693"))));
+}
+
+// P2-7.3: a RunValidation whose baselines_toml (64 KB) holds a bad table
+// name. The error echoed the input into the status, over gRPC's metadata
+// limit: the client saw only "metadata size exceeds limit". Now every status
+// leaving the coordinator is cut to spec::kMaxStatusMessageBytes, and the
+// client reads INVALID_ARGUMENT naming the field.
+TEST_F(BoundedInputsTest, P2_7_3_AHugeBadBaselinesTableIsRefusedNamingTheField) {
+  auto stub = v1::Control::NewStub(common::MakeChannel(cluster_.coordinator_address()));
+  grpc::ClientContext context;
+  common::SetTimeout(context, absl::Seconds(10));
+  v1::RunValidationRequest request;
+  request.mutable_spec()->set_baselines_toml(absl::StrCat("[", std::string(65536, 'x'), "]\n"));
+  auto stream = stub->RunValidation(&context, request);
+  v1::ValidationEvent event;
+  while (stream->Read(&event)) {
+  }
+  const grpc::Status status = stream->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+  EXPECT_THAT(status.error_message(), HasSubstr("baselines_toml"));
+  EXPECT_THAT(status.error_message(), Not(HasSubstr("metadata")));
+  EXPECT_LE(status.error_message().size(), spec::kMaxStatusMessageBytes);
 }
 
 }  // namespace

@@ -67,7 +67,7 @@ TEST_F(BoundedFileTest, P2_2_13_FifoIsRefusedWithoutWaitingForAWriter) {
 }
 
 // P2-2.14 / P2-2.16: /dev/zero and /dev/urandom were read for gigabytes.
-TEST_F(BoundedFileTest, P2_2_14_DevicesAreRefused) {
+TEST_F(BoundedFileTest, P2_2_14_And_P2_2_16_DevicesAreRefused) {
   for (const char* device : {"/dev/zero", "/dev/urandom"}) {
     absl::StatusOr<std::string> text = ReadBoundedFile(device, FileKind::kTlsPem);
     EXPECT_EQ(text.status().code(), absl::StatusCode::kFailedPrecondition) << device;

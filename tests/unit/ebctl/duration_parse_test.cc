@@ -39,7 +39,7 @@ TEST(ParseTimeoutMsTest, NonPositiveOrGarbageIsAnInvalidArgumentNamingTheFlag) {
 // -9223372036854775808" (a float cast to int64); P2-2.4:
 // "9223372036854775807ms" reached the coordinator and ended in
 // DEADLINE_EXCEEDED.
-TEST(ParseTimeoutMsTest, P2_2_3_NanInfAndOverflowAreRefusedWithTheRange) {
+TEST(ParseTimeoutMsTest, P2_2_3_And_P2_2_4_NanInfAndOverflowAreRefusedWithTheRange) {
   for (const char* text : {"nan", "inf", "-inf", "NaN"}) {
     EXPECT_EQ(ParseTimeoutMs(text, "--timeout").status().message(),
               absl::StrCat("--timeout: '", text, "' is not a finite number; accepted: 1ms to 168h"))

@@ -64,7 +64,7 @@ TEST_F(JsonOutputFileTest, ADirectoryThatDoesNotExistNamesTheFlag) {
 // Issue 32 item 9: -J writes only a file it created. A symbolic link
 // (dangling or not) or a FIFO at the name is a taken name: never followed,
 // written or replaced; the report goes to FILE.0.
-TEST_F(JsonOutputFileTest, ALinkOrAFifoIsATakenNameNeverWritten) {
+TEST_F(JsonOutputFileTest, P2_7_2_ALinkOrAFifoIsATakenNameNeverWritten) {
   const std::string target = Path("target.json");
   ASSERT_EQ(symlink(target.c_str(), Path("link.json").c_str()), 0);  // dangling
   ASSERT_EQ(mkfifo(Path("fifo.json").c_str(), 0644), 0);

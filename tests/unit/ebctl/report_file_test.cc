@@ -67,7 +67,7 @@ TEST_F(ReportFileTest, AnExistingFileIsKeptUnlessForced) {
   EXPECT_EQ(Entries(), 1);
 }
 
-TEST_F(ReportFileTest, ALinkAFifoOrADirectoryIsNeverReplacedEvenForced) {
+TEST_F(ReportFileTest, P2_7_2_ALinkAFifoOrADirectoryIsNeverReplacedEvenForced) {
   const std::string target = Path("target.html");
   std::ofstream(target) << "target";
   const std::string link = Path("link.html");
@@ -95,7 +95,7 @@ TEST_F(ReportFileTest, ALinkAFifoOrADirectoryIsNeverReplacedEvenForced) {
 }
 
 // A character device, as /dev/full was: refused, never turned into a file.
-TEST_F(ReportFileTest, ADeviceIsRefused) {
+TEST_F(ReportFileTest, P2_7_2_ADeviceIsRefused) {
   const absl::Status check = CheckReportPath("/dev/null", "-o", Replace::kRegularFile);
   EXPECT_EQ(check.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(Message(check), HasSubstr("a device"));
