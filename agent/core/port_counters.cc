@@ -1,8 +1,10 @@
 #include "agent/core/port_counters.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "common/spec/numbers.h"
 
 namespace eb::agent {
 namespace v1 = ebnccl::v1;
@@ -45,12 +47,22 @@ const std::vector<std::string>& OtherCounters() {
   return kNames;
 }
 
+// Refusals kept per port: one per counter read at each instant at most.
+constexpr int kMaxRefusedCounters = 64;
+
 bool SameLink(const v1::PortLinkState& a, const v1::PortLinkState& b) {
   return a.state() == b.state() && a.phys_state() == b.phys_state() &&
          a.rate_gbps() == b.rate_gbps() && a.link_layer() == b.link_layer();
 }
 
 }  // namespace
+
+absl::StatusOr<uint64_t> ParseCounterValue(absl::string_view text, absl::string_view file) {
+  absl::StatusOr<int64_t> value =
+      spec::ParseCount(text, file, 0, std::numeric_limits<int64_t>::max());
+  if (!value.ok()) return value.status();
+  return static_cast<uint64_t>(*value);
+}
 
 const std::vector<std::string>& PortCounterNames() {
   static const std::vector<std::string> kAll = [] {
@@ -87,6 +99,13 @@ std::vector<v1::PortEvidence> DiffPorts(const std::string& node,
       if (end.error.empty()) *evidence.mutable_end() = end.link;
       continue;
     }
+    for (const PortSnapshot* reading : {start, &end}) {
+      for (const std::string& refused : reading->refused) {
+        if (evidence.refused_counters_size() < kMaxRefusedCounters) {
+          *evidence.add_refused_counters() = refused;
+        }
+      }
+    }
     *evidence.mutable_start() = start->link;
     *evidence.mutable_end() = end.link;
     bool downed = false;
@@ -98,7 +117,8 @@ std::vector<v1::PortEvidence> DiffPorts(const std::string& node,
       counter.set_name(name);
       counter.set_before(b->second);
       counter.set_after(a->second);
-      counter.set_delta(a->second >= b->second ? a->second - b->second : 0);
+      counter.set_reset(a->second < b->second);
+      counter.set_delta(counter.reset() ? 0 : a->second - b->second);
       counter.set_error_counter(IsErrorCounter(name));
       if (counter.error_counter() && counter.delta() > 0) {
         evidence.add_grown_errors(absl::StrCat(name, " +", counter.delta()));
