@@ -17,9 +17,10 @@ namespace eb::validation {
 
 // A node's TCP counters are a finding when it retransmitted at least this
 // share of the segments it sent during the test: a healthy data-centre
-// network loses well under 0.1 % (healthy netns runs: 0.0 %,
-// RELIABILITY.md), 3 % of the data packets dropped on a path gave 2-4 %.
-// 1 % is ten times the healthy ceiling and a third of the smallest loss
+// network loses well under 0.1 % (healthy netns runs: at most 0.04 %,
+// RELIABILITY.md), 3 % of the data packets lost on a path gave the sender
+// 2.5-3.5 %.
+// 1 % is 25 times the healthy ceiling and a third of the smallest loss
 // the chaos cases make.
 inline constexpr double kMinRetransmitShare = 0.01;
 // ... over at least this many segments sent, and this many retransmitted:
