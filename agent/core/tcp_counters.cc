@@ -19,6 +19,14 @@ std::vector<absl::string_view> Words(absl::string_view line) {
   return absl::StrSplit(line, ' ', absl::SkipEmpty());
 }
 
+// An error names the file and the value as found; a value of a megabyte
+// (a fake or broken file) is cut to this, as the coordinator cuts it.
+constexpr size_t kMaxErrorBytes = 512;
+
+std::string Bounded(absl::string_view message) {
+  return std::string(message.substr(0, kMaxErrorBytes));
+}
+
 }  // namespace
 
 absl::StatusOr<std::map<std::string, uint64_t>> ParseTcpTables(absl::string_view text,
@@ -54,13 +62,13 @@ TcpSnapshot ParseTcpSnapshot(absl::string_view snmp_text, absl::string_view snmp
   TcpSnapshot snapshot;
   absl::StatusOr<std::map<std::string, uint64_t>> snmp = ParseTcpTables(snmp_text, snmp_file);
   if (!snmp.ok()) {
-    snapshot.error = std::string(snmp.status().message());
+    snapshot.error = Bounded(snmp.status().message());
     return snapshot;
   }
   absl::StatusOr<std::map<std::string, uint64_t>> netstat =
       ParseTcpTables(netstat_text, netstat_file);
   if (!netstat.ok()) {
-    snapshot.error = std::string(netstat.status().message());
+    snapshot.error = Bounded(netstat.status().message());
     return snapshot;
   }
   snapshot.counters = std::move(*snmp);

@@ -85,6 +85,10 @@ TEST(TcpCountersTest, GarbageIsRefusedNamingTheFileAndTheField) {
   s = ParseTcpSnapshot(Snmp(5, 0), "/fake/snmp", "TcpExt: TCPTimeouts\nTcpExt: -3\n",
                        "/fake/netstat");
   EXPECT_THAT(s.error, HasSubstr("/fake/netstat TcpExt:TCPTimeouts: '-3'"));
+  // A value of a megabyte: the message names it, bounded.
+  s = ParseTcpSnapshot(Snmp(5, 0, std::string(1 << 20, '7') + "x"), "/fake/snmp", "", "");
+  EXPECT_THAT(s.error, HasSubstr("/fake/snmp Tcp:InErrs: '777"));
+  EXPECT_LE(s.error.size(), 512u);
   // No Tcp table at all (the wrong file).
   s = ParseTcpSnapshot("Ip: A\nIp: 1\n", "/fake/snmp", "", "");
   EXPECT_EQ(s.error, "/fake/snmp: no 'Tcp:' table with OutSegs");
