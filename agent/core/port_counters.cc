@@ -1,9 +1,11 @@
 #include "agent/core/port_counters.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "common/spec/host_counters.h"
 #include "common/spec/numbers.h"
 
 namespace eb::agent {
@@ -11,39 +13,17 @@ namespace v1 = ebnccl::v1;
 
 namespace {
 
-// In the order a report lists them: errors first.
+// In the order a report lists them: errors first (common/spec/
+// host_counters.h, shared with the coordinator).
 const std::vector<std::string>& ErrorCounters() {
-  static const std::vector<std::string> kNames = {
-      "symbol_error",
-      "link_error_recovery",
-      "link_downed",
-      "port_rcv_errors",
-      "port_rcv_remote_physical_errors",
-      "port_rcv_switch_relay_errors",
-      "port_xmit_discards",
-      "port_xmit_constraint_errors",
-      "port_rcv_constraint_errors",
-      "local_link_integrity_errors",
-      "excessive_buffer_overrun_errors",
-      "VL15_dropped",
-      // hw_counters (RoCE, mlx5): retransmissions and transport errors.
-      "out_of_sequence",
-      "packet_seq_err",
-      "local_ack_timeout_err",
-      "implied_nak_seq_err",
-      "req_cqe_error",
-      "resp_cqe_error",
-      "rx_icrc_encapsulated",
-  };
+  static const std::vector<std::string> kNames(std::begin(spec::kPortErrorCounters),
+                                               std::end(spec::kPortErrorCounters));
   return kNames;
 }
 
 const std::vector<std::string>& OtherCounters() {
-  static const std::vector<std::string> kNames = {
-      "port_xmit_wait",    "port_xmit_data", "port_rcv_data",  "port_xmit_packets",
-      "port_rcv_packets",  "np_cnp_sent",    "rp_cnp_handled", "np_ecn_marked_roce_packets",
-      "rnr_nak_retry_err",
-  };
+  static const std::vector<std::string> kNames(std::begin(spec::kPortOtherCounters),
+                                               std::end(spec::kPortOtherCounters));
   return kNames;
 }
 

@@ -22,7 +22,40 @@ inline constexpr std::string_view kTcpCounters[] = {
     "Tcp:InErrs", "TcpExt:TCPTimeouts", "TcpExt:TCPLostRetransmit",
 };
 
-// An HCA port's counters (counters/<name>, Documentation/ABI/stable/
+// Every HCA port counter an agent reads (counters/<name> or
+// hw_counters/<name>), in the order a report lists them: the error
+// counters (growth is flagged in PortEvidence.grown_errors), then the data,
+// packet, wait and congestion counters. The coordinator keeps no other name
+// and decides itself which are errors.
+inline constexpr std::string_view kPortErrorCounters[] = {
+    "symbol_error",
+    "link_error_recovery",
+    "link_downed",
+    "port_rcv_errors",
+    "port_rcv_remote_physical_errors",
+    "port_rcv_switch_relay_errors",
+    "port_xmit_discards",
+    "port_xmit_constraint_errors",
+    "port_rcv_constraint_errors",
+    "local_link_integrity_errors",
+    "excessive_buffer_overrun_errors",
+    "VL15_dropped",
+    // hw_counters (RoCE, mlx5): retransmissions and transport errors.
+    "out_of_sequence",
+    "packet_seq_err",
+    "local_ack_timeout_err",
+    "implied_nak_seq_err",
+    "req_cqe_error",
+    "resp_cqe_error",
+    "rx_icrc_encapsulated",
+};
+inline constexpr std::string_view kPortOtherCounters[] = {
+    "port_xmit_wait",    "port_xmit_data", "port_rcv_data",  "port_xmit_packets",
+    "port_rcv_packets",  "np_cnp_sent",    "rp_cnp_handled", "np_ecn_marked_roce_packets",
+    "rnr_nak_retry_err",
+};
+
+// Of those, the counters (counters/<name>, Documentation/ABI/stable/
 // sysfs-class-infiniband) whose growth says the link itself is bad: bit
 // errors on the wire, the link retraining or going down, packets received
 // malformed or discarded for the port's own faults. Growth names the port

@@ -139,20 +139,25 @@ void MergePorts(const std::string& node, const v1::NodeTestEvidence& evidence,
     out.set_node_name(node);  // the session's name, not what the agent wrote
     out.set_hca(Cut(port.hca()));
     out.set_error(Cut(port.error()));
+    // Only the names an agent of this build reads; which are errors, and
+    // which grew, decided here.
     out.clear_counters();
+    out.clear_grown_errors();
     for (const v1::PortCounter& counter : port.counters()) {
       if (out.counters_size() >= kMaxPortCounters) break;
-      *out.add_counters() = Recomputed(counter);
+      const bool error = spec::Listed(spec::kPortErrorCounters, counter.name());
+      if (!error && !spec::Listed(spec::kPortOtherCounters, counter.name())) continue;
+      v1::PortCounter& kept = *out.add_counters();
+      kept = Recomputed(counter);
+      kept.set_error_counter(error);
+      if (error && kept.delta() > 0) {
+        out.add_grown_errors(absl::StrCat(kept.name(), " +", kept.delta()));
+      }
     }
     out.clear_refused_counters();
     for (const std::string& refused : port.refused_counters()) {
       if (out.refused_counters_size() >= kMaxPortRefusals) break;
       *out.add_refused_counters() = Cut(refused);
-    }
-    out.clear_grown_errors();
-    for (const std::string& grown : port.grown_errors()) {
-      if (out.grown_errors_size() >= kMaxPortCounters) break;
-      *out.add_grown_errors() = Cut(grown);
     }
   }
 }

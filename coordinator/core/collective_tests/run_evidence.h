@@ -44,7 +44,9 @@ std::string NearestHca(const ebnccl::v1::NodeInventory& inventory, int device_in
 // use (each rank's expected HCA from the inventory, flagged when its NCCL
 // used another), its TCP counters (only spec::kTcpCounters, each once;
 // every delta and reset recomputed from before and after, as for its
-// ports' counters), and its NCCL RAS status (its text dropped, with a note,
+// ports' counters: a port's counters are only those of spec::kPortErrorCounters
+// and kPortOtherCounters, their error flags and grown_errors decided here),
+// and its NCCL RAS status (its text dropped, with a note,
 // past kMaxTestNcclRasBytes for the test). Entries naming a rank outside the test, or a rank of
 // another node, are dropped.
 void MergeNodeEvidence(const std::string& node, const ebnccl::v1::NodeTestEvidence& evidence,

@@ -222,8 +222,9 @@ TEST(TestEvidenceTest, ChannelsAreBoundedPerRankAfterTheIntraNodeTransportsAreTa
 
 // Issue 29 item 6: an agent's counters are untrusted input. Only the TCP
 // counters of the fixed list are kept, once each and once per node; every
-// delta and reset is recomputed from before and after; a node's ports and
-// their counters are bounded.
+// delta and reset is recomputed from before and after, and which counters
+// are errors and grew is decided here; a node's ports and their counters are
+// bounded.
 TEST(MergeNodeEvidenceTest, CountersAreCheckedNotTrusted) {
   v1::TestReport report = Report();
   v1::NodeTestEvidence evidence;
@@ -239,11 +240,15 @@ TEST(MergeNodeEvidenceTest, CountersAreCheckedNotTrusted) {
   for (int p = 0; p < kMaxNodePorts + 5; ++p) {
     v1::PortEvidence& port = *evidence.add_ports();
     port.set_hca("mlx5_" + std::to_string(p));
-    v1::PortCounter& c = *port.add_counters();
-    c.set_name("symbol_error");
-    c.set_before(5);
-    c.set_after(7);
-    c.set_delta(1000);
+    port.add_grown_errors("link_downed +99");  // a lie: nothing says so
+    for (const char* name : {"symbol_error", "port_xmit_data", "made_up"}) {
+      v1::PortCounter& c = *port.add_counters();
+      c.set_name(name);
+      c.set_before(5);
+      c.set_after(7);
+      c.set_delta(1000);
+      c.set_error_counter(name != std::string("symbol_error"));  // lies too
+    }
   }
   MergeNodeEvidence("a800-1", evidence, report);
   MergeNodeEvidence("a800-1", evidence, report);  // a second reading of the node: ignored
@@ -258,7 +263,12 @@ TEST(MergeNodeEvidenceTest, CountersAreCheckedNotTrusted) {
   EXPECT_EQ(kept.counters(1).delta(), 0u);
   // Ports: each merge bounded to kMaxNodePorts, deltas recomputed.
   EXPECT_EQ(report.port_counters_size(), 2 * kMaxNodePorts);
-  EXPECT_EQ(report.port_counters(0).counters(0).delta(), 2u);
+  const v1::PortEvidence& port = report.port_counters(0);
+  ASSERT_EQ(port.counters_size(), 2);  // made_up is no counter an agent reads
+  EXPECT_EQ(port.counters(0).delta(), 2u);
+  EXPECT_TRUE(port.counters(0).error_counter());
+  EXPECT_FALSE(port.counters(1).error_counter());
+  EXPECT_THAT(port.grown_errors(), ElementsAre("symbol_error +2"));
 }
 
 }  // namespace
