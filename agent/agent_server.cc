@@ -22,6 +22,7 @@
 #include "agent/host/log_reader.h"
 #include "agent/host/nvidia_driver.h"
 #include "agent/host/pci_topology.h"
+#include "agent/host/proc_net.h"
 #include "common/memory/idle_pages.h"
 #include "common/metrics/standard_metrics.h"
 #include "common/process/posix_process_launcher.h"
@@ -149,6 +150,7 @@ void AgentServer::CreateSupervisor(std::vector<std::string> agent_env) {
   environment.read_ports = [hcas = config_.ib_hcas, sysfs = config_.sysfs_infiniband] {
     return ReadPortSnapshots(hcas, sysfs);
   };
+  environment.read_tcp = [] { return ReadTcpSnapshot(); };
   environment.read_log = [run_dir = config_.run_dir](const std::string& path, bool from_start,
                                                      size_t max_bytes) {
     const v1::LogContent page =

@@ -27,11 +27,13 @@ EvidenceCollector::EvidenceCollector(std::string node_name, EvidenceReaders read
 
 void EvidenceCollector::AtLaunch(SupervisedTest& test) const {
   if (readers_.read_ports) test.ports_before = readers_.read_ports();
+  if (readers_.read_tcp) test.tcp_before = readers_.read_tcp();
 }
 
 v1::NodeTestEvidence EvidenceCollector::Collect(const SupervisedTest& test) const {
   v1::NodeTestEvidence evidence;
   AddPortDeltas(test, evidence);
+  AddTcpDeltas(test, evidence);
   AddNcclRas(test, evidence);
   AddNcclWarnings(test, evidence);
   AddNicUse(test, evidence);
@@ -44,6 +46,12 @@ void EvidenceCollector::AddPortDeltas(const SupervisedTest& test,
   for (v1::PortEvidence& port : DiffPorts(node_name_, test.ports_before, readers_.read_ports())) {
     *evidence.add_ports() = std::move(port);
   }
+}
+
+void EvidenceCollector::AddTcpDeltas(const SupervisedTest& test,
+                                     v1::NodeTestEvidence& evidence) const {
+  if (!readers_.read_tcp) return;
+  *evidence.mutable_tcp() = DiffTcp(node_name_, test.tcp_before, readers_.read_tcp());
 }
 
 void EvidenceCollector::AddNcclRas(const SupervisedTest& test, v1::NodeTestEvidence& evidence) {

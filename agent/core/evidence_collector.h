@@ -2,7 +2,7 @@
 
 // What this node says about a test once its workers are gone, sent with
 // WorkersStopped (issue 12; docs/DESIGN.md, "Evidence from the node"): the
-// configured ports' counter deltas from launch to end, what NCCL's RAS
+// configured ports' and the host's TCP counter deltas from launch to end, what NCCL's RAS
 // answered before the stop, the NCCL warnings of the ranks that did not
 // finish, and the NICs NCCL's channels used. Each kind is one collector
 // (an Add* step of Collect) over the host readers it needs, so another kind
@@ -17,6 +17,7 @@
 
 #include "agent/core/port_counters.h"
 #include "agent/core/supervision_state.h"
+#include "agent/core/tcp_counters.h"
 #include "ebnccl/v1/agent.pb.h"
 
 namespace eb::agent {
@@ -26,6 +27,8 @@ namespace eb::agent {
 struct EvidenceReaders {
   // Every configured HCA port (link state and counters).
   std::function<std::vector<PortSnapshot>()> read_ports;
+  // The host's TCP counters (its network namespace's).
+  std::function<TcpSnapshot()> read_tcp;
   // At most `max_bytes` of a rank's log, from its start or from its end;
   // "" when it cannot be read.
   std::function<std::string(const std::string& path, bool from_start, size_t max_bytes)> read_log;
@@ -45,6 +48,8 @@ class EvidenceCollector {
  private:
   // The ports' deltas since AtLaunch.
   void AddPortDeltas(const SupervisedTest& test, ebnccl::v1::NodeTestEvidence& evidence) const;
+  // The host's TCP counters' deltas since AtLaunch.
+  void AddTcpDeltas(const SupervisedTest& test, ebnccl::v1::NodeTestEvidence& evidence) const;
   // What RAS answered before the workers were signalled (StopSequence).
   static void AddNcclRas(const SupervisedTest& test, ebnccl::v1::NodeTestEvidence& evidence);
   // The NCCL warnings at the end of the logs of the ranks that did not

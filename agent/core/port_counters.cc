@@ -1,49 +1,34 @@
 #include "agent/core/port_counters.h"
 
 #include <algorithm>
+#include <iterator>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "common/spec/host_counters.h"
+#include "common/spec/numbers.h"
 
 namespace eb::agent {
 namespace v1 = ebnccl::v1;
 
 namespace {
 
-// In the order a report lists them: errors first.
+// In the order a report lists them: errors first (common/spec/
+// host_counters.h, shared with the coordinator).
 const std::vector<std::string>& ErrorCounters() {
-  static const std::vector<std::string> kNames = {
-      "symbol_error",
-      "link_error_recovery",
-      "link_downed",
-      "port_rcv_errors",
-      "port_rcv_remote_physical_errors",
-      "port_rcv_switch_relay_errors",
-      "port_xmit_discards",
-      "port_xmit_constraint_errors",
-      "port_rcv_constraint_errors",
-      "local_link_integrity_errors",
-      "excessive_buffer_overrun_errors",
-      "VL15_dropped",
-      // hw_counters (RoCE, mlx5): retransmissions and transport errors.
-      "out_of_sequence",
-      "packet_seq_err",
-      "local_ack_timeout_err",
-      "implied_nak_seq_err",
-      "req_cqe_error",
-      "resp_cqe_error",
-      "rx_icrc_encapsulated",
-  };
+  static const std::vector<std::string> kNames(std::begin(spec::kPortErrorCounters),
+                                               std::end(spec::kPortErrorCounters));
   return kNames;
 }
 
 const std::vector<std::string>& OtherCounters() {
-  static const std::vector<std::string> kNames = {
-      "port_xmit_wait",    "port_xmit_data", "port_rcv_data",  "port_xmit_packets",
-      "port_rcv_packets",  "np_cnp_sent",    "rp_cnp_handled", "np_ecn_marked_roce_packets",
-      "rnr_nak_retry_err",
-  };
+  static const std::vector<std::string> kNames(std::begin(spec::kPortOtherCounters),
+                                               std::end(spec::kPortOtherCounters));
   return kNames;
 }
+
+// Refusals kept per port: one per counter read at each instant at most.
+constexpr int kMaxRefusedCounters = 64;
 
 bool SameLink(const v1::PortLinkState& a, const v1::PortLinkState& b) {
   return a.state() == b.state() && a.phys_state() == b.phys_state() &&
@@ -51,6 +36,13 @@ bool SameLink(const v1::PortLinkState& a, const v1::PortLinkState& b) {
 }
 
 }  // namespace
+
+absl::StatusOr<uint64_t> ParseCounterValue(absl::string_view text, absl::string_view file) {
+  absl::StatusOr<int64_t> value =
+      spec::ParseCount(text, file, 0, std::numeric_limits<int64_t>::max());
+  if (!value.ok()) return value.status();
+  return static_cast<uint64_t>(*value);
+}
 
 const std::vector<std::string>& PortCounterNames() {
   static const std::vector<std::string> kAll = [] {
@@ -87,6 +79,13 @@ std::vector<v1::PortEvidence> DiffPorts(const std::string& node,
       if (end.error.empty()) *evidence.mutable_end() = end.link;
       continue;
     }
+    for (const PortSnapshot* reading : {start, &end}) {
+      for (const std::string& refused : reading->refused) {
+        if (evidence.refused_counters_size() < kMaxRefusedCounters) {
+          *evidence.add_refused_counters() = refused;
+        }
+      }
+    }
     *evidence.mutable_start() = start->link;
     *evidence.mutable_end() = end.link;
     bool downed = false;
@@ -98,7 +97,8 @@ std::vector<v1::PortEvidence> DiffPorts(const std::string& node,
       counter.set_name(name);
       counter.set_before(b->second);
       counter.set_after(a->second);
-      counter.set_delta(a->second >= b->second ? a->second - b->second : 0);
+      counter.set_reset(a->second < b->second);
+      counter.set_delta(counter.reset() ? 0 : a->second - b->second);
       counter.set_error_counter(IsErrorCounter(name));
       if (counter.error_counter() && counter.delta() > 0) {
         evidence.add_grown_errors(absl::StrCat(name, " +", counter.delta()));

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "ebnccl/v1/common.pb.h"
 
 namespace eb::agent {
@@ -22,9 +24,16 @@ struct PortSnapshot {
   ebnccl::v1::PortLinkState link;
   // counters/<name> and hw_counters/<name> (kPortCounters only).
   std::map<std::string, uint64_t> counters;
+  // Counter files that held no count, one message each naming the file.
+  std::vector<std::string> refused;
   // Why the port could not be read; the rest is empty then.
   std::string error;
 };
+
+// A counter file's content (one line, surrounding whitespace stripped) as
+// a count, through the house's parser (spec::ParseCount): INVALID_ARGUMENT
+// naming `file` for garbage, a sign, a fraction, or a value over 2^63-1.
+absl::StatusOr<uint64_t> ParseCounterValue(absl::string_view text, absl::string_view file);
 
 // The counters read, by file name: the IB error counters, the data and
 // packet counters and port_xmit_wait (counters/), and RoCE's retransmission
@@ -38,7 +47,8 @@ bool IsErrorCounter(const std::string& name);
 
 // One PortEvidence per port of `after` (a port missing from `before` is
 // reported with after's reading and no deltas), for node `node`. A
-// counter that went backwards (reset, wrapped) has delta 0.
+// counter that went backwards (reset, wrapped) has delta 0 and reset set;
+// the files refused at either reading are listed (refused_counters).
 std::vector<ebnccl::v1::PortEvidence> DiffPorts(const std::string& node,
                                                 const std::vector<PortSnapshot>& before,
                                                 const std::vector<PortSnapshot>& after);

@@ -11,6 +11,7 @@
 
 #include "absl/time/time.h"
 #include "agent/core/port_counters.h"
+#include "agent/core/tcp_counters.h"
 #include "common/exec/executor.h"
 #include "common/process/process_launcher.h"
 #include "common/time/late_check.h"
@@ -57,6 +58,8 @@ struct SupervisedTest {
   common::TimerId kill_timer = 0;
   // The configured ports when the test was launched.
   std::vector<PortSnapshot> ports_before;
+  // The host's TCP counters when the test was launched.
+  TcpSnapshot tcp_before;
   // NCCL_RAS_ADDR's port given to this test's NCCL workers, or 0.
   int ras_port = 0;
   // A RAS query is in flight: the workers are signalled when it ends (or

@@ -60,6 +60,9 @@ struct SupervisorEnvironment {
   // test starts and after its workers are gone; the deltas go with
   // WorkersStopped (issue 12, part 3). Unset: no port is read.
   std::function<std::vector<PortSnapshot>()> read_ports;
+  // Reads the host's TCP counters at the same two instants (agent/host/
+  // proc_net.h). Unset: they are not read.
+  std::function<TcpSnapshot()> read_tcp;
   // Reads at most `max_bytes` of a rank's log, from its start or from its
   // end; "" when it cannot be read. Used for the ranks' NCCL warnings and
   // the NICs their NCCL used (nccl_log.h). Unset: neither is collected.

@@ -159,11 +159,16 @@ std::vector<PortSnapshot> ReadPortSnapshots(const std::vector<HcaPort>& hcas,
       snapshot.link = ReadLink(dir);
       for (const std::string& name : PortCounterNames()) {
         for (const char* folder : {"counters", "hw_counters"}) {
-          uint64_t value = 0;
           const fs::path file = dir / folder / name;
-          std::error_code error;
-          if (!fs::exists(file, error)) continue;
-          if (absl::SimpleAtoi(ReadLine(file), &value)) snapshot.counters[name] = value;
+          absl::StatusOr<std::string> text = ReadSysfsValue(file.string());
+          if (absl::IsNotFound(text.status())) continue;  // this port or driver lacks it
+          absl::StatusOr<uint64_t> value =
+              text.ok() ? ParseCounterValue(*text, file.string()) : text.status();
+          if (value.ok()) {
+            snapshot.counters[name] = *value;
+          } else {
+            snapshot.refused.emplace_back(value.status().message());
+          }
           break;
         }
       }

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/spec/failure_kinds.h"
+#include "coordinator/validation/path_counters.h"
 
 namespace eb::validation {
 namespace v1 = ebnccl::v1;
@@ -331,14 +332,51 @@ CulpritFinding DecideFromMeasurements(const v1::TestReport& report, const Attrib
   return BySchedules(report, arrival, t, sched, std::move(out));
 }
 
+// The second, positive signal of the path: the counters that moved say
+// where it lost packets, or which port's link is bad (issue 29 item 6).
+CulpritFinding WithCounters(const v1::TestReport& report, CulpritFinding out) {
+  if (out.culprit != v1::CULPRIT_PATH && out.culprit != v1::CULPRIT_UNKNOWN) return out;
+  out.counters = JudgePathCounters(report);
+  const std::string counters = DescribePathCounters(report, out.counters);
+  if (counters.empty()) return out;
+  if (out.culprit == v1::CULPRIT_UNKNOWN) {
+    // A hint where they moved; "saw nothing" clears nobody here.
+    if (!out.counters.empty()) absl::StrAppend(&out.reason, "; the hosts' counters: ", counters);
+    return out;
+  }
+  if (out.counters.empty()) {
+    absl::StrAppend(&out.reason, "; ", counters, ": \"the path\" only by elimination");
+    return out;
+  }
+  const v1::CounterFinding& first = out.counters.front();
+  const std::string more =
+      out.counters.size() > 1 ? absl::StrCat(" (", out.counters.size() - 1, " more counter finding",
+                                             out.counters.size() == 2 ? "" : "s", ")")
+                              : "";
+  if (first.link_errors()) {
+    out.culprit = v1::CULPRIT_LINK_ERRORS;
+    out.node = first.node_name();
+    out.part = first.part();
+    out.reason =
+        absl::StrCat(counters, ": that port, its cable or transceiver", more, "; ", out.reason);
+    return out;
+  }
+  out.reason =
+      absl::StrCat(counters, ": its packets were lost on the path", more, "; ", out.reason);
+  return out;
+}
+
 }  // namespace
 
 CulpritFinding DecideCulprit(const v1::TestReport& report, const Attribution& arrival) {
   CulpritFinding out = DecideFromMeasurements(report, arrival);
-  if (out.culprit == v1::CULPRIT_UNSPECIFIED || report.failures_size() == 0) return out;
-  const std::optional<v1::Culprit> by_failure = FailureCulprit(report.failures(0));
-  if (!by_failure.has_value()) return out;
-  return ByFailure(report, *by_failure, std::move(out));
+  if (out.culprit == v1::CULPRIT_UNSPECIFIED) return out;
+  if (report.failures_size() > 0) {
+    if (const std::optional<v1::Culprit> by_failure = FailureCulprit(report.failures(0))) {
+      out = ByFailure(report, *by_failure, std::move(out));
+    }
+  }
+  return WithCounters(report, std::move(out));
 }
 
 }  // namespace eb::validation

@@ -12,6 +12,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "coordinator/validation/straggler.h"
 #include "ebnccl/v1/control.pb.h"
@@ -52,7 +53,11 @@ struct CulpritFinding {
   // mean_excess_pct is then its stalled share, slowest_count the
   // measurements in which it was the most stalled rank).
   std::optional<ebnccl::v1::SlowestRank> rank;
-  std::string node;  // DESCHEDULED_HOST; FAILURE: the failed node or rank's
+  std::string node;  // DESCHEDULED_HOST, LINK_ERRORS; FAILURE: the failed node or rank's
+  std::string part;  // LINK_ERRORS: the port ("mlx5_2 port 1")
+  // PATH, LINK_ERRORS and UNKNOWN: the hosts' counters that moved
+  // (path_counters.h), worst first.
+  std::vector<ebnccl::v1::CounterFinding> counters;
   std::string reason;
   std::optional<ebnccl::v1::ScheduleSummary> schedule;
 };
@@ -64,7 +69,10 @@ struct CulpritFinding {
 // node: FAILURE (node: the failed part's); at the path (no_progress): PATH.
 // The rows measured before it did not see it, so they must not contradict
 // it (say "the path" of a rank stopped for good, or name a rank starved
-// before the path was cut).
+// before the path was cut). Then the hosts' counters (path_counters.h):
+// a "path" whose ports' link errors grew is LINK_ERRORS, that port; a
+// "path" whose nodes retransmitted says which node's traffic was lost; an
+// UNKNOWN gets them as a hint, its kind unchanged.
 CulpritFinding DecideCulprit(const ebnccl::v1::TestReport& report, const Attribution& arrival);
 
 }  // namespace eb::validation

@@ -15,8 +15,10 @@
 #                  (CFS quota: it runs, slower)               -> descheduled_rank R
 #   throttled_host one host's link at 100 Mbit/s (tbf, both
 #                  directions)                                -> path
-#   lossy_link     3 % of a host's data packets dropped
-#                  (nftables, both directions)                -> path
+#   lossy_link     3 % of a host's data packets to the other
+#                  lost on the path (nftables on the bridge,
+#                  one direction)                             -> path, the counters
+#                                                                naming that host
 #   paused_rank    a worker SIGSTOPped for good mid-sweep     -> worker_hung R (hang)
 #   one_way_path   node1 -> node2 data dropped mid-sweep
 #                  (packets over 400 bytes; handshakes pass)  -> no_progress or too_slow,
@@ -25,7 +27,10 @@
 #
 # A failed test's culprit must not name another part than its failure
 # (tests/bench/culprit_table.py says what counts as right). For a hang, the
-# time to name is from the fault to ebctl's answer. Each run's line (the
+# time to name is from the fault to ebctl's answer. The counters the
+# culprit names (the hosts' TCP retransmissions, issue 29 item 6) are
+# scored too: lossy_link's must name the sending host first, healthy's
+# none. Each run's line (the
 # report's culprit and first failure, and for cpu_quota and lossy_link what
 # the fault did: CPU time throttled in the sweep, packets dropped) is kept in
 # /tmp/ebnccl-culprit-<pid>.tsv.
@@ -61,6 +66,7 @@ scoring_cleanup() {
   for h in "${hosts[@]}"; do
     ip netns exec "$prefix-h$h" nft delete table inet ebculprit 2>/dev/null
   done
+  ip netns exec "$prefix-br" nft delete table bridge ebculprit 2>/dev/null
   if [[ -d $cgroup ]]; then
     while read -r t; do echo "$t" >/sys/fs/cgroup/cpu/tasks; done <"$cgroup/tasks"
     rmdir "$cgroup"
@@ -123,11 +129,24 @@ table inet ebculprit {
 }
 EOF
 }
-# Packets node $1's rule dropped (its counter), 0 without one.
-dropped_packets() {
-  { ip netns exec "$prefix-h$1" nft list table inet ebculprit 2>/dev/null || true; } |
+# The bridge (the fleet's "switch") loses packets from node $1 to node $2
+# matching "$3": the sender's TCP sees them lost and retransmits (a drop in
+# the sender's own output hook is a local send error, sent again as new).
+bridge_drop() {
+  ip netns exec "$prefix-br" nft -f - <<EOF
+table bridge ebculprit {
+  chain forward {
+    type filter hook forward priority 0;
+    ip saddr $subnet.$(($1 + 1)) ip daddr $subnet.$(($2 + 1)) $3 counter drop
+  }
+}
+EOF
+}
+bridge_dropped() {
+  { ip netns exec "$prefix-br" nft list table bridge ebculprit 2>/dev/null || true; } |
     sed -n 's/.*counter packets \([0-9]*\).*/\1/p' | awk '{n += $1} END {print n + 0}'
 }
+bridge_clear() { ip netns exec "$prefix-br" nft delete table bridge ebculprit 2>/dev/null || true; }
 # CPU time the quota's cgroup was throttled, milliseconds.
 throttled_ms() { awk '/^throttled_time/ {print int($2 / 1000000)}' "$cgroup/cpu.stat"; }
 nft_clear() { ip netns exec "$prefix-h$1" nft delete table inet ebculprit 2>/dev/null || true; }
@@ -139,14 +158,14 @@ nft_clear() { ip netns exec "$prefix-h$1" nft delete table inet ebculprit 2>/dev
 run_case() {
   local name=$1 victim=$((RANDOM % 4)) node=$((1 + RANDOM % 2)) fault_at=0 expect
   local out=$work/run.json sweep=("${short_sweep[@]}") stopper="" throttled_before=0
+  local counters=none  # the node the culprit's counters must name first; any: not scored
   case $name in
     healthy) expect=path ;;
     duty_stop|cpu_quota) expect=rank:$victim ;;
-    throttled_host) expect=path sweep=("${net_sweep[@]}") ; shape_host "$node" ;;
+    throttled_host) expect=path sweep=("${net_sweep[@]}") counters=any; shape_host "$node" ;;
     lossy_link)
-      expect=path sweep=("${net_sweep[@]}")
-      nft_drop "$node" $((3 - node)) "meta length > 400 numgen random mod 100 < 3"
-      nft_drop $((3 - node)) "$node" "meta length > 400 numgen random mod 100 < 3"
+      expect=path sweep=("${net_sweep[@]}") counters=node$node
+      bridge_drop "$node" $((3 - node)) "meta length > 400 numgen random mod 100 < 3"
       ;;
     paused_rank) expect=rank:$victim sweep=("${long_sweep[@]}") ;;
     one_way_path) expect=path sweep=("${long_sweep[@]}") ;;
@@ -190,7 +209,7 @@ run_case() {
   # Whether the fault bit: a quota the worker never reached slows nothing.
   case $name in
     cpu_quota) effect="throttled $(($(throttled_ms) - throttled_before)) ms in the sweep" ;;
-    lossy_link) effect="dropped $(dropped_packets "$node") + $(dropped_packets $((3 - node))) packets" ;;
+    lossy_link) effect="dropped $(bridge_dropped) packets" ;;
   esac
   local exit_at
   exit_at=$(date +%s.%N)
@@ -200,13 +219,18 @@ run_case() {
   fi
   kill -CONT "$pid" 2>/dev/null || true
   if [[ $name == frozen_agent ]]; then kill -CONT "${agent_pid[$node]}"; fi
-  nft_clear 1; nft_clear 2; unshape_host 1; unshape_host 2
+  nft_clear 1; nft_clear 2; bridge_clear; unshape_host 1; unshape_host 2
   [[ -s $out ]] || echo '{}' >"$out"
-  python3 - "$name" "$expect" "$fault_at" "$exit_at" "$code" "$out" "$effect" >>"$results" <<'PY'
+  python3 - "$name" "$expect" "$fault_at" "$exit_at" "$code" "$out" "$effect" "$counters" \
+    >>"$results" <<'PY'
 import json, sys
-name, expect, fault_at, exit_at, code, path, effect = sys.argv[1:]
+name, expect, fault_at, exit_at, code, path, effect, counters = sys.argv[1:]
 r = json.load(open(path))
-print(json.dumps({"case": name, "expect": expect, "effect": effect, "fault_at": float(fault_at),
+print(json.dumps({"case": name, "expect": expect, "counters": counters, "effect": effect,
+                  "tcp": {t["node"]: [t["counters"].get(k, {}).get("delta") for k in
+                                      ("Tcp:OutSegs", "Tcp:RetransSegs")]
+                          for t in r.get("tcp_counters", [])},
+                  "fault_at": float(fault_at),
                   "exit_at": float(exit_at), "exit": int(code), "culprit": r.get("culprit"),
                   "failures": r.get("failures", [])[:1]}))
 PY

@@ -10,7 +10,10 @@ names another: the right part is `path`, `rank:R` or `node:N`.
     `worker_hung`, `worker_exited`; node N: `node_lost`; the path: a failure
     naming no rank and no node, `no_progress` or `too_slow`), and its
     `culprit` must not contradict it (naming another part, or the path
-    while the failure names a rank or node)."""
+    while the failure names a rank or node).
+The hosts' counters the culprit names (issue 29 item 6) are scored apart:
+a run's `counters` is the node they must name first (`none`: they must
+name nothing; `any`: not scored, the first named is listed)."""
 import collections
 import json
 import statistics
@@ -86,14 +89,31 @@ def bit(run):
     return not numbers or sum(numbers) > 0
 
 
+def first_counter(run):
+    """The node the culprit's counters name first, or 'none'."""
+    named = (run.get("culprit") or {}).get("counters") or []
+    return named[0]["node"] if named else "none"
+
+
+def counters_cell(rows):
+    """'right of scored (first named: count, ...)'."""
+    named = collections.Counter(first_counter(r) for r in rows)
+    listed = ", ".join("%s: %d" % kv for kv in sorted(named.items()))
+    scored = [r for r in rows if r.get("counters", "any") != "any"]
+    if not scored:
+        return "- (%s)" % listed
+    ok = sum(1 for r in scored if first_counter(r) == r["counters"])
+    return "%d of %d (%s)" % (ok, len(scored), listed)
+
+
 def main(path):
     cases = collections.OrderedDict()
     for line in open(path):
         run = json.loads(line)
         cases.setdefault(run["case"], []).append(run)
     print("| case | right part | runs | right | said when right | cannot tell | wrong (what was said)"
-          " | fault did not bite | time to name s (median / max) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          " | fault did not bite | time to name s (median / max) | counters named first |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, rows in cases.items():
         ok = [r for r in rows if right(r)]
         unsure = [r for r in rows if not right(r) and cannot_tell(r)]
@@ -103,11 +123,12 @@ def main(path):
         expect = rows[0]["expect"].split(":")[0]
         hang = [r["exit_at"] - r["fault_at"] for r in rows if r["fault_at"] > 0]
         times = "%.2f / %.2f" % (statistics.median(hang), max(hang)) if hang else "-"
-        print("| %s | %s | %d | %d | %s | %d | %s | %s | %s |" % (
+        print("| %s | %s | %d | %d | %s | %d | %s | %s | %s | %s |" % (
             name, expect, len(rows), len(ok),
             ", ".join("%s: %d" % kv for kv in sorted(kinds.items())) or "-", len(unsure),
             "; ".join("%s: %d" % kv for kv in sorted(wrong.items())) or "-",
-            "%d (%s)" % (len(idle), ", ".join(said(r) for r in idle)) if idle else "-", times))
+            "%d (%s)" % (len(idle), ", ".join(said(r) for r in idle)) if idle else "-", times,
+            counters_cell(rows)))
 
 
 if __name__ == "__main__":

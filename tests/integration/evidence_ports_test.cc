@@ -2,7 +2,8 @@
 // over Gloo and each agent's --sysfs-infiniband pointed at a fake tree:
 //  * the port counters: the test advances one node's counters while the
 //    test runs, and the report shows the deltas, the growth flagged and
-//    the cable note; `ebctl show` prints them;
+//    the cable note; `ebctl show` prints them; on a slow path they name
+//    the port as the culprit (issue 29 item 6);
 //  * NCCL's warnings of a failed test: lines in NCCL's format written into
 //    the ranks' logs (the transport-independent line source: NCCL writes
 //    its warnings to the same log), a rank killed, and the report carries
@@ -49,7 +50,7 @@ void StartCluster(LocalCluster& cluster, int workers, FakeSysfs& host0, FakeSysf
   ASSERT_TRUE(cluster.StartCoordinator(coordinator).ok());
   for (auto [name, sysfs] : {std::pair{"host0", &host0}, std::pair{"host1", &host1}}) {
     std::vector<std::string> flags = LocalCluster::FastAgentFlags();
-    flags.push_back("--ib-hca=mlx5_100:1");
+    flags.emplace_back("--ib-hca=mlx5_100:1");
     flags.push_back("--sysfs-infiniband=" + sysfs->infiniband().string());
     flags.push_back("--sysfs-pci=" + sysfs->pci().string());
     if (!fault.empty()) flags.push_back("--worker-env=EB_WORKER_FAULT=" + fault);
@@ -123,6 +124,43 @@ TEST(PortCountersTest, CountersAdvancedDuringTheRunAreInTheReport) {
                                   "#   growing symbol errors: a slow rail on this port is a "
                                   "cable (or transceiver)\n"
                                   "#   port_xmit_data +90000\n"));
+  std::cout << text.out;
+}
+
+// Issue 29 item 6: every rank slowed alike (a slow path: nobody late, nobody
+// stalled) while one port's symbol errors grow: the culprit is no longer
+// "the path" by elimination but that port, named with its node.
+TEST(PortCountersTest, APortWhoseSymbolErrorsGrewIsTheCulpritOfASlowPath) {
+  FakeSysfs host0("culprit-host0");
+  FakeSysfs host1("culprit-host1");
+  MakeHca(host0, "28.39.1002");
+  MakeHca(host1, "28.39.1002");
+  LocalCluster cluster;
+  StartCluster(cluster, 1, host0, host1, "slow=100");
+  const int ebctl = cluster.StartEbctl(GlooSweep({"--json"}));
+  ASSERT_GT(cluster.WaitForRunningWorker(1), 0);
+  host1.SetCounter("mlx5_100", 1, "symbol_error", 7);
+  CliResult result = cluster.WaitEbctl(ebctl);
+  ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
+  const nlohmann::json report = ParseJsonOut(result);
+  const nlohmann::json& culprit = report["culprit"];
+  SCOPED_TRACE(culprit.dump(2));
+  // A loaded machine can stall every rank alike ("cannot tell"): the port
+  // is then the hint. Never "the path" with a port's link errors grown.
+  ASSERT_TRUE(culprit["kind"] == "link_errors" || culprit["kind"] == "unknown");
+  ASSERT_EQ(culprit["counters"].size(), 1u);
+  EXPECT_EQ(culprit["counters"][0]["node"], "host1");
+  EXPECT_EQ(culprit["counters"][0]["part"], "mlx5_100 port 1");
+  EXPECT_EQ(culprit["counters"][0]["what"], "counted 7 symbol_error");
+  EXPECT_EQ(culprit["counters"][0]["link_errors"], true);
+  if (culprit["kind"] != "link_errors") return;
+  EXPECT_EQ(culprit["node"], "host1");
+  EXPECT_EQ(culprit["part"], "mlx5_100 port 1");
+  CliResult text = cluster.Ebctl({"show", report["test_id"].get<std::string>()});
+  ASSERT_EQ(text.exit_code, 0) << text.err << text.out;
+  EXPECT_THAT(text.out, HasSubstr("# Culprit: link_errors host1 mlx5_100 port 1: host1 mlx5_100 "
+                                  "port 1 counted 7 symbol_error during the test: that port, its "
+                                  "cable or transceiver; no rank arrived late"));
   std::cout << text.out;
 }
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/spec/failure_kinds.h"
+#include "common/spec/host_counters.h"
 #include "coordinator/core/collective_tests/nccl_path_check.h"
 
 namespace eb::coordinator {
@@ -41,6 +42,10 @@ void OrderEvidence(v1::TestReport& report) {
                    [&](const v1::PortEvidence& a, const v1::PortEvidence& b) {
                      return std::make_tuple(node_position(a.node_name()), a.hca(), a.port()) <
                             std::make_tuple(node_position(b.node_name()), b.hca(), b.port());
+                   });
+  std::stable_sort(report.mutable_tcp_counters()->begin(), report.mutable_tcp_counters()->end(),
+                   [&](const v1::TcpEvidence& a, const v1::TcpEvidence& b) {
+                     return node_position(a.node_name()) < node_position(b.node_name());
                    });
   std::stable_sort(report.mutable_nccl_warnings()->begin(), report.mutable_nccl_warnings()->end(),
                    [](const v1::RankNcclWarnings& a, const v1::RankNcclWarnings& b) {
@@ -110,6 +115,69 @@ bool HasNetworkVerdict(const v1::TestReport& report) {
   return false;
 }
 
+std::string Cut(const std::string& text) {
+  return text.size() <= kMaxEvidenceTextBytes ? text : text.substr(0, kMaxEvidenceTextBytes);
+}
+
+// A counter as the agent sent it, its delta and reset recomputed: nothing
+// the agent says about growth is taken on trust.
+v1::PortCounter Recomputed(const v1::PortCounter& sent) {
+  v1::PortCounter counter = sent;
+  counter.set_name(Cut(sent.name()));
+  counter.set_reset(sent.after() < sent.before());
+  counter.set_delta(counter.reset() ? 0 : sent.after() - sent.before());
+  return counter;
+}
+
+void MergePorts(const std::string& node, const v1::NodeTestEvidence& evidence,
+                v1::TestReport& report) {
+  int kept = 0;
+  for (const v1::PortEvidence& port : evidence.ports()) {
+    if (++kept > kMaxNodePorts) break;
+    v1::PortEvidence& out = *report.add_port_counters();
+    out = port;
+    out.set_node_name(node);  // the session's name, not what the agent wrote
+    out.set_hca(Cut(port.hca()));
+    out.set_error(Cut(port.error()));
+    // Only the names an agent of this build reads; which are errors, and
+    // which grew, decided here.
+    out.clear_counters();
+    out.clear_grown_errors();
+    for (const v1::PortCounter& counter : port.counters()) {
+      if (out.counters_size() >= kMaxPortCounters) break;
+      const bool error = spec::Listed(spec::kPortErrorCounters, counter.name());
+      if (!error && !spec::Listed(spec::kPortOtherCounters, counter.name())) continue;
+      v1::PortCounter& kept = *out.add_counters();
+      kept = Recomputed(counter);
+      kept.set_error_counter(error);
+      if (error && kept.delta() > 0) {
+        out.add_grown_errors(absl::StrCat(kept.name(), " +", kept.delta()));
+      }
+    }
+    out.clear_refused_counters();
+    for (const std::string& refused : port.refused_counters()) {
+      if (out.refused_counters_size() >= kMaxPortRefusals) break;
+      *out.add_refused_counters() = Cut(refused);
+    }
+  }
+}
+
+void MergeTcp(const std::string& node, const v1::TcpEvidence& tcp, v1::TestReport& report) {
+  for (const v1::TcpEvidence& other : report.tcp_counters()) {
+    if (other.node_name() == node) return;  // one reading per node and test
+  }
+  v1::TcpEvidence& out = *report.add_tcp_counters();
+  out.set_node_name(node);
+  out.set_error(Cut(tcp.error()));
+  for (std::string_view name : spec::kTcpCounters) {
+    for (const v1::PortCounter& counter : tcp.counters()) {
+      if (counter.name() != name) continue;
+      *out.add_counters() = Recomputed(counter);
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 std::string NearestHca(const v1::NodeInventory& inventory, int device_index) {
@@ -122,11 +190,8 @@ std::string NearestHca(const v1::NodeInventory& inventory, int device_index) {
 
 void MergeNodeEvidence(const std::string& node, const v1::NodeTestEvidence& evidence,
                        v1::TestReport& report) {
-  for (const v1::PortEvidence& port : evidence.ports()) {
-    v1::PortEvidence& out = *report.add_port_counters();
-    out = port;
-    out.set_node_name(node);  // the session's name, not what the agent wrote
-  }
+  MergePorts(node, evidence, report);
+  if (evidence.has_tcp()) MergeTcp(node, evidence.tcp(), report);
   size_t bytes = WarningBytes(report);
   for (const v1::RankNcclWarnings& rank : evidence.nccl_warnings()) {
     if (NodeOfRank(report, rank.rank()) != node) continue;

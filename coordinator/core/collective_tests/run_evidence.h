@@ -25,6 +25,15 @@ inline constexpr size_t kMaxTestNcclRasBytes = 64 * 1024;
 inline constexpr int kMaxRankNcclChannels = 128;
 inline constexpr int kMaxTestNcclChannels = 8192;
 
+// What one node's agent may send of its ports (an agent is untrusted
+// input): ports, counters per port and refused files per port beyond these
+// are dropped, a message longer than kMaxEvidenceTextBytes is cut. A node
+// of 8 rails x 2 ports reads 16 ports of 28 counters.
+inline constexpr int kMaxNodePorts = 64;
+inline constexpr int kMaxPortCounters = 64;
+inline constexpr int kMaxPortRefusals = 64;
+inline constexpr size_t kMaxEvidenceTextBytes = 512;
+
 // The HCA the node's inventory names closest to GPU `device_index`
 // (GpuInfo.nearest_hca), or "".
 std::string NearestHca(const ebnccl::v1::NodeInventory& inventory, int device_index);
@@ -33,7 +42,11 @@ std::string NearestHca(const ebnccl::v1::NodeInventory& inventory, int device_in
 // ranks' NCCL warnings (within kMaxTestNcclWarningBytes for the whole
 // test; what does not fit is dropped, the rank marked truncated) and NIC
 // use (each rank's expected HCA from the inventory, flagged when its NCCL
-// used another), and its NCCL RAS status (its text dropped, with a note,
+// used another), its TCP counters (only spec::kTcpCounters, each once;
+// every delta and reset recomputed from before and after, as for its
+// ports' counters: a port's counters are only those of spec::kPortErrorCounters
+// and kPortOtherCounters, their error flags and grown_errors decided here),
+// and its NCCL RAS status (its text dropped, with a note,
 // past kMaxTestNcclRasBytes for the test). Entries naming a rank outside the test, or a rank of
 // another node, are dropped.
 void MergeNodeEvidence(const std::string& node, const ebnccl::v1::NodeTestEvidence& evidence,

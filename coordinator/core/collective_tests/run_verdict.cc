@@ -170,6 +170,9 @@ void StoreStraggler(v1::TestReport& report) {
   report.set_culprit(culprit.culprit);
   report.set_culprit_node(culprit.node);
   report.set_culprit_reason(culprit.reason);
+  report.set_culprit_part(culprit.part);
+  for (const v1::CounterFinding& finding : culprit.counters)
+    *report.add_culprit_counters() = finding;
   // The culprit's rank is the arrival's when arrivals named one; otherwise
   // the schedule's, better founded than a pick by per-rank time.
   if (culprit.rank.has_value()) *report.mutable_slowest_rank() = *culprit.rank;

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/spec/culprit_kinds.h"
 #include "common/spec/wire_names.h"
 
 namespace eb::ebctl {
@@ -50,12 +51,21 @@ std::string SlowestRankLine(const v1::TestReport& report) {
 // Who a slow result is to blame on (arrivals and schedules together).
 std::string CulpritLine(const v1::TestReport& report) {
   if (report.culprit() == v1::CULPRIT_UNSPECIFIED) return "";
-  std::string kind = spec::WireName(report.culprit());
-  if (report.culprit() == v1::CULPRIT_UNKNOWN) kind = "cannot tell";
-  if (report.culprit() == v1::CULPRIT_DESCHEDULED_HOST) {
-    absl::StrAppend(&kind, " ", report.culprit_node());
+  const spec::CulpritKindRow& row = spec::RowOf(report.culprit());
+  std::string kind = row.word;
+  if (row.part_in_line) absl::StrAppend(&kind, " ", report.culprit_node());
+  if (row.part_in_line && row.part == spec::CulpritPart::kPort) {
+    absl::StrAppend(&kind, " ", report.culprit_part());
   }
-  return absl::StrFormat("# Culprit: %s: %s\n", kind, report.culprit_reason());
+  std::string out = absl::StrFormat("# Culprit: %s: %s\n", kind, report.culprit_reason());
+  // The reason names the worst; every counter that moved, one line each.
+  if (report.culprit_counters_size() > 1) {
+    for (const v1::CounterFinding& finding : report.culprit_counters()) {
+      absl::StrAppendFormat(&out, "#   counters: %s %s %s\n", finding.node_name(), finding.part(),
+                            finding.what());
+    }
+  }
+  return out;
 }
 
 }  // namespace

@@ -9,6 +9,13 @@ using nlohmann::json;
 
 namespace {
 
+json CounterToJson(const v1::PortCounter& counter) {
+  return json{{"before", counter.before()},
+              {"after", counter.after()},
+              {"delta", counter.delta()},
+              {"reset", counter.reset()}};
+}
+
 json LinkToJson(const v1::PortLinkState& link) {
   return json{{"state", link.state()},
               {"phys_state", link.phys_state()},
@@ -23,10 +30,8 @@ json PortCountersToJson(const v1::TestReport& report) {
   for (const v1::PortEvidence& port : report.port_counters()) {
     json counters = json::object();
     for (const v1::PortCounter& counter : port.counters()) {
-      counters[counter.name()] = json{{"before", counter.before()},
-                                      {"after", counter.after()},
-                                      {"delta", counter.delta()},
-                                      {"error", counter.error_counter()}};
+      counters[counter.name()] = CounterToJson(counter);
+      counters[counter.name()]["error"] = counter.error_counter();
     }
     ports.push_back(json{
         {"node", port.node_name()},
@@ -38,10 +43,26 @@ json PortCountersToJson(const v1::TestReport& report) {
         {"grown_errors",
          std::vector<std::string>(port.grown_errors().begin(), port.grown_errors().end())},
         {"link_flapped", port.link_flapped()},
+        {"refused_counters",
+         std::vector<std::string>(port.refused_counters().begin(), port.refused_counters().end())},
         {"error", port.error().empty() ? json() : json(port.error())},
     });
   }
   return ports;
+}
+
+json TcpCountersToJson(const v1::TestReport& report) {
+  json nodes = json::array();
+  for (const v1::TcpEvidence& tcp : report.tcp_counters()) {
+    json counters = json::object();
+    for (const v1::PortCounter& counter : tcp.counters()) {
+      counters[counter.name()] = CounterToJson(counter);
+    }
+    nodes.push_back(json{{"node", tcp.node_name()},
+                         {"counters", std::move(counters)},
+                         {"error", tcp.error().empty() ? json() : json(tcp.error())}});
+  }
+  return nodes;
 }
 
 json NcclWarningsToJson(const v1::TestReport& report) {

@@ -15,6 +15,9 @@ namespace eb::ebctl {
 // (null when the port could not be read), every counter's before, after
 // and delta, the grown error counters and whether the link flapped.
 nlohmann::json PortCountersToJson(const ebnccl::v1::TestReport& report);
+// tcp_counters[]: per node, its TCP counters (/proc/net/snmp, netstat)
+// before and after the test, by "<table>:<field>".
+nlohmann::json TcpCountersToJson(const ebnccl::v1::TestReport& report);
 
 // nccl_warnings[]: per rank, its last NCCL WARN lines.
 nlohmann::json NcclWarningsToJson(const ebnccl::v1::TestReport& report);

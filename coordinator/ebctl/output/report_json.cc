@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/spec/culprit_kinds.h"
 #include "common/spec/judged_figures.h"
 #include "common/spec/names.h"
 #include "common/spec/wire_names.h"
@@ -208,6 +209,21 @@ json ArrivalsToJson(const v1::TestReport& report) {
 
 // What the schedules and arrivals together blame; null before the test
 // finished with results.
+// The hosts' counters that moved (the positive signal of the path), worst
+// first.
+json CulpritCountersToJson(const v1::TestReport& report) {
+  json out = json::array();
+  for (const v1::CounterFinding& finding : report.culprit_counters()) {
+    json entry = {{"node", finding.node_name()},
+                  {"part", finding.part()},
+                  {"what", finding.what()},
+                  {"link_errors", finding.link_errors()}};
+    if (finding.part() == "TCP") entry["retransmit_pct"] = finding.retransmit_pct();
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
 json CulpritToJson(const v1::TestReport& report) {
   if (report.culprit() == v1::CULPRIT_UNSPECIFIED) return json();
   json schedule;
@@ -220,15 +236,17 @@ json CulpritToJson(const v1::TestReport& report) {
         {"flat", s.flat()},
     };
   }
-  const bool ranked =
-      report.culprit() == v1::CULPRIT_LATE_RANK || report.culprit() == v1::CULPRIT_DESCHEDULED_RANK;
+  const spec::CulpritKindRow& row = spec::RowOf(report.culprit());
+  const bool ranked = row.part == spec::CulpritPart::kRank;
+  // A late rank that its host's stall explained keeps its rank beside the
+  // host.
   const bool has_rank =
       (ranked || report.culprit() == v1::CULPRIT_DESCHEDULED_HOST) && report.has_slowest_rank();
   std::string node = report.culprit_node();
   if (node.empty() && has_rank) node = report.slowest_rank().node_name();
   json rank = has_rank ? json(report.slowest_rank().rank()) : json();
   // The failure that ended the test names its rank (culprit_node its node).
-  if (report.culprit() == v1::CULPRIT_FAILURE && report.failures_size() > 0 &&
+  if (row.part == spec::CulpritPart::kFailure && report.failures_size() > 0 &&
       report.failures(0).rank() >= 0) {
     rank = report.failures(0).rank();
   }
@@ -236,8 +254,10 @@ json CulpritToJson(const v1::TestReport& report) {
       {"kind", spec::WireName(report.culprit())},
       {"rank", std::move(rank)},
       {"node", node.empty() ? json() : json(node)},
+      {"part", report.culprit_part().empty() ? json() : json(report.culprit_part())},
       {"reason", report.culprit_reason()},
       {"schedule", std::move(schedule)},
+      {"counters", CulpritCountersToJson(report)},
   };
 }
 
@@ -356,6 +376,7 @@ json ReportToJson(const v1::TestReport& report, absl::string_view version,
       {"culprit", CulpritToJson(report)},
       {"rails", RailsToJson(report)},
       {"port_counters", PortCountersToJson(report)},
+      {"tcp_counters", TcpCountersToJson(report)},
       {"nccl_warnings", NcclWarningsToJson(report)},
       {"nccl_ras", NcclRasToJson(report)},
       {"nic_use", NicUseToJson(report)},

@@ -46,7 +46,8 @@ v1::PortEvidence Port(const std::string& hca, const std::string& grown) {
     port.add_grown_errors(grown);
     v1::PortCounter& counter = *port.add_counters();
     counter.set_name("symbol_error");
-    counter.set_delta(12);
+    counter.set_before(3);  // the coordinator computes the delta itself
+    counter.set_after(15);
     counter.set_error_counter(true);
   }
   return port;
@@ -217,6 +218,57 @@ TEST(TestEvidenceTest, ChannelsAreBoundedPerRankAfterTheIntraNodeTransportsAreTa
   EXPECT_EQ(report.nic_use(0).channels_size(), kMaxRankNcclChannels);
   EXPECT_EQ(report.nic_use(0).channels_dropped(), 200 - kMaxRankNcclChannels);
   EXPECT_THAT(report.nic_use(0).intra_transports(), ElementsAre("SHM/direct"));
+}
+
+// Issue 29 item 6: an agent's counters are untrusted input. Only the TCP
+// counters of the fixed list are kept, once each and once per node; every
+// delta and reset is recomputed from before and after, and which counters
+// are errors and grew is decided here; a node's ports and their counters are
+// bounded.
+TEST(MergeNodeEvidenceTest, CountersAreCheckedNotTrusted) {
+  v1::TestReport report = Report();
+  v1::NodeTestEvidence evidence;
+  v1::TcpEvidence& tcp = *evidence.mutable_tcp();
+  tcp.set_node_name("someone-else");
+  for (const char* name : {"Tcp:RetransSegs", "Tcp:Bogus", "Tcp:OutSegs", "Tcp:OutSegs"}) {
+    v1::PortCounter& c = *tcp.add_counters();
+    c.set_name(name);
+    c.set_before(100);
+    c.set_after(name == std::string("Tcp:RetransSegs") ? 40 : 1100);
+    c.set_delta(999999);  // a lie
+  }
+  for (int p = 0; p < kMaxNodePorts + 5; ++p) {
+    v1::PortEvidence& port = *evidence.add_ports();
+    port.set_hca("mlx5_" + std::to_string(p));
+    port.add_grown_errors("link_downed +99");  // a lie: nothing says so
+    for (const char* name : {"symbol_error", "port_xmit_data", "made_up"}) {
+      v1::PortCounter& c = *port.add_counters();
+      c.set_name(name);
+      c.set_before(5);
+      c.set_after(7);
+      c.set_delta(1000);
+      c.set_error_counter(name != std::string("symbol_error"));  // lies too
+    }
+  }
+  MergeNodeEvidence("a800-1", evidence, report);
+  MergeNodeEvidence("a800-1", evidence, report);  // a second reading of the node: ignored
+  ASSERT_EQ(report.tcp_counters_size(), 1);
+  const v1::TcpEvidence& kept = report.tcp_counters(0);
+  EXPECT_EQ(kept.node_name(), "a800-1");
+  ASSERT_EQ(kept.counters_size(), 2);  // kTcpCounters' order, no Bogus, one OutSegs
+  EXPECT_EQ(kept.counters(0).name(), "Tcp:OutSegs");
+  EXPECT_EQ(kept.counters(0).delta(), 1000u);
+  EXPECT_EQ(kept.counters(1).name(), "Tcp:RetransSegs");
+  EXPECT_TRUE(kept.counters(1).reset());
+  EXPECT_EQ(kept.counters(1).delta(), 0u);
+  // Ports: each merge bounded to kMaxNodePorts, deltas recomputed.
+  EXPECT_EQ(report.port_counters_size(), 2 * kMaxNodePorts);
+  const v1::PortEvidence& port = report.port_counters(0);
+  ASSERT_EQ(port.counters_size(), 2);  // made_up is no counter an agent reads
+  EXPECT_EQ(port.counters(0).delta(), 2u);
+  EXPECT_TRUE(port.counters(0).error_counter());
+  EXPECT_FALSE(port.counters(1).error_counter());
+  EXPECT_THAT(port.grown_errors(), ElementsAre("symbol_error +2"));
 }
 
 }  // namespace

@@ -39,6 +39,7 @@ TEST(ReportToJsonTest, TopLevelFields) {
   EXPECT_EQ(doc["rails"], json::array());
   // No agent sent evidence (issue 12) and the nodes did not drift.
   EXPECT_EQ(doc["port_counters"], json::array());
+  EXPECT_EQ(doc["tcp_counters"], json::array());
   EXPECT_EQ(doc["nccl_warnings"], json::array());
   EXPECT_EQ(doc["nccl_ras"], json::array());
   EXPECT_EQ(doc["nic_use"], json::array());
@@ -49,7 +50,7 @@ TEST(ReportToJsonTest, TopLevelFields) {
   EXPECT_EQ(doc["args"], json::array());
   EXPECT_EQ(doc["env"], json::array());
   EXPECT_EQ(doc["rank_times_finding"], "");  // the ranks' times agree
-  EXPECT_EQ(doc.size(), 34u) << doc.dump(2);
+  EXPECT_EQ(doc.size(), 35u) << doc.dump(2);
 }
 
 TEST(ReportToJsonTest, Config) {
@@ -169,14 +170,55 @@ TEST(ReportToJsonTest, CulpritNamesTheDescheduledRankWithTheSchedule) {
   schedule.set_flat(false);
   EXPECT_EQ(ReportToJson(report)["culprit"], json::parse(R"({
       "kind": "descheduled_rank", "rank": 1, "node": "host2",
-      "reason": "rank 1 (host2 slot 0) was stalled 30.0% of its timed calls",
-      "schedule": {"measurements": 4, "rank_stalled_pct": [0.5, 30.0], "flat": false}})"));
+      "reason": "rank 1 (host2 slot 0) was stalled 30.0% of its timed calls", "part": null,
+      "schedule": {"measurements": 4, "rank_stalled_pct": [0.5, 30.0], "flat": false},
+      "counters": []})"));
   report.set_culprit(v1::CULPRIT_UNKNOWN);
   report.clear_schedule();
   const json unknown = ReportToJson(report)["culprit"];
   EXPECT_EQ(unknown["kind"], "unknown");
   EXPECT_TRUE(unknown["rank"].is_null());
   EXPECT_TRUE(unknown["schedule"].is_null());
+}
+
+// Issue 29 item 6: a port whose link errors grew is the culprit, named with
+// its node and port; every counter that moved is listed; each node's TCP
+// counters are in tcp_counters.
+TEST(ReportToJsonTest, CulpritNamesThePortAndTheCountersThatMoved) {
+  v1::TestReport report = testing::TwoRankReport();
+  report.set_culprit(v1::CULPRIT_LINK_ERRORS);
+  report.set_culprit_node("host2");
+  report.set_culprit_part("mlx5_2 port 1");
+  report.set_culprit_reason("host2 mlx5_2 port 1 counted 1,204 symbol_error during the test");
+  v1::CounterFinding& link = *report.add_culprit_counters();
+  link.set_node_name("host2");
+  link.set_part("mlx5_2 port 1");
+  link.set_what("counted 1,204 symbol_error");
+  link.set_link_errors(true);
+  v1::CounterFinding& tcp = *report.add_culprit_counters();
+  tcp.set_node_name("host1");
+  tcp.set_part("TCP");
+  tcp.set_what("retransmitted 2.9% of its 41,200 TCP segments");
+  tcp.set_retransmit_pct(2.9);
+  v1::TcpEvidence& counters = *report.add_tcp_counters();
+  counters.set_node_name("host1");
+  v1::PortCounter& out = *counters.add_counters();
+  out.set_name("Tcp:OutSegs");
+  out.set_before(10);
+  out.set_after(40010);
+  out.set_delta(40000);
+  const json doc = ReportToJson(report);
+  EXPECT_EQ(doc["culprit"]["kind"], "link_errors");
+  EXPECT_EQ(doc["culprit"]["node"], "host2");
+  EXPECT_EQ(doc["culprit"]["part"], "mlx5_2 port 1");
+  EXPECT_TRUE(doc["culprit"]["rank"].is_null());
+  EXPECT_EQ(doc["culprit"]["counters"], json::parse(R"([
+      {"node": "host2", "part": "mlx5_2 port 1", "what": "counted 1,204 symbol_error",
+       "link_errors": true},
+      {"node": "host1", "part": "TCP", "what": "retransmitted 2.9% of its 41,200 TCP segments",
+       "link_errors": false, "retransmit_pct": 2.9}])"));
+  EXPECT_EQ(doc["tcp_counters"], json::parse(R"([{"node": "host1", "error": null, "counters":
+      {"Tcp:OutSegs": {"before": 10, "after": 40010, "delta": 40000, "reset": false}}}])"));
 }
 
 // A failed test's culprit names the failed rank (from failures[0]) and its

@@ -357,6 +357,31 @@ TEST(TableFooterTest, FlatArrivalsAloneDoNotSayThePath) {
   EXPECT_THAT(TableFooter(report), HasSubstr("# Culprit: cannot tell: no rank recorded"));
 }
 
+// Issue 29 item 6: a port at fault is named on the culprit line; every
+// counter finding gets a line when there are several.
+TEST(TableFooterTest, APortWithLinkErrorsIsNamedWithEveryCounterThatMoved) {
+  v1::TestReport report = testing::TwoRankReport();
+  report.set_culprit(v1::CULPRIT_LINK_ERRORS);
+  report.set_culprit_node("host2");
+  report.set_culprit_part("mlx5_2 port 1");
+  report.set_culprit_reason("host2 mlx5_2 port 1 counted 1,204 symbol_error during the test");
+  v1::CounterFinding& link = *report.add_culprit_counters();
+  link.set_node_name("host2");
+  link.set_part("mlx5_2 port 1");
+  link.set_what("counted 1,204 symbol_error");
+  EXPECT_THAT(TableFooter(report),
+              HasSubstr("# Culprit: link_errors host2 mlx5_2 port 1: host2 mlx5_2 port 1 counted "
+                        "1,204 symbol_error during the test\n"));
+  EXPECT_THAT(TableFooter(report), Not(HasSubstr("#   counters:")));
+  v1::CounterFinding& tcp = *report.add_culprit_counters();
+  tcp.set_node_name("host1");
+  tcp.set_part("TCP");
+  tcp.set_what("retransmitted 2.9% of its 41,200 TCP segments");
+  EXPECT_THAT(TableFooter(report),
+              HasSubstr("#   counters: host2 mlx5_2 port 1 counted 1,204 symbol_error\n"
+                        "#   counters: host1 TCP retransmitted 2.9% of its 41,200 TCP segments\n"));
+}
+
 TEST(TableFooterTest, ADescheduledRankIsNamedWithItsStalledShare) {
   v1::TestReport report = testing::TwoRankReport();
   v1::SlowestRank& slowest = *report.mutable_slowest_rank();
