@@ -118,7 +118,8 @@ for mode in "${modes[@]}"; do
       rm -f "$history_file" "$history_file-wal" "$history_file-shm"
     fi
     "$bin/eb-coordinator" --config /dev/null --listen "127.0.0.1:$port" --history-path "$history_file" \
-      --history-limit "$history_limit" --log-level warn "${ctls[@]}" >"$work/coordinator-$tag.log" 2>&1 &
+      --history-limit "$history_limit" --log-level warn "${ctls[@]}" \
+      --heartbeat-period-ms 2000 --heartbeat-miss-limit 3 >"$work/coordinator-$tag.log" 2>&1 &
     coordinator_pid=$!
     for _ in $(seq 50); do
       (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
