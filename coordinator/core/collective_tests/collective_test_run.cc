@@ -273,7 +273,7 @@ void TestRun::Raise(int rank, int level) {
   // In the sweep, any progress restarts the step deadline: a step that no
   // rank finishes within step_timeout names the ranks that are behind.
   ArmPhaseTimer(timeouts_.step);
-  stall_watch_.Touched(clock_.Now());
+  stall_watch_.MovedOn(rank, clock_.Now());
   if (progress_.SlowestLevel() == slowest_before) return;
   EnterStep();
   // Every rank entered the next size: stop now if the sizes measured so far
@@ -301,13 +301,15 @@ void TestRun::EnterStep() {
 void TestRun::OnProgress(int rank, const v1::IterationProgress& progress) {
   if (stopping_ || report_.state() != v1::TEST_STATE_RUNNING) return;
   if (progress.step() != RunProgress::StepAt(progress_.level(rank))) return;
-  if (!size_watch_.Record(rank, progress)) return;
-  // A call completed: the data path moves, so the hang deadline restarts.
-  if (progress_.level(rank) == progress_.SlowestLevel()) ArmPhaseTimer(timeouts_.step);
-  stall_watch_.Heard(rank, progress, clock_.Now());
-  if (std::optional<v1::Failure> miss = size_watch_.PredictedOverrun(clock_.Now())) {
-    AddFailure(*std::move(miss));
-    return;
+  const bool news = size_watch_.Record(rank, progress);
+  stall_watch_.Heard(rank, progress, clock_.Now(), news);
+  if (news) {
+    // A call completed: the data path moves, so the hang deadline restarts.
+    if (progress_.level(rank) == progress_.SlowestLevel()) ArmPhaseTimer(timeouts_.step);
+    if (std::optional<v1::Failure> miss = size_watch_.PredictedOverrun(clock_.Now())) {
+      AddFailure(*std::move(miss));
+      return;
+    }
   }
   ArmStallTimer();
 }

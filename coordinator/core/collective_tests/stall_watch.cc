@@ -37,12 +37,28 @@ void StallWatch::EnterStep(int index, absl::Time now) {
   last_news_ = now;
   heard_at_.assign(static_cast<size_t>(report_.ranks_size()), absl::InfinitePast());
   heard_calls_.assign(static_cast<size_t>(report_.ranks_size()), -1);
+  waiting_.assign(static_cast<size_t>(report_.ranks_size()), 0);
+  not_waiting_ = report_.ranks_size();
 }
 
-void StallWatch::Heard(int rank, const v1::IterationProgress& progress, absl::Time now) {
+void StallWatch::SetWaiting(size_t rank, bool waiting) {
+  if ((waiting_[rank] != 0) == waiting) return;
+  waiting_[rank] = waiting ? 1 : 0;
+  not_waiting_ += waiting ? -1 : 1;
+}
+
+void StallWatch::MovedOn(int rank, absl::Time now) {
+  if (rank < 0 || static_cast<size_t>(rank) >= waiting_.size()) return;
+  SetWaiting(static_cast<size_t>(rank), true);
+  last_news_ = std::max(last_news_, now);
+}
+
+void StallWatch::Heard(int rank, const v1::IterationProgress& progress, absl::Time now, bool news) {
   if (rank < 0 || static_cast<size_t>(rank) >= heard_at_.size() || progress.step() != step_) {
     return;
   }
+  SetWaiting(static_cast<size_t>(rank), progress.waiting_on_peers());
+  if (!news) return;
   last_news_ = std::max(last_news_, now);
   if (progress.timed_calls() > 0) calls_one_by_one_ = true;
   const auto index = static_cast<size_t>(rank);
@@ -88,7 +104,8 @@ StallInputs StallWatch::Inputs(const SizeProgressWatch::Summary& position) const
 }
 
 std::optional<absl::Time> StallWatch::Deadline(const SizeProgressWatch::Summary& position) const {
-  if (step_ < 0) return std::nullopt;
+  // A rank in its own work between calls holds the others up, not the path.
+  if (step_ < 0 || not_waiting_ > 0) return std::nullopt;
   std::optional<absl::Duration> limit = StallLimit(Inputs(position), floor_);
   if (!limit.has_value()) return std::nullopt;
   return last_news_ + *limit;

@@ -29,6 +29,12 @@
 //     when time grows affinely with bytes); nothing measured, no judgment;
 //     a backend that completes the timed batch as a whole (NCCL) reports a
 //     batch at a time, so its next report may be a whole batch away;
+//   - only the path: the rule judges only while every rank waits on its
+//     peers (in a call or a barrier, IterationProgress.waiting_on_peers, or
+//     done with the size). A rank in its own work between calls (filling or
+//     checking its buffers) that does not finish it is starved of CPU, not
+//     a path that carries nothing (a CFS quota on a loaded host took > 4 s
+//     to fill 8 MiB); a stopped one is its agent's to name;
 //   - the reports' own cadence: a rank reports at most once per worker
 //     heartbeat (an agent's setting the coordinator does not know), so the
 //     longest silence seen between one rank's reports bounds the rule from
@@ -79,14 +85,17 @@ class StallWatch {
 
   // Every rank is in step `index` since `now`.
   void EnterStep(int index, absl::Time now);
-  // `rank` completed calls of the current step (SizeProgressWatch::Record
-  // said news).
-  void Heard(int rank, const ebnccl::v1::IterationProgress& progress, absl::Time now);
-  // A rank moved on (finished the size): news too, of no call count.
-  void Touched(absl::Time now) { last_news_ = std::max(last_news_, now); }
+  // `rank` reported `progress` of the current step (others are ignored):
+  // whether it waits on its peers, and with `news` (SizeProgressWatch::Record
+  // said it completed calls) when.
+  void Heard(int rank, const ebnccl::v1::IterationProgress& progress, absl::Time now, bool news);
+  // `rank` finished the current step (it waits on the others in the next):
+  // news too, of no call count.
+  void MovedOn(int rank, absl::Time now);
 
   // When the current step counts as stuck unless news comes first; nullopt
-  // while the rule does not judge. `position`: the laggard's, from
+  // while the rule does not judge (a rank in its own work between calls,
+  // a warm-up call, nothing measured). `position`: the laggard's, from
   // SizeProgressWatch.
   std::optional<absl::Time> Deadline(const SizeProgressWatch::Summary& position) const;
   absl::Time last_news() const { return last_news_; }
@@ -96,6 +105,7 @@ class StallWatch {
 
  private:
   StallInputs Inputs(const SizeProgressWatch::Summary& position) const;
+  void SetWaiting(size_t rank, bool waiting);
   // A call's expected time from the previous size of the same collective,
   // scaled to this one; 0 when there is none.
   double CallUsFromPreviousSize() const;
@@ -109,6 +119,10 @@ class StallWatch {
   // calls then (-1: none yet).
   std::vector<absl::Time> heard_at_;
   std::vector<int> heard_calls_;
+  // Per rank: waits on its peers (its latest report said so, or it moved
+  // on); and how many do not.
+  std::vector<char> waiting_;
+  int not_waiting_ = 0;
   // Over the whole test.
   absl::Duration longest_gap_;
   bool calls_one_by_one_ = false;

@@ -145,13 +145,21 @@ class StallWatchTest : public ::testing::Test {
     }
   }
 
-  static v1::IterationProgress Calls(int step, int done, int timed = 0) {
+  static v1::IterationProgress Calls(int step, int done, int timed = 0, bool waiting = true) {
     v1::IterationProgress p;
     p.set_step(step);
     p.set_calls_done(done);
     p.set_calls_planned(24);
     p.set_timed_calls(timed);
+    p.set_waiting_on_peers(waiting);
     return p;
+  }
+  // Step `step` from t0_, every rank but `except` waiting in a call.
+  void Enter(int step, int except = -1) {
+    watch_.EnterStep(step, t0_);
+    for (int r = 0; r < 4; ++r) {
+      if (r != except) watch_.Heard(r, Calls(step, 1), t0_, false);
+    }
   }
   static SizeProgressWatch::Summary At(int fewest, double call_us = 0) {
     SizeProgressWatch::Summary s;
@@ -168,17 +176,28 @@ class StallWatchTest : public ::testing::Test {
 };
 
 TEST_F(StallWatchTest, TheDeadlineRunsFromTheLastNews) {
-  watch_.EnterStep(0, t0_);
-  watch_.Heard(0, Calls(0, 3, 2), t0_ + absl::Seconds(1));
+  Enter(0);
+  watch_.Heard(0, Calls(0, 3, 2), t0_ + absl::Seconds(1), true);
   EXPECT_EQ(watch_.Deadline(At(3, 15'000)), t0_ + absl::Seconds(1) + kStallFloor);
-  watch_.Touched(t0_ + absl::Seconds(2));  // a rank finished the size
+  watch_.MovedOn(0, t0_ + absl::Seconds(2));  // rank 0 finished the size
   EXPECT_EQ(watch_.Deadline(At(3, 15'000)), t0_ + absl::Seconds(2) + kStallFloor);
   EXPECT_FALSE(watch_.Deadline(At(0, 15'000)).has_value());  // a rank not started
 }
 
+TEST_F(StallWatchTest, ARankInItsOwnWorkStopsTheRuleUntilItWaitsOnItsPeers) {
+  Enter(0, /*except=*/2);
+  EXPECT_FALSE(watch_.Deadline(At(3, 15'000)).has_value());
+  watch_.Heard(2, Calls(0, 3, 2, /*waiting=*/false), t0_ + absl::Seconds(1), true);
+  EXPECT_FALSE(watch_.Deadline(At(3, 15'000)).has_value());  // filling its buffers
+  watch_.Heard(2, Calls(0, 3, 2), t0_ + absl::Seconds(2), false);
+  EXPECT_EQ(watch_.Deadline(At(3, 15'000)), t0_ + absl::Seconds(1) + kStallFloor);
+  watch_.MovedOn(2, t0_ + absl::Seconds(3));  // done with the size: waits in the next
+  EXPECT_EQ(watch_.Deadline(At(3, 15'000)), t0_ + absl::Seconds(3) + kStallFloor);
+}
+
 TEST_F(StallWatchTest, TheFirstSizeWithoutATimedCallIsNotJudged) {
-  watch_.EnterStep(0, t0_);
-  watch_.Heard(0, Calls(0, 1), t0_ + absl::Seconds(1));
+  Enter(0);
+  watch_.Heard(0, Calls(0, 1), t0_ + absl::Seconds(1), true);
   EXPECT_FALSE(watch_.Deadline(At(1)).has_value());
 }
 
@@ -187,7 +206,7 @@ TEST_F(StallWatchTest, ALaterSizeExpectsThePreviousSizesCallScaledByBytes) {
   row.set_size_bytes(1 << 20);
   row.mutable_out_of_place()->set_time_us(800'000);
   row.mutable_in_place()->set_time_us(1'000'000);
-  watch_.EnterStep(1, t0_);
+  Enter(1);
   // NCCL: nothing timed one by one, so a batch of 10 calls of ~2 s.
   EXPECT_EQ(watch_.Deadline(At(1)), t0_ + absl::Seconds(80));
   // Another collective's row predicts nothing of this one.
@@ -196,20 +215,21 @@ TEST_F(StallWatchTest, ALaterSizeExpectsThePreviousSizesCallScaledByBytes) {
 }
 
 TEST_F(StallWatchTest, TheCadenceIsMeasuredBetweenOneRanksReportsButNotAcrossTheWarmUp) {
-  watch_.EnterStep(0, t0_);
+  Enter(0);
   // 10 s held the size's first call: no cadence.
-  watch_.Heard(1, Calls(0, 2, 1), t0_ + absl::Seconds(10));
-  watch_.Heard(1, Calls(0, 4, 3), t0_ + absl::Seconds(13));  // 3 s between reports
+  watch_.Heard(1, Calls(0, 2, 1), t0_ + absl::Seconds(10), true);
+  watch_.Heard(1, Calls(0, 4, 3), t0_ + absl::Seconds(13), true);  // 3 s between reports
   EXPECT_EQ(watch_.Deadline(At(4, 1000)), t0_ + absl::Seconds(13) + absl::Milliseconds(4500));
   // The next size starts afresh: its first report holds its warm-up.
   watch_.EnterStep(1, t0_ + absl::Seconds(14));
-  watch_.Heard(1, Calls(1, 1), t0_ + absl::Seconds(34));
+  for (int r = 0; r < 4; ++r) watch_.Heard(r, Calls(1, 0), t0_ + absl::Seconds(14), false);
+  watch_.Heard(1, Calls(1, 1), t0_ + absl::Seconds(34), true);
   EXPECT_EQ(watch_.Deadline(At(1, 1000)), t0_ + absl::Seconds(34) + absl::Milliseconds(4500));
 }
 
 TEST_F(StallWatchTest, ReportsOfAnotherStepAreNotNews) {
-  watch_.EnterStep(1, t0_);
-  watch_.Heard(0, Calls(0, 5, 4), t0_ + absl::Seconds(3));
+  Enter(1);
+  watch_.Heard(0, Calls(0, 5, 4), t0_ + absl::Seconds(3), true);
   EXPECT_EQ(watch_.last_news(), t0_);
 }
 

@@ -64,6 +64,23 @@ TEST_F(TestRunStallTest, RanksLeftBehindByAOneWayCutAreWhereTheDataStoppedNotThe
                                        HasSubstr("rank 2"), HasSubstr("no rank is named")));
 }
 
+// Rank 3 is in its own work between calls (filling or checking its
+// buffers) and does not finish it: starved of CPU (a CFS quota on a loaded
+// host), not a path that carries nothing. Left to the step deadline, and to
+// its agent if it stopped.
+TEST_F(TestRunStallTest, ARankInItsOwnWorkBetweenCallsIsNotThePath) {
+  InSecondSize();
+  for (int rank = 0; rank < 3; ++rank) Progress(rank, 1, 11, 5, 75'000);
+  Progress(3, 1, 11, 5, 75'000, 14, /*waiting=*/false);
+  executor_.AdvanceTime(3 * kShippedStallFloor);
+  EXPECT_EQ(report().failures_size(), 0);
+  // It enters the call: now every rank waits on the others.
+  Progress(3, 1, 11, 5, 75'000, 14, /*waiting=*/true);
+  executor_.AdvanceTime(3 * kShippedStallFloor);
+  ASSERT_EQ(report().failures_size(), 1);
+  EXPECT_EQ(report().failures(0).kind(), v1::FAILURE_KIND_NO_PROGRESS);
+}
+
 TEST_F(TestRunStallTest, CallsThatKeepCompletingKeepTheSizeAlive) {
   InSecondSize();
   for (int done = 2; done <= 6; ++done) {
@@ -88,7 +105,8 @@ TEST_F(TestRunStallTest, AGlooSizesFirstCallIsJudged) {
   CreateAndStart(2, 2, spec);
   RegisterAll();
   JoinAll();
-  AllRanksDoSize(0);  // size 1's first call in flight from now
+  AllRanksDoSize(0);
+  AllRanksProgress(1, 0, 0, 0);  // filled, in size 1's first call
   executor_.AdvanceTime(kShippedStallFloor - kStallEpsilon);
   EXPECT_EQ(report().failures_size(), 0);
   executor_.AdvanceTime(kStallEpsilon);
