@@ -12,6 +12,7 @@
 #include "common/rpc/tls_files.h"
 #include "coordinator/core/budget/rendezvous_budget.h"
 #include "coordinator/core/budget/session_budget.h"
+#include "coordinator/core/collective_tests/run_deadlines.h"
 #include "coordinator/topology/fabric_source.h"
 
 namespace eb::coordinator {
@@ -87,9 +88,12 @@ struct CoordinatorConfig {
   // Address to listen on ("host:port"; port 0 = any).
   std::string listen_address = "0.0.0.0:29470";
   // Heartbeat period the agents are asked to keep.
-  absl::Duration heartbeat_period = absl::Seconds(2);
-  // Heartbeats an agent may miss before its node is declared lost.
-  int heartbeat_miss_limit = 3;
+  absl::Duration heartbeat_period = absl::Milliseconds(500);
+  // Heartbeats an agent may miss before its node is declared lost: 500 ms x
+  // 6 = 3 s, a frozen agent named within the 5 s (its liveness is
+  // checked every period), before its workers leave on their own
+  // (AgentSilenceLimit, 5 s) and so before their peers' calls fail.
+  int heartbeat_miss_limit = 6;
   // What one node may send (docs/SECURITY.md, "Per-node budget"): its
   // session's messages or events, and (with TLS) its rendezvous calls.
   SessionBudgetLimits session_budget;
@@ -99,6 +103,10 @@ struct CoordinatorConfig {
   absl::Duration default_launch_timeout = absl::Seconds(30);
   absl::Duration default_init_timeout = absl::Seconds(60);
   absl::Duration default_step_timeout = absl::Seconds(120);
+  // The floor of the stall limit inside a size (timeouts.stall;
+  // collective_tests/stall_watch.h): a size in which no rank completed a
+  // call for max(this, 4 calls, 1.5 x the reports' cadence) is stuck.
+  absl::Duration stall_floor = kDefaultStallFloor;
   // How long to wait for agents to confirm that a test's workers are gone
   // before the test is finalized anyway.
   absl::Duration stop_timeout = absl::Seconds(20);

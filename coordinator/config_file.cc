@@ -132,6 +132,22 @@ void AddLimitsKeys(common::ConfigSchema& schema, CoordinatorConfig* config) {
       .Flag("--rendezvous-calls-per-second");
 }
 
+void AddTimeoutKeys(common::ConfigSchema& schema, CoordinatorConfig* config) {
+  // The deadlines sent to agents: the range every agent accepts (P2-2.7).
+  const spec::DurationRange& timeouts = spec::kTimeoutRange;
+  schema.Duration("timeouts.test", &config->default_test_timeout, timeouts.min, timeouts.max)
+      .Flag("--default-timeout-ms");
+  schema.Duration("timeouts.launch", &config->default_launch_timeout, timeouts.min, timeouts.max)
+      .Flag("--launch-timeout-ms");
+  schema.Duration("timeouts.init", &config->default_init_timeout, timeouts.min, timeouts.max)
+      .Flag("--init-timeout-ms");
+  schema.Duration("timeouts.step", &config->default_step_timeout, timeouts.min, timeouts.max)
+      .Flag("--step-timeout-ms");
+  schema.Duration("timeouts.stall", &config->stall_floor, timeouts.min, timeouts.max)
+      .Flag("--stall-timeout-ms");
+  schema.Duration("timeouts.stop", &config->stop_timeout).Flag("--stop-timeout-ms");
+}
+
 }  // namespace
 
 absl::Status CheckSentinelConfig(const SentinelConfig& sentinel, const SchedulerConfig& scheduler) {
@@ -193,17 +209,7 @@ common::ConfigSchema CoordinatorConfigSchema(CoordinatorSettings* settings) {
       .Flag("--heartbeat-period-ms");
   schema.Int("heartbeat.miss_limit", &config.heartbeat_miss_limit, 1, 100)
       .Flag("--heartbeat-miss-limit");
-  // The deadlines sent to agents: the range every agent accepts (P2-2.7).
-  const spec::DurationRange& timeouts = spec::kTimeoutRange;
-  schema.Duration("timeouts.test", &config.default_test_timeout, timeouts.min, timeouts.max)
-      .Flag("--default-timeout-ms");
-  schema.Duration("timeouts.launch", &config.default_launch_timeout, timeouts.min, timeouts.max)
-      .Flag("--launch-timeout-ms");
-  schema.Duration("timeouts.init", &config.default_init_timeout, timeouts.min, timeouts.max)
-      .Flag("--init-timeout-ms");
-  schema.Duration("timeouts.step", &config.default_step_timeout, timeouts.min, timeouts.max)
-      .Flag("--step-timeout-ms");
-  schema.Duration("timeouts.stop", &config.stop_timeout).Flag("--stop-timeout-ms");
+  AddTimeoutKeys(schema, &config);
 
   schema.Int("history.limit", &config.history_limit, 1, std::numeric_limits<int>::max())
       .Flag("--history-limit");

@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
   int64_t launch_timeout_ms = absl::ToInt64Milliseconds(config.default_launch_timeout);
   int64_t init_timeout_ms = absl::ToInt64Milliseconds(config.default_init_timeout);
   int64_t step_timeout_ms = absl::ToInt64Milliseconds(config.default_step_timeout);
+  int64_t stall_timeout_ms = absl::ToInt64Milliseconds(config.stall_floor);
   int64_t test_timeout_ms = absl::ToInt64Milliseconds(config.default_test_timeout);
   int64_t stop_timeout_ms = absl::ToInt64Milliseconds(config.stop_timeout);
   int64_t flap_window_ms = absl::ToInt64Milliseconds(config.scheduler.flap_window);
@@ -108,6 +109,10 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->transform(eb::common::DurationMsFlag(eb::spec::kTimeoutRange));
   app.add_option("--step-timeout-ms", step_timeout_ms, "Default deadline for one size step")
+      ->capture_default_str()
+      ->transform(eb::common::DurationMsFlag(eb::spec::kTimeoutRange));
+  app.add_option("--stall-timeout-ms", stall_timeout_ms,
+                 "Floor of the stall limit: no call completed this long inside a size is a hang")
       ->capture_default_str()
       ->transform(eb::common::DurationMsFlag(eb::spec::kTimeoutRange));
   app.add_option("--stop-timeout-ms", stop_timeout_ms,
@@ -274,6 +279,8 @@ int main(int argc, char** argv) {
   if (given.contains("--step-timeout-ms")) {
     config.default_step_timeout = absl::Milliseconds(step_timeout_ms);
   }
+  if (given.contains("--stall-timeout-ms"))
+    config.stall_floor = absl::Milliseconds(stall_timeout_ms);
   if (given.contains("--default-timeout-ms")) {
     config.default_test_timeout = absl::Milliseconds(test_timeout_ms);
   }

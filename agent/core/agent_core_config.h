@@ -77,10 +77,17 @@ struct AgentCoreConfig {
   std::vector<std::string> worker_env;
   // How long a stopped worker gets between SIGTERM and SIGKILL.
   absl::Duration worker_grace = absl::Seconds(5);
-  // Period of the workers' heartbeats to the agent.
-  absl::Duration worker_heartbeat_period = absl::Seconds(1);
-  // A registered worker silent for this long is killed as hung.
-  absl::Duration worker_hang_timeout = absl::Seconds(30);
+  // Period of the workers' heartbeats to the agent. A worker's heartbeat
+  // comes from a thread of its own that only sleeps and makes calls with
+  // short deadlines, so its silence means the process does not run
+  // (docs/DESIGN.md, "Failure detection").
+  absl::Duration worker_heartbeat_period = absl::Milliseconds(250);
+  // A registered worker silent for this long is killed as hung: 10
+  // heartbeat periods, short enough that a stopped rank is named within the
+  // issue's 5 s, and before the coordinator's stall rule would blame the
+  // path for the calls it holds up (docs/RELIABILITY.md, "Which deadline
+  // fires first").
+  absl::Duration worker_hang_timeout = absl::Milliseconds(2500);
 };
 
 }  // namespace eb::agent

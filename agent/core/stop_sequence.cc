@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -40,7 +41,13 @@ void StopSequence::Begin(SupervisedTest& test, const std::string& reason, bool a
 
 void StopSequence::ReportSilentWorkers(SupervisedTest& test) {
   const absl::Time now = clock_.Now();
-  const absl::Duration stale = 3 * config_.worker_heartbeat_period;
+  // Three heartbeats, but never under half the hang timeout (up to 3 s): at
+  // 250 ms a worker's heartbeat 0.75 s old on a loaded host is no sign of a
+  // hang, and a worker_hung said here would come before the stop's own
+  // cause (a stall of the path) in the verdict.
+  const absl::Duration stale =
+      std::max(3 * config_.worker_heartbeat_period,
+               std::min(config_.worker_hang_timeout / 2, absl::Seconds(3)));
   for (SupervisedWorker& worker : test.workers) {
     if (worker.registered && !worker.finished && !worker.exited && !worker.reported &&
         now - worker.last_heartbeat > stale) {

@@ -20,7 +20,9 @@ WorkerWatchdog::WorkerWatchdog(const AgentCoreConfig& config, common::Clock& clo
       stop_(stop) {}
 
 absl::Duration WorkerWatchdog::HeartbeatCheckPeriod() const {
-  return std::min(config_.worker_hang_timeout / 4, absl::Seconds(1));
+  // A tenth: a stopped worker is named at most 10 % after its timeout (the
+  // check is a scan of a few workers, cheap at any period).
+  return std::min(config_.worker_hang_timeout / 10, absl::Seconds(1));
 }
 
 void WorkerWatchdog::Watch(SupervisedTest& test) {

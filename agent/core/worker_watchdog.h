@@ -3,7 +3,7 @@
 // The deadlines of a running test's workers (STYLE.md rules 15 and 17):
 // every spawned worker registers within the launch's register_timeout_ms,
 // and every registered worker that has not finished heartbeats at least
-// every worker_hang_timeout (checked every quarter of it, at most a second
+// every worker_hang_timeout (checked every tenth of it, at most a second
 // apart). A miss is reported (WORKER_REGISTRATION_TIMEOUT, WORKER_HUNG) and
 // stops the test; a hung worker is SIGKILLed, after NCCL's RAS has answered
 // where it is asked (the hung rank's RAS thread may still tell where it is

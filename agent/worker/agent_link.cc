@@ -10,7 +10,6 @@ namespace v1 = ebnccl::v1;
 
 namespace {
 
-constexpr absl::Duration kCallTimeout = absl::Seconds(30);
 // The relay adds its own margin; ours sits above it.
 constexpr absl::Duration kWaitMargin = absl::Seconds(10);
 
@@ -51,9 +50,9 @@ absl::StatusOr<bool> AgentLink::Heartbeat(absl::Duration timeout) {
   return reply.stop();
 }
 
-absl::Status AgentLink::Report(v1::WorkerEvent event) {
+absl::Status AgentLink::Report(v1::WorkerEvent event, absl::Duration timeout) {
   grpc::ClientContext context;
-  common::SetTimeout(context, kCallTimeout);
+  common::SetTimeout(context, timeout);
   v1::ReportWorkerEventRequest request;
   request.set_worker_token(token_);
   event.set_test_id(test_id_);

@@ -19,6 +19,9 @@ namespace eb::worker {
 
 class AgentLink final : public transport::RendezvousStore {
  public:
+  // The deadline of a call that sets none.
+  static constexpr absl::Duration kCallTimeout = absl::Seconds(30);
+
   AgentLink(std::shared_ptr<grpc::Channel> channel, std::string test_id, int rank,
             std::string token);
 
@@ -28,8 +31,9 @@ class AgentLink final : public transport::RendezvousStore {
   // Returns true when the agent wants the worker to stop.
   absl::StatusOr<bool> Heartbeat(absl::Duration timeout);
   // Sends an event (kind JOINED, SIZE_DONE, FINISHED or FAILED); test id and
-  // rank are filled in.
-  absl::Status Report(ebnccl::v1::WorkerEvent event);
+  // rank are filled in. `timeout`: the call's deadline (the heartbeat thread
+  // gives its own short one, so that a slow reply never delays a heartbeat).
+  absl::Status Report(ebnccl::v1::WorkerEvent event, absl::Duration timeout = kCallTimeout);
 
   // RendezvousStore, relayed through the agent to the coordinator.
   absl::Status Set(const std::string& key, const std::string& value) override;

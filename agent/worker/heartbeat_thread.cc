@@ -42,8 +42,10 @@ void HeartbeatThread::Run() {
         event.set_kind(ebnccl::v1::WORKER_EVENT_KIND_PROGRESS);
         *event.mutable_progress() = *std::move(news);
         // Best effort: a lost progress report only lets the hang detector
-        // judge on the next one.
-        if (absl::Status sent = link_.Report(std::move(event)); !sent.ok()) {
+        // judge on the next one. With the heartbeat's own short deadline:
+        // this thread must never wait longer than that on the agent, or a
+        // healthy worker could fall silent (agent/core/worker_watchdog.h).
+        if (absl::Status sent = link_.Report(std::move(event), deadline); !sent.ok()) {
           spdlog::debug("progress report not sent: {}", sent.ToString());
         }
       }

@@ -9,6 +9,7 @@ void ProgressBoard::Publish(int step, const transport::SizeProgress& progress) {
   latest_.set_calls_planned(progress.calls_planned);
   latest_.set_timed_calls(progress.timed_calls);
   latest_.set_timed_elapsed_us(absl::ToInt64Microseconds(progress.timed_elapsed));
+  latest_.set_waiting_on_peers(progress.waiting_on_peers);
   fresh_ = true;
 }
 

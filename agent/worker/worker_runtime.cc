@@ -399,7 +399,7 @@ int WorkerRun::ReportFinished() {
 }  // namespace
 
 absl::Duration AgentSilenceLimit(absl::Duration heartbeat_period) {
-  return std::max(4 * heartbeat_period, absl::Seconds(3));
+  return std::max(4 * heartbeat_period, absl::Seconds(5));
 }
 
 absl::Status CheckRegistration(const v1::RegisterWorkerReply& reply) {

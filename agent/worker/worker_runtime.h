@@ -42,9 +42,12 @@ absl::Status CheckRegistration(const ebnccl::v1::RegisterWorkerReply& reply);
 
 // How long a worker waits for any heartbeat reply from its agent before it
 // presumes the agent gone (dead, frozen by SIGSTOP, wedged) and exits with
-// kExitStopped: max(4 periods, 3 s); 4 s at the default 1 s period. A
+// kExitStopped: max(4 periods, 5 s); 5 s at the default 250 ms period. A
 // worker that cannot register within 10 s exits too. So a frozen agent's
-// workers are gone within limit + one period + one call of the freeze.
+// workers are gone within limit + one period + one call of the freeze. The
+// 5 s floor is above the coordinator's default node deadline (500 ms x 6,
+// checked every period: 3.5 s at most), so that a frozen agent is named
+// before its workers leave and their peers' calls fail (naming the peers).
 absl::Duration AgentSilenceLimit(absl::Duration heartbeat_period);
 
 // Runs the worker to completion and returns its exit code.

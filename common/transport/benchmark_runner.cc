@@ -84,7 +84,9 @@ absl::Status BenchmarkRunner::Measure(const CollectiveCall& call, PlacementResul
   checked.rotation_steps = 1;
   // Untimed first call and barrier, so that the timed batch starts together
   // on all ranks with connections and caches warm (BenchTime's "Sync").
+  WaitOnPeers(false);
   EB_RETURN_IF_ERROR(comm_.FillInput(DataPattern{checked, world_size, kTimedSeed}));
+  WaitOnPeers(true);  // until the checks: the call, the barriers, the batch
   EB_RETURN_IF_ERROR(comm_.Run(call, 1).status());
   CallDone(false, {});
   EB_RETURN_IF_ERROR(comm_.Barrier());
@@ -133,13 +135,22 @@ absl::Status BenchmarkRunner::Measure(const CollectiveCall& call, PlacementResul
     uint32_t seed = next_check_seed_++;
     if (seed == kTimedSeed) seed = next_check_seed_++;
     const DataPattern pattern{checked, world_size, seed};
+    WaitOnPeers(false);
     EB_RETURN_IF_ERROR(comm_.FillInput(pattern));
+    WaitOnPeers(true);
     EB_RETURN_IF_ERROR(comm_.Run(checked, 1).status());
     CallDone(false, {});
+    WaitOnPeers(false);
     EB_ASSIGN_OR_RETURN(int64_t wrong, comm_.CountWrong(pattern));
     result.wrong += wrong;
   }
   return absl::OkStatus();
+}
+
+void BenchmarkRunner::WaitOnPeers(bool waiting) {
+  if (on_progress_ == nullptr || progress_.waiting_on_peers == waiting) return;
+  progress_.waiting_on_peers = waiting;
+  (*on_progress_)(progress_);
 }
 
 void BenchmarkRunner::CallDone(bool timed, std::chrono::steady_clock::time_point timed_start) {

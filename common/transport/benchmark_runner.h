@@ -49,6 +49,9 @@ struct SizeProgress {
   // 0 while the backend cannot tell the calls of a batch apart (NCCL).
   int timed_calls = 0;
   absl::Duration timed_elapsed;
+  // Inside a call or a barrier (waiting on the peers), not in this rank's
+  // own work between calls (filling or checking buffers).
+  bool waiting_on_peers = false;
 };
 
 // Called on the communicator's thread after each call of a size completes
@@ -109,6 +112,9 @@ class BenchmarkRunner {
   // One more call of the current size done (timed: of the timed batch,
   // which started at `timed_start`).
   void CallDone(bool timed, std::chrono::steady_clock::time_point timed_start);
+  // The rank starts (true) or ends (false) waiting on its peers: told to
+  // on_progress when it changes (never inside the timed batch).
+  void WaitOnPeers(bool waiting);
 
   Communicator& comm_;
   const BenchmarkOptions options_;

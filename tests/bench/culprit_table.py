@@ -112,8 +112,9 @@ def main(path):
         run = json.loads(line)
         cases.setdefault(run["case"], []).append(run)
     print("| case | right part | runs | right | said when right | cannot tell | wrong (what was said)"
-          " | fault did not bite | time to name s (median / max) | counters named first |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          " | fault did not bite | a failure named (kinds) | time to name s (median / max)"
+          " | counters named first |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, rows in cases.items():
         ok = [r for r in rows if right(r)]
         unsure = [r for r in rows if not right(r) and cannot_tell(r)]
@@ -122,13 +123,18 @@ def main(path):
         idle = [r for r in rows if not bit(r)]
         expect = rows[0]["expect"].split(":")[0]
         hang = [r["exit_at"] - r["fault_at"] for r in rows if r["fault_at"] > 0]
+        # For a case without a hang, any failure is a false hang.
+        failed = collections.Counter(r["failures"][0].get("kind", "?") for r in rows
+                                     if r.get("failures"))
+        failed_text = "%d (%s)" % (sum(failed.values()), ", ".join(
+            "%s: %d" % kv for kv in sorted(failed.items()))) if failed else "0"
         times = "%.2f / %.2f" % (statistics.median(hang), max(hang)) if hang else "-"
-        print("| %s | %s | %d | %d | %s | %d | %s | %s | %s | %s |" % (
+        print("| %s | %s | %d | %d | %s | %d | %s | %s | %s | %s | %s |" % (
             name, expect, len(rows), len(ok),
             ", ".join("%s: %d" % kv for kv in sorted(kinds.items())) or "-", len(unsure),
             "; ".join("%s: %d" % kv for kv in sorted(wrong.items())) or "-",
-            "%d (%s)" % (len(idle), ", ".join(said(r) for r in idle)) if idle else "-", times,
-            counters_cell(rows)))
+            "%d (%s)" % (len(idle), ", ".join(said(r) for r in idle)) if idle else "-",
+            failed_text, times, counters_cell(rows)))
 
 
 if __name__ == "__main__":

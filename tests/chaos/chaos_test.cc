@@ -51,10 +51,10 @@ constexpr int kHeartbeatMs = 200;
 constexpr int kMissLimit = 5;
 constexpr int kLaunchMs = 5000;
 constexpr int kHangMs = 3000;
-// A frozen agent's workers: AgentSilenceLimit(200 ms) = 3 s, + one period
+// A frozen agent's workers: AgentSilenceLimit(200 ms) = 5 s, + one period
 // and one short call (agent/worker/worker_runtime.h); one still
 // registering: 10 s.
-constexpr absl::Duration kFrozenAgentWorkersGone = absl::Milliseconds(3300);
+constexpr absl::Duration kFrozenAgentWorkersGone = absl::Milliseconds(5300);
 constexpr absl::Duration kUnregisteredWorkerGone = absl::Seconds(10);
 constexpr absl::Duration kVerdictSlack = absl::Seconds(5);
 
@@ -165,11 +165,15 @@ class ChaosTest : public ::testing::Test {
     limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? 64 << 20 : limit.rlim_max;
     setrlimit(RLIMIT_CORE, &limit);
     ASSERT_TRUE(cluster_
-                    .StartCoordinator({absl::StrCat("--heartbeat-period-ms=", kHeartbeatMs),
-                                       absl::StrCat("--heartbeat-miss-limit=", kMissLimit),
-                                       "--stop-timeout-ms=8000",
-                                       absl::StrCat("--launch-timeout-ms=", kLaunchMs),
-                                       "--init-timeout-ms=8000", "--step-timeout-ms=10000"})
+                    .StartCoordinator(
+                        {absl::StrCat("--heartbeat-period-ms=", kHeartbeatMs),
+                         absl::StrCat("--heartbeat-miss-limit=", kMissLimit),
+                         "--stop-timeout-ms=8000", absl::StrCat("--launch-timeout-ms=", kLaunchMs),
+                         "--init-timeout-ms=8000", "--step-timeout-ms=10000",
+                         // Above the hang timeout and its check, so that a
+                         // stopped worker is named by its agent before its
+                         // peers' stall names the path.
+                         absl::StrCat("--stall-timeout-ms=", 8000 * LocalCluster::TestSlowdown())})
                     .ok());
     for (const char* name : {"host0", "host1"}) ASSERT_TRUE(StartAgent(name));
   }

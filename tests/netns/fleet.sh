@@ -7,7 +7,10 @@
 # three octets), hosts (indices), work (a temporary folder), pids (the
 # processes to stop at exit), optionally netns_extra (more namespaces to
 # delete at exit), and `failed=0` once the test passed (the logs under $work
-# are printed otherwise). Then:
+# are printed otherwise). Optional: fleet_defaults=1 starts the daemons on
+# their shipped deadlines (no short heartbeats, hang timeout or stall floor
+# of the tests'); fleet_hang_ms, the agents' hang timeout otherwise (4 s x
+# EB_TEST_SLOWDOWN by default, as LocalCluster's). Then:
 #   netns_fleet_up                 namespaces, veths, bridge; EXIT trap
 #   netns_fleet_certs CLIENT ROLE  certificates under $work/tls
 #   netns_fleet_shape HOST TBF...  one tbf on each direction of HOST's link
@@ -74,14 +77,29 @@ netns_fleet_certs() {
 
 tls() { echo --tls-ca "$certs/ca.pem" --tls-cert "$certs/$1.pem" --tls-key "$certs/$1.key"; }
 
+# The flags that give the daemons the fleet tests' short deadlines (none with
+# fleet_defaults=1). The stall floor sits above the agents' hang timeout plus
+# its check, so that a stopped rank is named by its agent first, and scales
+# with the sanitizers' slowdown.
+netns_fleet_slowdown() { echo "${EB_TEST_SLOWDOWN:-1}"; }
+netns_fleet_coordinator_flags() {
+  [[ ${fleet_defaults:-0} == 1 ]] && return 0
+  echo --heartbeat-period-ms 200 --heartbeat-miss-limit 5 --stop-timeout-ms 5000 \
+    --stall-timeout-ms $((8000 * $(netns_fleet_slowdown)))
+}
+netns_fleet_agent_flags() {
+  [[ ${fleet_defaults:-0} == 1 ]] && return 0
+  echo --worker-grace-ms 1000 --worker-heartbeat-ms 200 \
+    --worker-hang-timeout-ms "${fleet_hang_ms:-$((4000 * $(netns_fleet_slowdown)))}"
+}
+
 # eb-coordinator in host 0 over the fleet's certificates, its history and log
-# in $work, with the fleet tests' heartbeat and stop deadlines and the flags
-# given; returns once it listens. Its pid joins pids.
+# in $work, with the fleet tests' heartbeat, stop and stall deadlines and the
+# flags given; returns once it listens. Its pid joins pids.
 netns_fleet_coordinator() {
   # shellcheck disable=SC2046
   ip netns exec "$prefix-h0" "$bin/eb-coordinator" --config /dev/null --listen "$coordinator" \
-    $(tls coordinator) --history-path "$work/history.db" \
-    --heartbeat-period-ms 200 --heartbeat-miss-limit 5 --stop-timeout-ms 5000 "$@" \
+    $(tls coordinator) --history-path "$work/history.db" $(netns_fleet_coordinator_flags) "$@" \
     >"$work/coordinator.log" 2>&1 &
   pids+=($!)
   for _ in $(seq 100); do grep -q "listening on" "$work/coordinator.log" && break; sleep 0.1; done
@@ -96,8 +114,8 @@ netns_fleet_agents() {
     # shellcheck disable=SC2046
     ip netns exec "$prefix-h$h" "$bin/eb-agent" --config /dev/null --coordinator "$coordinator" \
       --node-name "node$h" --host-id "host$h" --workers "$1" --bootstrap-interface eth0 \
-      $(tls "nodes/node$h") --run-dir "$work/run-node$h" --worker-grace-ms 1000 \
-      --worker-heartbeat-ms 200 "${agent_flags[@]+"${agent_flags[@]}"}" \
+      $(tls "nodes/node$h") --run-dir "$work/run-node$h" $(netns_fleet_agent_flags) \
+      "${agent_flags[@]+"${agent_flags[@]}"}" \
       >"$work/agent-node$h.log" 2>&1 &
     pids+=($!)
     agent_pid[$h]=$!

@@ -42,13 +42,14 @@ netns_fleet_certs netns-test operator
 ip netns exec "$prefix-h0" "$bin/eb-coordinator" --config /dev/null --listen "$coordinator" --history-path "$work/history.db" \
   $(tls coordinator) \
   --heartbeat-period-ms 200 --heartbeat-miss-limit 5 --stop-timeout-ms 5000 \
-  >"$work/coordinator.log" 2>&1 &
+  --stall-timeout-ms $((8000 * ${EB_TEST_SLOWDOWN:-1})) >"$work/coordinator.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do grep -q "listening on" "$work/coordinator.log" && break; sleep 0.1; done
 for h in "${hosts[@]}"; do
   ip netns exec "$prefix-h$h" "$bin/eb-agent" --config /dev/null --coordinator "$coordinator" --node-name "node$h" \
     --workers 2 --bootstrap-interface eth0 --run-dir "$work/run-node$h" $(tls "nodes/node$h") \
-    --worker-grace-ms 1000 --worker-heartbeat-ms 200 >"$work/agent-node$h.log" 2>&1 &
+    --worker-grace-ms 1000 --worker-heartbeat-ms 200 \
+    --worker-hang-timeout-ms $((4000 * ${EB_TEST_SLOWDOWN:-1})) >"$work/agent-node$h.log" 2>&1 &
   pids+=($!)
 done
 ebctl() { ip netns exec "$prefix-h1" "$bin/ebctl" --coordinator "$coordinator" $(tls clients/netns-test) "$@"; }

@@ -146,10 +146,18 @@ std::string BinaryPath(const std::string& name) {
 // lost; the period, and so every other timing, stays.
 int LocalCluster::TestSlowdown() { return eb::testing::TestSlowdown(); }
 
+// The stall floor sits above FastAgentFlags' hang timeout and its check (4.4
+// s), so that a stopped worker is named by its agent before its peers'
+// stall names the path, and scales: under a sanitizer a rank's pattern
+// fill and check between two calls take several times longer.
 std::vector<std::string> LocalCluster::FastCoordinatorFlags() {
-  return {"--heartbeat-period-ms=200", absl::StrCat("--heartbeat-miss-limit=", 3 * TestSlowdown()),
-          "--stop-timeout-ms=8000",    "--launch-timeout-ms=15000",
-          "--init-timeout-ms=20000",   "--step-timeout-ms=30000"};
+  return {"--heartbeat-period-ms=200",
+          absl::StrCat("--heartbeat-miss-limit=", 3 * TestSlowdown()),
+          "--stop-timeout-ms=8000",
+          "--launch-timeout-ms=15000",
+          "--init-timeout-ms=20000",
+          "--step-timeout-ms=30000",
+          absl::StrCat("--stall-timeout-ms=", 8000 * TestSlowdown())};
 }
 
 std::vector<std::string> LocalCluster::FastAgentFlags() {

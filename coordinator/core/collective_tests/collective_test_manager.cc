@@ -138,7 +138,9 @@ std::string TestManager::Launch(v1::TestSpec spec, TestPlacement placement,
   const TestRunTimeouts timeouts{absl::Milliseconds(spec.timeout_ms()),
                                  absl::Milliseconds(spec.launch_timeout_ms()),
                                  absl::Milliseconds(spec.init_timeout_ms()),
-                                 absl::Milliseconds(spec.step_timeout_ms()), config_.stop_timeout};
+                                 absl::Milliseconds(spec.step_timeout_ms()),
+                                 config_.stop_timeout,
+                                 config_.stall_floor};
   const size_t started_ranks = placement.ranks.size();
   // Each node's ranks: its share of the rendezvous (quotas per node).
   std::map<std::string, int> ranks_per_node;

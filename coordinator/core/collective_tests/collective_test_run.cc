@@ -57,11 +57,13 @@ TestRun::TestRun(std::string test_id, v1::TestSpec spec, std::vector<v1::RankAss
                }),
       progress_(report_.ranks_size(), static_cast<int>(results_.sweep().size())),
       deadlines_(report_, progress_, results_.sweep(), timeouts_),
-      size_watch_(report_, results_.sweep(), timeouts_.step) {}
+      size_watch_(report_, results_.sweep(), timeouts_.step),
+      stall_watch_(report_, results_.sweep(), timeouts_.stall) {}
 
 TestRun::~TestRun() {
   executor_.Cancel(phase_timer_);
   executor_.Cancel(size_timer_);
+  executor_.Cancel(stall_timer_);
   executor_.Cancel(total_timer_);
   executor_.Cancel(stop_timer_);
 }
@@ -252,6 +254,7 @@ void TestRun::Cancel(const std::string& reason) {
 void TestRun::Interrupt(const std::string& reason) {
   if (finished_) return;
   executor_.Cancel(phase_timer_);
+  executor_.Cancel(stall_timer_);
   executor_.Cancel(total_timer_);
   executor_.Cancel(stop_timer_);
   for (const std::string& node : nodes_.StillRunning()) {
@@ -270,6 +273,7 @@ void TestRun::Raise(int rank, int level) {
   // In the sweep, any progress restarts the step deadline: a step that no
   // rank finishes within step_timeout names the ranks that are behind.
   ArmPhaseTimer(timeouts_.step);
+  stall_watch_.MovedOn(rank, clock_.Now());
   if (progress_.SlowestLevel() == slowest_before) return;
   EnterStep();
   // Every rank entered the next size: stop now if the sizes measured so far
@@ -286,6 +290,10 @@ void TestRun::EnterStep() {
   executor_.Cancel(size_timer_);
   if (step < 0 || step >= static_cast<int>(results_.sweep().size())) return;
   size_watch_.EnterStep(step, clock_.Now());
+  stall_watch_.EnterStep(step, clock_.Now());
+  executor_.Cancel(stall_timer_);
+  stall_timer_ = 0;
+  ArmStallTimer();  // Gloo's first call is judged too (stall_watch.h)
   size_check_.Arm(clock_.Now() + timeouts_.step);
   size_timer_ = executor_.PostAfter(timeouts_.step, [this, step] { OnSizeDeadline(step); });
 }
@@ -293,11 +301,49 @@ void TestRun::EnterStep() {
 void TestRun::OnProgress(int rank, const v1::IterationProgress& progress) {
   if (stopping_ || report_.state() != v1::TEST_STATE_RUNNING) return;
   if (progress.step() != RunProgress::StepAt(progress_.level(rank))) return;
-  if (!size_watch_.Record(rank, progress)) return;
-  // A call completed: the data path moves, so the hang deadline restarts.
-  if (progress_.level(rank) == progress_.SlowestLevel()) ArmPhaseTimer(timeouts_.step);
-  if (std::optional<v1::Failure> miss = size_watch_.PredictedOverrun(clock_.Now())) {
-    AddFailure(*std::move(miss));
+  const bool news = size_watch_.Record(rank, progress);
+  stall_watch_.Heard(rank, progress, clock_.Now(), news);
+  if (news) {
+    // A call completed: the data path moves, so the hang deadline restarts.
+    if (progress_.level(rank) == progress_.SlowestLevel()) ArmPhaseTimer(timeouts_.step);
+    if (std::optional<v1::Failure> miss = size_watch_.PredictedOverrun(clock_.Now())) {
+      AddFailure(*std::move(miss));
+      return;
+    }
+  }
+  ArmStallTimer();
+}
+
+void TestRun::ArmStallTimer() {
+  const std::optional<absl::Time> due = stall_watch_.Deadline(size_watch_.Summarize());
+  // One timer, moved only earlier: a report per rank several times a
+  // second costs no timer; a timer that fires early looks again.
+  if (!due.has_value() || (stall_timer_ != 0 && *due >= stall_due_)) return;
+  executor_.Cancel(stall_timer_);
+  stall_due_ = *due;
+  stall_check_.Arm(*due);
+  const int step = RunProgress::StepAt(progress_.SlowestLevel());
+  stall_timer_ = executor_.PostAfter(std::max(*due - clock_.Now(), absl::ZeroDuration()),
+                                     [this, step] { OnStallDeadline(step); });
+}
+
+void TestRun::OnStallDeadline(int step) {
+  stall_timer_ = 0;
+  if (stopping_ || finished_ || RunProgress::StepAt(progress_.SlowestLevel()) != step) return;
+  if (std::optional<absl::Duration> again = stall_check_.Defer(clock_.Now())) {
+    stall_timer_ = executor_.PostAfter(*again, [this, step] { OnStallDeadline(step); });
+    return;
+  }
+  const SizeProgressWatch::Summary position = size_watch_.Summarize();
+  const std::optional<absl::Time> due = stall_watch_.Deadline(position);
+  if (!due.has_value()) return;  // a warm-up call in flight: the next report re-arms
+  if (clock_.Now() < *due) {
+    ArmStallTimer();
+    return;
+  }
+  for (v1::Failure& failure : deadlines_.Stalled(clock_.Now() - stall_watch_.last_news(),
+                                                 stall_watch_.Explain(position))) {
+    AddFailure(std::move(failure));
   }
 }
 
@@ -381,6 +427,7 @@ void TestRun::BeginStopping() {
   stopping_ = true;
   executor_.Cancel(phase_timer_);
   executor_.Cancel(size_timer_);
+  executor_.Cancel(stall_timer_);
   executor_.Cancel(total_timer_);
   SetState(v1::TEST_STATE_STOPPING);
   if (report_.failures_size() > 0 || cancelled_) {

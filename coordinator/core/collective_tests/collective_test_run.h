@@ -34,6 +34,7 @@
 #include "coordinator/core/collective_tests/run_progress.h"
 #include "coordinator/core/collective_tests/run_results.h"
 #include "coordinator/core/collective_tests/size_progress.h"
+#include "coordinator/core/collective_tests/stall_watch.h"
 #include "coordinator/core/collective_tests/sweep_plan.h"
 #include "ebnccl/v1/agent.pb.h"
 #include "ebnccl/v1/control.pb.h"
@@ -115,6 +116,10 @@ class TestRun {
   // the whole size against the step deadline.
   void EnterStep();
   void OnSizeDeadline(int step);
+  // The stall limit of the size in progress (StallWatch): its one timer is
+  // armed for the earliest deadline known, and looks again when it fires.
+  void ArmStallTimer();
+  void OnStallDeadline(int step);
   void OnRankFinished(int rank);
   void OnRankFailed(int rank, const ebnccl::v1::Failure& failure);
   // Raises `rank` to `level`; any progress while RUNNING restarts the
@@ -157,6 +162,7 @@ class TestRun {
   RunProgress progress_;
   DeadlineJudge deadlines_;
   SizeProgressWatch size_watch_;
+  StallWatch stall_watch_;
 
   bool stopping_ = false;
   bool cancelled_ = false;
@@ -167,12 +173,15 @@ class TestRun {
   std::map<int, int> rank_failures_;
   common::TimerId phase_timer_ = 0;
   common::TimerId size_timer_ = 0;
+  common::TimerId stall_timer_ = 0;  // 0: none pending
+  absl::Time stall_due_ = absl::InfiniteFuture();
   common::TimerId total_timer_ = 0;
   common::TimerId stop_timer_ = 0;
   // The deadlines that judge the ranks' silence do not judge the
   // coordinator's own stall (common/time/late_check.h).
   common::LateCheck phase_check_ = common::LateCheck::ForDeadline();
   common::LateCheck size_check_ = common::LateCheck::ForDeadline();
+  common::LateCheck stall_check_ = common::LateCheck::ForDeadline();
   common::LateCheck total_check_ = common::LateCheck::ForDeadline();
 };
 

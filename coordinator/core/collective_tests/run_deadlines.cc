@@ -75,13 +75,39 @@ std::vector<v1::Failure> DeadlineJudge::StepExpired() const {
     // step deadline (a measurement), or the data path stopped.
     return {StuckSize(stuck)};
   }
-  const std::string message = absl::StrCat("made no progress for ", DeadlineText(timeouts_.step),
-                                           " (stuck at ", sweep_.StepName(stuck), ")");
+  return SlowestRanks(absl::StrCat("made no progress for ", DeadlineText(timeouts_.step),
+                                   " (stuck at ", sweep_.StepName(stuck), ")"));
+}
+
+std::vector<v1::Failure> DeadlineJudge::SlowestRanks(const std::string& message) const {
   std::vector<v1::Failure> failures;
-  for (const int rank : progress_.RanksAt(slowest)) {
+  for (const int rank : progress_.RanksAt(progress_.SlowestLevel())) {
     failures.push_back(RankFailure(report_, rank, v1::FAILURE_KIND_TIMEOUT, message));
   }
   return failures;
+}
+
+std::vector<v1::Failure> DeadlineJudge::Stalled(absl::Duration silence,
+                                                const std::string& rule) const {
+  const int slowest = progress_.SlowestLevel();
+  const size_t stuck = static_cast<size_t>(RunProgress::StepAt(slowest));
+  // The stall limit lies above a rank's hang deadline, so a rank that
+  // stopped running was named by its agent first: these ranks run, waiting
+  // in calls that do not complete. Ranks behind the others are where the
+  // data stopped arriving (one direction of a path cut: the others could
+  // finish the size), said but not blamed.
+  const std::string where =
+      slowest == progress_.FastestLevel()
+          ? std::string("every rank stuck in the same call, none behind another")
+          : DescribeLaggards(
+                "the data stopped reaching the ranks still in it, the others "
+                "finished it");
+  return {UnattributedFailure(
+      v1::FAILURE_KIND_NO_PROGRESS,
+      absl::StrCat("no rank completed a call for ", DeadlineText(silence), " at ",
+                   sweep_.StepName(stuck), " (", rule, "): ", where,
+                   "; so no rank is named: the data path among the test's nodes stopped "
+                   "carrying traffic"))};
 }
 
 v1::Failure DeadlineJudge::StuckSize(size_t index) const {

@@ -17,12 +17,18 @@
 
 namespace eb::coordinator {
 
+// The stall limit's floor by default (coordinator.toml `timeouts.stall`;
+// stall_watch.h says why 4 s).
+inline constexpr absl::Duration kDefaultStallFloor = absl::Seconds(4);
+
 struct TestRunTimeouts {
   absl::Duration total;
   absl::Duration launch;
   absl::Duration init;
   absl::Duration step;
   absl::Duration stop;
+  // The floor of the stall limit inside a size (stall_watch.h).
+  absl::Duration stall = kDefaultStallFloor;
 };
 
 // A deadline for a message: "30s", "1.5s".
@@ -50,11 +56,18 @@ class DeadlineJudge {
   // the deadline (issue 29: a 50 Mbit/s host predicted to need 215 s for a
   // size waited 120 s for nothing).
   std::optional<ebnccl::v1::Failure> PredictedToMiss(size_t index) const;
+  // No rank completed a call for `silence`, past the stall limit of the
+  // size in progress (StallWatch; `rule` says its figures): NO_PROGRESS
+  // naming no rank (the calls stopped: not a measurement, whatever the sizes
+  // before predicted), the ranks behind others (if any) in its message.
+  std::vector<ebnccl::v1::Failure> Stalled(absl::Duration silence, const std::string& rule) const;
 
  private:
   std::vector<ebnccl::v1::Failure> LaunchExpired() const;
   std::vector<ebnccl::v1::Failure> InitExpired() const;
   std::vector<ebnccl::v1::Failure> StepExpired() const;
+  // TIMEOUT for every rank at the slowest level, with `message`.
+  std::vector<ebnccl::v1::Failure> SlowestRanks(const std::string& message) const;
   // Every rank is inside step `index` of the sweep: TOO_SLOW when the sizes
   // measured so far predict that it needs at least half the step deadline
   // (TooSlow), else NO_PROGRESS: stuck, with nobody behind. Both rank -1.

@@ -21,6 +21,14 @@ namespace eb::coordinator {
 
 class SizeProgressWatch {
  public:
+  // Over every rank's latest report of the current step.
+  struct Summary {
+    int fewest_calls = 0;  // 0 while any rank has not reported a call
+    int calls_planned = 0;
+    int fewest_timed = 0;        // timed calls, the rank with the fewest
+    double slowest_call_us = 0;  // the slowest timed rate; 0 when none timed
+  };
+
   // The share of a size's calls, or of its step deadline, that must be
   // behind it before its calls so far predict the rest.
   static constexpr double kPredictionShare = 0.1;
@@ -45,20 +53,13 @@ class SizeProgressWatch {
   // one by one; nullopt otherwise (a hang, or a batch that completes as a
   // whole: the hang deadline judges).
   std::optional<ebnccl::v1::Failure> Overran(absl::Time now) const;
-
- private:
-  // Over every rank's latest report of the current step.
-  struct Summary {
-    int fewest_calls = 0;  // 0 while any rank has not reported a call
-    int calls_planned = 0;
-    int fewest_timed = 0;        // timed calls, the rank with the fewest
-    double slowest_call_us = 0;  // the slowest timed rate; 0 when none timed
-  };
   // O(1): read off the counted values below, which each report updates in
   // O(log ranks). A test of thousands of ranks reports several times a
   // second per rank; a scan of every rank per report would be quadratic
   // on the coordinator's event loop.
   Summary Summarize() const;
+
+ private:
   // `rank`'s current report leaves (remove) or joins (add) the counts.
   void Count(const ebnccl::v1::IterationProgress& progress, int delta);
   // busbw of one call of the current step at `call_us`; 0 when unknown.

@@ -53,6 +53,9 @@ struct Options {
   bool agent_batching = true;
   int64_t wait_jitter_ms = 500;
   double idle_s = 0;
+  // Every agent's heartbeat period: give the coordinator the same
+  // (--heartbeat-period-ms), or its nodes are lost.
+  int64_t heartbeat_ms = 2000;
   int64_t pause_ms = 0;
   double register_timeout_s = 120;
   std::string name_prefix = "sim";
@@ -210,16 +213,17 @@ int Run(const Options& options) {
         std::make_unique<SimAgent>(names.back(), i, channel, behaviour, counters, scheduler));
   }
 
-  // Heartbeats every 2 s (the coordinator's default period) from each
+  // Heartbeats every --heartbeat-ms (2 s: the period the scripts give the
+  // coordinator, --heartbeat-period-ms 2000; its default is 500 ms) from each
   // registered agent, from the start: a slow registration of the whole
   // fleet must not starve the first agents of heartbeats.
   std::atomic<bool> beating{true};
   std::function<void()> beat = [&] {
     if (!beating) return;
     for (auto& agent : agents) agent->Heartbeat();
-    scheduler.PostAfter(absl::Seconds(2), beat);
+    scheduler.PostAfter(absl::Milliseconds(options.heartbeat_ms), beat);
   };
-  scheduler.PostAfter(absl::Seconds(2), beat);
+  scheduler.PostAfter(absl::Milliseconds(options.heartbeat_ms), beat);
 
   // 1. Every agent connects at once.
   const double self_cpu_0 = SelfCpuSeconds();
@@ -453,6 +457,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(int64_t{0}, int64_t{60'000}));
   app.add_option("--idle-s", options.idle_s,
                  "seconds of heartbeats alone after registration (coordinator idle CPU)");
+  app.add_option("--heartbeat-ms", options.heartbeat_ms,
+                 "every agent's heartbeat period (the coordinator's --heartbeat-period-ms)")
+      ->check(CLI::Range(int64_t{100}, int64_t{600'000}));
   app.add_option("--pause-ms", options.pause_ms,
                  "pause after each round, then sample the coordinator's RSS again");
   app.add_option("--register-timeout-s", options.register_timeout_s,

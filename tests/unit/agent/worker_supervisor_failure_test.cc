@@ -330,6 +330,20 @@ TEST_F(WorkerSupervisorTest, StaleWorkerAtStopTimeIsReportedAsHung) {
   EXPECT_THAT(SignalsTo(rank3_), ElementsAre(SIGTERM, SIGCONT));
 }
 
+// The shipped defaults (250 ms heartbeats, 2.5 s hang timeout): a heartbeat
+// 1 s old is four periods, but under half the hang timeout: not stale.
+TEST_F(WorkerSupervisorTest, AWorkerIsStaleAtStopTimeOnlyPastHalfItsHangTimeout) {
+  config_.worker_heartbeat_period = absl::Milliseconds(250);
+  config_.worker_hang_timeout = absl::Milliseconds(2500);
+  MakeSupervisor();  // it keeps a copy of the config
+  LaunchTwo();
+  ASSERT_TRUE(Register(2).ok());
+  ASSERT_TRUE(Register(3).ok());
+  executor_.AdvanceTime(absl::Seconds(1));
+  supervisor_->Stop(kTest, "cancelled");
+  EXPECT_THAT(sink_.Failures(), IsEmpty());
+}
+
 TEST_F(WorkerSupervisorTest, FreshWorkersAtStopTimeAreNotBlamed) {
   LaunchTwo();
   ASSERT_TRUE(Register(2).ok());

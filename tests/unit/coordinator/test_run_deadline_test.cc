@@ -214,24 +214,29 @@ TEST_F(TestRunDeadlineTest, SizePredictedToMissTheStepDeadlineStopsAtOnce) {
 // Issue 29, progress by iteration: a size whose calls complete is not a
 // hang. It cannot finish within the step deadline: at the deadline it is
 // too slow, with the busbw of the calls done (what a validation grades).
+// Its calls keep completing (a report every 3.5 s, inside the stall limit).
 TEST_F(TestRunDeadlineTest, SizeThatProgressesButCannotFinishIsTooSlowWithTheBusbwOfItsCalls) {
   CreateAndStart();
   RegisterAll();
   JoinAll();
   AllRanksDoSize(0);
   executor_.AdvanceTime(absl::Seconds(20));
-  // 3 of 14 calls, the 2 timed ones at 0.5 s each: 20 s + 5.5 s left fits.
-  AllRanksProgress(1, 3, 2, 1'000'000);
+  // 3 of 14 calls, the 2 timed ones at 0.4 s each: 20 s + 4.4 s left fits.
+  AllRanksProgress(1, 3, 2, 800'000);
+  executor_.AdvanceTime(absl::Milliseconds(3500));
+  AllRanksProgress(1, 6, 5, 2'000'000);  // 23.5 s + 3.2 s
+  executor_.AdvanceTime(absl::Milliseconds(3500));
+  AllRanksProgress(1, 9, 1, 400'000);  // in-place: 27 s + 2 s
   EXPECT_EQ(report().failures_size(), 0);
-  executor_.AdvanceTime(absl::Seconds(10));
+  executor_.AdvanceTime(absl::Seconds(3));
   ASSERT_EQ(report().failures_size(), 1);
   const v1::Failure& failure = report().failures(0);
   EXPECT_EQ(failure.kind(), v1::FAILURE_KIND_TOO_SLOW);
   EXPECT_EQ(failure.rank(), -1);
   EXPECT_GT(failure.measured_busbw_gbps(), 0);
   EXPECT_THAT(failure.message(),
-              AllOf(HasSubstr("size 2048 did not finish"), HasSubstr("3 of 14 calls done"),
-                    HasSubstr("500000 us a call")));
+              AllOf(HasSubstr("size 2048 did not finish"), HasSubstr("9 of 14 calls done"),
+                    HasSubstr("400000 us a call")));
   AllNodesStopped();
   EXPECT_EQ(report().state(), v1::TEST_STATE_FAILED);
 }
@@ -253,19 +258,21 @@ TEST_F(TestRunDeadlineTest, SizeWhoseCallsPredictAnOverrunStopsAtOnce) {
 
 // NCCL's timed batch completes as a whole: calls outside it (the untimed
 // one) are progress, but nothing shows the batch moving, so the size's
-// deadline passes no verdict and the hang deadline decides.
-TEST_F(TestRunDeadlineTest, ProgressWithoutTimedCallsLeavesTheVerdictToTheHangDeadline) {
+// deadline passes no verdict; the stall limit decides, from the batch the
+// previous size predicts (5 calls of 200 us: under its floor).
+TEST_F(TestRunDeadlineTest, ProgressWithoutTimedCallsLeavesTheVerdictToTheStallLimit) {
   CreateAndStart();
   RegisterAll();
   JoinAll();
   AllRanksDoSize(0);
   executor_.AdvanceTime(absl::Seconds(1));
   AllRanksProgress(1, 1, 0, 0);
-  executor_.AdvanceTime(kStep - absl::Seconds(1));
+  executor_.AdvanceTime(kDefaultStallFloor - kEpsilon);
   EXPECT_EQ(report().failures_size(), 0);
-  executor_.AdvanceTime(absl::Seconds(1));
+  executor_.AdvanceTime(kEpsilon);
   ASSERT_EQ(report().failures_size(), 1);
   EXPECT_EQ(report().failures(0).kind(), v1::FAILURE_KIND_NO_PROGRESS);
+  EXPECT_THAT(report().failures(0).message(), HasSubstr("4 x 5 calls of ~0.2 ms"));
 }
 
 // Progress restarts the hang deadline; a report of another step (late, or

@@ -187,9 +187,10 @@ class TestRunFixture : public ::testing::Test {
   }
 
   // `rank` completed `calls_done` calls of step `step`, `timed_calls` of
-  // them timed in `timed_elapsed_us`.
+  // them timed in `timed_elapsed_us`; `waiting`: it waits on its peers (in a
+  // call), not in its own work between calls.
   void Progress(int rank, int step, int calls_done, int timed_calls, int64_t timed_elapsed_us,
-                int calls_planned = 14) {
+                int calls_planned = 14, bool waiting = true) {
     ebnccl::v1::WorkerEvent event = Event(rank, ebnccl::v1::WORKER_EVENT_KIND_PROGRESS);
     ebnccl::v1::IterationProgress& p = *event.mutable_progress();
     p.set_step(step);
@@ -197,6 +198,7 @@ class TestRunFixture : public ::testing::Test {
     p.set_calls_planned(calls_planned);
     p.set_timed_calls(timed_calls);
     p.set_timed_elapsed_us(timed_elapsed_us);
+    p.set_waiting_on_peers(waiting);
     run_->OnWorkerEvent(NodeOf(rank), event);
   }
   void AllRanksProgress(int step, int calls_done, int timed_calls, int64_t timed_elapsed_us) {

@@ -361,8 +361,23 @@ TEST(BenchmarkRunnerGlooTest, ReportsEveryCallOfASizeAsItCompletes) {
             [&](const SizeProgress& p) { seen[comm.Rank()].push_back(p); });
       });
   for (const absl::Status& s : results) ASSERT_TRUE(s.ok()) << s;
-  for (const std::vector<SizeProgress>& rank : seen) {
+  for (const std::vector<SizeProgress>& told : seen) {
+    // Besides the calls, the rank says when it starts and stops waiting on
+    // its peers (around its own fills and checks).
+    std::vector<SizeProgress> rank;
+    int waits = 0;
+    for (size_t i = 0; i < told.size(); ++i) {
+      if (told[i].calls_done == 0 || (i > 0 && told[i].calls_done == told[i - 1].calls_done)) {
+        if (i > 0) EXPECT_NE(told[i].waiting_on_peers, told[i - 1].waiting_on_peers) << i;
+        ++waits;
+        continue;
+      }
+      rank.push_back(told[i]);
+    }
+    EXPECT_GT(waits, 0);
     ASSERT_EQ(rank.size(), 2u * 12u);  // every call of both sizes
+    // A call completes while the rank waits on its peers.
+    for (const SizeProgress& p : rank) EXPECT_TRUE(p.waiting_on_peers);
     for (size_t i = 0; i < rank.size(); ++i) {
       EXPECT_EQ(rank[i].calls_done, static_cast<int>(i % 12) + 1) << i;
       EXPECT_EQ(rank[i].calls_planned, 12);
