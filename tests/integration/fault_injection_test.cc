@@ -49,7 +49,9 @@ class FaultInjectionTest : public ::testing::Test {
     const nlohmann::json& primary = report["failures"][0];
     EXPECT_EQ(culprit["kind"], "failure") << culprit.dump(2);
     EXPECT_EQ(culprit["node"], primary["node"]) << culprit.dump(2);
-    if (primary["rank"] >= 0) EXPECT_EQ(culprit["rank"], primary["rank"]) << culprit.dump(2);
+    if (primary["rank"] >= 0) {
+      EXPECT_EQ(culprit["rank"], primary["rank"]) << culprit.dump(2);
+    }
   }
 
   // The agents must run the next test normally.

@@ -131,9 +131,9 @@ v1::PortCounter Recomputed(const v1::PortCounter& sent) {
 
 void MergePorts(const std::string& node, const v1::NodeTestEvidence& evidence,
                 v1::TestReport& report) {
-  int kept = 0;
+  int ports = 0;
   for (const v1::PortEvidence& port : evidence.ports()) {
-    if (++kept > kMaxNodePorts) break;
+    if (++ports > kMaxNodePorts) break;
     v1::PortEvidence& out = *report.add_port_counters();
     out = port;
     out.set_node_name(node);  // the session's name, not what the agent wrote

@@ -368,7 +368,9 @@ TEST(BenchmarkRunnerGlooTest, ReportsEveryCallOfASizeAsItCompletes) {
     int waits = 0;
     for (size_t i = 0; i < told.size(); ++i) {
       if (told[i].calls_done == 0 || (i > 0 && told[i].calls_done == told[i - 1].calls_done)) {
-        if (i > 0) EXPECT_NE(told[i].waiting_on_peers, told[i - 1].waiting_on_peers) << i;
+        if (i > 0) {
+          EXPECT_NE(told[i].waiting_on_peers, told[i - 1].waiting_on_peers) << i;
+        }
         ++waits;
         continue;
       }

@@ -93,14 +93,14 @@ TEST(PathCountersTest, TheRetransmittingNodeIsNamedWithTheOthersShares) {
 }
 
 TEST(PathCountersTest, TcpSharesAtTheFloorsEdges) {
-  struct Case {
+  struct Share {
     uint64_t out, retrans;
     bool finding;
   };
   // 1 % of the segments sent, over 1,000 sent and 20 retransmitted.
-  for (const Case& c : {Case{9900, 100, true}, Case{9901, 99, false},  // 1.00 % / 0.99 %
-                        Case{980, 20, true}, Case{981, 19, false},     // 2 %, at / under 20
-                        Case{900, 50, false}}) {                       // 5 %, 950 segments
+  for (const Share& c : {Share{9900, 100, true}, Share{9901, 99, false},  // 1.00 % / 0.99 %
+                         Share{980, 20, true}, Share{981, 19, false},     // 2 %, at / under 20
+                         Share{900, 50, false}}) {                        // 5 %, 950 segments
     SCOPED_TRACE(testing::Message() << c.out << " + " << c.retrans);
     v1::TestReport report = FlatReport();
     AddTcp(report, "node2", c.out, c.retrans);
