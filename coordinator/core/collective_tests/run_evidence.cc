@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/spec/bounded_text.h"
 #include "common/spec/failure_kinds.h"
 #include "common/spec/host_counters.h"
 #include "coordinator/core/collective_tests/nccl_path_check.h"
@@ -115,9 +116,10 @@ bool HasNetworkVerdict(const v1::TestReport& report) {
   return false;
 }
 
-std::string Cut(const std::string& text) {
-  return text.size() <= kMaxEvidenceTextBytes ? text : text.substr(0, kMaxEvidenceTextBytes);
-}
+// The house's one bound on outside text: a plain substr could end
+// mid-character, and a string field that is not UTF-8 makes the whole
+// report unserializable (issue 32 item 2).
+std::string Cut(const std::string& text) { return spec::BoundedText(text, kMaxEvidenceTextBytes); }
 
 // A counter as the agent sent it, its delta and reset recomputed: nothing
 // the agent says about growth is taken on trust.

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "common/spec/bounded_text.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -225,6 +226,28 @@ TEST(TestEvidenceTest, ChannelsAreBoundedPerRankAfterTheIntraNodeTransportsAreTa
 // delta and reset is recomputed from before and after, and which counters
 // are errors and grew is decided here; a node's ports and their counters are
 // bounded.
+// A port's text from a node is cut to kMaxEvidenceTextBytes at a character
+// boundary: cut mid-character, the report could not be serialized (the
+// history, `ebctl show`).
+TEST(MergeNodeEvidenceTest, APortsLongTextIsCutToValidUtf8) {
+  v1::TestReport report = Report();
+  v1::NodeTestEvidence evidence;
+  v1::PortEvidence& port = *evidence.add_ports();
+  // One ASCII byte, then 400 two-byte characters: byte 512 falls inside one.
+  std::string long_text = "x";
+  for (int i = 0; i < 400; ++i) long_text += "\xC3\xA9";
+  port.set_hca(long_text);
+  port.set_error(long_text);
+  MergeNodeEvidence("a800-1", evidence, report);
+  ASSERT_EQ(report.port_counters_size(), 1);
+  for (const std::string& text : {report.port_counters(0).hca(), report.port_counters(0).error()}) {
+    EXPECT_LE(text.size(), kMaxEvidenceTextBytes);
+    EXPECT_TRUE(spec::IsValidUtf8(text));
+  }
+  std::string bytes;
+  EXPECT_TRUE(report.SerializeToString(&bytes));
+}
+
 TEST(MergeNodeEvidenceTest, CountersAreCheckedNotTrusted) {
   v1::TestReport report = Report();
   v1::NodeTestEvidence evidence;
