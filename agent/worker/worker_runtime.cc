@@ -105,6 +105,7 @@ void SetTiming(const transport::PlacementResult& placement, v1::RankTiming& timi
     schedule.set_cpu_us(sample.cpu_us);
     schedule.set_involuntary_switches(sample.involuntary_switches);
     schedule.set_run_delay_us(sample.run_delay_us);
+    schedule.set_throttled_us(sample.throttled_us);
   }
 }
 

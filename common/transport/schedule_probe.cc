@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -52,8 +53,12 @@ std::chrono::nanoseconds StalledWithin(const std::vector<StallInterval>& stalls,
 }
 
 ProcessScheduleProbe::ProcessScheduleProbe(std::chrono::nanoseconds period,
-                                           std::chrono::nanoseconds slack)
-    : period_(period), slack_(slack), last_tick_(std::chrono::steady_clock::now()) {
+                                           std::chrono::nanoseconds slack,
+                                           CpuLimitReader cpu_limits)
+    : period_(period),
+      slack_(slack),
+      cpu_limits_(std::move(cpu_limits)),
+      last_tick_(std::chrono::steady_clock::now()) {
   ticker_ = std::thread([this] { Tick(); });
 }
 
@@ -102,10 +107,15 @@ ScheduleProbe::Mark ProcessScheduleProbe::Now() const {
   return mark;
 }
 
-ScheduleProbe::Mark ProcessScheduleProbe::Begin() { return Now(); }
+ScheduleProbe::Mark ProcessScheduleProbe::Begin() {
+  Mark mark = Now();
+  mark.cpu_limit = cpu_limits_.Mark();
+  return mark;
+}
 
 ScheduleSample ProcessScheduleProbe::End(const Mark& begin) {
-  const Mark end = Now();
+  Mark end = Now();
+  end.cpu_limit = cpu_limits_.MarkAgain(begin.cpu_limit);
   ScheduleSample sample;
   sample.wall_us = ToUs(std::chrono::duration_cast<std::chrono::nanoseconds>(end.at - begin.at));
   {
@@ -117,6 +127,8 @@ ScheduleSample ProcessScheduleProbe::End(const Mark& begin) {
   sample.involuntary_switches =
       std::max<int64_t>(0, end.involuntary_switches - begin.involuntary_switches);
   sample.run_delay_us = std::max(0.0, end.run_delay_us - begin.run_delay_us);
+  // Summed over the CPUs the group was throttled on: at most the window.
+  sample.throttled_us = std::min(ThrottledBetween(begin.cpu_limit, end.cpu_limit), sample.wall_us);
   return sample;
 }
 

@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "common/transport/cgroup_cpu_limit.h"
 
 namespace eb::transport {
 
@@ -30,6 +31,9 @@ struct ScheduleSample {
   double cpu_us = 0;      // process CPU time, all threads
   int64_t involuntary_switches = 0;
   double run_delay_us = 0;  // the calling thread's wait on a run queue
+  // The window's time a CPU limit of the process's cgroup held it back
+  // (cgroup_cpu_limit.h; <= wall_us): 0 with no limit.
+  double throttled_us = 0;
 };
 
 // Samples around a window. Begin and End run on the thread that issues the
@@ -42,6 +46,7 @@ class ScheduleProbe {
     double cpu_us = 0;
     int64_t involuntary_switches = 0;
     double run_delay_us = 0;
+    CpuLimitMark cpu_limit;
   };
   virtual ~ScheduleProbe() = default;
   virtual Mark Begin() = 0;
@@ -70,7 +75,8 @@ std::chrono::nanoseconds StalledWithin(const std::vector<StallInterval>& stalls,
                                        std::chrono::nanoseconds slack);
 
 // The real probe: getrusage(RUSAGE_SELF) for CPU time and involuntary
-// switches, /proc/thread-self/schedstat for the run-queue wait, and a
+// switches, /proc/thread-self/schedstat for the run-queue wait, the
+// cgroups' cpu.stat for the time a CPU limit held the process back, and a
 // ticker thread that sleeps `period` at a time and records every wake-up
 // later than period + slack as a stall. A SIGSTOPped process stops the
 // ticker with it, so the gap shows; a CPU-starved one wakes it late. Why a
@@ -85,8 +91,11 @@ class ProcessScheduleProbe : public ScheduleProbe {
   // since its Begin, and a 30 ms-in-100 ms duty cycle adds ten a second.
   static constexpr size_t kMaxStalls = 4096;
 
+  // `cpu_limits`: where the cgroups' throttled time is read (tests give a
+  // fake tree); by default this process's.
   explicit ProcessScheduleProbe(std::chrono::nanoseconds period = std::chrono::milliseconds(1),
-                                std::chrono::nanoseconds slack = std::chrono::milliseconds(4));
+                                std::chrono::nanoseconds slack = std::chrono::milliseconds(4),
+                                CpuLimitReader cpu_limits = CpuLimitReader::ForThisProcess());
   ~ProcessScheduleProbe() override;
   ProcessScheduleProbe(const ProcessScheduleProbe&) = delete;
   ProcessScheduleProbe& operator=(const ProcessScheduleProbe&) = delete;
@@ -100,6 +109,7 @@ class ProcessScheduleProbe : public ScheduleProbe {
 
   const std::chrono::nanoseconds period_;
   const std::chrono::nanoseconds slack_;
+  const CpuLimitReader cpu_limits_;
   absl::Mutex mu_;
   std::vector<StallInterval> stalls_ ABSL_GUARDED_BY(mu_);
   Instant last_tick_ ABSL_GUARDED_BY(mu_);

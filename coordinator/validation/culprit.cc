@@ -17,9 +17,11 @@ namespace {
 
 struct RankTally {
   double stalled_us = 0;
+  double throttled_us = 0;
   double wall_us = 0;
   int most_stalled = 0;  // measurements in which it was the most stalled rank
   double share() const { return wall_us > 0 ? stalled_us / wall_us : 0.0; }
+  double throttled_share() const { return wall_us > 0 ? throttled_us / wall_us : 0.0; }
 };
 
 struct Tallies {
@@ -39,6 +41,7 @@ Tallies TallySchedules(const google::protobuf::RepeatedPtrField<v1::SizeResult>&
       for (int r = 0; r < ranks; ++r) {
         const v1::RankSchedule& s = variant->rank_schedule(r);
         out.ranks[r].stalled_us += s.stalled_us();
+        out.ranks[r].throttled_us += s.throttled_us();
         out.ranks[r].wall_us += s.wall_us();
         if (s.stalled_us() > 0 &&
             (most < 0 || s.stalled_us() > variant->rank_schedule(most).stalled_us())) {
@@ -77,6 +80,7 @@ struct ScheduleVerdict {
   int rank = -1;
   std::string node;
   std::string why;
+  bool cpu_limit = false;  // named by a cgroup's throttled time, not the ticker
 };
 
 bool Stalled(const RankTally& r) {
@@ -87,81 +91,171 @@ bool Stalled(const RankTally& r) {
 // (a ticker waiting for a CPU is a stall too), not any one rank's fault. The
 // lower median of the ranks' shares: a part stopped or starved alone (a
 // rank, or the ranks of one node when fewer than half) does not move it.
-double CommonStall(const Tallies& t) {
-  std::vector<double> shares;
-  shares.reserve(t.ranks.size());
-  for (const RankTally& r : t.ranks) shares.push_back(r.share());
+double CommonShare(std::vector<double> shares) {
   std::sort(shares.begin(), shares.end());
   return shares[(shares.size() - 1) / 2];
+}
+
+// The ranks that stand out on one per-rank share, judged above the common
+// share: the top one and those within kStalledDominance of its excess.
+struct Standouts {
+  int top = 0;
+  double top_share = 0;
+  double common = 0;
+  std::vector<int> close;
+  std::set<std::string> nodes;
+  double max_out = 0;  // the most of a rank not close
+  double min_close = 0;
+};
+
+Standouts FindStandouts(const v1::TestReport& report, const std::vector<double>& shares) {
+  Standouts s;
+  const int ranks = static_cast<int>(shares.size());
+  for (int r = 1; r < ranks; ++r) {
+    if (shares[r] > shares[s.top]) s.top = r;
+  }
+  s.top_share = shares[s.top];
+  s.common = CommonShare(shares);
+  s.min_close = s.top_share;
+  for (int r = 0; r < ranks; ++r) {
+    if ((shares[r] - s.common) * kStalledDominance >= s.top_share - s.common) {
+      s.close.push_back(r);
+      s.min_close = std::min(s.min_close, shares[r]);
+      const v1::RankAssignment* a = FindRank(report, r);
+      s.nodes.insert(a != nullptr ? a->node_name() : absl::StrCat("?", r));
+    } else {
+      s.max_out = std::max(s.max_out, shares[r]);
+    }
+  }
+  return s;
+}
+
+std::vector<double> SharesOf(const Tallies& t, double (RankTally::*share)() const) {
+  std::vector<double> shares;
+  shares.reserve(t.ranks.size());
+  for (const RankTally& r : t.ranks) shares.push_back((r.*share)());
+  return shares;
 }
 
 ScheduleVerdict JudgeSchedules(const v1::TestReport& report, const Tallies& t) {
   ScheduleVerdict out;
   if (t.measurements == 0) return out;
-  const int ranks = static_cast<int>(t.ranks.size());
-  int top = 0;
-  for (int r = 1; r < ranks; ++r) {
-    if (t.ranks[r].share() > t.ranks[top].share()) top = r;
-  }
-  const double top_share = t.ranks[top].share();
-  if (!Stalled(t.ranks[top])) {
-    out.kind = ScheduleVerdict::kFlat;
-    out.why = absl::StrCat("none was stalled (at most ", Pct(top_share), " of its timed calls)");
-    return out;
-  }
   // Judged above the common stall: on a loaded host every rank is starved
   // (healthy ranks 10-16 % on the 2-core development machine at load 12-19),
   // which must neither hide the one that was stopped nor make its peers
   // look "comparably stalled" (issue 29 item 6, culprit scoring).
-  const double common = CommonStall(t);
-  const double top_excess = top_share - common;
-  std::vector<int> close;
-  std::set<std::string> nodes;
-  double max_out = 0.0;
-  for (int r = 0; r < ranks; ++r) {
-    if ((t.ranks[r].share() - common) * kStalledDominance >= top_excess) {
-      close.push_back(r);
-      const v1::RankAssignment* a = FindRank(report, r);
-      nodes.insert(a != nullptr ? a->node_name() : absl::StrCat("?", r));
-    } else {
-      max_out = std::max(max_out, t.ranks[r].share());
-    }
+  const Standouts s = FindStandouts(report, SharesOf(t, &RankTally::share));
+  if (!Stalled(t.ranks[s.top])) {
+    out.kind = ScheduleVerdict::kFlat;
+    out.why = absl::StrCat("none was stalled (at most ", Pct(s.top_share), " of its timed calls)");
+    return out;
   }
-  std::string others = absl::StrCat("the other ranks at most ", Pct(max_out));
+  std::string others = absl::StrCat("the other ranks at most ", Pct(s.max_out));
   // Said where the load was felt (a percent or more), not on a quiet host.
-  if (common >= 0.01) absl::StrAppend(&others, " (every rank stalled ", Pct(common), " alike)");
-  if (top_excess < kMinStalledShare) {
+  if (s.common >= 0.01) absl::StrAppend(&others, " (every rank stalled ", Pct(s.common), " alike)");
+  if (s.top_share - s.common < kMinStalledShare) {
     // Everyone stalled alike: the host's load, no one part.
     out.kind = ScheduleVerdict::kAmbiguous;
-    out.why = absl::StrCat("every rank was stalled ", Pct(common), " to ", Pct(top_share),
+    out.why = absl::StrCat("every rank was stalled ", Pct(s.common), " to ", Pct(s.top_share),
                            " of its timed calls alike");
     return out;
   }
-  if (close.size() == 1) {
+  if (s.close.size() == 1) {
     out.kind = ScheduleVerdict::kRank;
-    out.rank = top;
-    out.why = absl::StrCat(RankName(report, top), " was stalled ", Pct(top_share),
+    out.rank = s.top;
+    out.why = absl::StrCat(RankName(report, s.top), " was stalled ", Pct(s.top_share),
                            " of its timed calls (its process not running: stopped, or starved of "
                            "CPU), ",
                            others);
     return out;
   }
-  double min_close = top_share;
-  for (int r : close) min_close = std::min(min_close, t.ranks[r].share());
-  if (nodes.size() == 1) {
+  if (s.nodes.size() == 1) {
     out.kind = ScheduleVerdict::kHost;
-    out.node = *nodes.begin();
-    out.why = absl::StrCat(close.size(), " ranks of ", out.node, " were stalled ", Pct(min_close),
-                           " to ", Pct(top_share),
+    out.node = *s.nodes.begin();
+    out.why = absl::StrCat(s.close.size(), " ranks of ", out.node, " were stalled ",
+                           Pct(s.min_close), " to ", Pct(s.top_share),
                            " of their timed calls (the host starved them of CPU or stopped them), ",
                            others);
     return out;
   }
   // Stalls on several nodes: no one part.
   out.kind = ScheduleVerdict::kAmbiguous;
-  out.why = absl::StrCat(close.size(), " ranks on ", nodes.size(), " nodes were stalled ",
-                         Pct(min_close), " to ", Pct(top_share), " of their timed calls, ", others);
+  out.why =
+      absl::StrCat(s.close.size(), " ranks on ", s.nodes.size(), " nodes were stalled ",
+                   Pct(s.min_close), " to ", Pct(s.top_share), " of their timed calls, ", others);
   return out;
+}
+
+// What the cgroups' CPU limits alone say: a part whose limit held it back
+// (RankSchedule.throttled_us) well above the others. kFlat when none stands
+// out: a limit every rank hit alike is left to the ticker's common stall.
+ScheduleVerdict JudgeCpuLimits(const v1::TestReport& report, const Tallies& t) {
+  ScheduleVerdict out;
+  if (t.measurements == 0) return out;
+  out.kind = ScheduleVerdict::kFlat;
+  const Standouts s = FindStandouts(report, SharesOf(t, &RankTally::throttled_share));
+  if (s.top_share - s.common < kMinThrottledShare || t.ranks[s.top].throttled_us < kMinStalledUs ||
+      s.nodes.size() > 1) {
+    // Said where it was felt; the ticker's common stall judges it.
+    if (s.common >= 0.01) {
+      out.why = absl::StrCat("every rank was held back by a CPU limit ", Pct(s.common), " to ",
+                             Pct(s.top_share), " of its timed calls alike");
+    }
+    return out;
+  }
+  out.cpu_limit = true;
+  const std::string others = absl::StrCat("the other ranks at most ", Pct(s.max_out));
+  if (s.close.size() == 1) {
+    out.kind = ScheduleVerdict::kRank;
+    out.rank = s.top;
+    out.why =
+        absl::StrCat(RankName(report, s.top), " was held back by a CPU limit ", Pct(s.top_share),
+                     " of its timed calls (its cgroup's throttled time: a container's or "
+                     "service's CPU quota), ",
+                     others);
+    return out;
+  }
+  out.kind = ScheduleVerdict::kHost;
+  out.node = *s.nodes.begin();
+  out.why = absl::StrCat(s.close.size(), " ranks of ", out.node, " were held back by a CPU limit ",
+                         Pct(s.min_close), " to ", Pct(s.top_share),
+                         " of their timed calls (their cgroups' throttled time), ", others);
+  return out;
+}
+
+bool NamesPart(const ScheduleVerdict& v) {
+  return v.kind == ScheduleVerdict::kRank || v.kind == ScheduleVerdict::kHost;
+}
+
+std::string NodeOfRank(const v1::TestReport& report, int rank) {
+  const v1::RankAssignment* a = FindRank(report, rank);
+  return a != nullptr ? a->node_name() : std::string();
+}
+
+// The two verdicts name the same part, or one names a rank of the other's host.
+bool SamePart(const v1::TestReport& report, const ScheduleVerdict& a, const ScheduleVerdict& b) {
+  const std::string a_node = a.kind == ScheduleVerdict::kHost ? a.node : NodeOfRank(report, a.rank);
+  const std::string b_node = b.kind == ScheduleVerdict::kHost ? b.node : NodeOfRank(report, b.rank);
+  if (a.kind == ScheduleVerdict::kRank && b.kind == ScheduleVerdict::kRank) return a.rank == b.rank;
+  return !a_node.empty() && a_node == b_node;
+}
+
+// A CPU limit that names a part is the kernel's word for why it stalled,
+// so it names it even under the ticker's floor; where the ticker names
+// another part, neither is sure.
+ScheduleVerdict WithCpuLimits(const v1::TestReport& report, ScheduleVerdict limits,
+                              ScheduleVerdict ticker) {
+  if (!NamesPart(limits)) {
+    if (!limits.why.empty()) absl::StrAppend(&ticker.why, "; ", limits.why);
+    return ticker;
+  }
+  if (NamesPart(ticker) && !SamePart(report, limits, ticker)) {
+    ticker.kind = ScheduleVerdict::kAmbiguous;
+    ticker.why = absl::StrCat(limits.why, ", but ", ticker.why);
+    return ticker;
+  }
+  if (NamesPart(ticker)) absl::StrAppend(&limits.why, "; ", ticker.why);
+  return limits;
 }
 
 void Place(const v1::TestReport& report, v1::SlowestRank& rank) {
@@ -181,6 +275,7 @@ std::optional<v1::ScheduleSummary> SummarizeSchedule(
   bool flat = true;
   for (const RankTally& r : t.ranks) {
     summary.add_rank_stalled_pct(r.share() * 100.0);
+    summary.add_rank_throttled_pct(r.throttled_share() * 100.0);
     flat = flat && !Stalled(r);
   }
   summary.set_flat(flat);
@@ -234,8 +329,9 @@ CulpritFinding BySchedules(const v1::TestReport& report, const Attribution& arri
       Place(report, rank);
       rank.set_slowest_count(t.ranks[sched.rank].most_stalled);
       rank.set_measurements(t.measurements);
-      rank.set_mean_excess_pct(t.ranks[sched.rank].share() * 100.0);
-      rank.set_basis("descheduled");
+      const RankTally& tally = t.ranks[sched.rank];
+      rank.set_mean_excess_pct((sched.cpu_limit ? tally.throttled_share() : tally.share()) * 100.0);
+      rank.set_basis(sched.cpu_limit ? "cpu_limit" : "descheduled");
       out.rank = rank;
       out.culprit = v1::CULPRIT_DESCHEDULED_RANK;
       out.reason = absl::StrCat(no_late, ", but ", sched.why);
@@ -315,7 +411,8 @@ CulpritFinding DecideFromMeasurements(const v1::TestReport& report, const Attrib
   const int ranks = report.ranks_size();
   const Tallies t = TallySchedules(report.results(), ranks);
   out.schedule = SummarizeSchedule(report.results(), ranks);
-  const ScheduleVerdict sched = JudgeSchedules(report, t);
+  const ScheduleVerdict sched =
+      WithCpuLimits(report, JudgeCpuLimits(report, t), JudgeSchedules(report, t));
   const bool late = arrival.slowest.has_value() && arrival.slowest->basis() == "arrival";
   if (late) return WithLateRank(report, arrival, sched, std::move(out));
   if (!arrival.arrivals.has_value() && sched.kind == ScheduleVerdict::kNone) {

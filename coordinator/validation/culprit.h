@@ -6,7 +6,8 @@
 //    the others wait;
 //  * schedules (RankTiming.schedule): a rank whose process did not run for
 //    part of the timed calls (SIGSTOPped, starved of CPU) slowed every call
-//    while arriving on time, which arrivals cannot see.
+//    while arriving on time, which arrivals cannot see; and, within them,
+//    the time its cgroup's CPU limit held it back, which names it surely.
 // "The path" is said only when both are flat; a missing or ambiguous signal
 // is "cannot tell", never "the path". Pure: no I/O, no clock; any thread.
 
@@ -39,6 +40,13 @@ inline constexpr double kMinStalledUs = 8000.0;
 // healthy ranks at 10-16 % beside a stopped one at 33-35 % read as "its
 // host" or "cannot tell" in 2 of 10 runs (culprit scoring, RELIABILITY.md).
 inline constexpr double kStalledDominance = 2.5;
+// A rank whose cgroup's CPU limit held it back (RankSchedule.throttled_us)
+// at least this share of its timed calls more than the common share, and
+// kMinStalledUs in all, is named by it, under the ticker's floor: the
+// kernel throttles only a group over its own quota, never for the host's
+// load, so a healthy rank reads 0 however busy the host (culprit scoring's
+// cpu_quota case: 9-11 % stalled, under the 15 % floor, in 5 of its 40 runs).
+inline constexpr double kMinThrottledShare = 0.05;
 
 // The schedules over `rows` whose per-rank arrays have `ranks` entries;
 // nullopt when no measurement has a schedule from every rank (workers older
@@ -51,7 +59,9 @@ struct CulpritFinding {
   // LATE_RANK and DESCHEDULED_RANK: the rank, placed on its node and slot
   // (basis "arrival", or "descheduled" when only the schedule named it:
   // mean_excess_pct is then its stalled share, slowest_count the
-  // measurements in which it was the most stalled rank).
+  // measurements in which it was the most stalled rank; or "cpu_limit"
+  // when its cgroup's throttled time named it: mean_excess_pct is then
+  // that share).
   std::optional<ebnccl::v1::SlowestRank> rank;
   std::string node;  // DESCHEDULED_HOST, LINK_ERRORS; FAILURE: the failed node or rank's
   std::string part;  // LINK_ERRORS: the port ("mlx5_2 port 1")

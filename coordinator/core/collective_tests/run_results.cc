@@ -41,7 +41,11 @@ absl::Status CheckSchedule(const v1::RankTiming& timing, absl::string_view field
       spec::CheckShare(schedule.cpu_us(), absl::StrCat(field, ".cpu_us"), 0, kMaxUs));
   EB_RETURN_IF_ERROR(spec::CheckShare(static_cast<double>(schedule.involuntary_switches()),
                                       absl::StrCat(field, ".involuntary_switches"), 0, kMaxUs));
-  return spec::CheckShare(schedule.run_delay_us(), absl::StrCat(field, ".run_delay_us"), 0, kMaxUs);
+  EB_RETURN_IF_ERROR(
+      spec::CheckShare(schedule.run_delay_us(), absl::StrCat(field, ".run_delay_us"), 0, kMaxUs));
+  // As stalled time: more than the window would name this rank.
+  return spec::CheckShare(schedule.throttled_us(), absl::StrCat(field, ".throttled_us"), 0,
+                          schedule.wall_us());
 }
 
 }  // namespace

@@ -41,6 +41,12 @@ std::string SlowestRankLine(const v1::TestReport& report) {
         slowest.rank(), where, slowest.mean_excess_pct(), slowest.slowest_count(),
         slowest.measurements());
   }
+  if (slowest.basis() == "cpu_limit") {
+    return absl::StrFormat(
+        "# Straggler: rank %d%s was held back by its cgroup's CPU limit %.1f%% of its timed "
+        "calls\n",
+        slowest.rank(), where, slowest.mean_excess_pct());
+  }
   return absl::StrFormat(
       "# Slowest rank overall: rank %d%s, slowest in %d of %d measurements, "
       "on average %.1f%% above the rank mean\n",

@@ -234,6 +234,8 @@ json CulpritToJson(const v1::TestReport& report) {
         {"rank_stalled_pct",
          std::vector<double>(s.rank_stalled_pct().begin(), s.rank_stalled_pct().end())},
         {"flat", s.flat()},
+        {"rank_throttled_pct",
+         std::vector<double>(s.rank_throttled_pct().begin(), s.rank_throttled_pct().end())},
     };
   }
   const spec::CulpritKindRow& row = spec::RowOf(report.culprit());

@@ -18,7 +18,7 @@ namespace v1 = ebnccl::v1;
 using ::testing::HasSubstr;
 
 v1::RankSizeResult WithSchedule(double wall, double stalled, double cpu = 10, int64_t switches = 1,
-                                double delay = 5) {
+                                double delay = 5, double throttled = 0) {
   v1::RankSizeResult result;
   for (v1::RankTiming* timing : {result.mutable_out_of_place(), result.mutable_in_place()}) {
     v1::RankSchedule& s = *timing->mutable_schedule();
@@ -27,12 +27,14 @@ v1::RankSizeResult WithSchedule(double wall, double stalled, double cpu = 10, in
     s.set_cpu_us(cpu);
     s.set_involuntary_switches(switches);
     s.set_run_delay_us(delay);
+    s.set_throttled_us(throttled);
   }
   return result;
 }
 
 TEST(CheckReportedScheduleTest, AcceptsSaneValuesAndAnOlderWorkersNone) {
   EXPECT_TRUE(CheckReportedSchedule(WithSchedule(1000, 300)).ok());
+  EXPECT_TRUE(CheckReportedSchedule(WithSchedule(1000, 300, 10, 1, 5, 1000)).ok());
   EXPECT_TRUE(CheckReportedSchedule(v1::RankSizeResult()).ok());
 }
 
@@ -52,6 +54,9 @@ TEST(CheckReportedScheduleTest, RefusesNanNegativeAndOverRangeNamingTheField) {
       {WithSchedule(1000, 0, -5), "out_of_place.schedule.cpu_us"},
       {WithSchedule(1000, 0, 10, -1), "out_of_place.schedule.involuntary_switches"},
       {WithSchedule(1000, 0, 10, 1, nan), "out_of_place.schedule.run_delay_us"},
+      // A CPU limit's time is part of the window, as a stall is.
+      {WithSchedule(1000, 0, 10, 1, 5, 1000.5), "out_of_place.schedule.throttled_us"},
+      {WithSchedule(1000, 0, 10, 1, 5, -1), "out_of_place.schedule.throttled_us"},
   };
   for (const Case& c : cases) {
     const absl::Status status = CheckReportedSchedule(c.result);
