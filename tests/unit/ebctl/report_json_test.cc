@@ -168,10 +168,13 @@ TEST(ReportToJsonTest, CulpritNamesTheDescheduledRankWithTheSchedule) {
   schedule.add_rank_stalled_pct(0.5);
   schedule.add_rank_stalled_pct(30.0);
   schedule.set_flat(false);
+  schedule.add_rank_throttled_pct(0.0);
+  schedule.add_rank_throttled_pct(2.5);
   EXPECT_EQ(ReportToJson(report)["culprit"], json::parse(R"({
       "kind": "descheduled_rank", "rank": 1, "node": "host2",
       "reason": "rank 1 (host2 slot 0) was stalled 30.0% of its timed calls", "part": null,
-      "schedule": {"measurements": 4, "rank_stalled_pct": [0.5, 30.0], "flat": false},
+      "schedule": {"measurements": 4, "rank_stalled_pct": [0.5, 30.0], "flat": false,
+                   "rank_throttled_pct": [0.0, 2.5]},
       "counters": []})"));
   report.set_culprit(v1::CULPRIT_UNKNOWN);
   report.clear_schedule();

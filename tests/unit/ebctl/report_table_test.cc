@@ -401,6 +401,23 @@ TEST(TableFooterTest, ADescheduledRankIsNamedWithItsStalledShare) {
   EXPECT_THAT(footer, HasSubstr("# Culprit: descheduled_rank: rank 1 (host2 slot 0)"));
 }
 
+TEST(TableFooterTest, ARankHeldBackByACpuLimitIsNamedWithItsThrottledShare) {
+  v1::TestReport report = testing::TwoRankReport();
+  v1::SlowestRank& slowest = *report.mutable_slowest_rank();
+  slowest.set_rank(1);
+  slowest.set_node_name("host2");
+  slowest.set_local_rank(0);
+  slowest.set_basis("cpu_limit");
+  slowest.set_mean_excess_pct(8.84);
+  report.set_culprit(v1::CULPRIT_DESCHEDULED_RANK);
+  report.set_culprit_reason(
+      "rank 1 (host2 slot 0) was held back by a CPU limit 8.8% of its timed "
+      "calls");
+  EXPECT_THAT(TableFooter(report),
+              HasSubstr("# Straggler: rank 1 (node host2, slot 0) was held back by its cgroup's "
+                        "CPU limit 8.8% of its timed calls\n"));
+}
+
 TEST(TableFooterTest, PerRailBlockNamesNodeGpuBusIdAndHca) {
   v1::TestReport report = testing::TwoRankReport();
   for (int rail = 0; rail < 2; ++rail) {
