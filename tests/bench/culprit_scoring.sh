@@ -33,7 +33,10 @@
 # none. Each run's line (the
 # report's culprit and first failure, and for cpu_quota and lossy_link what
 # the fault did: CPU time throttled in the sweep, packets dropped) is kept in
-# /tmp/ebnccl-culprit-<pid>.tsv.
+# /tmp/ebnccl-culprit-<pid>.tsv, or $EB_CULPRIT_RESULTS. Several runs of the
+# script at once (culprit_parallel.sh) each take a fleet of their own:
+# namespaces named by pid, subnet 10.81.$EB_CULPRIT_SUBNET_INDEX (default:
+# from the pid).
 # Deadlines as the chaos battery's, short enough for the 5 s target: agent
 # hang timeout 2.5 s, heartbeats 200 ms x 5, step deadline 4 s. With
 # EB_CULPRIT_DEFAULTS=1, the shipped defaults instead (every daemon and test
@@ -55,15 +58,18 @@ if [[ $(id -u) -ne 0 ]] || ! command -v ip >/dev/null || ! command -v nft >/dev/
   echo "needs root, iproute2 and nft"; exit 77
 fi
 prefix="ebq$$"
-subnet="10.81.$(($$ % 200 + 10))"
+subnet="10.81.${EB_CULPRIT_SUBNET_INDEX:-$(($$ % 200 + 10))}"
 work=$(mktemp -d /tmp/ebnccl-culprit-XXXXXX)
 hosts=(0 1 2)
 pids=()
 cgroup=/sys/fs/cgroup/cpu/ebnccl-culprit-$$
-results=/tmp/ebnccl-culprit-$$.tsv
+results=${EB_CULPRIT_RESULTS:-/tmp/ebnccl-culprit-$$.tsv}
 defaults=${EB_CULPRIT_DEFAULTS:-0}
 fleet_defaults=$defaults
 fleet_hang_ms=2500
+# The workers read the quota's throttled time, as on a host (fleet.sh).
+fleet_cgroup_cpu=0
+[[ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]] && fleet_cgroup_cpu=1
 step_flags=(--step-timeout 4s)
 [[ $defaults == 1 ]] && step_flags=()
 

@@ -105,6 +105,24 @@ netns_fleet_coordinator() {
   for _ in $(seq 100); do grep -q "listening on" "$work/coordinator.log" && break; sleep 0.1; done
 }
 
+# `ip netns exec` mounts a fresh /sys, without /sys/fs/cgroup's mounts, so a
+# worker there cannot read its cgroup's CPU limit (RELIABILITY.md, "CPU
+# limits"); a host's agent sees them. With fleet_cgroup_cpu=1 each agent
+# starts in its namespace with the host's cgroup v1 `cpu` hierarchy mounted
+# again there, as on a host (in the agent's own mount namespace only).
+# Replaces the shell it runs in (exec): call it in the background, so that
+# $! is the agent's pid.
+netns_fleet_agent_exec() {
+  [[ ${fleet_cgroup_cpu:-0} == 1 ]] || exec ip netns exec "$@"
+  local ns=$1 options
+  shift
+  options=$(awk '$5 == "/sys/fs/cgroup/cpu" { for (i = 7; i <= NF; ++i) if ($i == "-") { print $(i + 3); exit } }' /proc/self/mountinfo)
+  # shellcheck disable=SC2016
+  exec ip netns exec "$ns" bash -c 'mount -t tmpfs ebnccl-cgroup /sys/fs/cgroup &&
+    mkdir /sys/fs/cgroup/cpu && mount -t cgroup -o "$1" cgroup /sys/fs/cgroup/cpu &&
+    shift && exec "$@"' netns-agent "$options" "$@"
+}
+
 # One eb-agent of $1 workers per host, node<h> with host id host<h>, logs in
 # $work; each pid joins pids and is agent_pid[h] (declare -A agent_pid first).
 # The array agent_flags, when set, adds flags to every agent.
@@ -112,7 +130,7 @@ netns_fleet_agents() {
   local h
   for h in "${hosts[@]}"; do
     # shellcheck disable=SC2046
-    ip netns exec "$prefix-h$h" "$bin/eb-agent" --config /dev/null --coordinator "$coordinator" \
+    netns_fleet_agent_exec "$prefix-h$h" "$bin/eb-agent" --config /dev/null --coordinator "$coordinator" \
       --node-name "node$h" --host-id "host$h" --workers "$1" --bootstrap-interface eth0 \
       $(tls "nodes/node$h") --run-dir "$work/run-node$h" $(netns_fleet_agent_flags) \
       "${agent_flags[@]+"${agent_flags[@]}"}" \
