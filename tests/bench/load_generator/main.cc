@@ -53,7 +53,7 @@ struct Options {
   int iterations = 1;
   bool progress = true;
   int64_t progress_period_ms = 250;
-  bool progress_together = false;
+  bool progress_together = true;
   int64_t step_timeout_ms = 0;
   // A run whose tests are to fail, each first with this kind (a
   // FailureKind name): it succeeds when they do.
@@ -493,8 +493,9 @@ int main(int argc, char** argv) {
                  "the worker heartbeat period (the agent's worker_heartbeat_period, 250 ms)")
       ->check(CLI::Range(int64_t{10}, int64_t{60'000}));
   app.add_option("--progress-together", options.progress_together,
-                 "a node's ranks report in one batch a period (false: each rank at its own "
-                 "phase, one message each, as the agent's 2 ms linger mostly forwards them)");
+                 "a node's ranks' reports of a period go in one batch, as the agent sends them "
+                 "(false: each rank at its own phase, one message a report, as the agent before "
+                 "issue 29 item 2's batching)");
   app.add_option("--vanish", options.vanish,
                  "agents of the first test that vanish mid-rendezvous (their session breaks)");
   app.add_option("--slow-agents", options.slow_agents,

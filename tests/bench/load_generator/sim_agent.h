@@ -74,13 +74,13 @@ struct AgentBehaviour {
   // While a size lasts, each rank reports PROGRESS this often, as the
   // worker's heartbeat thread does (agent_core_config.h
   // worker_heartbeat_period, 250 ms shipped), each rank at its own phase;
-  // zero: no PROGRESS (the benchmark before issue 29). The real agent
-  // forwards every one; its 2 ms linger (coordinator_session.h) seldom
-  // finds another rank's report to batch with, so each goes alone, unless
-  // progress_together: all of a node's ranks in one batch a period (the
-  // fewest messages the same reports can take).
+  // zero: no PROGRESS (the benchmark before issue 29). progress_together:
+  // a node's reports of one period go as one batch, as the agent's session
+  // sends them (it holds PROGRESS up to a worker heartbeat period,
+  // coordinator_session.h); false: one message a report, as the agent did
+  // before (its 2 ms linger seldom found another rank's report).
   absl::Duration progress_period = absl::Milliseconds(250);
-  bool progress_together = false;
+  bool progress_together = true;
 };
 
 class SimAgent {

@@ -32,9 +32,8 @@ void SimAgent::StartSize(const std::shared_ptr<Sweep>& sweep) {
   if (behaviour_.progress_together) {
     std::vector<size_t> all(sweep->ranks.size());
     std::iota(all.begin(), all.end(), size_t{0});
-    scheduler_.PostAfter(phase(), [this, sweep, step, all = std::move(all)] {
-      ReportProgress(sweep, step, all);
-    });
+    scheduler_.PostAfter(
+        phase(), [this, sweep, step, all = std::move(all)] { ReportProgress(sweep, step, all); });
     return;
   }
   for (size_t i = 0; i < sweep->ranks.size(); ++i) {
