@@ -18,12 +18,12 @@ bool IsProgress(const v1::AgentMessage& message) {
          message.worker_event().kind() == v1::WORKER_EVENT_KIND_PROGRESS;
 }
 
-// The messages in `taken` (one, or a batch of worker events) that are not
-// PROGRESS events.
-size_t NotProgressIn(const v1::AgentMessage& taken) {
-  if (!taken.has_worker_events()) return IsProgress(taken) ? 0 : 1;
+// What in `message` (one message, or a batch of worker events) is not a
+// PROGRESS event: counted alike when queued and when taken.
+size_t NotProgressIn(const v1::AgentMessage& message) {
+  if (!message.has_worker_events()) return IsProgress(message) ? 0 : 1;
   size_t count = 0;
-  for (const v1::WorkerEvent& event : taken.worker_events().events()) {
+  for (const v1::WorkerEvent& event : message.worker_events().events()) {
     count += event.kind() != v1::WORKER_EVENT_KIND_PROGRESS;
   }
   return count;
@@ -80,7 +80,7 @@ bool SessionOutbox::Push(v1::AgentMessage message) {
     last_event_[RankKey(event.test_id(), event.rank())] =
         LastEvent{taken_ + static_cast<int64_t>(messages_.size()), progress};
   }
-  if (!progress) ++not_progress_;
+  not_progress_ += NotProgressIn(message);
   messages_.push_back(std::move(message));
   return true;
 }
