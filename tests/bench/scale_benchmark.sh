@@ -35,6 +35,7 @@
 # JOINED and verdict) and the CPU each PROGRESS event cost over off. One
 # command on a quiet host: tests/bench/scale_benchmark.sh --agents "256 1024"
 # --progress "off batched per-report" --pairs 3 -- --size-ms 5000 --iterations 1000
+# --scheduler-threads 4
 #
 # With -- --idle-s S, the generator first measures the coordinator's CPU
 # rate with only heartbeats for S seconds, and "coord ms/rank" adds "(net
@@ -81,7 +82,7 @@ while [[ $# -gt 0 ]]; do
     --pairs) pairs=$2; shift 2 ;;
     --progress) progress_variants=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
-    *) sed -n '2,30p' "$0"; exit 2 ;;
+    *) sed -n '2,62p' "$0"; exit 2 ;;
   esac
 done
 work=$(mktemp -d /tmp/ebnccl-scale-bench-XXXXXX)
