@@ -98,7 +98,8 @@ void AgentServer::CreateSession() {
   callbacks.on_disconnected = [this](const absl::Status& status) { OnDisconnected(status); };
   session_ = std::make_unique<CoordinatorSession>(
       common::MakeChannel(config_.coordinator_address, config_.tls), std::move(callbacks),
-      config_.reconnect_initial, config_.reconnect_max);
+      config_.reconnect_initial, config_.reconnect_max,
+      CoordinatorSession::kDefaultWorkerEventLinger, config_.worker_heartbeat_period);
   metered_sink_ = std::make_unique<MeteredCoordinatorSink>(*session_, metrics_);
 }
 

@@ -36,12 +36,14 @@ gpr_timespec GprDeadline(absl::Time deadline) {
 CoordinatorSession::CoordinatorSession(std::shared_ptr<grpc::Channel> channel, Callbacks callbacks,
                                        absl::Duration reconnect_initial,
                                        absl::Duration reconnect_max,
-                                       absl::Duration worker_event_linger)
+                                       absl::Duration worker_event_linger,
+                                       absl::Duration progress_linger)
     : stub_(v1::AgentService::NewStub(std::move(channel))),
       callbacks_(std::move(callbacks)),
       reconnect_initial_(reconnect_initial),
       reconnect_max_(reconnect_max),
-      worker_event_linger_(worker_event_linger) {}
+      worker_event_linger_(worker_event_linger),
+      progress_linger_(progress_linger) {}
 
 CoordinatorSession::~CoordinatorSession() { Stop(); }
 
@@ -246,7 +248,7 @@ absl::Status CoordinatorSession::EndCall(Stream& stream, grpc::CompletionQueue& 
 void CoordinatorSession::Relay(Stream& stream, grpc::CompletionQueue& cq,
                                absl::Duration heartbeat_period) {
   write_in_flight_ = false;
-  linger_until_ = absl::InfiniteFuture();
+  linger_since_ = absl::InfiniteFuture();
   bool read_in_flight = true;
   bool ended = false;
   int64_t heartbeat_sequence = 0;
@@ -321,16 +323,25 @@ void CoordinatorSession::MaybeStartWrite(Stream& stream, absl::Time now, absl::T
   {
     absl::MutexLock lock(&mu_);
     if (outbox_.empty()) return;
-    if (worker_event_linger_ > absl::ZeroDuration() && outbox_.FrontIsWorkerEvent()) {
+    if (outbox_.FrontIsWorkerEvent()) {
       // The node's other ranks are usually a moment behind: let their
-      // events of the same phase join this one (event_batching.h).
-      if (linger_until_ == absl::InfiniteFuture()) linger_until_ = now + worker_event_linger_;
-      if (now < linger_until_) {
-        *deadline = std::min(*deadline, linger_until_);
+      // events of the same phase join this one (event_batching.h). Their
+      // PROGRESS reports come at phases of their own within each worker
+      // heartbeat: while nothing else is queued, wait for the period's
+      // (one batch a node and period, not one message a rank and period;
+      // the outbox keeps each rank's newest). Anything else queued ends
+      // that wait.
+      if (linger_since_ == absl::InfiniteFuture()) linger_since_ = now;
+      const absl::Duration linger = outbox_.OnlyProgress()
+                                        ? std::max(progress_linger_, worker_event_linger_)
+                                        : worker_event_linger_;
+      const absl::Time due = linger_since_ + linger;
+      if (now < due) {
+        *deadline = std::min(*deadline, due);
         return;
       }
     }
-    linger_until_ = absl::InfiniteFuture();
+    linger_since_ = absl::InfiniteFuture();
     writing_ = outbox_.Take();
   }
   write_in_flight_ = true;

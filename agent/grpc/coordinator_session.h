@@ -41,6 +41,9 @@ class CoordinatorSession final : public CoordinatorSink {
   // Long enough for a node's ranks finishing the same phase to queue their
   // events together, short beside anything a test measures or waits for.
   static constexpr absl::Duration kDefaultWorkerEventLinger = absl::Milliseconds(2);
+  // The shipped worker heartbeat period (agent_core_config.h): each rank
+  // reports PROGRESS at most once per period, at its own phase.
+  static constexpr absl::Duration kDefaultProgressLinger = absl::Milliseconds(250);
 
   struct Callbacks {
     // Builds the registration message (called before every connection, so
@@ -62,9 +65,16 @@ class CoordinatorSession final : public CoordinatorSink {
   // `worker_event_linger`: how long the writer holds a worker event so that
   // the other ranks' events of the same moment join it in one batch
   // (event_batching.h); zero sends whatever is queued at once.
+  // `progress_linger`: how long it holds PROGRESS events while nothing
+  // else is queued, so that a node's ranks' reports of one worker
+  // heartbeat period go as one batch (issue 29 item 2: at 8 ranks a node,
+  // ~3x less coordinator CPU than a message a report, docs/BENCHMARKS.md
+  // round 13); the worker heartbeat period. Each report waits at most
+  // that long.
   CoordinatorSession(std::shared_ptr<grpc::Channel> channel, Callbacks callbacks,
                      absl::Duration reconnect_initial, absl::Duration reconnect_max,
-                     absl::Duration worker_event_linger = kDefaultWorkerEventLinger);
+                     absl::Duration worker_event_linger = kDefaultWorkerEventLinger,
+                     absl::Duration progress_linger = kDefaultProgressLinger);
   ~CoordinatorSession() override;
 
   // Starts the connect loop on its own thread.
@@ -135,13 +145,15 @@ class CoordinatorSession final : public CoordinatorSink {
   const absl::Duration reconnect_initial_;
   const absl::Duration reconnect_max_;
   const absl::Duration worker_event_linger_;
+  const absl::Duration progress_linger_;
   std::thread thread_;
 
   // Session-thread state of the relay.
   ebnccl::v1::AgentMessage writing_;        // the write in flight
   ebnccl::v1::CoordinatorMessage reading_;  // the read in flight
   bool write_in_flight_ = false;
-  absl::Time linger_until_ = absl::InfiniteFuture();  // a worker event waits
+  // Since when the worker event at the front has waited.
+  absl::Time linger_since_ = absl::InfiniteFuture();
 
   mutable absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

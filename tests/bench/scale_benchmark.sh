@@ -12,7 +12,7 @@
 #       [--transport nccl|gloo] [--concurrent-tests K] [--rounds R]
 #       [--tls both|on|off] [--ebctl-nodes K] [--history-limit L]
 #       [--history-path FILE] [--out DIR] [--compromised K] [--pairs P]
-#       [-- extra eb-load-generator options]
+#       [--progress "off batched per-report"] [-- extra eb-load-generator options]
 #
 # --compromised K (issue 32): for each N, P pairs of runs, alternated: a
 # clean run, then the same with K compromised agents more (bad00000...,
@@ -24,6 +24,18 @@
 # A summary compares the medians: the honest test's verdict time
 # (compromised / clean) and the coordinator's peak RSS. One command on a
 # quiet host: tests/bench/scale_benchmark.sh --agents 1024 --compromised 1 --pairs 3 --tls on
+#
+# --progress VARIANTS (issue 29 item 2): for each N, P rounds of the
+# variants in turn (off batched per-report off batched ...), where each
+# size lasts --size-ms (give it after --, with --iterations) and the ranks
+# report PROGRESS every 250 ms: off, none (--progress false); batched, a
+# node's reports of a period in one message, as the agent sends them;
+# per-report, one message a report, as the agent did before. A summary
+# gives the medians of each variant (the test's coordinator CPU, peak RSS,
+# JOINED and verdict) and the CPU each PROGRESS event cost over off. One
+# command on a quiet host: tests/bench/scale_benchmark.sh --agents "256 1024"
+# --progress "off batched per-report" --pairs 3 -- --size-ms 5000 --iterations 1000
+# --scheduler-threads 4
 #
 # With -- --idle-s S, the generator first measures the coordinator's CPU
 # rate with only heartbeats for S seconds, and "coord ms/rank" adds "(net
@@ -53,7 +65,7 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${BIN_DIR:-$repo/build/bin}
 agents_list="16 64 256 1024"
 ranks=8 transport=nccl tests=1 rounds=1 tls=off out="" ebctl_nodes=0 history_limit=1000 history_path='' extra=()
-compromised=0 pairs=1
+compromised=0 pairs=1 progress_variants=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --agents) agents_list=$2; shift 2 ;;
@@ -68,8 +80,9 @@ while [[ $# -gt 0 ]]; do
     --history-path) history_path=$2; shift 2 ;;
     --compromised) compromised=$2; shift 2 ;;
     --pairs) pairs=$2; shift 2 ;;
+    --progress) progress_variants=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
-    *) sed -n '2,30p' "$0"; exit 2 ;;
+    *) sed -n '2,62p' "$0"; exit 2 ;;
   esac
 done
 work=$(mktemp -d /tmp/ebnccl-scale-bench-XXXXXX)
@@ -100,6 +113,8 @@ fi
 
 variants=(clean)
 (( compromised > 0 )) && variants=(clean compromised)
+# shellcheck disable=SC2206 # the variants are words
+[[ -n $progress_variants ]] && variants=($progress_variants)
 echo "| agents | ranks | tls | run | register s (abandoned) | coord CPU-s (register) | JOINED s | verdict s | passed | coord CPU-s (test) | coord ms/rank | coord RSS MB | generator CPU-s | coord log KB | load avg |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 port=$((31000 + $$ % 2000))
@@ -110,7 +125,12 @@ for mode in "${modes[@]}"; do
     port=$((port + 1))
     tag=$mode-$n-$pair-$variant
     vextra=()
-    [[ $variant == compromised ]] && vextra=(--compromised-agents "$compromised")
+    case $variant in
+      compromised) vextra=(--compromised-agents "$compromised") ;;
+      off) vextra=(--progress false) ;;
+      batched) vextra=(--progress true --progress-together true) ;;
+      per-report) vextra=(--progress true --progress-together false) ;;
+    esac
     ctls=() gtls=()
     if [[ $mode == on ]]; then
       ctls=(--tls-ca "$certs/ca.pem" --tls-cert "$certs/coordinator.pem" --tls-key "$certs/coordinator.key")
@@ -191,6 +211,39 @@ PY
   done
   done
 done
+if [[ -n $progress_variants ]]; then
+  # The medians of each N and variant, and what a PROGRESS event cost the
+  # coordinator over the runs without them.
+  python3 - "$work" <<'PY'
+import glob, json, os, statistics, sys
+runs = {}
+for path in glob.glob(os.path.join(sys.argv[1], "run-*.json")):
+    mode, n, _, variant = os.path.basename(path)[4:-5].split("-", 3)
+    r = json.load(open(path))
+    if r.get("rounds"):
+        runs.setdefault((mode, int(n)), {}).setdefault(variant, []).append(r)
+print()
+print("| agents | ranks | variant | runs | PROGRESS events | coord CPU-s (test), median | over off | per event, µs | coord peak RSS MB (max) | JOINED s | verdict s | passed | generator CPU-s |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+for (mode, n), v in sorted(runs.items()):
+    med = lambda rs, f: statistics.median(f(r) for r in rs)
+    base = med(v["off"], lambda r: r["rounds"][-1]["coordinator_cpu_s"]) if "off" in v else None
+    for variant in ("off", "batched", "per-report"):
+        rs = v.get(variant, [])
+        if not rs:
+            continue
+        cpu = med(rs, lambda r: r["rounds"][-1]["coordinator_cpu_s"])
+        events = med(rs, lambda r: r["rounds"][-1]["progress_events"])
+        over = "-" if base is None or variant == "off" else "+%.3f" % (cpu - base)
+        per = "-" if base is None or not events else "%.1f" % (1e6 * (cpu - base) / events)
+        print("| %d | %d | %s | %d | %d | %.3f | %s | %s | %.0f | %.3f | %.3f | %d/%d | %.2f |" % (
+            n, rs[0]["ranks"], variant, len(rs), events, cpu, over, per,
+            max(r["coordinator_peak_rss_mb"] for r in rs),
+            med(rs, lambda r: r["rounds"][-1]["joined_s"]), med(rs, lambda r: r["rounds"][-1]["verdict_s"]),
+            sum(r["rounds"][-1]["passed"] for r in rs), len(rs),
+            med(rs, lambda r: r["generator_cpu_s_total"])))
+PY
+fi
 if (( compromised > 0 )); then
   # The medians of each N and mode: the honest test with K compromised
   # nodes against the clean runs.

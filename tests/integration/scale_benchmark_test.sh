@@ -48,4 +48,24 @@ run gloo --agents 32 --ranks-per-agent 8 --transport gloo
 check gloo 'g["passed"] == 1' "a 256-rank Gloo test passes"
 check gloo 'g["rendezvous_calls"] == 2 * 256' "the Gloo address exchange is 2 calls per rank, not 2 per peer"
 check gloo '0 <= g["joined_s"] <= 3' "RunTest -> all 256 Gloo ranks JOINED within 3 s"
+
+# Each rank reports PROGRESS every 250 ms while a size lasts: 128 ranks over
+# a 1 s size send at least one each, and at most one a period (5: the
+# first comes anywhere in the first period).
+run progress --agents 16 --ranks-per-agent 8 --size-ms 1000 --iterations 1000
+check progress 'g["passed"] == 1' "a 128-rank test whose size lasts 1 s, with PROGRESS, passes"
+check progress '128 <= g["progress_events"] <= 128 * 5' "every rank reported PROGRESS, at most once a period"
+# The coordinator reads them: a size that would take 10 s against a 2 s step
+# deadline is judged too slow from the calls reported; without the reports
+# the same size is a hang (NO_PROGRESS at the step deadline).
+slow=${EB_TEST_SLOWDOWN:-1}
+step_ms=$((2000 * slow)) size_ms=$((10000 * slow))
+run too_slow --agents 4 --size-ms "$size_ms" --iterations 1000 --step-timeout-ms "$step_ms" \
+  --expect-failure-kind FAILURE_KIND_TOO_SLOW
+check too_slow 'g["first_failure_kind"] == "FAILURE_KIND_TOO_SLOW" and g["progress_events"] > 0' \
+  "with PROGRESS, a size longer than the step deadline is too slow"
+run no_reports --agents 4 --size-ms "$size_ms" --iterations 1000 --step-timeout-ms "$step_ms" \
+  --progress false --expect-failure-kind FAILURE_KIND_NO_PROGRESS
+check no_reports 'g["first_failure_kind"] == "FAILURE_KIND_NO_PROGRESS" and g["progress_events"] == 0' \
+  "without PROGRESS, the same size is a hang"
 echo "scale_benchmark_test: all checks hold"

@@ -46,6 +46,22 @@ struct Options {
   int concurrent_tests = 1;
   int rounds = 1;
   int64_t bytes = 8;
+  // Each size lasts this long once the ranks joined (0: the sweep is
+  // reported at once), with this many timed calls a variant, and the
+  // ranks' PROGRESS every --progress-period-ms while it lasts (issue 29).
+  int64_t size_ms = 0;
+  int iterations = 1;
+  bool progress = true;
+  int64_t progress_period_ms = 250;
+  bool progress_together = true;
+  int64_t step_timeout_ms = 0;
+  // Timer threads the agents are spread over (round robin): one sends
+  // every PROGRESS of the fleet otherwise, ~1 core at 8,192 ranks one
+  // message a report.
+  int scheduler_threads = 1;
+  // A run whose tests are to fail, each first with this kind (a
+  // FailureKind name): it succeeds when they do.
+  std::string expect_failure_kind;
   int64_t init_timeout_ms = 30000;
   int vanish = 0;
   int slow_agents = 0;
@@ -114,13 +130,14 @@ v1::TestSpec MakeSpec(const Options& options, const std::vector<std::string>& no
   spec.set_min_bytes(options.bytes);
   spec.set_max_bytes(options.bytes);
   spec.set_step_factor(2);
-  spec.set_iterations(1);
+  spec.set_iterations(options.iterations);
   spec.set_warmup_iterations(1);
   spec.set_check_iterations(1);
   spec.set_transport(options.transport == "gloo" ? v1::TRANSPORT_GLOO : v1::TRANSPORT_NCCL);
   for (const std::string& node : nodes) spec.add_node_names(node);
   spec.set_workers_per_node(options.ranks_per_agent);
   spec.set_init_timeout_ms(options.init_timeout_ms);
+  spec.set_step_timeout_ms(options.step_timeout_ms);
   return spec;
 }
 
@@ -184,7 +201,15 @@ int Run(const Options& options) {
   };
 
   FleetCounters counters;
-  Scheduler scheduler;
+  Scheduler scheduler;  // the heartbeats', and the first agents'
+  std::vector<std::unique_ptr<Scheduler>> more_schedulers;
+  for (int i = 1; i < options.scheduler_threads; ++i) {
+    more_schedulers.push_back(std::make_unique<Scheduler>());
+  }
+  auto scheduler_of = [&](int agent) -> Scheduler& {
+    const int k = agent % options.scheduler_threads;
+    return k == 0 ? scheduler : *more_schedulers[static_cast<size_t>(k - 1)];
+  };
   std::vector<std::unique_ptr<SimAgent>> agents;
   std::vector<std::string> names;
   const std::set<int> vanishing = [&] {
@@ -206,11 +231,15 @@ int Run(const Options& options) {
     behaviour.vanish = vanishing.contains(i);
     behaviour.batching = options.agent_batching;
     behaviour.wait_jitter = absl::Milliseconds(options.wait_jitter_ms);
+    behaviour.size_time = absl::Milliseconds(options.size_ms);
+    behaviour.progress_period =
+        options.progress ? absl::Milliseconds(options.progress_period_ms) : absl::ZeroDuration();
+    behaviour.progress_together = options.progress_together;
     if (i >= options.agents - options.slow_agents) {
       behaviour.launch_delay = absl::Milliseconds(options.slow_ms);
     }
     agents.push_back(
-        std::make_unique<SimAgent>(names.back(), i, channel, behaviour, counters, scheduler));
+        std::make_unique<SimAgent>(names.back(), i, channel, behaviour, counters, scheduler_of(i)));
   }
 
   // Heartbeats every --heartbeat-ms (2 s: the period the scripts give the
@@ -308,17 +337,25 @@ int Run(const Options& options) {
     }
     absl::Duration max_joined, max_verdict, max_accepted;
     int passed = 0;
+    int failed_as_expected = 0;
     std::set<std::string> failed_nodes;
     std::string first_failure;
+    std::string first_failure_kind;
+    const int64_t progress_before = counters.progress_events.load();
     for (auto& client : clients) {
       const TestOutcome outcome = client->Wait();
       max_accepted = std::max(max_accepted, outcome.accepted);
       max_joined = std::max(max_joined, outcome.joined);
       max_verdict = std::max(max_verdict, outcome.verdict);
       if (outcome.state == v1::TEST_STATE_PASSED) ++passed;
+      if (!options.expect_failure_kind.empty() &&
+          v1::FailureKind_Name(outcome.first_failure_kind) == options.expect_failure_kind) {
+        ++failed_as_expected;
+      }
       failed_nodes.insert(outcome.failed_nodes.begin(), outcome.failed_nodes.end());
       if (first_failure.empty() && !outcome.first_failure.empty()) {
         first_failure = outcome.first_failure;
+        first_failure_kind = v1::FailureKind_Name(outcome.first_failure_kind);
       }
       if (first_failure.empty() && !outcome.error.empty()) first_failure = outcome.error;
     }
@@ -334,6 +371,8 @@ int Run(const Options& options) {
     r["rendezvous_calls"] = counters.rendezvous_calls.load() - calls_before;
     r["failed_nodes"] = failed_nodes;
     if (!first_failure.empty()) r["first_failure"] = first_failure;
+    if (!first_failure_kind.empty()) r["first_failure_kind"] = first_failure_kind;
+    r["progress_events"] = counters.progress_events.load() - progress_before;
     if (a && b) {
       r["coordinator_cpu_s"] = b->cpu_s - a->cpu_s;
       r["coordinator_cpu_ms_per_rank"] =
@@ -376,6 +415,8 @@ int Run(const Options& options) {
       std::printf("  vanished %s; verdict names exactly them: %s\n",
                   absl::StrJoin(expected, ",").c_str(), expected == failed_nodes ? "yes" : "NO");
       all_ok = all_ok && expected == failed_nodes;
+    } else if (!options.expect_failure_kind.empty()) {
+      all_ok = all_ok && failed_as_expected == options.concurrent_tests;
     } else {
       all_ok = all_ok && passed == options.concurrent_tests;
     }
@@ -399,12 +440,15 @@ int Run(const Options& options) {
   }
   out["generator_cpu_s_total"] = SelfCpuSeconds() - self_cpu_0;
   out["session_messages"] = counters.session_messages.load();
-  std::printf("generator: %.3f CPU-s in all, %ld session messages\n", SelfCpuSeconds() - self_cpu_0,
-              static_cast<long>(counters.session_messages.load()));
+  out["progress_events"] = counters.progress_events.load();
+  std::printf("generator: %.3f CPU-s in all, %ld session messages, %ld PROGRESS events\n",
+              SelfCpuSeconds() - self_cpu_0, static_cast<long>(counters.session_messages.load()),
+              static_cast<long>(counters.progress_events.load()));
   out["ok"] = all_ok;
   // The heartbeat and the agents' timers use `beat` and the agents: the
   // scheduler's thread ends before they do.
   scheduler.Stop();
+  for (auto& more : more_schedulers) more->Stop();
   for (auto& agent : agents) agent->Stop();
   if (!options.json_path.empty()) {
     std::ofstream file(options.json_path);
@@ -443,6 +487,32 @@ int main(int argc, char** argv) {
   app.add_option("--rounds", options.rounds, "runs of the K tests, one after the other");
   app.add_option("--bytes", options.bytes, "the one size of the sweep (a multiple of 4)");
   app.add_option("--init-timeout-ms", options.init_timeout_ms, "TestSpec.init_timeout_ms");
+  app.add_option("--step-timeout-ms", options.step_timeout_ms,
+                 "TestSpec.step_timeout_ms (0: the coordinator's default)");
+  app.add_option("--scheduler-threads", options.scheduler_threads,
+                 "timer threads the agents' timers run on (their PROGRESS, reconnects), agents "
+                 "spread round robin; more for many ranks a message a report")
+      ->check(CLI::Range(1, 64));
+  app.add_option("--expect-failure-kind", options.expect_failure_kind,
+                 "the tests are to fail, each first with this FailureKind (e.g. "
+                 "FAILURE_KIND_TOO_SLOW): exit 0 when they do");
+  app.add_option("--size-ms", options.size_ms,
+                 "each size lasts this long once the ranks joined, reporting PROGRESS (0: the "
+                 "whole sweep at once, as before issue 29)")
+      ->check(CLI::Range(int64_t{0}, int64_t{600'000}));
+  app.add_option("--iterations", options.iterations,
+                 "TestSpec.iterations: timed calls a variant, spread evenly over --size-ms")
+      ->check(CLI::Range(1, 1'000'000));
+  app.add_option("--progress", options.progress,
+                 "while a size lasts, each rank reports PROGRESS every --progress-period-ms, as "
+                 "the worker's heartbeat thread does and the agent forwards (false: none)");
+  app.add_option("--progress-period-ms", options.progress_period_ms,
+                 "the worker heartbeat period (the agent's worker_heartbeat_period, 250 ms)")
+      ->check(CLI::Range(int64_t{10}, int64_t{60'000}));
+  app.add_option("--progress-together", options.progress_together,
+                 "a node's ranks' reports of a period go in one batch, as the agent sends them "
+                 "(false: each rank at its own phase, one message a report, as the agent before "
+                 "issue 29 item 2's batching)");
   app.add_option("--vanish", options.vanish,
                  "agents of the first test that vanish mid-rendezvous (their session breaks)");
   app.add_option("--slow-agents", options.slow_agents,

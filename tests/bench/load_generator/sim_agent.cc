@@ -445,27 +445,45 @@ void SimAgent::RendezvousGloo(const std::string& test_id, const std::shared_ptr<
       });
 }
 
+std::shared_ptr<SimAgent::Sweep> SimAgent::MakeSweep(const std::string& test_id,
+                                                     const std::vector<int>& ranks) {
+  absl::MutexLock lock(&mu_);
+  auto it = tests_.find(test_id);
+  if (it == tests_.end()) return nullptr;
+  const v1::LaunchTest& launch = it->second.launch;
+  auto sweep = std::make_shared<Sweep>();
+  sweep->test_id = test_id;
+  sweep->ranks = ranks;
+  sweep->sizes.assign(launch.sizes_bytes().begin(), launch.sizes_bytes().end());
+  sweep->iterations = launch.spec().iterations();
+  sweep->check_iterations = launch.spec().check_iterations();
+  return sweep;
+}
+
 void SimAgent::Joined(const std::string& test_id, const std::vector<int>& ranks) {
-  std::vector<int64_t> sizes;
-  {
-    absl::MutexLock lock(&mu_);
-    auto it = tests_.find(test_id);
-    if (it == tests_.end()) return;
-    sizes.assign(it->second.launch.sizes_bytes().begin(), it->second.launch.sizes_bytes().end());
-  }
+  std::shared_ptr<Sweep> sweep = MakeSweep(test_id, ranks);
+  if (sweep == nullptr) return;
   SendEvents(test_id, ranks, v1::WORKER_EVENT_KIND_JOINED);
-  for (const int64_t bytes : sizes) {
-    // all_reduce of floats (the generator's tests): count = bytes / 4.
-    SendEvents(test_id, ranks, v1::WORKER_EVENT_KIND_SIZE_DONE, [bytes](v1::WorkerEvent& event) {
-      v1::RankSizeResult& result = *event.mutable_size_result();
-      result.set_count(bytes / 4);
-      result.set_size_bytes(bytes / 4 * 4);
-      result.mutable_out_of_place()->set_time_us(10.0);
-      result.mutable_in_place()->set_time_us(10.0);
-    });
+  if (behaviour_.size_time > absl::ZeroDuration()) {
+    // The sizes take time: on the scheduler's thread, which then owns the
+    // sweep (sim_sweep.cc).
+    scheduler_.PostAfter(absl::ZeroDuration(), [this, sweep] { StartSize(sweep); });
+    return;
   }
-  SendEvents(test_id, ranks, v1::WORKER_EVENT_KIND_FINISHED);
-  for (size_t i = 0; i < ranks.size(); ++i) RankDone(test_id);
+  for (const int64_t bytes : sweep->sizes) SendSizeDone(*sweep, ranks, bytes);
+  FinishSweep(*sweep);
+}
+
+void SimAgent::SendSizeDone(const Sweep& sweep, const std::vector<int>& ranks, int64_t bytes) {
+  // all_reduce of floats (the generator's tests): count = bytes / 4.
+  SendEvents(sweep.test_id, ranks, v1::WORKER_EVENT_KIND_SIZE_DONE,
+             [bytes](v1::WorkerEvent& event) {
+               v1::RankSizeResult& result = *event.mutable_size_result();
+               result.set_count(bytes / 4);
+               result.set_size_bytes(bytes / 4 * 4);
+               result.mutable_out_of_place()->set_time_us(10.0);
+               result.mutable_in_place()->set_time_us(10.0);
+             });
 }
 
 void SimAgent::RanksFailed(const std::string& test_id, const std::vector<int>& ranks,

@@ -9,8 +9,10 @@
 // peer's in one sliced wait, as common/transport/gloo/gloo_mesh.cc does), with
 // the agent's coalescing (a phase's events of all its ranks in one batch, the
 // identical NCCL waits of its ranks in one call) unless told otherwise. The workers
-// finish their sweep at once (no data moves): what is measured is the
-// coordinator.
+// finish their sweep at once (no data moves), or with a size_time each size
+// lasts that long while every rank reports its calls (PROGRESS) at the
+// worker's heartbeat cadence, as a real agent forwards them (issue 29 item
+// 2): what is measured is the coordinator.
 //
 // Everything runs on gRPC's callback threads; an agent's state is guarded
 // by its own mutex, so thousands of agents share a few threads.
@@ -43,6 +45,8 @@ struct FleetCounters {
   std::atomic<int64_t> rendezvous_calls{0};
   std::atomic<int64_t> rendezvous_errors{0};
   std::atomic<int64_t> session_messages{0};
+  // WORKER_EVENT_KIND_PROGRESS events sent (each rank's, counted one by one).
+  std::atomic<int64_t> progress_events{0};
 };
 
 struct AgentBehaviour {
@@ -64,6 +68,19 @@ struct AgentBehaviour {
   // rank. With batching, the waits go through the agent's own merge
   // (RendezvousWaitKey, CoalescedWaits); issue 32 item 11.
   absl::Duration wait_jitter = absl::Milliseconds(500);
+  // How long each size of the sweep lasts once the ranks joined; zero: the
+  // whole sweep is reported at once (the benchmark before issue 29).
+  absl::Duration size_time = absl::ZeroDuration();
+  // While a size lasts, each rank reports PROGRESS this often, as the
+  // worker's heartbeat thread does (agent_core_config.h
+  // worker_heartbeat_period, 250 ms shipped), each rank at its own phase;
+  // zero: no PROGRESS (the benchmark before issue 29). progress_together:
+  // a node's reports of one period go as one batch, as the agent's session
+  // sends them (it holds PROGRESS up to a worker heartbeat period,
+  // coordinator_session.h); false: one message a report, as the agent did
+  // before (its 2 ms linger seldom found another rank's report).
+  absl::Duration progress_period = absl::Milliseconds(250);
+  bool progress_together = true;
 };
 
 class SimAgent {
@@ -102,6 +119,20 @@ class SimAgent {
     int unfinished = 0;
     bool stopped_sent = false;
   };
+  // The sweep of the ranks that joined together (one rendezvous call's),
+  // with a size_time: shared by the timers of its size.
+  struct Sweep {
+    std::string test_id;
+    std::vector<int> ranks;
+    std::vector<int64_t> sizes;
+    int iterations = 1;
+    int check_iterations = 0;
+    int step = 0;  // the size being measured
+    absl::Time size_started;
+    // Per rank (as `ranks`): the calls of its last PROGRESS; a worker
+    // reports only what is new (progress_board.h).
+    std::vector<int> reported_calls;
+  };
 
   void StartSession();
   void Launch(const ebnccl::v1::LaunchTest& launch);
@@ -117,6 +148,23 @@ class SimAgent {
                       int64_t timeout_ms);
   // The ranks joined: they report JOINED, their sizes and FINISHED.
   void Joined(const std::string& test_id, const std::vector<int>& ranks);
+  // The sizes of the ranks that joined, from the sizes of the launch.
+  std::shared_ptr<Sweep> MakeSweep(const std::string& test_id, const std::vector<int>& ranks);
+  // The ranks' SIZE_DONE of size `bytes`.
+  void SendSizeDone(const Sweep& sweep, const std::vector<int>& ranks, int64_t bytes);
+  // With a size_time (sim_sweep.cc): the sweep's size `sweep->step` starts
+  // now; it ends (the ranks' SIZE_DONE, then the next size or FINISHED)
+  // size_time later, and until then its ranks report PROGRESS every
+  // progress_period, each at its own phase (or all at one with
+  // progress_together).
+  void StartSize(const std::shared_ptr<Sweep>& sweep);
+  void EndSize(const std::shared_ptr<Sweep>& sweep, int step);
+  // The PROGRESS of `members` (indices into sweep->ranks) in size `step`,
+  // what is new of it; then again a period later while the size lasts.
+  void ReportProgress(const std::shared_ptr<Sweep>& sweep, int step, std::vector<size_t> members);
+  // The test was stopped or is gone: its ranks report nothing more.
+  bool TestOver(const std::string& test_id);
+  void FinishSweep(const Sweep& sweep);
   void RanksFailed(const std::string& test_id, const std::vector<int>& ranks,
                    const grpc::Status& status);
   // One rank of the test is done (finished or failed); the last one sends

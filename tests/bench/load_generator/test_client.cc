@@ -32,7 +32,10 @@ void TestClient::OnReadDone(bool ok) {
         outcome_.state = event_.finished().state();
         for (const v1::Failure& failure : event_.finished().failures()) {
           if (!failure.node_name().empty()) outcome_.failed_nodes.insert(failure.node_name());
-          if (outcome_.first_failure.empty()) outcome_.first_failure = failure.message();
+          if (outcome_.first_failure.empty()) {
+            outcome_.first_failure = failure.message();
+            outcome_.first_failure_kind = failure.kind();
+          }
         }
         break;
       default:

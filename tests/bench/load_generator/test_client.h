@@ -23,6 +23,7 @@ struct TestOutcome {
   ebnccl::v1::TestState state = ebnccl::v1::TEST_STATE_UNSPECIFIED;
   std::set<std::string> failed_nodes;  // node_name of every failure
   std::string first_failure;
+  ebnccl::v1::FailureKind first_failure_kind = ebnccl::v1::FAILURE_KIND_UNSPECIFIED;
   std::string error;  // the call's status when it failed
 };
 

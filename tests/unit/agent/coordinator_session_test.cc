@@ -236,6 +236,49 @@ TEST_F(CoordinatorSessionTest, ALoneEventGoesAsItIs) {
   EXPECT_EQ(received[0].worker_event().rank(), 3);
 }
 
+v1::AgentMessage Progress(int rank, int calls_done) {
+  v1::AgentMessage message = Event(rank);
+  message.mutable_worker_event()->set_kind(v1::WORKER_EVENT_KIND_PROGRESS);
+  message.mutable_worker_event()->mutable_progress()->set_calls_done(calls_done);
+  return message;
+}
+
+// Issue 29 item 2: a node's ranks report PROGRESS each at its own phase of
+// the worker heartbeat; the writer holds them for the progress linger, so
+// they reach the coordinator as one batch with each rank's newest, not one
+// message a report.
+TEST_F(CoordinatorSessionTest, ProgressReportsOfAPeriodGoAsOneBatchOfTheNewest) {
+  Serve({ScriptedCoordinator::Step::kAcceptAndHold});
+  // A progress linger far above the microseconds the sends take, even under
+  // a sanitizer on a loaded machine: the batch below is exact.
+  auto session = std::make_unique<CoordinatorSession>(
+      common::MakeChannel(absl::StrCat("127.0.0.1:", server_->port())), recorder_.Callbacks(),
+      absl::Milliseconds(5), absl::Milliseconds(20), CoordinatorSession::kDefaultWorkerEventLinger,
+      absl::Seconds(3));
+  session->Start();
+  ASSERT_TRUE(recorder_.AwaitConnected(1));
+  for (int rank = 0; rank < 8; ++rank) session->SendToCoordinator(Progress(rank, 1));
+  for (int rank = 0; rank < 8; ++rank) session->SendToCoordinator(Progress(rank, 2));
+  const std::vector<v1::AgentMessage> received = coordinator_->AwaitReceived(1, 0);
+  ASSERT_EQ(received.size(), 1u);
+  EXPECT_EQ(Ranks(received[0]), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  for (const v1::WorkerEvent& event : received[0].worker_events().events()) {
+    EXPECT_EQ(event.progress().calls_done(), 2) << event.rank();
+  }
+  // Anything else queued ends the wait: a rank's SIZE_DONE goes after the
+  // worker event linger (2 ms), not the progress linger, with the
+  // PROGRESS queued before it.
+  const absl::Time start = absl::Now();
+  session->SendToCoordinator(Progress(0, 3));
+  session->SendToCoordinator(Event(1));
+  const std::vector<v1::AgentMessage> more = coordinator_->AwaitReceived(10, 0);
+  const absl::Duration took = absl::Now() - start;
+  session->Stop();
+  ASSERT_EQ(more.size(), 2u);
+  EXPECT_EQ(Ranks(more[1]), (std::vector<int>{0, 1}));
+  EXPECT_LT(took, absl::Seconds(3));
+}
+
 TEST_F(CoordinatorSessionTest, TheSessionSendsHeartbeatsAtOnceAndEveryPeriodWithWhatItIsGiven) {
   // The scripted coordinator asks for a heartbeat every 250 ms.
   Serve({ScriptedCoordinator::Step::kAcceptAndHold});

@@ -1,6 +1,8 @@
 #include "agent/core/session_outbox.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/spec/limits.h"
 #include "gmock/gmock.h"
@@ -92,6 +94,98 @@ TEST(SessionOutboxTest, ARunOfWorkerEventsIsTakenAsOneBatch) {
   EXPECT_EQ(batch.worker_events().events_size(), 4);
   EXPECT_FALSE(outbox.FrontIsWorkerEvent());
   EXPECT_TRUE(outbox.Take().has_heartbeat());
+}
+
+v1::AgentMessage OutboxReport(const std::string& test_id, int rank, v1::WorkerEventKind kind,
+                              int calls_done = 0) {
+  v1::AgentMessage message;
+  v1::WorkerEvent& event = *message.mutable_worker_event();
+  event.set_test_id(test_id);
+  event.set_rank(rank);
+  event.set_kind(kind);
+  if (kind == v1::WORKER_EVENT_KIND_PROGRESS) event.mutable_progress()->set_calls_done(calls_done);
+  return message;
+}
+
+v1::AgentMessage OutboxProgress(int rank, int calls_done, const std::string& test_id = "t-1") {
+  return OutboxReport(test_id, rank, v1::WORKER_EVENT_KIND_PROGRESS, calls_done);
+}
+
+// (rank, calls_done or -1 when not a PROGRESS) of each event taken.
+std::vector<std::pair<int, int>> Reports(const v1::AgentMessage& taken) {
+  std::vector<std::pair<int, int>> reports;
+  for (const v1::WorkerEvent& event : taken.worker_events().events()) {
+    reports.emplace_back(event.rank(), event.kind() == v1::WORKER_EVENT_KIND_PROGRESS
+                                           ? event.progress().calls_done()
+                                           : -1);
+  }
+  return reports;
+}
+
+// Issue 29 item 2: the coordinator needs only each rank's newest PROGRESS.
+// A rank's report replaces its queued one in place; other ranks' and other
+// tests' reports stay.
+TEST(SessionOutboxTest, ARanksProgressReplacesItsQueuedProgress) {
+  SessionOutbox outbox(16);
+  ASSERT_TRUE(outbox.Push(OutboxProgress(0, 10)));
+  ASSERT_TRUE(outbox.Push(OutboxProgress(1, 10)));
+  ASSERT_TRUE(outbox.Push(OutboxProgress(0, 20)));
+  ASSERT_TRUE(outbox.Push(OutboxProgress(0, 30, "t-2")));
+  ASSERT_TRUE(outbox.Push(OutboxProgress(0, 40)));
+  EXPECT_EQ(outbox.size(), 3u);
+  EXPECT_TRUE(outbox.OnlyProgress());
+  const v1::AgentMessage batch = outbox.Take();
+  ASSERT_EQ(batch.worker_events().events_size(), 3);
+  EXPECT_EQ(Reports(batch), (std::vector<std::pair<int, int>>{{0, 40}, {1, 10}, {0, 30}}));
+  EXPECT_EQ(batch.worker_events().events(2).test_id(), "t-2");
+  EXPECT_TRUE(outbox.empty());
+  EXPECT_FALSE(outbox.OnlyProgress());
+}
+
+// A rank's events keep their order: a PROGRESS behind the rank's SIZE_DONE
+// is not moved before it, and one already taken is not replaced.
+TEST(SessionOutboxTest, ProgressNeverJumpsTheRanksLaterEventOrOneTaken) {
+  SessionOutbox outbox(16);
+  ASSERT_TRUE(outbox.Push(OutboxProgress(0, 10)));
+  ASSERT_TRUE(outbox.Push(OutboxReport("t-1", 0, v1::WORKER_EVENT_KIND_SIZE_DONE)));
+  EXPECT_FALSE(outbox.OnlyProgress());
+  ASSERT_TRUE(outbox.Push(OutboxProgress(0, 1)));
+  ASSERT_TRUE(outbox.Push(OutboxProgress(0, 2)));
+  EXPECT_EQ(Reports(outbox.Take()), (std::vector<std::pair<int, int>>{{0, 10}, {0, -1}, {0, 2}}));
+  // Taken: the next report is queued anew, not written into the past.
+  ASSERT_TRUE(outbox.Push(OutboxProgress(0, 3)));
+  EXPECT_EQ(outbox.size(), 1u);
+  EXPECT_TRUE(outbox.OnlyProgress());
+  const v1::AgentMessage lone = outbox.Take();
+  ASSERT_TRUE(lone.has_worker_event());
+  EXPECT_EQ(lone.worker_event().progress().calls_done(), 3);
+}
+
+// A coordinator that stops reading holds one PROGRESS a rank, however long
+// the reports go on: they never fill the outbox and end the session.
+TEST(SessionOutboxTest, ProgressOfAStalledReaderNeverFillsTheOutbox) {
+  SessionOutbox outbox(8);
+  ASSERT_TRUE(outbox.Push(OutboxHeartbeat(1)));
+  for (int report = 0; report < 10'000; ++report) {
+    ASSERT_TRUE(outbox.Push(OutboxProgress(report % 4, report))) << report;
+  }
+  EXPECT_EQ(outbox.size(), 5u);
+  EXPECT_FALSE(outbox.OnlyProgress());  // the heartbeat
+  EXPECT_TRUE(outbox.Take().has_heartbeat());
+  EXPECT_TRUE(outbox.OnlyProgress());
+  EXPECT_EQ(Reports(outbox.Take()),
+            (std::vector<std::pair<int, int>>{{0, 9996}, {1, 9997}, {2, 9998}, {3, 9999}}));
+  // Many ranks taken and gone: what the outbox remembers of them is let go
+  // (no growth with every rank ever seen), and replacement still works.
+  for (int round = 0; round < 50; ++round) {
+    for (int rank = 0; rank < 8; ++rank) {
+      ASSERT_TRUE(outbox.Push(OutboxProgress(round * 8 + rank, 1)));
+    }
+    ASSERT_TRUE(outbox.Push(OutboxProgress(round * 8, 2)));
+    const v1::AgentMessage batch = outbox.Take();
+    ASSERT_EQ(batch.worker_events().events_size(), 8);
+    EXPECT_EQ(batch.worker_events().events(0).progress().calls_done(), 2);
+  }
 }
 
 }  // namespace
