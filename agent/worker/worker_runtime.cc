@@ -13,6 +13,7 @@
 #include "agent/worker/agent_link.h"
 #include "agent/worker/heartbeat_thread.h"
 #include "agent/worker/slow_communicator.h"
+#include "agent/worker/system_gpu_throttle.h"
 #include "agent/worker/worker_communicators.h"
 #include "common/rpc/channel.h"
 #include "common/spec/proto_enums.h"
@@ -91,6 +92,21 @@ absl::StatusOr<std::vector<v1::Collective>> SpecCollectives(const v1::TestSpec& 
   return collectives;
 }
 
+void SetGpuThrottle(const transport::GpuThrottleSample& sample, v1::RankTiming& timing) {
+  using transport::GpuPolicy;
+  const auto us = [&sample](GpuPolicy p) { return sample.violation_us[static_cast<int>(p)]; };
+  v1::GpuThrottle& gpu = *timing.mutable_gpu_throttle();
+  gpu.set_wall_us(sample.wall_us);
+  gpu.set_power_us(us(GpuPolicy::kPower));
+  gpu.set_thermal_us(us(GpuPolicy::kThermal));
+  gpu.set_sync_boost_us(us(GpuPolicy::kSyncBoost));
+  gpu.set_board_limit_us(us(GpuPolicy::kBoardLimit));
+  gpu.set_low_utilization_us(us(GpuPolicy::kLowUtilization));
+  gpu.set_reliability_us(us(GpuPolicy::kReliability));
+  gpu.set_reasons(sample.reasons);
+  gpu.set_reasons_read(sample.reasons_read);
+}
+
 void SetTiming(const transport::PlacementResult& placement, v1::RankTiming& timing) {
   timing.set_time_us(placement.time_us);
   timing.set_wrong_elements(placement.wrong);
@@ -107,6 +123,7 @@ void SetTiming(const transport::PlacementResult& placement, v1::RankTiming& timi
     schedule.set_run_delay_us(sample.run_delay_us);
     schedule.set_throttled_us(sample.throttled_us);
   }
+  if (placement.gpu_throttle.has_value()) SetGpuThrottle(*placement.gpu_throttle, timing);
 }
 
 // A SIZE_DONE event of `measurement`, both placements' timings.
@@ -197,6 +214,9 @@ class WorkerRun {
   // Samples every timed batch (benchmark_.schedule points here); its ticker
   // runs for the whole run, so a stall that began before a batch is seen.
   transport::ProcessScheduleProbe schedule_probe_;
+  // NCCL ranks: the GPU's own throttle counters around every timed batch
+  // (benchmark_.gpu_throttle points here); null without NVML.
+  std::unique_ptr<transport::GpuThrottleProbe> gpu_throttle_probe_;
   std::vector<v1::Collective> collectives_;
   std::unique_ptr<transport::Communicator> communicator_;
   std::unique_ptr<transport::Communicator> rail_;
@@ -261,6 +281,11 @@ int WorkerRun::ReadSpec() {
   if (!benchmark.ok()) return Fail(link_, benchmark.status(), "bad test spec");
   benchmark_ = *std::move(benchmark);
   benchmark_.schedule = &schedule_probe_;
+  if (spec().transport() == v1::TRANSPORT_NCCL) {
+    gpu_throttle_probe_ =
+        OpenGpuThrottleProbe(LoadSystemNvmlThrottle(), assignment().gpu_pci_bus_id());
+    benchmark_.gpu_throttle = gpu_throttle_probe_.get();
+  }
   absl::StatusOr<std::vector<v1::Collective>> collectives = SpecCollectives(spec());
   if (!collectives.ok()) return Fail(link_, collectives.status(), "bad test spec");
   collectives_ = *std::move(collectives);

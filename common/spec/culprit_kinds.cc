@@ -18,6 +18,7 @@ constexpr CulpritKindRow kPath{"path", Part::kNothing, false};
 constexpr CulpritKindRow kUnknown{"cannot tell", Part::kNothing, false};
 constexpr CulpritKindRow kFailure{"failure", Part::kFailure, false};
 constexpr CulpritKindRow kLinkErrors{"link_errors", Part::kPort, true};
+constexpr CulpritKindRow kGpuThrottled{"gpu_throttled", Part::kGpu, true};
 
 }  // namespace
 
@@ -37,6 +38,8 @@ const CulpritKindRow& RowOf(v1::Culprit kind) {
       return kFailure;
     case v1::CULPRIT_LINK_ERRORS:
       return kLinkErrors;
+    case v1::CULPRIT_GPU_THROTTLED:
+      return kGpuThrottled;
     case v1::CULPRIT_UNKNOWN:
     case EB_WIRE_ENUM_SENTINELS(v1::Culprit):
       break;

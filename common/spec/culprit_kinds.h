@@ -16,6 +16,7 @@ enum class CulpritPart {
   kNode,     // a node (TestReport.culprit_node)
   kPort,     // a node's NIC port (culprit_node and culprit_part)
   kFailure,  // what the failure that ended the test names: its rank, or its node
+  kGpu,      // a rank's GPU (slowest_rank; culprit_node its node, culprit_part "GPU 3")
 };
 
 struct CulpritKindRow {
@@ -24,7 +25,7 @@ struct CulpritKindRow {
   const char* word;
   CulpritPart part;
   // The text line names the part after the word ("descheduled_host node2",
-  // "link_errors node3 mlx5_2 port 1").
+  // "link_errors node3 mlx5_2 port 1", "gpu_throttled node7 GPU 3").
   bool part_in_line;
 };
 

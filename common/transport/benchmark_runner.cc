@@ -89,6 +89,11 @@ absl::Status BenchmarkRunner::Measure(const CollectiveCall& call, PlacementResul
   WaitOnPeers(true);  // until the checks: the call, the barriers, the batch
   EB_RETURN_IF_ERROR(comm_.Run(call, 1).status());
   CallDone(false, {});
+  // The GPU's counters are read before the barrier: NVML's calls take a
+  // rank's own time, which between the barrier and the batch would make
+  // it late to the calls.
+  std::optional<GpuThrottleProbe::Mark> gpu_begin;
+  if (options_.gpu_throttle != nullptr) gpu_begin = options_.gpu_throttle->Begin();
   EB_RETURN_IF_ERROR(comm_.Barrier());
   // The barrier's release is the instant every rank shares: arrivals are
   // measured from it on each rank's own steady clock.
@@ -113,6 +118,8 @@ absl::Status BenchmarkRunner::Measure(const CollectiveCall& call, PlacementResul
   EB_ASSIGN_OR_RETURN(absl::Duration batch, comm_.RunTimedBatch(timed, options_.iterations));
   result.schedule.reset();
   if (schedule_begin.has_value()) result.schedule = options_.schedule->End(*schedule_begin);
+  result.gpu_throttle.reset();
+  if (gpu_begin.has_value()) result.gpu_throttle = options_.gpu_throttle->End(*gpu_begin);
   // A backend that completes the batch as a whole told nothing so far.
   progress_.calls_done = calls_before + options_.iterations;
   result.time_us = absl::ToDoubleMicroseconds(batch) / options_.iterations;

@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "common/transport/communicator.h"
+#include "common/transport/gpu_throttle_probe.h"
 #include "common/transport/schedule_probe.h"
 #include "common/transport/types.h"
 
@@ -38,6 +39,10 @@ struct BenchmarkOptions {
   // Sampled around each timed batch (PlacementResult.schedule) when set;
   // not owned, outlives the runner.
   ScheduleProbe* schedule = nullptr;
+  // Likewise the GPU's own throttle counters (PlacementResult.gpu_throttle),
+  // from just before the barrier that starts the batch (so that reading
+  // them never delays this rank's calls) to its end.
+  GpuThrottleProbe* gpu_throttle = nullptr;
 };
 
 // How far the size being measured got: what the hang detector needs to
@@ -74,6 +79,9 @@ struct PlacementResult {
   std::vector<double> iteration_us;
   // With BenchmarkOptions.schedule: what ran this process during the batch.
   std::optional<ScheduleSample> schedule;
+  // With BenchmarkOptions.gpu_throttle: how long the GPU held itself below
+  // its clocks during the batch (nullopt when it could not be read).
+  std::optional<GpuThrottleSample> gpu_throttle;
 };
 
 // One row of the nccl-tests table, as seen by this rank. The coordinator

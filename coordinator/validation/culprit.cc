@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/spec/failure_kinds.h"
+#include "coordinator/validation/gpu_throttle.h"
 #include "coordinator/validation/path_counters.h"
 
 namespace eb::validation {
@@ -466,7 +467,9 @@ CulpritFinding WithCounters(const v1::TestReport& report, CulpritFinding out) {
 }  // namespace
 
 CulpritFinding DecideCulprit(const v1::TestReport& report, const Attribution& arrival) {
-  CulpritFinding out = DecideFromMeasurements(report, arrival);
+  // The GPUs' own counters (gpu_throttle.h), before the failure that
+  // overrules every measurement.
+  CulpritFinding out = WithGpuThrottle(report, DecideFromMeasurements(report, arrival));
   if (out.culprit == v1::CULPRIT_UNSPECIFIED) return out;
   if (report.failures_size() > 0) {
     if (const std::optional<v1::Culprit> by_failure = FailureCulprit(report.failures(0))) {

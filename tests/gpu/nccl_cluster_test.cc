@@ -9,6 +9,7 @@
 
 #include <signal.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -86,6 +87,32 @@ TEST_F(NcclClusterTest, EveryCollectivePassesOnTheLocalGpus) {
     EXPECT_GT(report["results"].size(), 0u);
   }
   EXPECT_TRUE(cluster_.WaitForNoWorkers("", absl::Seconds(10)));
+}
+
+// Issue 29 item 6: every NCCL rank's worker read its GPU's NVML throttle
+// counters around every timed batch, and the report summarises them.
+// Whether a GPU was throttled is the machine's business: only that each
+// was read is asserted.
+TEST_F(NcclClusterTest, EveryRankReadsItsGpusThrottleCounters) {
+  nlohmann::json report = Run({"--collective", "all_reduce"});
+  ASSERT_TRUE(report.is_object());
+  ASSERT_GT(report["results"].size(), 0u);
+  for (const nlohmann::json& row : report["results"]) {
+    const nlohmann::json& ranks = row["out_of_place"]["rank_gpu_throttle"];
+    ASSERT_EQ(ranks.size(), static_cast<size_t>(gpus_)) << row.dump();
+    for (const nlohmann::json& gpu : ranks) {
+      ASSERT_TRUE(gpu.is_object()) << row.dump();
+      EXPECT_GT(gpu["wall_us"].get<double>(), 0) << gpu.dump();
+      EXPECT_LE(gpu["thermal_us"].get<double>(), gpu["wall_us"].get<double>());
+    }
+  }
+  // A culprit (and its GPU summary) needs two ranks or more.
+  if (gpus_ >= 2) {
+    ASSERT_TRUE(report["culprit"]["gpu_throttle"].is_object()) << report["culprit"].dump();
+  }
+  std::printf("NVML_THROTTLE cluster rank_gpu_throttle %s culprit %s\n",
+              report["results"].back()["out_of_place"]["rank_gpu_throttle"].dump().c_str(),
+              report["culprit"].dump().c_str());
 }
 
 TEST_F(NcclClusterTest, TypesAndCudaGraphsAreVerified) {

@@ -45,6 +45,22 @@ v1::VariantResult AggregateVariant(transport::Collective collective, int64_t cou
   return variant;
 }
 
+// Every rank's GPU throttle in rank order when any rank recorded one (an
+// empty GpuThrottle, wall 0, for a rank that did not): unlike schedules,
+// one GPU whose NVML could not be read must not hide the others'.
+void AddRankGpuThrottle(const std::vector<const v1::RankSizeResult*>& per_rank,
+                        v1::SizeResult& row) {
+  bool any = false;
+  for (const v1::RankSizeResult* rank : per_rank) {
+    any = any || rank->out_of_place().has_gpu_throttle() || rank->in_place().has_gpu_throttle();
+  }
+  if (!any) return;
+  for (const v1::RankSizeResult* rank : per_rank) {
+    *row.mutable_out_of_place()->add_rank_gpu_throttle() = rank->out_of_place().gpu_throttle();
+    *row.mutable_in_place()->add_rank_gpu_throttle() = rank->in_place().gpu_throttle();
+  }
+}
+
 }  // namespace
 
 v1::SizeResult AggregateSize(const v1::TestSpec& spec,
@@ -110,6 +126,7 @@ v1::SizeResult AggregateSize(const v1::TestSpec& spec,
       row.mutable_in_place()->add_rank_arrival_us(rank->in_place().arrival_us());
     }
   }
+  AddRankGpuThrottle(per_rank, row);
   return row;
 }
 

@@ -8,6 +8,7 @@
 #include "common/spec/names.h"
 #include "common/spec/numbers.h"
 #include "common/status/status_macros.h"
+#include "coordinator/core/collective_tests/gpu_throttle_check.h"
 #include "coordinator/core/collective_tests/result_aggregator.h"
 #include "coordinator/core/collective_tests/run_evidence.h"
 
@@ -104,7 +105,9 @@ int RunResults::steps_done(int rank) const {
 }
 
 absl::Status RunResults::Add(int rank, const std::string& node, const v1::RankSizeResult& result) {
-  if (absl::Status checked = CheckReportedSchedule(result); !checked.ok()) {
+  absl::Status checked = CheckReportedSchedule(result);
+  if (checked.ok()) checked = CheckReportedGpuThrottle(result);
+  if (!checked.ok()) {
     // Untrusted numbers never reach attribution: the rank is off the test.
     ranks_[rank].closed = true;
     return checked;

@@ -1,6 +1,7 @@
 #include "coordinator/core/collective_tests/run_verdict.h"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -15,6 +16,7 @@
 #include "coordinator/core/collective_tests/run_failures.h"
 #include "coordinator/core/collective_tests/sweep_plan.h"
 #include "coordinator/validation/culprit.h"
+#include "coordinator/validation/gpu_throttle.h"
 #include "coordinator/validation/straggler.h"
 
 namespace eb::coordinator {
@@ -167,6 +169,10 @@ void StoreStraggler(v1::TestReport& report) {
   // arrives on time, so arrivals alone never say "the path" for sure.
   const validation::CulpritFinding culprit = validation::DecideCulprit(report, attribution);
   if (culprit.schedule.has_value()) *report.mutable_schedule() = *culprit.schedule;
+  if (const std::optional<v1::GpuThrottleSummary> gpu =
+          validation::SummarizeGpuThrottle(report.results(), report.ranks_size())) {
+    *report.mutable_gpu_throttle() = *gpu;
+  }
   report.set_culprit(culprit.culprit);
   report.set_culprit_node(culprit.node);
   report.set_culprit_reason(culprit.reason);

@@ -47,6 +47,13 @@ std::string SlowestRankLine(const v1::TestReport& report) {
         "calls\n",
         slowest.rank(), where, slowest.mean_excess_pct());
   }
+  if (slowest.basis() == "gpu_throttled") {
+    return absl::StrFormat(
+        "# Straggler: rank %d%s: its GPU was held below its clocks %.1f%% of the timed calls, "
+        "the most throttled GPU in %d of %d measurements\n",
+        slowest.rank(), where, slowest.mean_excess_pct(), slowest.slowest_count(),
+        slowest.measurements());
+  }
   return absl::StrFormat(
       "# Slowest rank overall: rank %d%s, slowest in %d of %d measurements, "
       "on average %.1f%% above the rank mean\n",
@@ -60,7 +67,8 @@ std::string CulpritLine(const v1::TestReport& report) {
   const spec::CulpritKindRow& row = spec::RowOf(report.culprit());
   std::string kind = row.word;
   if (row.part_in_line) absl::StrAppend(&kind, " ", report.culprit_node());
-  if (row.part_in_line && row.part == spec::CulpritPart::kPort) {
+  if (row.part_in_line &&
+      (row.part == spec::CulpritPart::kPort || row.part == spec::CulpritPart::kGpu)) {
     absl::StrAppend(&kind, " ", report.culprit_part());
   }
   std::string out = absl::StrFormat("# Culprit: %s: %s\n", kind, report.culprit_reason());

@@ -24,6 +24,21 @@ namespace {
 // Times not known yet (0 = unset in proto3) are null rather than 1970.
 json TimeOrNull(int64_t unix_ms) { return unix_ms > 0 ? json(FormatUtcTime(unix_ms)) : json(); }
 
+// One rank's GPU throttle over one measurement; null where it recorded none.
+json GpuThrottleToJson(const v1::GpuThrottle& g) {
+  if (g.wall_us() <= 0) return json();
+  return json{
+      {"wall_us", g.wall_us()},
+      {"power_us", g.power_us()},
+      {"thermal_us", g.thermal_us()},
+      {"sync_boost_us", g.sync_boost_us()},
+      {"board_limit_us", g.board_limit_us()},
+      {"low_utilization_us", g.low_utilization_us()},
+      {"reliability_us", g.reliability_us()},
+      {"reasons", g.reasons_read() ? json(g.reasons()) : json()},
+  };
+}
+
 json VariantToJson(const v1::VariantResult& variant, bool report_errors) {
   json rank_times = json::array();
   for (double time : variant.rank_time_us()) rank_times.push_back(time);
@@ -31,6 +46,10 @@ json VariantToJson(const v1::VariantResult& variant, bool report_errors) {
   for (double arrival : variant.rank_arrival_us()) rank_arrivals.push_back(arrival);
   json rank_stalled = json::array();
   for (const v1::RankSchedule& s : variant.rank_schedule()) rank_stalled.push_back(s.stalled_us());
+  json rank_gpu_throttle = json::array();
+  for (const v1::GpuThrottle& g : variant.rank_gpu_throttle()) {
+    rank_gpu_throttle.push_back(GpuThrottleToJson(g));
+  }
   return json{
       {"time", variant.time_us()},
       {"alg_bw", variant.algbw_gbps()},
@@ -43,6 +62,7 @@ json VariantToJson(const v1::VariantResult& variant, bool report_errors) {
       {"rank_times", std::move(rank_times)},
       {"rank_arrivals", std::move(rank_arrivals)},
       {"rank_stalled", std::move(rank_stalled)},
+      {"rank_gpu_throttle", std::move(rank_gpu_throttle)},
       // What the checks judge (common/spec/judged_figures.h).
       {"judged_time", variant.judged_time_us() > 0 ? variant.judged_time_us() : variant.time_us()},
       {"judged_bus_bw", spec::JudgedBusbw(variant)},
@@ -224,6 +244,21 @@ json CulpritCountersToJson(const v1::TestReport& report) {
   return out;
 }
 
+// What the ranks' GPUs said of their clocks; null where no rank read them.
+json GpuThrottleSummaryToJson(const v1::TestReport& report) {
+  if (!report.has_gpu_throttle()) return json();
+  const v1::GpuThrottleSummary& g = report.gpu_throttle();
+  json pct = json::array();
+  for (double p : g.rank_throttled_pct()) pct.push_back(p < 0 ? json() : json(p));
+  return json{
+      {"measurements", g.measurements()},
+      {"rank_throttled_pct", std::move(pct)},
+      {"rank_policy", std::vector<std::string>(g.rank_policy().begin(), g.rank_policy().end())},
+      {"rank_reasons", std::vector<uint64_t>(g.rank_reasons().begin(), g.rank_reasons().end())},
+      {"flat", g.flat()},
+  };
+}
+
 json CulpritToJson(const v1::TestReport& report) {
   if (report.culprit() == v1::CULPRIT_UNSPECIFIED) return json();
   json schedule;
@@ -239,7 +274,7 @@ json CulpritToJson(const v1::TestReport& report) {
     };
   }
   const spec::CulpritKindRow& row = spec::RowOf(report.culprit());
-  const bool ranked = row.part == spec::CulpritPart::kRank;
+  const bool ranked = row.part == spec::CulpritPart::kRank || row.part == spec::CulpritPart::kGpu;
   // A late rank that its host's stall explained keeps its rank beside the
   // host.
   const bool has_rank =
@@ -259,6 +294,7 @@ json CulpritToJson(const v1::TestReport& report) {
       {"part", report.culprit_part().empty() ? json() : json(report.culprit_part())},
       {"reason", report.culprit_reason()},
       {"schedule", std::move(schedule)},
+      {"gpu_throttle", GpuThrottleSummaryToJson(report)},
       {"counters", CulpritCountersToJson(report)},
   };
 }

@@ -143,10 +143,12 @@ TEST(ReportToJsonTest, Results) {
       "out_of_place": {"time": 10.5, "alg_bw": 0.000762, "bus_bw": 0.000762, "nwrong": 0,
                        "min_time": 10.0, "max_time": 11.0, "slowest_rank": 1,
                        "rank_times": [10.0, 11.0], "rank_arrivals": [], "rank_stalled": [],
+                       "rank_gpu_throttle": [],
                        "judged_time": 10.5, "judged_bus_bw": 0.000762},
       "in_place": {"time": 9.87, "alg_bw": 0.00081, "bus_bw": 0.00081, "nwrong": 0,
                    "min_time": 9.84, "max_time": 9.9, "slowest_rank": 0,
                    "rank_times": [9.9, 9.84], "rank_arrivals": [], "rank_stalled": [],
+                   "rank_gpu_throttle": [],
                    "judged_time": 9.87, "judged_bus_bw": 0.00081}})"))
       << results[0].dump(2);
   EXPECT_EQ(results[1]["size"], 134217728);
@@ -175,7 +177,7 @@ TEST(ReportToJsonTest, CulpritNamesTheDescheduledRankWithTheSchedule) {
       "reason": "rank 1 (host2 slot 0) was stalled 30.0% of its timed calls", "part": null,
       "schedule": {"measurements": 4, "rank_stalled_pct": [0.5, 30.0], "flat": false,
                    "rank_throttled_pct": [0.0, 2.5]},
-      "counters": []})"));
+      "gpu_throttle": null, "counters": []})"));
   report.set_culprit(v1::CULPRIT_UNKNOWN);
   report.clear_schedule();
   const json unknown = ReportToJson(report)["culprit"];
@@ -222,6 +224,50 @@ TEST(ReportToJsonTest, CulpritNamesThePortAndTheCountersThatMoved) {
        "link_errors": false, "retransmit_pct": 2.9}])"));
   EXPECT_EQ(doc["tcp_counters"], json::parse(R"([{"node": "host1", "error": null, "counters":
       {"Tcp:OutSegs": {"before": 10, "after": 40010, "delta": 40000, "reset": false}}}])"));
+}
+
+// Issue 29 item 6: a GPU held below its clocks is named with its rank,
+// node and GPU; the summary says every rank's share, policy and reasons
+// (null for a rank that read none), and each row every rank's counters.
+TEST(ReportToJsonTest, CulpritNamesTheThrottledGpuWithTheSummary) {
+  v1::TestReport report = testing::TwoRankReport();
+  v1::SlowestRank& slowest = *report.mutable_slowest_rank();
+  slowest.set_rank(1);
+  slowest.set_node_name("host2");
+  slowest.set_basis("gpu_throttled");
+  report.set_culprit(v1::CULPRIT_GPU_THROTTLED);
+  report.set_culprit_node("host2");
+  report.set_culprit_part("GPU 3");
+  report.set_culprit_reason(
+      "rank 1 (host2 slot 0, GPU 3): its GPU was held below its clocks 41.2% of the timed calls "
+      "(thermal), the other GPUs at most 0.0%");
+  v1::GpuThrottleSummary& gpu = *report.mutable_gpu_throttle();
+  gpu.set_measurements(4);
+  gpu.add_rank_throttled_pct(-1);
+  gpu.add_rank_throttled_pct(41.2);
+  gpu.add_rank_policy("");
+  gpu.add_rank_policy("thermal");
+  gpu.add_rank_reasons(0);
+  gpu.add_rank_reasons(0x40);
+  gpu.set_flat(false);
+  v1::VariantResult& row = *report.mutable_results(0)->mutable_out_of_place();
+  row.add_rank_gpu_throttle();  // rank 0 read none
+  v1::GpuThrottle& held = *row.add_rank_gpu_throttle();
+  held.set_wall_us(1000);
+  held.set_thermal_us(412);
+  held.set_reasons(0x40);
+  held.set_reasons_read(true);
+  const json doc = ReportToJson(report);
+  EXPECT_EQ(doc["culprit"]["kind"], "gpu_throttled");
+  EXPECT_EQ(doc["culprit"]["rank"], 1);
+  EXPECT_EQ(doc["culprit"]["node"], "host2");
+  EXPECT_EQ(doc["culprit"]["part"], "GPU 3");
+  EXPECT_EQ(doc["culprit"]["gpu_throttle"], json::parse(R"({"measurements": 4,
+      "rank_throttled_pct": [null, 41.2], "rank_policy": ["", "thermal"],
+      "rank_reasons": [0, 64], "flat": false})"));
+  EXPECT_EQ(doc["results"][0]["out_of_place"]["rank_gpu_throttle"], json::parse(R"([null,
+      {"wall_us": 1000, "power_us": 0, "thermal_us": 412, "sync_boost_us": 0,
+       "board_limit_us": 0, "low_utilization_us": 0, "reliability_us": 0, "reasons": 64}])"));
 }
 
 // A failed test's culprit names the failed rank (from failures[0]) and its

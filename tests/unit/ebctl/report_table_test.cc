@@ -357,6 +357,32 @@ TEST(TableFooterTest, FlatArrivalsAloneDoNotSayThePath) {
   EXPECT_THAT(TableFooter(report), HasSubstr("# Culprit: cannot tell: no rank recorded"));
 }
 
+// Issue 29 item 6: a throttled GPU is named on the culprit line (node and
+// GPU), and the straggler line says how long its GPU was held back.
+TEST(TableFooterTest, AThrottledGpuIsNamedWithItsNodeAndGpu) {
+  v1::TestReport report = testing::TwoRankReport();
+  v1::SlowestRank& slowest = *report.mutable_slowest_rank();
+  slowest.set_rank(1);
+  slowest.set_node_name("host2");
+  slowest.set_local_rank(0);
+  slowest.set_basis("gpu_throttled");
+  slowest.set_mean_excess_pct(41.2);
+  slowest.set_slowest_count(8);
+  slowest.set_measurements(8);
+  report.set_culprit(v1::CULPRIT_GPU_THROTTLED);
+  report.set_culprit_node("host2");
+  report.set_culprit_part("GPU 3");
+  report.set_culprit_reason(
+      "rank 1 (host2 slot 0, GPU 3): its GPU was held below its clocks 41.2% of the timed calls "
+      "(thermal), the other GPUs at most 0.0%");
+  const std::string footer = TableFooter(report);
+  EXPECT_THAT(footer, HasSubstr("# Straggler: rank 1 (node host2, slot 0): its GPU was held "
+                                "below its clocks 41.2% of the timed calls, the most throttled "
+                                "GPU in 8 of 8 measurements\n"));
+  EXPECT_THAT(footer, HasSubstr("# Culprit: gpu_throttled host2 GPU 3: rank 1 (host2 slot 0, GPU "
+                                "3): its GPU was held below its clocks 41.2%"));
+}
+
 // Issue 29 item 6: a port at fault is named on the culprit line; every
 // counter finding gets a line when there are several.
 TEST(TableFooterTest, APortWithLinkErrorsIsNamedWithEveryCounterThatMoved) {

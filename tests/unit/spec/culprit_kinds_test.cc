@@ -36,6 +36,8 @@ TEST(CulpritKindsTest, ThePartEachKindNames) {
   EXPECT_EQ(RowOf(v1::CULPRIT_LATE_RANK).part, CulpritPart::kRank);
   EXPECT_EQ(RowOf(v1::CULPRIT_DESCHEDULED_HOST).part, CulpritPart::kNode);
   EXPECT_EQ(RowOf(v1::CULPRIT_FAILURE).part, CulpritPart::kFailure);
+  EXPECT_EQ(RowOf(v1::CULPRIT_GPU_THROTTLED).part, CulpritPart::kGpu);
+  EXPECT_TRUE(RowOf(v1::CULPRIT_GPU_THROTTLED).part_in_line);
   // A value from a newer peer reads as "cannot tell".
   EXPECT_EQ(std::string(RowOf(static_cast<v1::Culprit>(99)).word), "cannot tell");
 }

@@ -1,6 +1,7 @@
 #include "common/transport/benchmark_runner.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -88,6 +89,60 @@ TEST(BenchmarkRunnerTest, FollowsNcclTestsSequence) {
   }
   for (size_t i = 1; i < check_seeds.size(); ++i) EXPECT_GT(check_seeds[i], check_seeds[i - 1]);
   for (uint32_t s : check_seeds) EXPECT_NE(s, 99u);
+}
+
+// A GPU throttle probe that notes where in the communicator's calls each
+// window begins and ends, and fails its third window.
+class RecordingGpuProbe final : public GpuThrottleProbe {
+ public:
+  explicit RecordingGpuProbe(const FakeCommunicator& comm) : comm_(comm) {}
+  Mark Begin() override {
+    begins.push_back(comm_.events().size());
+    return Mark{};
+  }
+  std::optional<GpuThrottleSample> End(const Mark&) override {
+    ends.push_back(comm_.events().size());
+    if (ends.size() == 3) return std::nullopt;
+    GpuThrottleSample sample;
+    sample.wall_us = 100;
+    sample.violation_us[static_cast<int>(GpuPolicy::kThermal)] = 40;
+    return sample;
+  }
+  std::vector<size_t> begins, ends;
+
+ private:
+  const FakeCommunicator& comm_;
+};
+
+// The GPU's counters are read around every timed batch, the first reading
+// before the barrier that starts it (so that NVML's time never makes this
+// rank late to the calls); a window that could not be read is no sample.
+TEST(BenchmarkRunnerTest, GpuThrottleIsSampledFromBeforeTheBarrierToTheBatchsEnd) {
+  FakeCommunicator comm(0, 1);
+  RecordingGpuProbe probe(comm);
+  BenchmarkOptions options = SmallSweep();
+  options.gpu_throttle = &probe;
+  std::vector<SizeMeasurement> rows;
+  BenchmarkRunner runner(comm, options);
+  ASSERT_TRUE(runner
+                  .Run([&](const SizeMeasurement& m) {
+                    rows.push_back(m);
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  ASSERT_EQ(rows.size(), 3u);
+  ASSERT_EQ(probe.begins.size(), 6u);
+  ASSERT_EQ(probe.ends.size(), 6u);
+  for (size_t w = 0; w < probe.begins.size(); ++w) {
+    // Begin: after the untimed call; then the barrier and the batch; End.
+    EXPECT_EQ(comm.events()[probe.begins[w]].kind, "barrier") << w;
+    EXPECT_EQ(comm.events()[probe.begins[w] + 1].kind, "timed") << w;
+    EXPECT_EQ(probe.ends[w], probe.begins[w] + 2) << w;
+  }
+  ASSERT_TRUE(rows[0].out_of_place.gpu_throttle.has_value());
+  EXPECT_DOUBLE_EQ(rows[0].out_of_place.gpu_throttle->violation_us[1], 40);
+  EXPECT_FALSE(rows[1].out_of_place.gpu_throttle.has_value());  // the third window
+  EXPECT_TRUE(rows[1].in_place.gpu_throttle.has_value());
 }
 
 TEST(BenchmarkRunnerTest, InPlacePointersAreNcclTests) {
