@@ -11,6 +11,7 @@
 #include "common/spec/failure_kinds.h"
 #include "coordinator/validation/gpu_throttle.h"
 #include "coordinator/validation/path_counters.h"
+#include "coordinator/validation/rank_lookup.h"
 
 namespace eb::validation {
 namespace v1 = ebnccl::v1;
@@ -55,13 +56,6 @@ Tallies TallySchedules(const google::protobuf::RepeatedPtrField<v1::SizeResult>&
   return out;
 }
 
-const v1::RankAssignment* FindRank(const v1::TestReport& report, int rank) {
-  for (const v1::RankAssignment& a : report.ranks()) {
-    if (a.rank() == rank) return &a;
-  }
-  return nullptr;
-}
-
 // "rank 3 (host1 slot 1, GPU 1)"; the slot only where the map lacks a GPU.
 std::string RankName(const v1::TestReport& report, int rank) {
   const v1::RankAssignment* a = FindRank(report, rank);
@@ -88,15 +82,6 @@ bool Stalled(const RankTally& r) {
   return r.share() >= kMinStalledShare && r.stalled_us >= kMinStalledUs;
 }
 
-// What every rank of the test was stalled alike: the load of the machine
-// (a ticker waiting for a CPU is a stall too), not any one rank's fault. The
-// lower median of the ranks' shares: a part stopped or starved alone (a
-// rank, or the ranks of one node when fewer than half) does not move it.
-double CommonShare(std::vector<double> shares) {
-  std::sort(shares.begin(), shares.end());
-  return shares[(shares.size() - 1) / 2];
-}
-
 // The ranks that stand out on one per-rank share, judged above the common
 // share: the top one and those within kStalledDominance of its excess.
 struct Standouts {
@@ -116,6 +101,8 @@ Standouts FindStandouts(const v1::TestReport& report, const std::vector<double>&
     if (shares[r] > shares[s.top]) s.top = r;
   }
   s.top_share = shares[s.top];
+  // What every rank of the test was stalled alike: the load of the machine
+  // (a ticker waiting for a CPU is a stall too), not any one rank's fault.
   s.common = CommonShare(shares);
   s.min_close = s.top_share;
   for (int r = 0; r < ranks; ++r) {

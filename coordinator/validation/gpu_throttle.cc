@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "coordinator/validation/rank_lookup.h"
 
 namespace eb::validation {
 namespace v1 = ebnccl::v1;
@@ -79,13 +80,6 @@ GpuTallies TallyGpus(const google::protobuf::RepeatedPtrField<v1::SizeResult>& r
 
 std::string SharePct(double share) { return absl::StrFormat("%.1f%%", share * 100.0); }
 
-const v1::RankAssignment* FindGpuRank(const v1::TestReport& report, int rank) {
-  for (const v1::RankAssignment& a : report.ranks()) {
-    if (a.rank() == rank) return &a;
-  }
-  return nullptr;
-}
-
 // "GPU 3", or the bus id where the map has no index.
 std::string GpuName(const v1::RankAssignment* a) {
   if (a == nullptr) return "its GPU";
@@ -95,7 +89,7 @@ std::string GpuName(const v1::RankAssignment* a) {
 
 // "rank 3 (node7 slot 3, GPU 3)".
 std::string GpuRankName(const v1::TestReport& report, int rank) {
-  const v1::RankAssignment* a = FindGpuRank(report, rank);
+  const v1::RankAssignment* a = FindRank(report, rank);
   if (a == nullptr) return absl::StrCat("rank ", rank);
   return absl::StrCat("rank ", rank, " (", a->node_name(), " slot ", a->local_rank(), ", ",
                       GpuName(a), ")");
@@ -121,13 +115,12 @@ std::string ReasonNames(uint64_t reasons) {
 
 // The lower median of the recorded ranks' shares: what every GPU was held
 // back alike.
-double CommonShare(const GpuTallies& t) {
+double CommonGpuShare(const GpuTallies& t) {
   std::vector<double> shares;
   for (const GpuTally& r : t.ranks) {
     if (r.recorded()) shares.push_back(r.share());
   }
-  std::sort(shares.begin(), shares.end());
-  return shares.empty() ? 0.0 : shares[(shares.size() - 1) / 2];
+  return CommonShare(std::move(shares));
 }
 
 }  // namespace
@@ -164,7 +157,7 @@ GpuThrottleVerdict JudgeGpuThrottle(const v1::TestReport& report) {
                            " of its timed calls)");
     return out;
   }
-  const double common = CommonShare(t);
+  const double common = CommonGpuShare(t);
   const double top_excess = worst.share() - common;
   int close = 0;
   double max_out = 0.0;
@@ -208,7 +201,7 @@ namespace {
 CulpritFinding NameGpu(const v1::TestReport& report, const GpuThrottleVerdict& gpu,
                        CulpritFinding out) {
   const GpuTallies t = TallyGpus(report.results(), report.ranks_size());
-  const v1::RankAssignment* a = FindGpuRank(report, gpu.rank);
+  const v1::RankAssignment* a = FindRank(report, gpu.rank);
   v1::SlowestRank rank;
   rank.set_rank(gpu.rank);
   rank.set_local_rank(a != nullptr ? a->local_rank() : -1);
@@ -251,7 +244,7 @@ CulpritFinding WithGpuThrottle(const v1::TestReport& report, CulpritFinding deci
       (decided.culprit == v1::CULPRIT_LATE_RANK && same_rank)) {
     return NameGpu(report, gpu, std::move(decided));
   }
-  const v1::RankAssignment* a = FindGpuRank(report, gpu.rank);
+  const v1::RankAssignment* a = FindRank(report, gpu.rank);
   const bool same_host = decided.culprit == v1::CULPRIT_DESCHEDULED_HOST && a != nullptr &&
                          a->node_name() == decided.node;
   if (same_rank || same_host) {
