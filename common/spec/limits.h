@@ -88,6 +88,10 @@ inline constexpr int kMaxListedTests = 1000;
 // Deadlines and periods the coordinator sends to agents (launch_check.h):
 // each must be > 0 and at most this.
 inline constexpr int64_t kMaxTimeoutMs = int64_t{7} * 24 * 3600 * 1000;  // a week
+// The longest time a rank may report for one timed batch or a part of it
+// (schedules, GPU throttle), microseconds: no batch outlasts the longest
+// test deadline.
+inline constexpr double kMaxReportedBatchUs = static_cast<double>(kMaxTimeoutMs) * 1e3;
 // RegisterReply.heartbeat_period_ms: 0 made the agent spin (case 5).
 inline constexpr int64_t kMinHeartbeatPeriodMs = 100;
 inline constexpr int64_t kMaxHeartbeatPeriodMs = 10 * 60 * 1000;
